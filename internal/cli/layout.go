@@ -1,0 +1,51 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/repotool/repotool/pkg/layout"
+	"github.com/repotool/repotool/pkg/output"
+)
+
+func newLayoutCmd() *cobra.Command {
+	var format string
+	cmd := &cobra.Command{
+		Use:   "layout [REPO]",
+		Short: "Show every target with its values files in merge order, and the layout's problems",
+		Long: `layout loads the repository (default: the current directory) and prints its
+inventory: every (cluster, namespace) target with its values files in merge
+order (common plain, common secret, cluster plain, cluster secret), then any
+problems with the layout.
+
+Exit status: 0 when there are no error diagnostics, 1 when there are, 2 on a
+usage error, an invalid repotool.yaml or an unreadable repository.`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			f, err := output.NewLayoutFormatter(format)
+			if err != nil {
+				return usageErr(err)
+			}
+			repo, err := layout.LoadDir(cmd.Context(), repoArg(args), layout.Options{})
+			if err != nil {
+				var ce *layout.ConfigError
+				if errors.As(err, &ce) {
+					return usageErr(fmt.Errorf("invalid configuration: %w", err))
+				}
+				return usageErr(fmt.Errorf("load %s: %w", repoArg(args), err))
+			}
+			if err := f.Write(cmd.OutOrStdout(), repo); err != nil {
+				return err
+			}
+			if repo.HasErrors() {
+				return findings()
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVarP(&format, "output", "o", "text", "output format: "+strings.Join(output.LayoutFormats(), "|"))
+	return cmd
+}

@@ -1,0 +1,64 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+)
+
+// Streams are the process's standard streams, injected so tests run
+// commands in-process.
+type Streams struct {
+	In       io.Reader
+	Out, Err io.Writer
+}
+
+// Run executes repotool with args and returns the process exit code. It is
+// the whole of main, so tests exercise exactly what users run.
+func Run(ctx context.Context, args []string, s Streams) int {
+	root := NewRootCmd(s)
+	root.SetArgs(args)
+	err := root.ExecuteContext(ctx)
+	if err != nil {
+		var msg string
+		if ee, ok := err.(*exitError); !ok || ee.Err != nil {
+			msg = err.Error()
+		}
+		if msg != "" {
+			fmt.Fprintf(s.Err, "repotool: %s\n", msg)
+		}
+	}
+	return exitCode(err)
+}
+
+// NewRootCmd builds the repotool command tree.
+func NewRootCmd(s Streams) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "repotool",
+		Short: "Render, generate and lint Kubernetes GitOps manifest monorepos",
+		Long: `repotool works on a GitOps monorepo of Helm charts deployed by Argo CD:
+
+  namespaces/<ns>/Chart.yaml, common-values-*.yaml, common-values-*.secret.yaml
+  clusters/<cluster>/<ns>/<env>-values-*.yaml, <env>-values-*.secret.yaml
+
+See https://github.com/repotool/repotool for documentation.`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetIn(s.In)
+	root.SetOut(s.Out)
+	root.SetErr(s.Err)
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageErr(err) })
+	root.AddCommand(newLayoutCmd())
+	return root
+}
+
+// repoArg returns the repository argument, "." when absent.
+func repoArg(args []string) string {
+	if len(args) > 0 {
+		return args[0]
+	}
+	return "."
+}

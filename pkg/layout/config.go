@@ -1,0 +1,345 @@
+package layout
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"path"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/Masterminds/semver/v3"
+	yaml "go.yaml.in/yaml/v3"
+
+	"github.com/repotool/repotool/internal/yamlpos"
+)
+
+// ConfigFileName is the name of the optional configuration file at the
+// repository root.
+const ConfigFileName = "repotool.yaml"
+
+// DefaultKubeVersion is the Kubernetes version a cluster is assumed to run
+// when neither the cluster nor the defaults in repotool.yaml say otherwise.
+// It tracks a currently supported Kubernetes minor, never Helm's built-in
+// v1.20 default.
+const DefaultKubeVersion = "v1.34.0"
+
+// Tier says who is responsible for a namespace's manifests.
+type Tier string
+
+const (
+	// TierApplication is an application namespace: its manifests are split
+	// between the shared "namespaces" project and the namespace's own project.
+	TierApplication Tier = "application"
+	// TierCluster is a cluster-wide platform component (Argo CD, cert-manager,
+	// External Secrets Operator...) that may create cluster-scoped resources.
+	TierCluster Tier = "cluster"
+)
+
+// Config is the content of repotool.yaml: what the folder structure cannot
+// say. The zero value is not useful; start from DefaultConfig.
+type Config struct {
+	// Git says where the repository lives, for generated Argo CD objects.
+	Git GitConfig `yaml:"git" json:"git"`
+	// Defaults apply to every cluster that does not override them.
+	Defaults ClusterDefaults `yaml:"defaults" json:"defaults"`
+	// Clusters holds per-cluster facts, keyed by cluster folder name.
+	Clusters map[string]ClusterConfig `yaml:"clusters" json:"clusters,omitempty"`
+	// Namespaces holds per-namespace settings, keyed by namespace folder name.
+	Namespaces map[string]NamespaceConfig `yaml:"namespaces" json:"namespaces,omitempty"`
+	// Layout overrides the folder names and file patterns.
+	Layout LayoutConfig `yaml:"layout" json:"layout"`
+}
+
+// GitConfig locates the repository for Argo CD.
+type GitConfig struct {
+	// RepoURL is the URL Argo CD clones, e.g. https://github.com/org/gitops.git.
+	RepoURL string `yaml:"repoURL" json:"repoURL,omitempty"`
+	// Revision is the branch, tag or commit Argo CD tracks. Default "HEAD".
+	Revision string `yaml:"revision" json:"revision,omitempty"`
+	// Path is the folder of this layout inside the Git repository, when the
+	// layout is not at the repository root. Default ".".
+	Path string `yaml:"path" json:"path,omitempty"`
+}
+
+// ClusterDefaults are the settings every cluster inherits.
+type ClusterDefaults struct {
+	// KubeVersion is the Kubernetes version charts render against
+	// (Capabilities.KubeVersion), e.g. "v1.33.0".
+	KubeVersion string `yaml:"kubeVersion" json:"kubeVersion,omitempty"`
+	// APIVersions are extra API versions the cluster serves on top of the
+	// built-in ones (Capabilities.APIVersions), e.g. "monitoring.coreos.com/v1".
+	APIVersions []string `yaml:"apiVersions" json:"apiVersions,omitempty"`
+}
+
+// ClusterConfig holds one cluster's facts.
+type ClusterConfig struct {
+	// KubeVersion overrides Defaults.KubeVersion.
+	KubeVersion string `yaml:"kubeVersion" json:"kubeVersion,omitempty"`
+	// APIVersions are added to Defaults.APIVersions.
+	APIVersions []string `yaml:"apiVersions" json:"apiVersions,omitempty"`
+	// Destination is where the cluster's Argo CD deploys (normally the
+	// cluster it runs in).
+	Destination Destination `yaml:"destination" json:"destination"`
+}
+
+// Destination is an Argo CD application destination.
+type Destination struct {
+	// Server is the Kubernetes API URL. Default https://kubernetes.default.svc.
+	Server string `yaml:"server" json:"server,omitempty"`
+	// Name is the Argo CD cluster name; used instead of Server when set.
+	Name string `yaml:"name" json:"name,omitempty"`
+}
+
+// NamespaceConfig holds one namespace's settings.
+type NamespaceConfig struct {
+	// Tier is "application" (default) or "cluster".
+	Tier Tier `yaml:"tier" json:"tier,omitempty"`
+}
+
+// LayoutConfig overrides the folder names and file patterns, so that
+// repositories with a slightly different layout can adopt repotool.
+type LayoutConfig struct {
+	// NamespacesDir holds one chart folder per namespace. Default "namespaces".
+	NamespacesDir string `yaml:"namespacesDir" json:"namespacesDir"`
+	// ClustersDir holds one folder per cluster. Default "clusters".
+	ClustersDir string `yaml:"clustersDir" json:"clustersDir"`
+	// CommonValues are the file-name patterns (path.Match syntax) of the values
+	// files in a namespace folder that every cluster shares. The chart's own
+	// values.yaml is never one of them: Helm loads it itself.
+	// Default ["*values*.yaml", "*values*.yml"].
+	CommonValues []string `yaml:"commonValues" json:"commonValues"`
+	// ClusterValues are the file-name patterns of the values files in
+	// clusters/<cluster>/<namespace>/. Default ["*values*.yaml", "*values*.yml"].
+	ClusterValues []string `yaml:"clusterValues" json:"clusterValues"`
+	// SecretSuffixes mark SOPS-encrypted values files.
+	// Default [".secret.yaml", ".secret.yml"].
+	SecretSuffixes []string `yaml:"secretSuffixes" json:"secretSuffixes"`
+}
+
+// DefaultConfig returns the configuration that applies when the repository
+// has no repotool.yaml.
+func DefaultConfig() Config {
+	return Config{
+		Git:      GitConfig{Revision: "HEAD", Path: "."},
+		Defaults: ClusterDefaults{KubeVersion: DefaultKubeVersion},
+		Layout: LayoutConfig{
+			NamespacesDir:  "namespaces",
+			ClustersDir:    "clusters",
+			CommonValues:   []string{"*values*.yaml", "*values*.yml"},
+			ClusterValues:  []string{"*values*.yaml", "*values*.yml"},
+			SecretSuffixes: []string{".secret.yaml", ".secret.yml"},
+		},
+	}
+}
+
+// ClusterKubeVersion returns the Kubernetes version of a cluster: its own,
+// else the default, else DefaultKubeVersion.
+func (c *Config) ClusterKubeVersion(cluster string) string {
+	if v := c.Clusters[cluster].KubeVersion; v != "" {
+		return v
+	}
+	if c.Defaults.KubeVersion != "" {
+		return c.Defaults.KubeVersion
+	}
+	return DefaultKubeVersion
+}
+
+// ClusterAPIVersions returns the extra API versions of a cluster: the
+// defaults followed by the cluster's own, sorted and de-duplicated.
+func (c *Config) ClusterAPIVersions(cluster string) []string {
+	out := slices.Concat(c.Defaults.APIVersions, c.Clusters[cluster].APIVersions)
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// NamespaceTier returns a namespace's tier (TierApplication by default).
+func (c *Config) NamespaceTier(ns string) Tier {
+	if t := c.Namespaces[ns].Tier; t != "" {
+		return t
+	}
+	return TierApplication
+}
+
+// ConfigError is an invalid repotool.yaml. It names the file and line and
+// says how to fix it.
+type ConfigError struct {
+	File    string
+	Line    int
+	Message string
+}
+
+func (e *ConfigError) Error() string {
+	if e.Line > 0 {
+		return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Message)
+	}
+	return fmt.Sprintf("%s: %s", e.File, e.Message)
+}
+
+var unknownFieldRE = regexp.MustCompile(`^field (\S+) not found in type \S+$`)
+
+// ParseConfig parses repotool.yaml content. Unknown keys, wrong types and
+// invalid values are a *ConfigError naming file and line. Settings the file
+// leaves out keep their DefaultConfig value. It also returns the parsed node
+// tree, so callers can point later diagnostics at lines of the file.
+func ParseConfig(file string, data []byte) (Config, *yaml.Node, error) {
+	cfg := DefaultConfig()
+	var root yaml.Node
+	if err := yaml.Unmarshal(data, &root); err != nil {
+		line, msg := yamlpos.ErrorLine(err)
+		return cfg, nil, &ConfigError{File: file, Line: line, Message: "not valid YAML: " + msg}
+	}
+	if len(root.Content) == 0 { // empty file
+		return cfg, &root, nil
+	}
+	if root.Content[0].Kind != yaml.MappingNode {
+		return cfg, nil, &ConfigError{File: file, Line: root.Content[0].Line, Message: "the file must be a mapping of settings (git, defaults, clusters, namespaces, layout)"}
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(&cfg); err != nil {
+		line, msg := yamlpos.ErrorLine(err)
+		if m := unknownFieldRE.FindStringSubmatch(msg); m != nil {
+			msg = fmt.Sprintf("unknown key %q: remove it or check its spelling (see docs/layout.md for the keys repotool.yaml accepts)", m[1])
+		}
+		return cfg, nil, &ConfigError{File: file, Line: line, Message: msg}
+	}
+	var extra yaml.Node
+	if err := dec.Decode(&extra); !errors.Is(err, io.EOF) {
+		return cfg, nil, &ConfigError{File: file, Line: extra.Line, Message: "the file must hold a single YAML document; remove the second one"}
+	}
+	applyLayoutDefaults(&cfg.Layout)
+	if err := validateConfig(file, &root, &cfg); err != nil {
+		return cfg, nil, err
+	}
+	return cfg, &root, nil
+}
+
+// applyLayoutDefaults restores defaults for layout settings explicitly set empty.
+func applyLayoutDefaults(l *LayoutConfig) {
+	d := DefaultConfig().Layout
+	if l.NamespacesDir == "" {
+		l.NamespacesDir = d.NamespacesDir
+	}
+	if l.ClustersDir == "" {
+		l.ClustersDir = d.ClustersDir
+	}
+	if len(l.CommonValues) == 0 {
+		l.CommonValues = d.CommonValues
+	}
+	if len(l.ClusterValues) == 0 {
+		l.ClusterValues = d.ClusterValues
+	}
+	if len(l.SecretSuffixes) == 0 {
+		l.SecretSuffixes = d.SecretSuffixes
+	}
+}
+
+func validateConfig(file string, root *yaml.Node, cfg *Config) error {
+	bad := func(msg string, keys ...string) error {
+		return &ConfigError{File: file, Line: yamlpos.Line(root, 1, keys...), Message: msg}
+	}
+	if cfg.Defaults.KubeVersion != "" {
+		if err := checkKubeVersion(cfg.Defaults.KubeVersion); err != nil {
+			return bad("defaults.kubeVersion: "+err.Error(), "defaults", "kubeVersion")
+		}
+	}
+	for _, v := range cfg.Defaults.APIVersions {
+		if err := checkAPIVersion(v); err != nil {
+			return bad("defaults.apiVersions: "+err.Error(), "defaults", "apiVersions")
+		}
+	}
+	for _, name := range sortedKeys(cfg.Clusters) {
+		c := cfg.Clusters[name]
+		if err := checkName(name); err != nil {
+			return bad(fmt.Sprintf("clusters: %q %v", name, err), "clusters", name)
+		}
+		if c.KubeVersion != "" {
+			if err := checkKubeVersion(c.KubeVersion); err != nil {
+				return bad(fmt.Sprintf("clusters.%s.kubeVersion: %v", name, err), "clusters", name, "kubeVersion")
+			}
+		}
+		for _, v := range c.APIVersions {
+			if err := checkAPIVersion(v); err != nil {
+				return bad(fmt.Sprintf("clusters.%s.apiVersions: %v", name, err), "clusters", name, "apiVersions")
+			}
+		}
+	}
+	for _, name := range sortedKeys(cfg.Namespaces) {
+		if err := checkName(name); err != nil {
+			return bad(fmt.Sprintf("namespaces: %q %v", name, err), "namespaces", name)
+		}
+		switch t := cfg.Namespaces[name].Tier; t {
+		case "", TierApplication, TierCluster:
+		default:
+			return bad(fmt.Sprintf("namespaces.%s.tier: %q is not a tier; use %q or %q", name, t, TierApplication, TierCluster), "namespaces", name, "tier")
+		}
+	}
+	l := cfg.Layout
+	for key, dir := range map[string]string{"namespacesDir": l.NamespacesDir, "clustersDir": l.ClustersDir} {
+		if !fsValidPath(dir) {
+			return bad(fmt.Sprintf("layout.%s: %q must be a relative folder inside the repository, like \"namespaces\"", key, dir), "layout", key)
+		}
+	}
+	if l.NamespacesDir == l.ClustersDir {
+		return bad("layout: namespacesDir and clustersDir must be different folders", "layout")
+	}
+	for key, pats := range map[string][]string{"commonValues": l.CommonValues, "clusterValues": l.ClusterValues} {
+		for _, p := range pats {
+			if _, err := path.Match(p, ""); err != nil || strings.Contains(p, "/") {
+				return bad(fmt.Sprintf("layout.%s: %q is not a file-name pattern; use path.Match syntax without '/', like \"*values*.yaml\"", key, p), "layout", key)
+			}
+		}
+	}
+	for _, s := range l.SecretSuffixes {
+		if !strings.HasPrefix(s, ".") || strings.Contains(s, "/") {
+			return bad(fmt.Sprintf("layout.secretSuffixes: %q must be a file-name suffix starting with '.', like \".secret.yaml\"", s), "layout", "secretSuffixes")
+		}
+	}
+	return nil
+}
+
+func checkKubeVersion(v string) error {
+	sv, err := semver.NewVersion(v)
+	if err != nil {
+		return fmt.Errorf("%q is not a Kubernetes version; write it like \"v1.33.0\"", v)
+	}
+	if sv.Major() != 1 {
+		return fmt.Errorf("%q is not a Kubernetes 1.x version; write it like \"v1.33.0\"", v)
+	}
+	return nil
+}
+
+var apiVersionRE = regexp.MustCompile(`^([a-z0-9]([-a-z0-9.]*[a-z0-9])?/)?v[0-9]+((alpha|beta)[0-9]+)?(/[A-Za-z][A-Za-z0-9]*)?$`)
+
+func checkAPIVersion(v string) error {
+	if !apiVersionRE.MatchString(v) {
+		return fmt.Errorf("%q is not an API version; write it like \"monitoring.coreos.com/v1\" or \"monitoring.coreos.com/v1/ServiceMonitor\"", v)
+	}
+	return nil
+}
+
+var nameRE = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`)
+
+func checkName(n string) error {
+	if len(n) > 63 || !nameRE.MatchString(n) {
+		return errors.New("is not a valid name: use lower-case letters, digits and '-', at most 63 characters (a Kubernetes DNS label)")
+	}
+	return nil
+}
+
+func fsValidPath(p string) bool {
+	return p != "." && fs.ValidPath(p)
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}

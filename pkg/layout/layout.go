@@ -1,0 +1,543 @@
+package layout
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"slices"
+	"strings"
+
+	yaml "go.yaml.in/yaml/v3"
+
+	"github.com/repotool/repotool/internal/yamlpos"
+	"github.com/repotool/repotool/pkg/sopsfile"
+)
+
+// Scope says which clusters a values file applies to.
+type Scope string
+
+const (
+	// ScopeCommon values live in the namespace folder and apply to every cluster.
+	ScopeCommon Scope = "common"
+	// ScopeCluster values live in clusters/<cluster>/<namespace>/.
+	ScopeCluster Scope = "cluster"
+)
+
+// ValueFile is one values file of a target.
+type ValueFile struct {
+	// Path is slash-separated and relative to the repository root.
+	Path string `json:"path"`
+	// Scope is common or cluster.
+	Scope Scope `json:"scope"`
+	// Secret is true for SOPS-encrypted files (by their suffix).
+	Secret bool `json:"secret"`
+}
+
+// Chart is a namespace's Helm chart, as declared by its Chart.yaml.
+type Chart struct {
+	// Dir is the chart folder, relative to the repository root.
+	Dir string `json:"dir"`
+	// Name and Version come from Chart.yaml.
+	Name    string `json:"name"`
+	Version string `json:"version"`
+}
+
+// Namespace is one folder under namespaces/.
+type Namespace struct {
+	Name string `json:"name"`
+	Dir  string `json:"dir"`
+	Tier Tier   `json:"tier"`
+	// Chart is nil when the folder has no (valid) Chart.yaml.
+	Chart *Chart `json:"chart,omitempty"`
+	// Values are the common values files, plain ones first, each class in
+	// lexical order.
+	Values []ValueFile `json:"values"`
+	// Clusters that deploy this namespace, sorted.
+	Clusters []string `json:"clusters"`
+}
+
+// Cluster is one folder under clusters/.
+type Cluster struct {
+	Name        string      `json:"name"`
+	Dir         string      `json:"dir"`
+	KubeVersion string      `json:"kubeVersion"`
+	APIVersions []string    `json:"apiVersions,omitempty"`
+	Destination Destination `json:"destination"`
+	// Namespaces deployed to this cluster (targets), sorted.
+	Namespaces []string `json:"namespaces"`
+}
+
+// Target is one (cluster, namespace) pair: what one Argo CD application
+// deploys. It exists when clusters/<cluster>/<namespace>/ exists and
+// namespaces/<namespace>/ has a chart.
+type Target struct {
+	Cluster   string `json:"cluster"`
+	Namespace string `json:"namespace"`
+	Tier      Tier   `json:"tier"`
+	// Dir is clusters/<cluster>/<namespace>.
+	Dir string `json:"dir"`
+	// ChartDir is namespaces/<namespace>.
+	ChartDir    string   `json:"chartDir"`
+	KubeVersion string   `json:"kubeVersion"`
+	APIVersions []string `json:"apiVersions,omitempty"`
+	// Values in merge order, later wins: common plain, common secret,
+	// cluster plain, cluster secret; each class in lexical order.
+	Values []ValueFile `json:"values"`
+}
+
+// Name returns "cluster/namespace".
+func (t *Target) Name() string { return t.Cluster + "/" + t.Namespace }
+
+// Repo is a loaded repository.
+type Repo struct {
+	// FS is the file system the repository was loaded from.
+	FS fs.FS `json:"-"`
+	// Config is repotool.yaml merged over DefaultConfig.
+	Config Config `json:"-"`
+	// ConfigFile is the configuration file's path, "" when there is none.
+	ConfigFile string `json:"configFile,omitempty"`
+	// Clusters, Namespaces and Targets are sorted by name
+	// (targets by cluster, then namespace).
+	Clusters    []Cluster    `json:"clusters"`
+	Namespaces  []Namespace  `json:"namespaces"`
+	Targets     []Target     `json:"targets"`
+	Diagnostics []Diagnostic `json:"diagnostics"`
+}
+
+// Target returns the target for cluster and namespace.
+func (r *Repo) Target(cluster, namespace string) (*Target, bool) {
+	i, ok := slices.BinarySearchFunc(r.Targets, [2]string{cluster, namespace}, func(t Target, k [2]string) int {
+		if c := strings.Compare(t.Cluster, k[0]); c != 0 {
+			return c
+		}
+		return strings.Compare(t.Namespace, k[1])
+	})
+	if !ok {
+		return nil, false
+	}
+	return &r.Targets[i], true
+}
+
+// Namespace returns the namespace named name.
+func (r *Repo) Namespace(name string) (*Namespace, bool) {
+	i, ok := slices.BinarySearchFunc(r.Namespaces, name, func(n Namespace, k string) int { return strings.Compare(n.Name, k) })
+	if !ok {
+		return nil, false
+	}
+	return &r.Namespaces[i], true
+}
+
+// Cluster returns the cluster named name.
+func (r *Repo) Cluster(name string) (*Cluster, bool) {
+	i, ok := slices.BinarySearchFunc(r.Clusters, name, func(c Cluster, k string) int { return strings.Compare(c.Name, k) })
+	if !ok {
+		return nil, false
+	}
+	return &r.Clusters[i], true
+}
+
+// HasErrors reports whether any diagnostic is an error.
+func (r *Repo) HasErrors() bool {
+	return slices.ContainsFunc(r.Diagnostics, func(d Diagnostic) bool { return d.Severity == SeverityError })
+}
+
+// Options configure Load.
+type Options struct {
+	// ConfigFile is the configuration file's path inside the repository.
+	// Default ConfigFileName. A missing file means DefaultConfig.
+	ConfigFile string
+	// Config, when non-nil, is used instead of reading ConfigFile.
+	Config *Config
+}
+
+// ErrNotRepository is returned when the file system has neither a
+// namespaces nor a clusters folder.
+var ErrNotRepository = errors.New("not a repotool repository")
+
+// LoadDir loads the repository rooted at the directory dir. It is the entry
+// point that touches the operating system; Load does the work.
+func LoadDir(ctx context.Context, dir string, opts Options) (*Repo, error) {
+	st, err := os.Stat(dir)
+	if err != nil {
+		return nil, fmt.Errorf("open repository: %w", err)
+	}
+	if !st.IsDir() {
+		return nil, fmt.Errorf("open repository: %s is not a directory", dir)
+	}
+	return Load(ctx, os.DirFS(dir), opts)
+}
+
+// Load reads the repository in fsys into a Repo. Problems with the layout
+// are reported as Diagnostics; Load returns an error only when the
+// repository cannot be read at all, the context ends, or repotool.yaml is
+// invalid (a *ConfigError).
+func Load(ctx context.Context, fsys fs.FS, opts Options) (*Repo, error) {
+	l := &loader{ctx: ctx, fsys: fsys, repo: &Repo{FS: fsys}}
+	if err := l.loadConfig(opts); err != nil {
+		return nil, err
+	}
+	if err := l.load(); err != nil {
+		return nil, err
+	}
+	sortDiagnostics(l.repo.Diagnostics)
+	if l.repo.Diagnostics == nil {
+		l.repo.Diagnostics = []Diagnostic{}
+	}
+	return l.repo, nil
+}
+
+type loader struct {
+	ctx     context.Context
+	fsys    fs.FS
+	repo    *Repo
+	cfgNode *yaml.Node
+}
+
+func (l *loader) diag(sev Severity, code Code, file string, line int, msg, hint string) {
+	l.repo.Diagnostics = append(l.repo.Diagnostics, Diagnostic{Severity: sev, Code: code, File: file, Line: line, Message: msg, Hint: hint})
+}
+
+func (l *loader) loadConfig(opts Options) error {
+	if opts.Config != nil {
+		l.repo.Config = *opts.Config
+		applyLayoutDefaults(&l.repo.Config.Layout)
+		return nil
+	}
+	name := cmp.Or(opts.ConfigFile, ConfigFileName)
+	real, err := resolve(l.fsys, name)
+	if errors.Is(err, fs.ErrNotExist) {
+		l.repo.Config = DefaultConfig()
+		return nil
+	}
+	if err != nil {
+		return &ConfigError{File: name, Message: err.Error()}
+	}
+	data, err := fs.ReadFile(l.fsys, real)
+	if err != nil {
+		return fmt.Errorf("read %s: %w", name, err)
+	}
+	cfg, node, err := ParseConfig(name, data)
+	if err != nil {
+		return err
+	}
+	l.repo.Config, l.cfgNode, l.repo.ConfigFile = cfg, node, name
+	return nil
+}
+
+func (l *loader) load() error {
+	lc := l.repo.Config.Layout
+	nsEntries, nsErr := l.readDir(lc.NamespacesDir)
+	clEntries, clErr := l.readDir(lc.ClustersDir)
+	if errors.Is(nsErr, fs.ErrNotExist) && errors.Is(clErr, fs.ErrNotExist) {
+		return fmt.Errorf("%w: it has neither a %s/ nor a %s/ folder (is this the repository root? folder names can be changed in %s)",
+			ErrNotRepository, lc.NamespacesDir, lc.ClustersDir, ConfigFileName)
+	}
+	for _, err := range []error{nsErr, clErr} {
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+	}
+	for _, e := range nsEntries {
+		if err := l.ctx.Err(); err != nil {
+			return err
+		}
+		if e.dir {
+			ns, err := l.loadNamespace(e)
+			if err != nil {
+				return err
+			}
+			l.repo.Namespaces = append(l.repo.Namespaces, ns)
+		}
+	}
+	for _, e := range clEntries {
+		if e.dir {
+			if err := l.loadCluster(e); err != nil {
+				return err
+			}
+		}
+	}
+	l.finish()
+	return nil
+}
+
+func (l *loader) loadNamespace(e entry) (Namespace, error) {
+	cfg := &l.repo.Config
+	ns := Namespace{Name: e.name, Dir: e.path, Tier: cfg.NamespaceTier(e.name), Values: []ValueFile{}, Clusters: []string{}}
+	if err := l.checkSymlinks(e.real); err != nil {
+		return ns, err
+	}
+	entries, err := l.readDir(e.path)
+	if err != nil {
+		return ns, err
+	}
+	var hasChart bool
+	for _, f := range entries {
+		switch {
+		case f.dir:
+		case f.name == "Chart.yaml":
+			hasChart = true
+			ns.Chart = l.loadChart(f)
+		case f.name == "values.yaml" || f.name == "values.yml":
+			// The chart's own defaults: Helm loads them itself.
+		case matchAny(cfg.Layout.CommonValues, f.name):
+			ns.Values = append(ns.Values, l.valueFile(f, ScopeCommon))
+		}
+	}
+	if !hasChart {
+		// Reported when a cluster deploys it (chart-missing); a namespace
+		// folder without a chart that no cluster uses is left alone.
+		ns.Chart = nil
+	}
+	sortValues(ns.Values)
+	return ns, nil
+}
+
+func (l *loader) loadChart(f entry) *Chart {
+	data, err := fs.ReadFile(l.fsys, f.real)
+	if err != nil {
+		l.diag(SeverityError, CodeChartInvalid, f.path, 0, "cannot read the chart: "+err.Error(), "check the file's permissions")
+		return nil
+	}
+	var meta struct {
+		Name    string `yaml:"name"`
+		Version string `yaml:"version"`
+	}
+	if err := yaml.Unmarshal(data, &meta); err != nil {
+		line, msg := yamlpos.ErrorLine(err)
+		l.diag(SeverityError, CodeChartInvalid, f.path, line, "Chart.yaml is not valid YAML: "+msg, "fix the YAML syntax")
+		return nil
+	}
+	if meta.Name == "" {
+		l.diag(SeverityError, CodeChartInvalid, f.path, 1, "Chart.yaml has no name", "add `name: <chart name>` (and `apiVersion: v2`, `version`)")
+		return nil
+	}
+	return &Chart{Dir: path.Dir(f.path), Name: meta.Name, Version: meta.Version}
+}
+
+func (l *loader) loadCluster(e entry) error {
+	cfg := &l.repo.Config
+	cc := cfg.Clusters[e.name]
+	cl := Cluster{
+		Name:        e.name,
+		Dir:         e.path,
+		KubeVersion: cfg.ClusterKubeVersion(e.name),
+		APIVersions: cfg.ClusterAPIVersions(e.name),
+		Destination: cc.Destination,
+		Namespaces:  []string{},
+	}
+	if cl.Destination.Server == "" && cl.Destination.Name == "" {
+		cl.Destination.Server = "https://kubernetes.default.svc"
+	}
+	entries, err := l.readDir(e.path)
+	if err != nil {
+		return err
+	}
+	for _, nsDir := range entries {
+		if err := l.ctx.Err(); err != nil {
+			return err
+		}
+		if !nsDir.dir {
+			continue
+		}
+		t, ok, err := l.loadTarget(cl, nsDir)
+		if err != nil {
+			return err
+		}
+		if ok {
+			cl.Namespaces = append(cl.Namespaces, t.Namespace)
+			l.repo.Targets = append(l.repo.Targets, t)
+		}
+	}
+	l.repo.Clusters = append(l.repo.Clusters, cl)
+	return nil
+}
+
+func (l *loader) loadTarget(cl Cluster, e entry) (Target, bool, error) {
+	cfg := &l.repo.Config
+	nsDir := path.Join(cfg.Layout.NamespacesDir, e.name)
+	ns, _ := l.repo.Namespace(e.name)
+	if ns == nil || ns.Chart == nil {
+		l.diag(SeverityError, CodeChartMissing, e.path, 0,
+			fmt.Sprintf("cluster %q deploys namespace %q, but %s/Chart.yaml does not exist or is invalid", cl.Name, e.name, nsDir),
+			fmt.Sprintf("add the chart at %s/, or remove %s/ if the namespace is gone", nsDir, e.path))
+		return Target{}, false, nil
+	}
+	t := Target{
+		Cluster:     cl.Name,
+		Namespace:   e.name,
+		Tier:        ns.Tier,
+		Dir:         e.path,
+		ChartDir:    ns.Dir,
+		KubeVersion: cl.KubeVersion,
+		APIVersions: cl.APIVersions,
+	}
+	entries, err := l.readDir(e.path)
+	if err != nil {
+		return t, false, err
+	}
+	var own []ValueFile
+	for _, f := range entries {
+		switch {
+		case f.dir:
+			l.diag(SeverityWarning, CodeFileUnrecognized, f.path, 0,
+				"folder is not part of the layout and is ignored",
+				"values files go directly in "+e.path+"/; move or remove the folder")
+		case matchAny(cfg.Layout.ClusterValues, f.name):
+			own = append(own, l.valueFile(f, ScopeCluster))
+		case isYAML(f.name):
+			l.diag(SeverityWarning, CodeFileUnrecognized, f.path, 0,
+				fmt.Sprintf("YAML file matches no values pattern (%s) and is ignored", strings.Join(cfg.Layout.ClusterValues, ", ")),
+				"rename it like <env>-values-<name>.yaml (or <env>-values-<name>.secret.yaml), or change layout.clusterValues in "+ConfigFileName)
+		}
+	}
+	sortValues(own)
+	t.Values = slices.Concat(ns.Values, own)
+	ns.Clusters = append(ns.Clusters, cl.Name)
+	return t, true, nil
+}
+
+// valueFile classifies and checks one values file.
+func (l *loader) valueFile(f entry, scope Scope) ValueFile {
+	vf := ValueFile{Path: f.path, Scope: scope, Secret: l.isSecret(f.name)}
+	data, err := fs.ReadFile(l.fsys, f.real)
+	if err != nil {
+		l.diag(SeverityError, CodeValuesInvalid, f.path, 0, "cannot read the values file: "+err.Error(), "check the file's permissions")
+		return vf
+	}
+	if msg, line := checkValuesYAML(data, vf.Secret); msg != "" {
+		l.diag(SeverityError, CodeValuesInvalid, f.path, line, msg, "fix the file so that it is a YAML mapping of values, as helm --values expects")
+		return vf
+	}
+	encrypted := sopsfile.IsEncrypted(data)
+	switch {
+	case vf.Secret && !encrypted:
+		l.diag(SeverityError, CodeSecretNotEncrypted, f.path, 0,
+			"secret values file is not SOPS-encrypted: its values are in plain text",
+			"encrypt it in place with `sops --encrypt --in-place "+f.path+"` (and rotate any secret that was pushed)")
+	case !vf.Secret && encrypted:
+		l.diag(SeverityError, CodeSecretNotEncrypted, f.path, 0,
+			"values file is SOPS-encrypted but not named as a secret, so it would be used without decryption",
+			fmt.Sprintf("rename it to end in %s", l.repo.Config.Layout.SecretSuffixes[0]))
+	}
+	return vf
+}
+
+// checkValuesYAML returns a message and line when data is not a single YAML
+// mapping (an empty file is fine). Messages about secret files never quote
+// the file's content.
+func checkValuesYAML(data []byte, secret bool) (string, int) {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		line, msg := yamlpos.ErrorLine(err)
+		if secret {
+			msg = yamlpos.Redact(msg)
+		}
+		return "not valid YAML: " + msg, line
+	}
+	if len(doc.Content) == 0 {
+		return "", 0
+	}
+	root := doc.Content[0]
+	if root.Kind == yaml.ScalarNode && root.Tag == "!!null" {
+		return "", 0
+	}
+	if root.Kind != yaml.MappingNode {
+		return "the top level must be a mapping of values (key: value), not a " + kindName(root.Kind), root.Line
+	}
+	return "", 0
+}
+
+func kindName(k yaml.Kind) string {
+	switch k {
+	case yaml.SequenceNode:
+		return "list"
+	case yaml.ScalarNode:
+		return "single value"
+	case yaml.AliasNode:
+		return "alias"
+	default:
+		return "document"
+	}
+}
+
+func (l *loader) isSecret(name string) bool {
+	for _, s := range l.repo.Config.Layout.SecretSuffixes {
+		if strings.HasSuffix(name, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// finish reports unused namespaces and configuration entries and sorts.
+func (l *loader) finish() {
+	r := l.repo
+	for _, ns := range r.Namespaces {
+		if ns.Chart != nil && len(ns.Clusters) == 0 {
+			l.diag(SeverityWarning, CodeNamespaceUnused, ns.Dir+"/Chart.yaml", 0,
+				fmt.Sprintf("namespace %q has a chart but no cluster deploys it", ns.Name),
+				fmt.Sprintf("add %s/<cluster>/%s/ to deploy it, or remove %s/", r.Config.Layout.ClustersDir, ns.Name, ns.Dir))
+		}
+	}
+	if r.ConfigFile != "" {
+		for _, name := range sortedKeys(r.Config.Clusters) {
+			if _, ok := r.Cluster(name); !ok {
+				l.diag(SeverityWarning, CodeConfigUnused, r.ConfigFile, yamlpos.Line(l.cfgNode, 0, "clusters", name),
+					fmt.Sprintf("cluster %q is configured but %s/%s/ does not exist", name, r.Config.Layout.ClustersDir, name),
+					"remove the entry or fix the name")
+			}
+		}
+		for _, name := range sortedKeys(r.Config.Namespaces) {
+			if _, ok := r.Namespace(name); !ok {
+				l.diag(SeverityWarning, CodeConfigUnused, r.ConfigFile, yamlpos.Line(l.cfgNode, 0, "namespaces", name),
+					fmt.Sprintf("namespace %q is configured but %s/%s/ does not exist", name, r.Config.Layout.NamespacesDir, name),
+					"remove the entry or fix the name")
+			}
+		}
+	}
+	if r.Clusters == nil {
+		r.Clusters = []Cluster{}
+	}
+	if r.Namespaces == nil {
+		r.Namespaces = []Namespace{}
+	}
+	if r.Targets == nil {
+		r.Targets = []Target{}
+	}
+	slices.SortFunc(r.Targets, func(a, b Target) int {
+		if c := strings.Compare(a.Cluster, b.Cluster); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Namespace, b.Namespace)
+	})
+}
+
+// sortValues orders one scope's files: plain before secret, then lexically.
+func sortValues(vs []ValueFile) {
+	slices.SortStableFunc(vs, func(a, b ValueFile) int {
+		if a.Secret != b.Secret {
+			if a.Secret {
+				return 1
+			}
+			return -1
+		}
+		return strings.Compare(a.Path, b.Path)
+	})
+}
+
+func matchAny(patterns []string, name string) bool {
+	for _, p := range patterns {
+		if ok, _ := path.Match(p, name); ok {
+			return true
+		}
+	}
+	return false
+}
+
+func isYAML(name string) bool {
+	return strings.HasSuffix(name, ".yaml") || strings.HasSuffix(name, ".yml")
+}

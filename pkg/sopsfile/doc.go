@@ -1,0 +1,9 @@
+// Package sopsfile recognises SOPS-encrypted YAML documents without decrypting
+// them.
+//
+// It owns the question "is this file encrypted, and how": the presence and
+// shape of the top-level sops metadata block and which leaf values still hold
+// plaintext. It does not decrypt: decryption (and the SOPS library with its
+// key services) lives in package render, so that tools which only inspect a
+// repository do not link the cloud KMS clients.
+package sopsfile
