@@ -35,7 +35,7 @@ usage error, an invalid repotool.yaml or an unreadable repository.`,
 				if errors.As(err, &ce) {
 					return usageErr(fmt.Errorf("invalid configuration: %w", err))
 				}
-				return usageErr(fmt.Errorf("load %s: %w", repoArg(args), err))
+				return usageErr(err)
 			}
 			if err := f.Write(cmd.OutOrStdout(), repo); err != nil {
 				return err

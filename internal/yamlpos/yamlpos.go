@@ -65,7 +65,13 @@ func ErrorLine(err error) (int, string) {
 	msg = strings.TrimPrefix(msg, "yaml: ")
 	if m := lineRE.FindStringSubmatchIndex(msg); m != nil {
 		n, _ := strconv.Atoi(msg[m[2]:m[3]])
-		return n, strings.TrimSpace(msg[:m[0]] + msg[m[1]:])
+		rest := strings.TrimSpace(msg[:m[0]] + msg[m[1]:])
+		// yaml/v3 reports parser errors (as opposed to scanner errors) with
+		// a 0-based line: the start of the construct that is not closed.
+		if strings.HasPrefix(rest, "did not find expected") {
+			n++
+		}
+		return n, rest
 	}
 	return 0, msg
 }

@@ -47,17 +47,17 @@ type Diagnostic struct {
 	Hint string `json:"hint,omitempty"`
 }
 
-// String formats the diagnostic as "file:line: severity: message (hint)".
-func (d Diagnostic) String() string {
-	loc := d.File
+// Location is "file:line", or "file" when there is no line.
+func (d Diagnostic) Location() string {
 	if d.Line > 0 {
-		loc = fmt.Sprintf("%s:%d", d.File, d.Line)
+		return fmt.Sprintf("%s:%d", d.File, d.Line)
 	}
-	s := fmt.Sprintf("%s: %s: %s [%s]", loc, d.Severity, d.Message, d.Code)
-	if d.Hint != "" {
-		s += ": " + d.Hint
-	}
-	return s
+	return d.File
+}
+
+// String formats the diagnostic as "file:line: severity: message [code]".
+func (d Diagnostic) String() string {
+	return fmt.Sprintf("%s: %s: %s [%s]", d.Location(), d.Severity, d.Message, d.Code)
 }
 
 func sortDiagnostics(ds []Diagnostic) {

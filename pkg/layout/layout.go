@@ -162,13 +162,23 @@ var ErrNotRepository = errors.New("not a repotool repository")
 // point that touches the operating system; Load does the work.
 func LoadDir(ctx context.Context, dir string, opts Options) (*Repo, error) {
 	st, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, fmt.Errorf("%s: the repository folder does not exist: %w", dir, fs.ErrNotExist)
+	case err != nil:
+		return nil, fmt.Errorf("%s: %w", dir, err)
+	case !st.IsDir():
+		return nil, fmt.Errorf("%s: not a folder: give the repository's root folder", dir)
+	}
+	repo, err := Load(ctx, os.DirFS(dir), opts)
 	if err != nil {
-		return nil, fmt.Errorf("open repository: %w", err)
+		var ce *ConfigError
+		if errors.As(err, &ce) {
+			return nil, err
+		}
+		return nil, fmt.Errorf("%s: %w", dir, err)
 	}
-	if !st.IsDir() {
-		return nil, fmt.Errorf("open repository: %s is not a directory", dir)
-	}
-	return Load(ctx, os.DirFS(dir), opts)
+	return repo, nil
 }
 
 // Load reads the repository in fsys into a Repo. Problems with the layout
@@ -409,7 +419,7 @@ func (l *loader) valueFile(f entry, scope Scope) ValueFile {
 		return vf
 	}
 	if msg, line := checkValuesYAML(data, vf.Secret); msg != "" {
-		l.diag(SeverityError, CodeValuesInvalid, f.path, line, msg, "fix the file so that it is a YAML mapping of values, as helm --values expects")
+		l.diag(SeverityError, CodeValuesInvalid, f.path, line, msg, "make it a YAML mapping of values (key: value), as helm --values expects")
 		return vf
 	}
 	encrypted := sopsfile.IsEncrypted(data)

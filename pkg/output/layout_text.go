@@ -47,6 +47,9 @@ func (layoutText) Write(w io.Writer, repo *layout.Repo) error {
 			warns++
 		}
 		ew.printf("%s\n", d)
+		if d.Hint != "" {
+			ew.printf("    fix: %s\n", d.Hint)
+		}
 	}
 	ew.printf("\n%d errors, %d warnings\n", errs, warns)
 	return ew.err

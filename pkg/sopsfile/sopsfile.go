@@ -117,4 +117,3 @@ func missing(md *Metadata) string {
 	}
 	return strings.Join(m, " or ")
 }
-

@@ -17,11 +17,9 @@ spec:
     metadata:
       labels:
         {{- include "common.selectorLabels" . | nindent 8 }}
-      {{- if or .Values.config .Values.secrets }}
+      {{- if .Values.config }}
       annotations:
-        {{- if .Values.config }}
         checksum/config: {{ toYaml .Values.config | sha256sum }}
-        {{- end }}
       {{- end }}
     spec:
       serviceAccountName: {{ include "common.serviceAccountName" . }}

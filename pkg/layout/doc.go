@@ -1,0 +1,20 @@
+// Package layout models a GitOps manifest monorepo: which clusters and
+// namespaces it has, which (cluster, namespace) targets exist, and each
+// target's values files in merge order.
+//
+// The layout it reads is
+//
+//	namespaces/<ns>/Chart.yaml                            the namespace's chart
+//	namespaces/<ns>/common-values-<x>.yaml                values every cluster shares
+//	namespaces/<ns>/common-values-<x>.secret.yaml         SOPS-encrypted shared values
+//	clusters/<cluster>/<ns>/<env>-values-<x>.yaml         this cluster's values
+//	clusters/<cluster>/<ns>/<env>-values-<x>.secret.yaml  this cluster's encrypted values
+//
+// plus an optional repotool.yaml at the root (Config) for what folders cannot
+// say. Files are classified by location, name pattern and the .secret.yaml
+// suffix, never by exact name.
+//
+// Load is pure: it reads an fs.FS, never prints or exits, and reports layout
+// problems as Diagnostics with file and line. It does not render charts,
+// decrypt secrets (see package render) or lint manifests (see package lint).
+package layout

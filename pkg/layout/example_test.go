@@ -1,0 +1,61 @@
+package layout_test
+
+import (
+	"context"
+	"fmt"
+	"testing/fstest"
+
+	"github.com/repotool/repotool/pkg/layout"
+)
+
+// Load a repository from any fs.FS and list its targets with their values
+// files in merge order.
+func ExampleLoad() {
+	fsys := fstest.MapFS{
+		"namespaces/shop/Chart.yaml":                      &fstest.MapFile{Data: []byte("apiVersion: v2\nname: shop\nversion: 1.0.0\n")},
+		"namespaces/shop/common-values-shop.yaml":         &fstest.MapFile{Data: []byte("replicas: 2\n")},
+		"clusters/prod/shop/prod-values-shop.yaml":        &fstest.MapFile{Data: []byte("replicas: 5\n")},
+		"clusters/prod/shop/prod-values-shop.secret.yaml": &fstest.MapFile{Data: []byte("password: oops\n")},
+	}
+	repo, err := layout.Load(context.Background(), fsys, layout.Options{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, t := range repo.Targets {
+		fmt.Println(t.Name(), "on Kubernetes", t.KubeVersion)
+		for _, v := range t.Values {
+			fmt.Printf("  %s (%s, secret=%v)\n", v.Path, v.Scope, v.Secret)
+		}
+	}
+	for _, d := range repo.Diagnostics {
+		fmt.Println(d)
+	}
+	// Output:
+	// prod/shop on Kubernetes v1.34.0
+	//   namespaces/shop/common-values-shop.yaml (common, secret=false)
+	//   clusters/prod/shop/prod-values-shop.yaml (cluster, secret=false)
+	//   clusters/prod/shop/prod-values-shop.secret.yaml (cluster, secret=true)
+	// clusters/prod/shop/prod-values-shop.secret.yaml: error: secret values file is not SOPS-encrypted: its values are in plain text [secret-not-encrypted]
+}
+
+// Parse a repotool.yaml and ask for a cluster's Kubernetes version.
+func ExampleParseConfig() {
+	cfg, _, err := layout.ParseConfig("repotool.yaml", []byte(`
+defaults:
+  kubeVersion: v1.33.0
+clusters:
+  legacy:
+    kubeVersion: v1.30.4
+`))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(cfg.ClusterKubeVersion("legacy"), cfg.ClusterKubeVersion("other"))
+	_, _, err = layout.ParseConfig("repotool.yaml", []byte("clusters:\n  legacy:\n    kubeversion: v1.30.4\n"))
+	fmt.Println(err)
+	// Output:
+	// v1.30.4 v1.33.0
+	// repotool.yaml:3: unknown key "kubeversion": remove it or check its spelling (see docs/layout.md for the keys repotool.yaml accepts)
+}

@@ -1,0 +1,58 @@
+package layout_test
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+
+	"github.com/repotool/repotool/internal/synth"
+	"github.com/repotool/repotool/pkg/layout"
+)
+
+const fixture = "../../testdata/monorepo"
+
+func synthRepo(tb testing.TB, clusters, namespaces int) string {
+	tb.Helper()
+	dir := filepath.Join(tb.TempDir(), "repo")
+	if _, err := synth.Generate(dir, synth.Options{Source: fixture, Clusters: clusters, Namespaces: namespaces}); err != nil {
+		tb.Fatal(err)
+	}
+	return dir
+}
+
+// TestLoadThousandTargets checks correctness at scale; the speed is measured
+// by BenchmarkLoad and recorded in docs/performance.md.
+func TestLoadThousandTargets(t *testing.T) {
+	if testing.Short() {
+		t.Skip("writes a 1,000-target repository")
+	}
+	dir := synthRepo(t, 20, 50)
+	repo, err := layout.LoadDir(context.Background(), dir, layout.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(repo.Targets) != 1000 || len(repo.Diagnostics) != 0 {
+		t.Fatalf("targets = %d, diagnostics = %v", len(repo.Targets), repo.Diagnostics)
+	}
+}
+
+func BenchmarkLoad(b *testing.B) {
+	for _, size := range []struct {
+		name                 string
+		clusters, namespaces int
+	}{{"targets=9/fixture", 0, 0}, {"targets=200", 10, 20}, {"targets=1000", 20, 50}} {
+		b.Run(size.name, func(b *testing.B) {
+			dir := fixture
+			if size.clusters > 0 {
+				dir = synthRepo(b, size.clusters, size.namespaces)
+			}
+			ctx := context.Background()
+			b.ResetTimer()
+			for b.Loop() {
+				if _, err := layout.LoadDir(ctx, dir, layout.Options{}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

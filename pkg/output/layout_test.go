@@ -1,0 +1,68 @@
+package output_test
+
+import (
+	"bytes"
+	"path/filepath"
+	"testing"
+
+	"github.com/repotool/repotool/internal/golden"
+	"github.com/repotool/repotool/pkg/layout"
+	"github.com/repotool/repotool/pkg/output"
+)
+
+// sharedRepo is the one input every layout format's golden is made from.
+func sharedRepo() *layout.Repo {
+	vals := []layout.ValueFile{
+		{Path: "namespaces/shop/common-values-shop.yaml", Scope: layout.ScopeCommon},
+		{Path: "namespaces/shop/common-values-shop.secret.yaml", Scope: layout.ScopeCommon, Secret: true},
+		{Path: "clusters/prod/shop/prod-values-shop.yaml", Scope: layout.ScopeCluster},
+	}
+	return &layout.Repo{
+		Clusters: []layout.Cluster{{Name: "prod", Dir: "clusters/prod", KubeVersion: "v1.33.0",
+			Destination: layout.Destination{Server: "https://kubernetes.default.svc"}, Namespaces: []string{"infra", "shop"}}},
+		Namespaces: []layout.Namespace{
+			{Name: "infra", Dir: "namespaces/infra", Tier: layout.TierCluster, Chart: &layout.Chart{Dir: "namespaces/infra", Name: "infra", Version: "1.0.0"}, Values: []layout.ValueFile{}, Clusters: []string{"prod"}},
+			{Name: "shop", Dir: "namespaces/shop", Tier: layout.TierApplication, Chart: &layout.Chart{Dir: "namespaces/shop", Name: "shop", Version: "0.3.0"}, Values: vals[:2], Clusters: []string{"prod"}},
+		},
+		Targets: []layout.Target{
+			{Cluster: "prod", Namespace: "infra", Tier: layout.TierCluster, Dir: "clusters/prod/infra", ChartDir: "namespaces/infra", KubeVersion: "v1.33.0", Values: []layout.ValueFile{}},
+			{Cluster: "prod", Namespace: "shop", Tier: layout.TierApplication, Dir: "clusters/prod/shop", ChartDir: "namespaces/shop", KubeVersion: "v1.33.0", APIVersions: []string{"monitoring.coreos.com/v1"}, Values: vals},
+		},
+		Diagnostics: []layout.Diagnostic{
+			{Severity: layout.SeverityError, Code: layout.CodeValuesInvalid, File: "clusters/prod/shop/prod-values-shop.yaml", Line: 3, Message: "not valid YAML: did not find expected key", Hint: "make it a YAML mapping"},
+			{Severity: layout.SeverityWarning, Code: layout.CodeNamespaceUnused, File: "namespaces/old/Chart.yaml", Message: "namespace \"old\" has a chart but no cluster deploys it"},
+		},
+	}
+}
+
+func TestLayoutFormats(t *testing.T) {
+	for _, name := range output.LayoutFormats() {
+		t.Run(name, func(t *testing.T) {
+			f, err := output.NewLayoutFormatter(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var buf bytes.Buffer
+			if err := f.Write(&buf, sharedRepo()); err != nil {
+				t.Fatal(err)
+			}
+			golden.Check(t, filepath.Join("testdata", "layout."+name+".golden"), buf.Bytes())
+		})
+	}
+	if _, err := output.NewLayoutFormatter("yaml"); err == nil {
+		t.Error("unknown format accepted")
+	}
+}
+
+func TestLayoutTextClean(t *testing.T) {
+	f, _ := output.NewLayoutFormatter("text")
+	var buf bytes.Buffer
+	repo := sharedRepo()
+	repo.Diagnostics = nil
+	if err := f.Write(&buf, repo); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(buf.Bytes(), []byte("no problems found")) || !bytes.Contains(buf.Bytes(), []byte("chart defaults only")) {
+		t.Errorf("clean output:\n%s", buf.String())
+	}
+}
