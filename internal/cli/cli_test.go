@@ -25,7 +25,7 @@ type cliCase struct {
 func runCLI(t *testing.T, args ...string) (string, int) {
 	t.Helper()
 	var out, errOut bytes.Buffer
-	code := cli.Run(context.Background(), args, cli.Streams{In: strings.NewReader(""), Out: &out, Err: &errOut})
+	code := cli.Run(context.Background(), args, cli.Env{In: strings.NewReader(""), Out: &out, Err: &errOut})
 	s := out.String()
 	if errOut.Len() > 0 {
 		s += "--- stderr ---\n" + errOut.String()

@@ -1,13 +1,10 @@
 package cli
 
 import (
-	"errors"
-	"fmt"
 	"strings"
 
 	"github.com/spf13/cobra"
 
-	"github.com/repotool/repotool/pkg/layout"
 	"github.com/repotool/repotool/pkg/output"
 )
 
@@ -29,13 +26,9 @@ usage error, an invalid repotool.yaml or an unreadable repository.`,
 			if err != nil {
 				return usageErr(err)
 			}
-			repo, err := layout.LoadDir(cmd.Context(), repoArg(args), layout.Options{})
+			repo, err := loadRepo(cmd, repoArg(args))
 			if err != nil {
-				var ce *layout.ConfigError
-				if errors.As(err, &ce) {
-					return usageErr(fmt.Errorf("invalid configuration: %w", err))
-				}
-				return usageErr(err)
+				return err
 			}
 			if err := f.Write(cmd.OutOrStdout(), repo); err != nil {
 				return err

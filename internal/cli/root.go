@@ -4,20 +4,37 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/spf13/cobra"
 )
 
-// Streams are the process's standard streams, injected so tests run
-// commands in-process.
-type Streams struct {
+// Env is the process context a command may use: standard streams, the
+// environment and the working directory. main fills it from the process;
+// tests inject their own, so commands never read global state.
+type Env struct {
 	In       io.Reader
 	Out, Err io.Writer
+	// Environ is the environment as "KEY=value" entries.
+	Environ []string
+	// Dir is the working directory.
+	Dir string
+}
+
+// Getenv returns the value of key in Environ ("" when unset).
+func (e Env) Getenv(key string) string {
+	v := ""
+	for _, kv := range e.Environ {
+		if k, val, ok := strings.Cut(kv, "="); ok && k == key {
+			v = val
+		}
+	}
+	return v
 }
 
 // Run executes repotool with args and returns the process exit code. It is
 // the whole of main, so tests exercise exactly what users run.
-func Run(ctx context.Context, args []string, s Streams) int {
+func Run(ctx context.Context, args []string, s Env) int {
 	root := NewRootCmd(s)
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
@@ -34,7 +51,7 @@ func Run(ctx context.Context, args []string, s Streams) int {
 }
 
 // NewRootCmd builds the repotool command tree.
-func NewRootCmd(s Streams) *cobra.Command {
+func NewRootCmd(s Env) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "repotool",
 		Short: "Render, generate and lint Kubernetes GitOps manifest monorepos",
@@ -51,7 +68,7 @@ See https://github.com/repotool/repotool for documentation.`,
 	root.SetOut(s.Out)
 	root.SetErr(s.Err)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageErr(err) })
-	root.AddCommand(newLayoutCmd())
+	root.AddCommand(newLayoutCmd(), newRenderCmd(s))
 	return root
 }
 

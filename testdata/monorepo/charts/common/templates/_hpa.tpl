@@ -1,6 +1,6 @@
 {{- define "common.hpa" -}}
 {{- if .Values.autoscaling.enabled -}}
-apiVersion: autoscaling/v2
+apiVersion: {{ if .Capabilities.APIVersions.Has "autoscaling/v2" }}autoscaling/v2{{ else }}autoscaling/v2beta2{{ end }}
 kind: HorizontalPodAutoscaler
 metadata:
   name: {{ include "common.name" . }}

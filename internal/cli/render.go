@@ -1,0 +1,253 @@
+package cli
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/repotool/repotool/pkg/layout"
+	"github.com/repotool/repotool/pkg/render"
+)
+
+type renderFlags struct {
+	cluster, namespace string
+	all                bool
+	outDir             string
+	argocd             bool
+	redact             bool
+	opts               render.Options
+}
+
+func newRenderCmd(env Env) *cobra.Command {
+	f := renderFlags{opts: render.DefaultOptions()}
+	cmd := &cobra.Command{
+		Use:   "render [REPO] (--cluster C [--namespace N] | --all) [--out-dir DIR]",
+		Short: "Render targets to Kubernetes manifests, in process, decrypting secrets in memory",
+		Long: `render renders (cluster, namespace) targets with Helm's SDK: the namespace chart
+with its dependencies, the target's values merged in layout order, SOPS-encrypted
+values decrypted in memory (keys from the standard SOPS environment), and the
+cluster's Kubernetes version and API versions. The output is what
+"helm template --include-crds" prints for the same input.
+
+  render REPO --cluster C --namespace N    one target, to stdout
+  render REPO --cluster C                  all of C's namespaces, to stdout
+  render REPO --all --out-dir DIR          every target to DIR/<cluster>/<namespace>.yaml
+  render --argocd                          Argo CD plugin mode (see docs/render.md)
+
+Standard output gets all targets or nothing: if one fails, nothing is printed.
+With --out-dir every target that renders is written (secrets redacted, as
+files are stored) and failures are listed at the end.
+
+Exit status: 0 when every target rendered, 1 when any failed, 2 on a usage
+error, an invalid repotool.yaml or an unreadable repository.`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if f.argocd {
+				return runRenderArgoCD(cmd, env, &f, args)
+			}
+			return runRender(cmd, env, &f, args)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVarP(&f.cluster, "cluster", "c", "", "cluster to render")
+	fl.StringVarP(&f.namespace, "namespace", "n", "", "namespace to render (with --cluster)")
+	fl.BoolVar(&f.all, "all", false, "render every target")
+	fl.StringVar(&f.outDir, "out-dir", "", "write DIR/<cluster>/<namespace>.yaml per target instead of standard output")
+	fl.BoolVar(&f.argocd, "argocd", false, "Argo CD Config Management Plugin mode: target from the plugin environment")
+	fl.BoolVar(&f.redact, "redact", false, "mask secret values on standard output (always on with --out-dir)")
+	fl.StringVar(&f.opts.ReleaseName, "release-name", "", "Helm release name (default: the namespace)")
+	fl.StringVar(&f.opts.KubeVersion, "kube-version", "", "Kubernetes version for every target (default: from repotool.yaml)")
+	fl.StringSliceVar(&f.opts.APIVersions, "api-versions", nil, "extra API versions for Capabilities.APIVersions")
+	fl.BoolVar(&f.opts.SkipCRDs, "skip-crds", false, "leave out CRDs from charts' crds/ folders")
+	fl.BoolVar(&f.opts.Offline, "offline", false, "never download: remote dependencies must be vendored or cached")
+	fl.StringVar(&f.opts.CacheDir, "cache-dir", "", "dependency cache (default $REPOTOOL_CACHE_DIR, else $XDG_CACHE_HOME/repotool)")
+	fl.IntVar(&f.opts.Concurrency, "concurrency", f.opts.Concurrency, "targets rendered at once")
+	return cmd
+}
+
+// selectTargets applies --cluster/--namespace/--all.
+func selectTargets(repo *layout.Repo, f *renderFlags) ([]layout.Target, error) {
+	switch {
+	case f.all && (f.cluster != "" || f.namespace != ""):
+		return nil, errors.New("--all renders every target: do not combine it with --cluster or --namespace")
+	case f.all:
+		return repo.Targets, nil
+	case f.cluster == "":
+		return nil, errors.New("say what to render: --cluster C [--namespace N], or --all")
+	case f.namespace != "":
+		t, ok := repo.Target(f.cluster, f.namespace)
+		if !ok {
+			return nil, fmt.Errorf("no target %s/%s: run `repotool layout` to list the targets", f.cluster, f.namespace)
+		}
+		return []layout.Target{*t}, nil
+	}
+	cl, ok := repo.Cluster(f.cluster)
+	if !ok {
+		return nil, fmt.Errorf("no cluster %q: run `repotool layout` to list the clusters", f.cluster)
+	}
+	var out []layout.Target
+	for _, ns := range cl.Namespaces {
+		t, _ := repo.Target(cl.Name, ns)
+		out = append(out, *t)
+	}
+	return out, nil
+}
+
+func runRender(cmd *cobra.Command, env Env, f *renderFlags, args []string) error {
+	repo, err := loadRepo(cmd, repoArg(args))
+	if err != nil {
+		return err
+	}
+	targets, err := selectTargets(repo, f)
+	if err != nil {
+		return usageErr(err)
+	}
+	f.opts.CacheDir = cacheDir(env, f.opts.CacheDir)
+	results := render.New(repo, f.opts).RenderAll(cmd.Context(), targets)
+	if f.outDir != "" {
+		return writeOutDir(cmd, f.outDir, results)
+	}
+	var out bytes.Buffer
+	var failed []*render.Result
+	for _, res := range results {
+		if res.Err != nil {
+			failed = append(failed, res)
+			continue
+		}
+		data := res.Manifest
+		if f.redact {
+			if data, err = res.Redacted(); err != nil {
+				return err
+			}
+		}
+		out.Write(data)
+	}
+	if len(failed) > 0 {
+		return reportFailures(cmd.ErrOrStderr(), failed, len(results), "nothing was written to standard output")
+	}
+	_, err = cmd.OutOrStdout().Write(out.Bytes())
+	return err
+}
+
+// writeOutDir writes every rendered target to DIR/<cluster>/<namespace>.yaml
+// (redacted, atomically) and reports the failures.
+func writeOutDir(cmd *cobra.Command, dir string, results []*render.Result) error {
+	var failed []*render.Result
+	written := 0
+	for _, res := range results {
+		if res.Err != nil {
+			failed = append(failed, res)
+			continue
+		}
+		data, err := res.Redacted()
+		if err != nil {
+			return err
+		}
+		file := filepath.Join(dir, res.Target.Cluster, res.Target.Namespace+".yaml")
+		if err := writeFileAtomic(file, data); err != nil {
+			return fmt.Errorf("write %s: %w", file, err)
+		}
+		written++
+	}
+	fmt.Fprintf(cmd.ErrOrStderr(), "rendered %d of %d targets into %s (secret values redacted)\n", written, len(results), dir)
+	if len(failed) > 0 {
+		return reportFailures(cmd.ErrOrStderr(), failed, len(results), "the files of the failed targets were left as they were")
+	}
+	return nil
+}
+
+func reportFailures(w io.Writer, failed []*render.Result, total int, note string) error {
+	fmt.Fprintf(w, "%d of %d targets failed to render (%s):\n", len(failed), total, note)
+	for _, res := range failed {
+		fmt.Fprintf(w, "  %s: %v\n", res.Target.Name(), res.Err)
+	}
+	return findings()
+}
+
+func runRenderArgoCD(cmd *cobra.Command, env Env, f *renderFlags, args []string) error {
+	if len(args) > 0 || f.all || f.cluster != "" || f.namespace != "" || f.outDir != "" {
+		return usageErr(errors.New("--argocd takes its target from the Argo CD plugin environment: give no REPO, --cluster, --namespace, --all or --out-dir"))
+	}
+	pe := render.ParsePluginEnv(env.Environ)
+	root, err := pe.RepoRoot(env.Dir)
+	if err != nil {
+		return usageErr(err)
+	}
+	repo, err := loadRepo(cmd, root)
+	if err != nil {
+		return err
+	}
+	t, err := pe.Target(repo)
+	if err != nil {
+		return usageErr(err)
+	}
+	if pe.KubeVersion != "" && f.opts.KubeVersion == "" {
+		f.opts.KubeVersion = pe.KubeVersion
+	}
+	f.opts.APIVersions = append(f.opts.APIVersions, pe.APIVersions...)
+	f.opts.CacheDir = cacheDir(env, f.opts.CacheDir)
+	res, err := render.New(repo, f.opts).Render(cmd.Context(), t)
+	if err != nil {
+		return &exitError{Code: ExitFindings, Err: err}
+	}
+	_, err = cmd.OutOrStdout().Write(res.Manifest)
+	return err
+}
+
+// loadRepo loads the layout and maps its errors to exit codes.
+func loadRepo(cmd *cobra.Command, dir string) (*layout.Repo, error) {
+	repo, err := layout.LoadDir(cmd.Context(), dir, layout.Options{})
+	if err != nil {
+		var ce *layout.ConfigError
+		if errors.As(err, &ce) {
+			return nil, usageErr(fmt.Errorf("invalid configuration: %w", err))
+		}
+		return nil, usageErr(err)
+	}
+	return repo, nil
+}
+
+// cacheDir resolves the dependency cache: the flag, $REPOTOOL_CACHE_DIR, or
+// the user cache folder ($XDG_CACHE_HOME/repotool).
+func cacheDir(env Env, flag string) string {
+	if flag != "" {
+		return flag
+	}
+	if d := env.Getenv("REPOTOOL_CACHE_DIR"); d != "" {
+		return d
+	}
+	if d := env.Getenv("XDG_CACHE_HOME"); d != "" {
+		return filepath.Join(d, "repotool")
+	}
+	if h := env.Getenv("HOME"); h != "" {
+		return filepath.Join(h, ".cache", "repotool")
+	}
+	return ""
+}
+
+// writeFileAtomic writes data to file through a temporary file in the same
+// folder, so readers never see a partial file.
+func writeFileAtomic(file string, data []byte) error {
+	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(file), ".repotool-*")
+	if err != nil {
+		return err
+	}
+	_, werr := tmp.Write(data)
+	if err := errors.Join(werr, tmp.Close()); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	if err := os.Rename(tmp.Name(), file); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	return nil
+}

@@ -1,0 +1,80 @@
+// Package fsutil holds file-system helpers shared by the packages that read
+// a repository through an fs.FS: symlink resolution that refuses to leave the
+// repository.
+package fsutil
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"path"
+	"strings"
+)
+
+// ErrSymlinkEscape is wrapped by errors about a path that leaves the
+// repository through a symbolic link.
+var ErrSymlinkEscape = errors.New("symbolic link leads outside the repository")
+
+// maxLinkHops bounds symlink resolution (as the Linux kernel's MAXSYMLINKS).
+const maxLinkHops = 40
+
+// Resolve returns name with every symbolic link in it resolved, as a path
+// inside fsys. It fails with ErrSymlinkEscape when a link is absolute or
+// climbs above the root, and with fs.ErrNotExist when a component is
+// missing. File systems that cannot read links are taken as they are.
+func Resolve(fsys fs.FS, name string) (string, error) {
+	if _, ok := fsys.(fs.ReadLinkFS); !ok {
+		if _, err := fs.Stat(fsys, name); err != nil {
+			return "", err
+		}
+		return name, nil
+	}
+	todo := strings.Split(path.Clean(name), "/")
+	done := "."
+	for hops := 0; len(todo) > 0; {
+		part := todo[0]
+		todo = todo[1:]
+		if part == "." || part == "" {
+			continue
+		}
+		if part == ".." {
+			if done == "." {
+				return "", fmt.Errorf("%w: %s", ErrSymlinkEscape, name)
+			}
+			done = path.Dir(done)
+			continue
+		}
+		next := path.Join(done, part)
+		info, err := fs.Lstat(fsys, next)
+		if err != nil {
+			return "", err
+		}
+		if info.Mode()&fs.ModeSymlink == 0 {
+			done = next
+			continue
+		}
+		if hops++; hops > maxLinkHops {
+			return "", fmt.Errorf("%s: too many levels of symbolic links", name)
+		}
+		target, err := fs.ReadLink(fsys, next)
+		if err != nil {
+			return "", err
+		}
+		if path.IsAbs(target) || strings.HasPrefix(target, "/") {
+			return "", fmt.Errorf("%w: %s points to the absolute path %s", ErrSymlinkEscape, next, target)
+		}
+		rest := strings.Split(target, "/")
+		if escapes(done, target) {
+			return "", fmt.Errorf("%w: %s points to %s", ErrSymlinkEscape, next, target)
+		}
+		todo = append(rest, todo...)
+	}
+	return done, nil
+}
+
+// escapes reports whether the relative link target, read in dir, climbs
+// above the root.
+func escapes(dir, target string) bool {
+	j := path.Join(dir, target)
+	return j == ".." || strings.HasPrefix(j, "../")
+}

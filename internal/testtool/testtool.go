@@ -1,0 +1,88 @@
+// Package testtool builds the reference CLIs that tests compare repotool
+// against (helm, sops) from the Go module versions in go.mod, once per test
+// binary, into a temporary folder. Tests that need them are skipped with
+// -short.
+package testtool
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"sync"
+	"testing"
+)
+
+var (
+	mu    sync.Mutex
+	built = map[string]string{}
+	dir   string
+)
+
+// Helm returns the path of a helm CLI built from the helm.sh/helm/v3
+// version repotool itself uses.
+func Helm(t testing.TB) string { return build(t, "helm.sh/helm/v3/cmd/helm") }
+
+// SOPS returns the path of a sops CLI built from the SOPS module version
+// repotool uses.
+func SOPS(t testing.TB) string { return build(t, "github.com/getsops/sops/v3/cmd/sops") }
+
+func build(t testing.TB, pkg string) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skipf("-short: not building %s", pkg)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if p, ok := built[pkg]; ok {
+		return p
+	}
+	if dir == "" {
+		d, err := os.MkdirTemp("", "repotool-testtool-")
+		if err != nil {
+			t.Fatal(err)
+		}
+		dir = d
+	}
+	out := filepath.Join(dir, filepath.Base(pkg))
+	cmd := exec.Command("go", "build", "-o", out, pkg)
+	cmd.Dir = moduleRoot(t)
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("build %s: %v\n%s", pkg, err, b)
+	}
+	built[pkg] = out
+	return out
+}
+
+// moduleRoot finds the folder holding repotool's go.mod.
+func moduleRoot(t testing.TB) string {
+	_, file, _, _ := runtime.Caller(0)
+	for d := filepath.Dir(file); ; {
+		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
+			return d
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			t.Fatal("go.mod not found")
+		}
+		d = parent
+	}
+}
+
+// CleanEnv returns an environment for reference CLIs with HOME and the
+// helm and XDG folders pointing inside tmp, so nothing on the machine leaks
+// into a comparison.
+func CleanEnv(tmp string, extra ...string) []string {
+	env := []string{
+		"PATH=" + os.Getenv("PATH"),
+		"HOME=" + tmp,
+		"XDG_CACHE_HOME=" + filepath.Join(tmp, "cache"),
+		"XDG_CONFIG_HOME=" + filepath.Join(tmp, "config"),
+		"XDG_DATA_HOME=" + filepath.Join(tmp, "data"),
+		"HELM_CACHE_HOME=" + filepath.Join(tmp, "helm-cache"),
+		"HELM_CONFIG_HOME=" + filepath.Join(tmp, "helm-config"),
+		"HELM_DATA_HOME=" + filepath.Join(tmp, "helm-data"),
+	}
+	return append(env, extra...)
+}

@@ -1,0 +1,112 @@
+package render
+
+import (
+	"fmt"
+	"path"
+	"path/filepath"
+	"strings"
+
+	"github.com/repotool/repotool/pkg/layout"
+)
+
+// PluginEnv is what Argo CD gives the generate command of a Config
+// Management Plugin. Parse it with ParsePluginEnv from the process
+// environment; the library itself never reads the environment.
+type PluginEnv struct {
+	// AppName is ARGOCD_APP_NAME.
+	AppName string
+	// AppNamespace is ARGOCD_APP_NAMESPACE: the Application's destination
+	// namespace.
+	AppNamespace string
+	// SourcePath is ARGOCD_APP_SOURCE_PATH: the Application's path inside
+	// the repository, which is also the plugin's working directory.
+	SourcePath string
+	// Cluster is ARGOCD_ENV_CLUSTER (the plugin env "CLUSTER").
+	Cluster string
+	// Namespace is ARGOCD_ENV_NAMESPACE; default AppNamespace.
+	Namespace string
+	// Tier is ARGOCD_ENV_TIER: which responsibility tier's objects to emit.
+	Tier string
+	// KubeVersion is KUBE_VERSION: the destination cluster's version.
+	KubeVersion string
+	// APIVersions is KUBE_API_VERSIONS: the destination cluster's API
+	// versions, comma-separated.
+	APIVersions []string
+}
+
+// ParsePluginEnv reads the Argo CD plugin variables from environ
+// ("KEY=value" entries, as os.Environ returns).
+func ParsePluginEnv(environ []string) PluginEnv {
+	get := func(k string) string {
+		v := ""
+		for _, kv := range environ {
+			if key, val, ok := strings.Cut(kv, "="); ok && key == k {
+				v = val // last wins, as in the shell
+			}
+		}
+		return strings.TrimSpace(v)
+	}
+	e := PluginEnv{
+		AppName:      get("ARGOCD_APP_NAME"),
+		AppNamespace: get("ARGOCD_APP_NAMESPACE"),
+		SourcePath:   get("ARGOCD_APP_SOURCE_PATH"),
+		Cluster:      get("ARGOCD_ENV_CLUSTER"),
+		Namespace:    get("ARGOCD_ENV_NAMESPACE"),
+		Tier:         get("ARGOCD_ENV_TIER"),
+		KubeVersion:  get("KUBE_VERSION"),
+	}
+	if e.Namespace == "" {
+		e.Namespace = e.AppNamespace
+	}
+	for _, v := range strings.Split(get("KUBE_API_VERSIONS"), ",") {
+		if v = strings.TrimSpace(v); v != "" {
+			e.APIVersions = append(e.APIVersions, v)
+		}
+	}
+	return e
+}
+
+// RepoRoot returns the repository root given the plugin's working directory
+// (the Application's source path inside the checked-out repository).
+func (e PluginEnv) RepoRoot(cwd string) (string, error) {
+	sp := path.Clean(strings.Trim(filepath.ToSlash(e.SourcePath), "/"))
+	if e.SourcePath == "" || sp == "." {
+		return cwd, nil
+	}
+	if strings.HasPrefix(sp, "../") || sp == ".." {
+		return "", fmt.Errorf("ARGOCD_APP_SOURCE_PATH %q leaves the repository", e.SourcePath)
+	}
+	root := filepath.Clean(cwd)
+	for range strings.Split(sp, "/") {
+		root = filepath.Dir(root)
+	}
+	if filepath.Join(root, filepath.FromSlash(sp)) != filepath.Clean(cwd) {
+		return "", fmt.Errorf("the working directory %s does not end with ARGOCD_APP_SOURCE_PATH %q; Argo CD runs plugins from the source path", cwd, e.SourcePath)
+	}
+	return root, nil
+}
+
+// Target finds the target the Application renders: from the source path
+// when it is clusters/<cluster>/<namespace>, else from the CLUSTER and
+// NAMESPACE plugin variables (NAMESPACE defaults to the destination
+// namespace).
+func (e PluginEnv) Target(repo *layout.Repo) (*layout.Target, error) {
+	cluster, ns := e.Cluster, e.Namespace
+	parts := strings.Split(path.Clean(strings.Trim(filepath.ToSlash(e.SourcePath), "/")), "/")
+	if len(parts) == 3 && parts[0] == repo.Config.Layout.ClustersDir {
+		if cluster != "" && cluster != parts[1] {
+			return nil, fmt.Errorf("ARGOCD_ENV_CLUSTER %q does not match the source path %s", e.Cluster, e.SourcePath)
+		}
+		cluster, ns = parts[1], parts[2]
+	}
+	if cluster == "" || ns == "" {
+		return nil, fmt.Errorf("cannot tell which target to render: point the Application's source path at %s/<cluster>/<namespace>, or set the plugin env CLUSTER (and NAMESPACE, default the destination namespace); got cluster %q, namespace %q",
+			repo.Config.Layout.ClustersDir, cluster, ns)
+	}
+	t, ok := repo.Target(cluster, ns)
+	if !ok {
+		return nil, fmt.Errorf("the repository has no target %s/%s (no %s/%s/%s/ folder with a chart in %s/%s/)",
+			cluster, ns, repo.Config.Layout.ClustersDir, cluster, ns, repo.Config.Layout.NamespacesDir, ns)
+	}
+	return t, nil
+}

@@ -1,0 +1,59 @@
+package render
+
+import "fmt"
+
+// ChartError is a chart that cannot be loaded.
+type ChartError struct {
+	// Chart is the chart folder (or file) in the repository.
+	Chart string
+	Err   error
+	Hint  string
+}
+
+func (e *ChartError) Error() string {
+	s := fmt.Sprintf("chart %s: %v", e.Chart, e.Err)
+	if e.Hint != "" {
+		s += "; " + e.Hint
+	}
+	return s
+}
+
+func (e *ChartError) Unwrap() error { return e.Err }
+
+// DependencyError is a chart dependency that cannot be resolved.
+type DependencyError struct {
+	Chart      string // the depending chart's folder
+	Dependency string // the dependency's name
+	Repository string
+	Reason     string
+	Hint       string
+}
+
+func (e *DependencyError) Error() string {
+	return fmt.Sprintf("chart %s: dependency %q (%s): %s; %s", e.Chart, e.Dependency, e.Repository, e.Reason, e.Hint)
+}
+
+// ValuesError is a values file that cannot be read or parsed.
+type ValuesError struct {
+	File string
+	Err  error
+}
+
+func (e *ValuesError) Error() string {
+	return fmt.Sprintf("%s: %v; make it a YAML mapping of values (key: value)", e.File, e.Err)
+}
+
+func (e *ValuesError) Unwrap() error { return e.Err }
+
+// TemplateError is a chart that loads but does not render with the
+// target's values (a template error, a failed `required`, invalid YAML
+// output). Its message never contains a decrypted secret value.
+type TemplateError struct {
+	Target string // cluster/namespace
+	Chart  string
+	Msg    string
+}
+
+func (e *TemplateError) Error() string {
+	return fmt.Sprintf("render %s (chart %s): %s", e.Target, e.Chart, e.Msg)
+}

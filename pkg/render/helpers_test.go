@@ -1,0 +1,80 @@
+package render_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/repotool/repotool/pkg/layout"
+	"github.com/repotool/repotool/pkg/render"
+)
+
+const (
+	fixture = "../../testdata/monorepo"
+	ageKey  = "../../testdata/age-TEST-ONLY.key"
+)
+
+// useTestKey points the SOPS environment at the test-only age key and
+// nothing else (HOME and XDG folders are emptied so no real key is found).
+func useTestKey(t *testing.T) {
+	t.Helper()
+	abs, err := filepath.Abs(ageKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	isolateKeys(t)
+	t.Setenv("SOPS_AGE_KEY_FILE", abs)
+}
+
+// isolateKeys hides every SOPS key the machine may have.
+func isolateKeys(t *testing.T) {
+	t.Helper()
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
+	t.Setenv("GNUPGHOME", filepath.Join(home, ".gnupg"))
+	for _, k := range []string{"SOPS_AGE_KEY_FILE", "SOPS_AGE_KEY", "SOPS_AGE_KEY_CMD", "SOPS_AGE_SSH_PRIVATE_KEY_FILE"} {
+		t.Setenv(k, "") // restores the old value after the test
+		os.Unsetenv(k)
+	}
+}
+
+func loadRepo(t testing.TB, dir string) *layout.Repo {
+	t.Helper()
+	repo, err := layout.LoadDir(context.Background(), dir, layout.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return repo
+}
+
+// secretValues decrypts every secret values file of the fixture (with the
+// SOPS library, in memory) and returns their string leaves: the values that
+// must never appear where they do not belong.
+func secretValues(t *testing.T, repo *layout.Repo) []string {
+	t.Helper()
+	seen := map[string]bool{}
+	var out []string
+	for _, tg := range repo.Targets {
+		for _, vf := range tg.Values {
+			if !vf.Secret || seen[vf.Path] {
+				continue
+			}
+			seen[vf.Path] = true
+			data, err := os.ReadFile(filepath.Join(fixture, vf.Path))
+			if err != nil {
+				t.Fatal(err)
+			}
+			plain, err := render.SOPSDecrypter{}.Decrypt(context.Background(), vf.Path, data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, leaves(t, plain)...)
+		}
+	}
+	if len(out) < 5 {
+		t.Fatalf("expected the fixture to hold secret values, found %d", len(out))
+	}
+	return out
+}

@@ -1,0 +1,74 @@
+package render
+
+import (
+	"bytes"
+	"encoding/base64"
+
+	yaml "go.yaml.in/yaml/v3"
+)
+
+// RedactedValue replaces secret values in Redacted output. Under a
+// Secret's data it appears base64-encoded, so the object stays valid.
+const RedactedValue = "[redacted]"
+
+// Redacted returns the manifest with secrets masked, for output that may be
+// stored or shown (files, diffs, golden tests): every value under a
+// Secret's data and stringData is replaced by RedactedValue, and every
+// decrypted value from the target's secret values files is replaced wherever
+// else it appears. Redacting the same manifest twice gives the same bytes.
+func (res *Result) Redacted() ([]byte, error) {
+	var out bytes.Buffer
+	for _, o := range res.Objects {
+		doc := o.YAML
+		if o.Kind == "Secret" && o.APIVersion == "v1" {
+			var err error
+			if doc, err = redactSecret(doc); err != nil {
+				return nil, err
+			}
+		}
+		out.WriteString("---\n")
+		if o.Template != "" {
+			out.WriteString(sourcePrefix + o.Template + "\n")
+		}
+		out.WriteString(res.red.string(string(doc)))
+	}
+	return out.Bytes(), nil
+}
+
+// redactSecret masks every value under a Secret's data and stringData.
+func redactSecret(doc []byte) ([]byte, error) {
+	var n yaml.Node
+	if err := yaml.Unmarshal(doc, &n); err != nil {
+		return nil, err
+	}
+	root := &n
+	if root.Kind == yaml.DocumentNode && len(root.Content) == 1 {
+		root = root.Content[0]
+	}
+	if root.Kind != yaml.MappingNode {
+		return doc, nil
+	}
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		key, val := root.Content[i].Value, root.Content[i+1]
+		if (key != "data" && key != "stringData") || val.Kind != yaml.MappingNode {
+			continue
+		}
+		masked := RedactedValue
+		if key == "data" {
+			masked = base64.StdEncoding.EncodeToString([]byte(RedactedValue))
+		}
+		for j := 1; j < len(val.Content); j += 2 {
+			val.Content[j] = &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: masked, Style: yaml.DoubleQuotedStyle}
+		}
+	}
+	var out bytes.Buffer
+	enc := yaml.NewEncoder(&out)
+	enc.SetIndent(2)
+	if err := enc.Encode(&n); err != nil {
+		return nil, err
+	}
+	if err := enc.Close(); err != nil {
+		return nil, err
+	}
+	return out.Bytes(), nil
+}

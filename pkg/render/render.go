@@ -1,0 +1,223 @@
+package render
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"net/http"
+	"runtime"
+	"strings"
+	"sync"
+
+	"helm.sh/helm/v3/pkg/action"
+	"helm.sh/helm/v3/pkg/chartutil"
+
+	"github.com/repotool/repotool/pkg/layout"
+)
+
+// Options are the serialisable render settings. Start from DefaultOptions.
+type Options struct {
+	// ReleaseName is Helm's release name (.Release.Name). Default: the
+	// target's namespace, so that every Application rendering a namespace
+	// (whatever its own name) produces the same objects.
+	ReleaseName string
+	// SkipCRDs leaves out the CRDs in charts' crds/ folders. By default they
+	// are included, as with helm template --include-crds.
+	SkipCRDs bool
+	// KubeVersion, when set, overrides every target's Kubernetes version
+	// (Capabilities.KubeVersion), e.g. the version Argo CD reports.
+	KubeVersion string
+	// APIVersions are added to every target's API versions.
+	APIVersions []string
+	// CacheDir holds downloaded remote chart dependencies, keyed by
+	// repository, name and version. Empty: no cache (remote dependencies that
+	// are not vendored under charts/ can then only be used with an exact
+	// version, downloaded every run).
+	CacheDir string
+	// Offline forbids downloads: remote dependencies must be vendored under
+	// charts/ or already cached.
+	Offline bool
+	// PlainHTTPRegistries talks to OCI registries over plain HTTP (for local
+	// test registries).
+	PlainHTTPRegistries bool
+	// Concurrency bounds how many targets RenderAll renders at once.
+	// Default: GOMAXPROCS.
+	Concurrency int
+}
+
+// DefaultOptions returns the default settings: CRDs included, no cache,
+// downloads allowed, one worker per CPU.
+func DefaultOptions() Options {
+	return Options{Concurrency: runtime.GOMAXPROCS(0)}
+}
+
+// Option injects a dependency into a Renderer.
+type Option func(*Renderer)
+
+// WithDecrypter sets how secret values files are decrypted. Default
+// SOPSDecrypter.
+func WithDecrypter(d Decrypter) Option { return func(r *Renderer) { r.decrypter = d } }
+
+// WithHTTPClient sets the client used to download remote dependencies.
+// Default http.DefaultClient.
+func WithHTTPClient(c *http.Client) Option { return func(r *Renderer) { r.http = c } }
+
+// WithLogger sets a logger for debug messages. Default: discard. Nothing
+// logged ever contains a decrypted value.
+func WithLogger(l *slog.Logger) Option { return func(r *Renderer) { r.log = l } }
+
+// Renderer renders a repository's targets. It loads and parses each chart
+// once, however many targets use it, and is safe for concurrent use.
+type Renderer struct {
+	repo      *layout.Repo
+	fsys      fs.FS
+	opts      Options
+	decrypter Decrypter
+	http      *http.Client
+	log       *slog.Logger
+	charts    chartCache
+}
+
+// New returns a Renderer for repo (read through repo.FS).
+func New(repo *layout.Repo, opts Options, extra ...Option) *Renderer {
+	r := &Renderer{
+		repo:      repo,
+		fsys:      repo.FS,
+		opts:      opts,
+		decrypter: SOPSDecrypter{},
+		http:      http.DefaultClient,
+		log:       slog.New(slog.DiscardHandler),
+		charts:    chartCache{entries: map[string]*chartEntry{}},
+	}
+	for _, o := range extra {
+		o(r)
+	}
+	if r.opts.Concurrency < 1 {
+		r.opts.Concurrency = runtime.GOMAXPROCS(0)
+	}
+	return r
+}
+
+// Result is one target's rendering.
+type Result struct {
+	Target layout.Target
+	// Manifest is the YAML stream, byte-identical to what
+	// `helm template --include-crds` prints for the same chart, values,
+	// release, namespace and capabilities.
+	Manifest []byte
+	// Objects are the stream's documents, parsed, in stream order.
+	Objects []Object
+	// Err is why the target did not render (RenderAll only). Its message
+	// never contains a decrypted value.
+	Err error
+
+	red *redactor
+}
+
+// Render renders one target.
+func (r *Renderer) Render(ctx context.Context, t *layout.Target) (*Result, error) {
+	res := r.render(ctx, t)
+	return res, res.Err
+}
+
+// RenderAll renders targets in parallel (at most Options.Concurrency at
+// once) and returns one Result per target in the order given. A target that
+// fails has Err set; the others are unaffected.
+func (r *Renderer) RenderAll(ctx context.Context, targets []layout.Target) []*Result {
+	results := make([]*Result, len(targets))
+	sem := make(chan struct{}, r.opts.Concurrency)
+	var wg sync.WaitGroup
+	for i := range targets {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			results[i] = r.render(ctx, &targets[i])
+		}()
+	}
+	wg.Wait()
+	return results
+}
+
+func (r *Renderer) render(ctx context.Context, t *layout.Target) *Result {
+	res := &Result{Target: *t}
+	if err := ctx.Err(); err != nil {
+		res.Err = err
+		return res
+	}
+	entry, err := r.chart(ctx, t.ChartDir, nil)
+	if err != nil {
+		res.Err = fmt.Errorf("render %s: %w", t.Name(), err)
+		return res
+	}
+	vals, red, err := r.values(ctx, t)
+	if err != nil {
+		res.Err = fmt.Errorf("render %s: %w", t.Name(), err)
+		return res
+	}
+	res.red = red
+	manifest, err := r.template(ctx, t, entry, vals)
+	if err != nil {
+		res.Err = &TemplateError{Target: t.Name(), Chart: t.ChartDir, Msg: red.string(cleanHelmError(err))}
+		return res
+	}
+	res.Manifest = manifest
+	res.Objects, err = splitObjects(manifest, entry.origins)
+	if err != nil {
+		res.Err = red.error(fmt.Errorf("render %s: %w", t.Name(), err))
+	}
+	return res
+}
+
+// template runs Helm's install action in client-only dry-run mode, as
+// `helm template` does, and assembles its output the same way.
+func (r *Renderer) template(ctx context.Context, t *layout.Target, entry *chartEntry, vals map[string]any) ([]byte, error) {
+	kv, err := chartutil.ParseKubeVersion(cmp.Or(r.opts.KubeVersion, t.KubeVersion))
+	if err != nil {
+		return nil, fmt.Errorf("invalid Kubernetes version %q: %w", cmp.Or(r.opts.KubeVersion, t.KubeVersion), err)
+	}
+	install := action.NewInstall(&action.Configuration{Log: func(string, ...any) {}})
+	install.DryRun = true
+	install.DryRunOption = "true"
+	install.ClientOnly = true
+	install.Replace = true
+	install.ReleaseName = cmp.Or(r.opts.ReleaseName, t.Namespace)
+	install.Namespace = t.Namespace
+	install.IncludeCRDs = !r.opts.SkipCRDs
+	install.KubeVersion = kv
+	install.APIVersions = chartutil.VersionSet(append(append([]string{}, t.APIVersions...), r.opts.APIVersions...))
+	c := copyChart(entry.chart)
+	if req := c.Metadata.Dependencies; req != nil {
+		if err := action.CheckDependencies(c, req); err != nil {
+			return nil, err
+		}
+	}
+	rel, err := install.RunWithContext(ctx, c, vals)
+	if err != nil {
+		return nil, err
+	}
+	var out bytes.Buffer
+	out.WriteString(strings.TrimSpace(rel.Manifest))
+	out.WriteByte('\n')
+	for _, h := range rel.Hooks {
+		fmt.Fprintf(&out, "---\n# Source: %s\n%s\n", h.Path, h.Manifest)
+	}
+	return out.Bytes(), nil
+}
+
+// cleanHelmError returns Helm's message without its advice to use --debug,
+// which does not apply here.
+func cleanHelmError(err error) string {
+	msg := err.Error()
+	if i := strings.Index(msg, "\n\nUse --debug flag"); i >= 0 {
+		msg = msg[:i]
+	}
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return "cancelled: " + msg
+	}
+	return msg
+}

@@ -1,0 +1,74 @@
+package render
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+
+	"sigs.k8s.io/yaml"
+
+	"github.com/repotool/repotool/internal/fsutil"
+	"github.com/repotool/repotool/pkg/layout"
+)
+
+// values reads a target's values files in merge order, decrypting secret
+// ones in memory, and merges them as helm's --values does (later wins, maps
+// merged key by key). It also returns a redactor that knows every decrypted
+// value.
+func (r *Renderer) values(ctx context.Context, t *layout.Target) (map[string]any, *redactor, error) {
+	red := newRedactor()
+	base := map[string]any{}
+	for _, vf := range t.Values {
+		if err := ctx.Err(); err != nil {
+			return nil, nil, err
+		}
+		real, err := fsutil.Resolve(r.fsys, vf.Path)
+		if err != nil {
+			return nil, nil, &ValuesError{File: vf.Path, Err: err}
+		}
+		data, err := fs.ReadFile(r.fsys, real)
+		if err != nil {
+			return nil, nil, &ValuesError{File: vf.Path, Err: err}
+		}
+		if vf.Secret {
+			if data, err = r.decrypter.Decrypt(ctx, vf.Path, data); err != nil {
+				return nil, nil, err
+			}
+		}
+		current := map[string]any{}
+		if err := yaml.Unmarshal(data, &current); err != nil {
+			if vf.Secret {
+				// The parser may quote content; say only where.
+				return nil, nil, &ValuesError{File: vf.Path, Err: fmt.Errorf("the decrypted content is not a YAML mapping")}
+			}
+			return nil, nil, &ValuesError{File: vf.Path, Err: err}
+		}
+		if vf.Secret {
+			red.add(current)
+		}
+		base = mergeMaps(base, current)
+	}
+	red.seal()
+	return base, red, nil
+}
+
+// mergeMaps is helm's values merge (pkg/cli/values): b over a, maps merged
+// recursively, everything else replaced.
+func mergeMaps(a, b map[string]any) map[string]any {
+	out := make(map[string]any, len(a))
+	for k, v := range a {
+		out[k] = v
+	}
+	for k, v := range b {
+		if v, ok := v.(map[string]any); ok {
+			if bv, ok := out[k]; ok {
+				if bv, ok := bv.(map[string]any); ok {
+					out[k] = mergeMaps(bv, v)
+					continue
+				}
+			}
+		}
+		out[k] = v
+	}
+	return out
+}
