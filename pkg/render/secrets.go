@@ -34,7 +34,7 @@ func (SOPSDecrypter) Decrypt(_ context.Context, file string, data []byte) (out [
 	defer func() {
 		if p := recover(); p != nil {
 			out, err = nil, &DecryptError{File: file, Reason: "the SOPS library failed unexpectedly",
-				Hint: "check the SOPS key settings in the environment (an empty SOPS_AGE_KEY_CMD, for one, crashes sops 3.13: unset it)",
+				Hint:   "check the SOPS key settings in the environment (an empty SOPS_AGE_KEY_CMD, for one, crashes sops 3.13: unset it)",
 				Detail: fmt.Sprint(p)}
 		}
 	}()
