@@ -2,6 +2,8 @@ package render_test
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"os"
 	"path/filepath"
 	"testing"
@@ -77,4 +79,9 @@ func secretValues(t *testing.T, repo *layout.Repo) []string {
 		t.Fatalf("expected the fixture to hold secret values, found %d", len(out))
 	}
 	return out
+}
+
+func sum(data []byte) string {
+	h := sha256.Sum256(data)
+	return hex.EncodeToString(h[:])
 }

@@ -84,10 +84,10 @@ func decryptError(file string, err error) *DecryptError {
 	case strings.Contains(d, "could not decrypt value"), strings.Contains(d, "message authentication failed"):
 		e.Reason = "an encrypted value was changed after encryption"
 		e.Hint = "restore it from a trusted revision, or re-create it with `sops edit`"
-	case strings.Contains(d, "no identity matched"), strings.Contains(d, "incorrect identity"), strings.Contains(d, "no matching"):
+	case strings.Contains(d, "identity did not match"), strings.Contains(d, "incorrect identity"), strings.Contains(d, "no identity matched"):
 		e.Reason = "none of the available keys can decrypt it (it is encrypted for other recipients)"
 		e.Hint = "use a key the file is encrypted for (SOPS_AGE_KEY_FILE, SOPS_AGE_KEY, GnuPG or cloud KMS credentials), or re-encrypt it for yours with `sops updatekeys`"
-	case strings.Contains(d, "data key"), strings.Contains(d, "successful groups"):
+	case strings.Contains(d, "failed to load age identities"), strings.Contains(d, "data key"), strings.Contains(d, "successful groups"):
 		e.Reason = "no key is available to decrypt it"
 		e.Hint = "provide a key the file is encrypted for: set SOPS_AGE_KEY_FILE or SOPS_AGE_KEY for age, or the GnuPG/KMS credentials its recipients need"
 	default:

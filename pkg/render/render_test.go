@@ -1,0 +1,420 @@
+package render_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"testing/fstest"
+
+	"filippo.io/age"
+
+	"github.com/repotool/repotool/internal/golden"
+	"github.com/repotool/repotool/pkg/layout"
+	"github.com/repotool/repotool/pkg/render"
+)
+
+// TestRenderGolden renders every fixture target and compares the redacted
+// stream with testdata/golden/<cluster>/<namespace>.yaml.
+func TestRenderGolden(t *testing.T) {
+	useTestKey(t)
+	repo := loadRepo(t, fixture)
+	secrets := secretValues(t, repo)
+	results := render.New(repo, render.DefaultOptions()).RenderAll(context.Background(), repo.Targets)
+	for _, res := range results {
+		t.Run(res.Target.Name(), func(t *testing.T) {
+			if res.Err != nil {
+				t.Fatal(res.Err)
+			}
+			red, err := res.Redacted()
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, s := range secrets {
+				if bytes.Contains(red, []byte(s)) {
+					t.Errorf("redacted output still holds a secret value")
+				}
+			}
+			golden.Check(t, filepath.Join("testdata", "golden", res.Target.Cluster, res.Target.Namespace+".yaml"), red)
+		})
+	}
+}
+
+// TestRenderSecretsDecrypted checks the real (unredacted) stream carries the
+// decrypted values where the chart puts them, and layering (later wins).
+func TestRenderSecretsDecrypted(t *testing.T) {
+	useTestKey(t)
+	repo := loadRepo(t, fixture)
+	r := render.New(repo, render.DefaultOptions())
+	tests := []struct {
+		cluster, ns string
+		want        []string
+		notWant     []string
+	}{
+		// dev overrides the common Secret's token; prod's own token wins there.
+		{"dev-cluster", "namespace-a", []string{`PAYMENTS_API_TOKEN: "tok_dev_storefront_91ab3c"`, `ANALYTICS_WRITE_KEY: "sk_common_analytics_5d1f0a"`, "LOG_LEVEL: \"debug\""}, []string{"tok_prod", "kind: HorizontalPodAutoscaler"}},
+		{"prod-cluster", "namespace-a", []string{`PAYMENTS_API_TOKEN: "tok_prod_storefront_77e2d4"`, "kind: HorizontalPodAutoscaler", "kind: ServiceMonitor"}, []string{"tok_dev"}},
+		// the common secret's redis password, overridden by prod's cluster secret
+		{"dev-cluster", "namespace-b", []string{"password: \"cmVkaXNfY29tbW9uXzRmOGUyMQ==\""}, nil},
+		{"prod-cluster", "namespace-b", []string{"password: \"cmVkaXNfcHJvZF8wYzkzYWE=\"", "--maxmemory\n            - \"512mb\""}, nil},
+		{"dev-cluster", "external-secrets", []string{"server: \"https://vault.dev.example.com\"", "token: \"hvs.dev.CAESIJ0bootstrap1111\"", "kind: CustomResourceDefinition"}, nil},
+	}
+	for _, tt := range tests {
+		tg, ok := repo.Target(tt.cluster, tt.ns)
+		if !ok {
+			t.Fatalf("no target %s/%s", tt.cluster, tt.ns)
+		}
+		res, err := r.Render(context.Background(), tg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, w := range tt.want {
+			if !bytes.Contains(res.Manifest, []byte(w)) {
+				t.Errorf("%s: output lacks %q", tg.Name(), w)
+			}
+		}
+		for _, w := range tt.notWant {
+			if bytes.Contains(res.Manifest, []byte(w)) {
+				t.Errorf("%s: output has %q", tg.Name(), w)
+			}
+		}
+	}
+}
+
+func TestRenderDeterministic(t *testing.T) {
+	useTestKey(t)
+	repo := loadRepo(t, fixture)
+	render1 := func(concurrency int) [][]byte {
+		opts := render.DefaultOptions()
+		opts.Concurrency = concurrency
+		var out [][]byte
+		for _, res := range render.New(repo, opts).RenderAll(context.Background(), repo.Targets) {
+			if res.Err != nil {
+				t.Fatal(res.Err)
+			}
+			out = append(out, res.Manifest)
+		}
+		return out
+	}
+	first := render1(1)
+	for _, c := range []int{1, 4, 16} {
+		again := render1(c)
+		for i := range first {
+			if !bytes.Equal(first[i], again[i]) {
+				t.Fatalf("concurrency %d: target %s differs between runs", c, repo.Targets[i].Name())
+			}
+		}
+	}
+	// Rendering a target must not change the shared chart for the next one.
+	r := render.New(repo, render.DefaultOptions())
+	for range 2 {
+		for i, res := range r.RenderAll(context.Background(), repo.Targets) {
+			if !bytes.Equal(first[i], res.Manifest) {
+				t.Fatalf("target %s differs when the renderer is reused", repo.Targets[i].Name())
+			}
+		}
+	}
+}
+
+// countingFS counts how often each file is opened.
+type countingFS struct {
+	fs.FS
+	opens map[string]*atomic.Int64
+}
+
+func (c countingFS) Open(name string) (fs.File, error) {
+	if n, ok := c.opens[name]; ok {
+		n.Add(1)
+	}
+	return c.FS.Open(name)
+}
+
+func (c countingFS) ReadLink(name string) (string, error)  { return fs.ReadLink(c.FS, name) }
+func (c countingFS) Stat(name string) (fs.FileInfo, error) { return fs.Stat(c.FS, name) }
+func (c countingFS) Lstat(name string) (fs.FileInfo, error) {
+	return fs.Lstat(c.FS, name)
+}
+
+func TestChartsLoadedOnce(t *testing.T) {
+	useTestKey(t)
+	repo := loadRepo(t, fixture)
+	cfs := countingFS{FS: repo.FS, opens: map[string]*atomic.Int64{}}
+	for _, f := range []string{"namespaces/namespace-a/Chart.yaml", "charts/common/Chart.yaml", "charts/common/templates/_deployment.tpl"} {
+		cfs.opens[f] = &atomic.Int64{}
+	}
+	repo.FS = cfs
+	opts := render.DefaultOptions()
+	opts.Concurrency = 8
+	r := render.New(repo, opts)
+	for range 3 {
+		for _, res := range r.RenderAll(context.Background(), repo.Targets) {
+			if res.Err != nil {
+				t.Fatal(res.Err)
+			}
+		}
+	}
+	for f, n := range cfs.opens {
+		if got := n.Load(); got != 1 {
+			t.Errorf("%s opened %d times for 3 x %d targets, want it read once", f, got, len(repo.Targets))
+		}
+	}
+}
+
+func TestDecryptErrors(t *testing.T) {
+	const file = "clusters/dev-cluster/namespace-c/dev-values-c.secret.yaml"
+	orig, err := os.ReadFile(filepath.Join(fixture, file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wrongKey := filepath.Join(t.TempDir(), "wrong.key")
+	id, err := age.GenerateX25519Identity()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(wrongKey, []byte(id.String()+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	testKey, _ := filepath.Abs(ageKey)
+	tamper := func(key string) []byte {
+		i := bytes.Index(orig, []byte(key+": ENC[AES256_GCM,data:"))
+		if i < 0 {
+			t.Fatalf("fixture has no encrypted %s", key)
+		}
+		out := bytes.Clone(orig)
+		j := i + len(key) + len(": ENC[AES256_GCM,data:")
+		if out[j] == 'A' {
+			out[j] = 'B'
+		} else {
+			out[j] = 'A'
+		}
+		return out
+	}
+	tests := []struct {
+		name   string
+		data   []byte
+		key    string // SOPS_AGE_KEY_FILE; "" = none
+		reason string
+	}{
+		{"no key", orig, "", "no key is available"},
+		{"wrong key", orig, wrongKey, "none of the available keys can decrypt it"},
+		{"tampered mac", tamper("mac"), testKey, "changed after it was encrypted"},
+		{"tampered value", tamper("PROVIDER_API_KEY"), testKey, "encrypted value was changed"},
+		{"not encrypted", []byte("a: b\n"), testKey, "not a SOPS-encrypted YAML file"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			isolateKeys(t)
+			if tt.key != "" {
+				t.Setenv("SOPS_AGE_KEY_FILE", tt.key)
+			}
+			_, err := render.SOPSDecrypter{}.Decrypt(context.Background(), file, tt.data)
+			var de *render.DecryptError
+			if !errors.As(err, &de) {
+				t.Fatalf("err = %v, want *DecryptError", err)
+			}
+			if de.File != file || !strings.Contains(de.Reason, tt.reason) || de.Hint == "" {
+				t.Errorf("got %q, want reason containing %q", err, tt.reason)
+			}
+			for _, secret := range []string{"pk_sandbox_billing_3e7c19", "whsec_dev_billing_a41b"} {
+				if strings.Contains(err.Error(), secret) {
+					t.Errorf("error leaks a secret value: %v", err)
+				}
+			}
+		})
+	}
+	t.Run("empty SOPS_AGE_KEY_CMD does not panic", func(t *testing.T) {
+		isolateKeys(t)
+		t.Setenv("SOPS_AGE_KEY_CMD", "")
+		_, err := render.SOPSDecrypter{}.Decrypt(context.Background(), file, orig)
+		var de *render.DecryptError
+		if !errors.As(err, &de) {
+			t.Fatalf("err = %v, want *DecryptError", err)
+		}
+	})
+}
+
+// TestRenderFailsPerTarget: one target that cannot decrypt fails alone, with
+// an error naming the file, and the others render.
+func TestRenderFailsPerTarget(t *testing.T) {
+	isolateKeys(t) // no key at all
+	repo := loadRepo(t, fixture)
+	results := render.New(repo, render.DefaultOptions()).RenderAll(context.Background(), repo.Targets)
+	var ok, failed int
+	for _, res := range results {
+		hasSecret := false
+		for _, v := range res.Target.Values {
+			hasSecret = hasSecret || v.Secret
+		}
+		switch {
+		case hasSecret && res.Err == nil:
+			t.Errorf("%s rendered without a key", res.Target.Name())
+		case hasSecret:
+			failed++
+			if !strings.Contains(res.Err.Error(), ".secret.yaml: cannot decrypt: no key is available") {
+				t.Errorf("%s: error does not name the file and reason: %v", res.Target.Name(), res.Err)
+			}
+		case res.Err != nil:
+			t.Errorf("%s failed: %v", res.Target.Name(), res.Err)
+		default:
+			ok++
+		}
+	}
+	if ok == 0 || failed == 0 {
+		t.Fatalf("ok = %d, failed = %d; want both", ok, failed)
+	}
+}
+
+// TestNoPlaintextOnDisk renders every target with TMPDIR, HOME and the
+// dependency cache pointed at empty folders, then checks that no file
+// anywhere the process could have written holds a decrypted value, and that
+// the repository is byte-for-byte unchanged.
+func TestNoPlaintextOnDisk(t *testing.T) {
+	useTestKey(t)
+	work := filepath.Join(t.TempDir(), "repo")
+	if err := os.CopyFS(work, os.DirFS(fixture)); err != nil {
+		t.Fatal(err)
+	}
+	tmp, cache := t.TempDir(), t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	before := snapshot(t, work)
+	repo := loadRepo(t, work)
+	secrets := secretValues(t, loadRepo(t, fixture))
+	opts := render.DefaultOptions()
+	opts.CacheDir = cache
+	for _, res := range render.New(repo, opts).RenderAll(context.Background(), repo.Targets) {
+		if res.Err != nil {
+			t.Fatal(res.Err)
+		}
+	}
+	home := os.Getenv("HOME")
+	for _, dir := range []string{tmp, cache, home, work} {
+		filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return err
+			}
+			data, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			for _, s := range secrets {
+				if bytes.Contains(data, []byte(s)) {
+					t.Errorf("%s holds a decrypted secret value", p)
+				}
+			}
+			return nil
+		})
+	}
+	if after := snapshot(t, work); after != before {
+		t.Errorf("rendering changed the repository:\nbefore:\n%s\nafter:\n%s", before, after)
+	}
+}
+
+func snapshot(t *testing.T, dir string) string {
+	t.Helper()
+	var b strings.Builder
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		b.WriteString(rel + " " + info.Mode().String())
+		if !d.IsDir() {
+			data, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			b.WriteString(" " + sum(data))
+		}
+		b.WriteString("\n")
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+// stubDecrypter "decrypts" by returning fixed plaintext per file, to test
+// how decrypted values flow without real keys.
+type stubDecrypter map[string]string
+
+func (s stubDecrypter) Decrypt(_ context.Context, file string, _ []byte) ([]byte, error) {
+	if v, ok := s[file]; ok {
+		return []byte(v), nil
+	}
+	return nil, errors.New("stub: no plaintext for " + file)
+}
+
+const fakeEncrypted = "x: ENC[AES256_GCM,data:AA==,iv:AA==,tag:AA==,type:str]\nsops:\n  mac: ENC[AES256_GCM,data:AA==,iv:AA==,tag:AA==,type:str]\n  version: 3.13.3\n"
+
+func mapRepo(t *testing.T, files map[string]string) *layout.Repo {
+	t.Helper()
+	m := fstest.MapFS{}
+	for p, c := range files {
+		if target, ok := strings.CutPrefix(c, "symlink:"); ok {
+			m[p] = &fstest.MapFile{Data: []byte(target), Mode: fs.ModeSymlink}
+			continue
+		}
+		m[p] = &fstest.MapFile{Data: []byte(c)}
+	}
+	repo, err := layout.Load(context.Background(), m, layout.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return repo
+}
+
+// TestErrorsNeverHoldSecrets makes a template fail with a message built from
+// a decrypted value and checks the value is redacted from the error.
+func TestErrorsNeverHoldSecrets(t *testing.T) {
+	const secret = "s3cr3t-Value-from-sops"
+	repo := mapRepo(t, map[string]string{
+		"namespaces/app/Chart.yaml":             "apiVersion: v2\nname: app\nversion: 0.1.0\n",
+		"namespaces/app/templates/fail.yaml":    "{{ fail (printf \"bad password %s (%s)\" .Values.db.password (b64enc .Values.db.password)) }}\n",
+		"clusters/c1/app/values-a.secret.yaml":  fakeEncrypted,
+		"namespaces/app/templates/secret2.yaml": "",
+	})
+	r := render.New(repo, render.DefaultOptions(), render.WithDecrypter(stubDecrypter{
+		"clusters/c1/app/values-a.secret.yaml": "db:\n  password: " + secret + "\n",
+	}))
+	_, err := r.Render(context.Background(), &repo.Targets[0])
+	var te *render.TemplateError
+	if !errors.As(err, &te) {
+		t.Fatalf("err = %v, want *TemplateError", err)
+	}
+	msg := err.Error()
+	if strings.Contains(msg, secret) || strings.Contains(msg, "czNjcjN0LVZhbHVlLWZyb20tc29wcw==") {
+		t.Fatalf("error holds the secret: %s", msg)
+	}
+	if !strings.Contains(msg, "bad password [redacted] ([redacted])") || !strings.Contains(msg, "c1/app") {
+		t.Errorf("error lost its context: %s", msg)
+	}
+}
+
+func TestRenderAllRespectsCancel(t *testing.T) {
+	useTestKey(t)
+	repo := loadRepo(t, fixture)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	for _, res := range render.New(repo, render.DefaultOptions()).RenderAll(ctx, repo.Targets) {
+		if !errors.Is(res.Err, context.Canceled) {
+			t.Errorf("%s: err = %v, want context.Canceled", res.Target.Name(), res.Err)
+		}
+	}
+}
+
+func TestDefaultOptions(t *testing.T) {
+	if got := render.DefaultOptions().Concurrency; got != runtime.GOMAXPROCS(0) {
+		t.Errorf("Concurrency = %d", got)
+	}
+}
