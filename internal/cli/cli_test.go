@@ -24,8 +24,15 @@ type cliCase struct {
 // any, a "--- stderr ---" section.
 func runCLI(t *testing.T, args ...string) (string, int) {
 	t.Helper()
+	return runCLIEnv(t, cli.Env{}, args...)
+}
+
+// runCLIEnv runs repotool in-process with env's Environ and Dir.
+func runCLIEnv(t *testing.T, env cli.Env, args ...string) (string, int) {
+	t.Helper()
 	var out, errOut bytes.Buffer
-	code := cli.Run(context.Background(), args, cli.Env{In: strings.NewReader(""), Out: &out, Err: &errOut})
+	env.In, env.Out, env.Err = strings.NewReader(""), &out, &errOut
+	code := cli.Run(context.Background(), args, env)
 	s := out.String()
 	if errOut.Len() > 0 {
 		s += "--- stderr ---\n" + errOut.String()

@@ -164,7 +164,7 @@ func writeOutDir(cmd *cobra.Command, dir string, results []*render.Result) error
 func reportFailures(w io.Writer, failed []*render.Result, total int, note string) error {
 	fmt.Fprintf(w, "%d of %d targets failed to render (%s):\n", len(failed), total, note)
 	for _, res := range failed {
-		fmt.Fprintf(w, "  %s: %v\n", res.Target.Name(), res.Err)
+		fmt.Fprintf(w, "  %v\n", res.Err)
 	}
 	return findings()
 }

@@ -35,7 +35,7 @@ func (SOPSDecrypter) Decrypt(_ context.Context, file string, data []byte) (out [
 		if p := recover(); p != nil {
 			out, err = nil, &DecryptError{File: file, Reason: "the SOPS library failed unexpectedly",
 				Hint:   "check the SOPS key settings in the environment (an empty SOPS_AGE_KEY_CMD, for one, crashes sops 3.13: unset it)",
-				Detail: fmt.Sprint(p)}
+				Detail: fmt.Sprint(p), showDetail: true}
 		}
 	}()
 	out, err = decrypt.DataWithFormat(data, formats.Yaml)
@@ -51,8 +51,11 @@ type DecryptError struct {
 	File   string
 	Reason string
 	Hint   string
-	// Detail is sops' own message, for debugging.
+	// Detail is sops' own message, for debugging. Error includes it only
+	// when the reason could not be put in plain words.
 	Detail string
+
+	showDetail bool
 }
 
 func (e *DecryptError) Error() string {
@@ -60,7 +63,7 @@ func (e *DecryptError) Error() string {
 	if e.Hint != "" {
 		s += "; " + e.Hint
 	}
-	if e.Detail != "" {
+	if e.showDetail && e.Detail != "" {
 		s += " (sops: " + e.Detail + ")"
 	}
 	return s
@@ -93,6 +96,7 @@ func decryptError(file string, err error) *DecryptError {
 	default:
 		e.Reason = "sops could not decrypt it"
 		e.Hint = "check it with `sops decrypt " + file + "`"
+		e.showDetail = true
 	}
 	return e
 }

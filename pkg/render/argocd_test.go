@@ -1,0 +1,86 @@
+package render_test
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/repotool/repotool/pkg/render"
+)
+
+func TestParsePluginEnv(t *testing.T) {
+	got := render.ParsePluginEnv([]string{
+		"PATH=/bin",
+		"ARGOCD_APP_NAME=dev-namespace-a",
+		"ARGOCD_APP_NAMESPACE=namespace-a",
+		"ARGOCD_APP_SOURCE_PATH=clusters/dev-cluster/namespace-a",
+		"ARGOCD_ENV_TIER=namespace",
+		"KUBE_VERSION=1.33.4+k3s1",
+		"KUBE_API_VERSIONS=v1, apps/v1 ,,monitoring.coreos.com/v1/ServiceMonitor",
+		"ARGOCD_ENV_CLUSTER=old",
+		"ARGOCD_ENV_CLUSTER=dev-cluster",
+	})
+	want := render.PluginEnv{
+		AppName: "dev-namespace-a", AppNamespace: "namespace-a", SourcePath: "clusters/dev-cluster/namespace-a",
+		Cluster: "dev-cluster", Namespace: "namespace-a", Tier: "namespace", KubeVersion: "1.33.4+k3s1",
+		APIVersions: []string{"v1", "apps/v1", "monitoring.coreos.com/v1/ServiceMonitor"},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("ParsePluginEnv (-want +got):\n%s", diff)
+	}
+}
+
+func TestPluginEnvRepoRoot(t *testing.T) {
+	tests := []struct {
+		source, cwd, want, err string
+	}{
+		{"clusters/dev/app", "/tmp/repo/clusters/dev/app", "/tmp/repo", ""},
+		{"/clusters/dev/app/", "/tmp/repo/clusters/dev/app", "/tmp/repo", ""},
+		{"", "/tmp/repo", "/tmp/repo", ""},
+		{".", "/tmp/repo", "/tmp/repo", ""},
+		{"clusters/dev/app", "/tmp/elsewhere", "", "does not end with"},
+		{"../up", "/tmp/repo", "", "leaves the repository"},
+	}
+	for _, tt := range tests {
+		got, err := render.PluginEnv{SourcePath: tt.source}.RepoRoot(filepath.FromSlash(tt.cwd))
+		if tt.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tt.err) {
+				t.Errorf("RepoRoot(%q, %q) err = %v, want %q", tt.source, tt.cwd, err, tt.err)
+			}
+			continue
+		}
+		if err != nil || got != filepath.FromSlash(tt.want) {
+			t.Errorf("RepoRoot(%q, %q) = %q, %v; want %q", tt.source, tt.cwd, got, err, tt.want)
+		}
+	}
+}
+
+func TestPluginEnvTarget(t *testing.T) {
+	repo := loadRepo(t, fixture)
+	tests := []struct {
+		env  render.PluginEnv
+		want string
+		err  string
+	}{
+		{render.PluginEnv{SourcePath: "clusters/dev-cluster/namespace-a"}, "dev-cluster/namespace-a", ""},
+		{render.PluginEnv{SourcePath: "clusters/dev-cluster/namespace-a", Cluster: "dev-cluster"}, "dev-cluster/namespace-a", ""},
+		{render.PluginEnv{SourcePath: "namespaces/namespace-b", Cluster: "prod-cluster", Namespace: "namespace-b"}, "prod-cluster/namespace-b", ""},
+		{render.PluginEnv{SourcePath: "clusters/dev-cluster/namespace-a", Cluster: "prod-cluster"}, "", "does not match the source path"},
+		{render.PluginEnv{SourcePath: "namespaces/namespace-b", Namespace: "namespace-b"}, "", "cannot tell which target"},
+		{render.PluginEnv{SourcePath: "clusters/prod-cluster/namespace-c"}, "", "no target prod-cluster/namespace-c"},
+	}
+	for _, tt := range tests {
+		got, err := tt.env.Target(repo)
+		if tt.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tt.err) {
+				t.Errorf("%+v: err = %v, want %q", tt.env, err, tt.err)
+			}
+			continue
+		}
+		if err != nil || got.Name() != tt.want {
+			t.Errorf("%+v: got %v, %v; want %s", tt.env, got, err, tt.want)
+		}
+	}
+}

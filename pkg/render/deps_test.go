@@ -1,0 +1,265 @@
+package render_test
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/repotool/repotool/pkg/render"
+)
+
+const (
+	appChart = "apiVersion: v2\nname: app\nversion: 0.1.0\n"
+	libChart = "apiVersion: v2\nname: lib\nversion: 1.2.0\ntype: library\n"
+	libTpl   = `{{- define "lib.cm" -}}
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: {{ .Release.Name }}-cm
+data:
+  greeting: {{ .Values.greeting | quote }}
+{{- end -}}
+`
+)
+
+// chartRepo is an HTTP chart repository serving the fixture's packaged
+// redis chart, counting requests.
+type chartRepo struct {
+	*httptest.Server
+	requests atomic.Int64
+	digest   string
+}
+
+func newChartRepo(t *testing.T, digestOverride string) *chartRepo {
+	t.Helper()
+	tgz, err := os.ReadFile(filepath.Join(fixture, "namespaces/namespace-b/charts/redis-7.2.4.tgz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(tgz)
+	cr := &chartRepo{digest: hex.EncodeToString(sum[:])}
+	if digestOverride != "" {
+		cr.digest = digestOverride
+	}
+	cr.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		cr.requests.Add(1)
+		switch r.URL.Path {
+		case "/stable/index.yaml":
+			fmt.Fprintf(w, `apiVersion: v1
+entries:
+  redis:
+    - name: redis
+      version: 7.2.4
+      apiVersion: v2
+      digest: %s
+      urls: [charts/redis-7.2.4.tgz]
+    - name: redis
+      version: 7.1.0
+      apiVersion: v2
+      urls: [charts/redis-7.1.0.tgz]
+`, cr.digest)
+		case "/stable/charts/redis-7.2.4.tgz":
+			w.Write(tgz)
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	t.Cleanup(cr.Close)
+	return cr
+}
+
+func remoteRepoFiles(url, version string, extra map[string]string) map[string]string {
+	files := map[string]string{
+		"namespaces/app/Chart.yaml":     appChart + "dependencies:\n  - name: redis\n    version: \"" + version + "\"\n    repository: \"" + url + "\"\n",
+		"clusters/c1/app/values-a.yaml": "redis:\n  password: \"\"\n",
+	}
+	for k, v := range extra {
+		files[k] = v
+	}
+	return files
+}
+
+func TestRemoteDependencyCache(t *testing.T) {
+	cr := newChartRepo(t, "")
+	cache := t.TempDir()
+	url := cr.URL + "/stable"
+	repo := mapRepo(t, remoteRepoFiles(url, "7.2.4", nil))
+	opts := render.DefaultOptions()
+	opts.CacheDir = cache
+
+	res, err := render.New(repo, opts).Render(context.Background(), &repo.Targets[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(res.Manifest), "kind: StatefulSet") {
+		t.Fatalf("dependency not rendered:\n%s", res.Manifest)
+	}
+	if got := cr.requests.Load(); got != 2 {
+		t.Errorf("first run made %d requests, want 2 (index, archive)", got)
+	}
+	obj := res.Objects[len(res.Objects)-1]
+	if !strings.HasPrefix(obj.File, cache) || obj.Member != "redis/templates/statefulset.yaml" {
+		t.Errorf("object origin = %q %q, want the cached archive", obj.File, obj.Member)
+	}
+
+	// A new renderer (a new run) uses the cache, offline.
+	opts.Offline = true
+	cr.requests.Store(0)
+	if _, err := render.New(repo, opts).Render(context.Background(), &repo.Targets[0]); err != nil {
+		t.Fatal(err)
+	}
+	if got := cr.requests.Load(); got != 0 {
+		t.Errorf("cached run made %d requests", got)
+	}
+
+	// A corrupted cache entry is not used: offline it is an error.
+	entries, _ := filepath.Glob(filepath.Join(cache, "charts", "*.tgz"))
+	if len(entries) != 1 {
+		t.Fatalf("cache entries = %v", entries)
+	}
+	if err := os.WriteFile(entries[0], []byte("garbage"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err = render.New(repo, opts).Render(context.Background(), &repo.Targets[0])
+	var de *render.DependencyError
+	if !errors.As(err, &de) || !strings.Contains(de.Reason, "offline") {
+		t.Fatalf("corrupt cache offline: err = %v", err)
+	}
+	// Online, the entry is replaced.
+	opts.Offline = false
+	if _, err := render.New(repo, opts).Render(context.Background(), &repo.Targets[0]); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestRemoteDependencyErrors(t *testing.T) {
+	good := newChartRepo(t, "")
+	bad := newChartRepo(t, strings.Repeat("0", 64))
+	tests := []struct {
+		name    string
+		files   map[string]string
+		offline bool
+		noCache bool
+		want    string
+	}{
+		{"offline with an empty cache", remoteRepoFiles(good.URL+"/stable", "7.2.4", nil), true, false, "downloads are off"},
+		{"digest mismatch", remoteRepoFiles(bad.URL+"/stable", "7.2.4", nil), false, false, "but the repository index says"},
+		{"no such version", remoteRepoFiles(good.URL+"/stable", "9.9.9", nil), false, false, "no chart redis matching version"},
+		{"repository not reachable", remoteRepoFiles("http://127.0.0.1:1/stable", "7.2.4", nil), false, false, "check the repository URL"},
+		{"range without a cache", remoteRepoFiles(good.URL+"/stable", "~7.2.0", nil), false, true, "no dependency cache is configured"},
+		{"lock out of sync", remoteRepoFiles(good.URL+"/stable", "7.2.4", map[string]string{
+			"namespaces/app/Chart.lock": "dependencies:\n- name: redis\n  repository: " + good.URL + "/stable\n  version: 7.2.4\ndigest: sha256:0000\ngenerated: \"2026-01-01T00:00:00Z\"\n",
+		}), false, false, "out of sync"},
+		{"named repository", remoteRepoFiles("@stable", "7.2.4", nil), false, false, "not a URL repotool can use"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			repo := mapRepo(t, tt.files)
+			opts := render.DefaultOptions()
+			opts.Offline = tt.offline
+			if !tt.noCache {
+				opts.CacheDir = t.TempDir()
+			}
+			_, err := render.New(repo, opts).Render(context.Background(), &repo.Targets[0])
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("err = %v, want it to contain %q", err, tt.want)
+			}
+			if !strings.Contains(err.Error(), "namespaces/app") {
+				t.Errorf("error does not name the chart: %v", err)
+			}
+		})
+	}
+}
+
+func TestRemoteDependencyRangeResolved(t *testing.T) {
+	cr := newChartRepo(t, "")
+	repo := mapRepo(t, remoteRepoFiles(cr.URL+"/stable", "~7.2.0", nil))
+	opts := render.DefaultOptions()
+	opts.CacheDir = t.TempDir()
+	res, err := render.New(repo, opts).Render(context.Background(), &repo.Targets[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(res.Manifest), "redis:7.2.4-alpine") {
+		t.Errorf("range ~7.2.0 did not resolve to 7.2.4")
+	}
+}
+
+func TestLocalDependencies(t *testing.T) {
+	tests := []struct {
+		name  string
+		files map[string]string
+		want  string // error substring; "" = renders
+	}{
+		{"file dependency", map[string]string{
+			"lib/Chart.yaml":                   libChart,
+			"lib/templates/_cm.tpl":            libTpl,
+			"namespaces/app/Chart.yaml":        appChart + "dependencies:\n  - name: lib\n    version: \">=1.0.0\"\n    repository: file://../../lib\n",
+			"namespaces/app/values.yaml":       "greeting: hello\n",
+			"namespaces/app/templates/cm.yaml": "{{ include \"lib.cm\" . }}\n",
+		}, ""},
+		{"missing folder", map[string]string{
+			"namespaces/app/Chart.yaml": appChart + "dependencies:\n  - name: lib\n    version: 1.2.0\n    repository: file://../../nope\n",
+		}, `dependency "lib" (file://../../nope): nope/Chart.yaml does not exist; fix the path in namespaces/app/Chart.yaml`},
+		{"version mismatch", map[string]string{
+			"lib/Chart.yaml":            libChart,
+			"namespaces/app/Chart.yaml": appChart + "dependencies:\n  - name: lib\n    version: ^2.0.0\n    repository: file://../../lib\n",
+		}, "is version 1.2.0, which does not satisfy"},
+		{"wrong name", map[string]string{
+			"lib/Chart.yaml":            libChart,
+			"namespaces/app/Chart.yaml": appChart + "dependencies:\n  - name: other\n    version: 1.2.0\n    repository: file://../../lib\n",
+		}, `named "lib", not "other"`},
+		{"outside the repository", map[string]string{
+			"namespaces/app/Chart.yaml": appChart + "dependencies:\n  - name: lib\n    version: 1.2.0\n    repository: file://../../../elsewhere\n",
+		}, "leaves the repository"},
+		{"cycle", map[string]string{
+			"lib/Chart.yaml":            libChart + "dependencies:\n  - name: app\n    repository: file://../namespaces/app\n",
+			"namespaces/app/Chart.yaml": appChart + "dependencies:\n  - name: lib\n    repository: file://../../lib\n",
+		}, "depends on itself"},
+		{"template linked outside the repository", map[string]string{
+			"namespaces/app/Chart.yaml":       appChart,
+			"namespaces/app/templates/x.yaml": "symlink:../../../../etc/passwd",
+		}, "symbolic link leads outside the repository"},
+		{"helmignore honoured", map[string]string{
+			"namespaces/app/Chart.yaml":            appChart,
+			"namespaces/app/.helmignore":           "broken.yaml\n",
+			"namespaces/app/templates/ok.yaml":     "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ok\n",
+			"namespaces/app/templates/broken.yaml": "{{ fail \"must be ignored\" }}\n",
+		}, ""},
+		{"template error", map[string]string{
+			"namespaces/app/Chart.yaml":       appChart,
+			"namespaces/app/templates/x.yaml": "{{ required \"image.tag is required\" .Values.image }}\n",
+		}, "image.tag is required"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			files := map[string]string{"clusters/c1/app/values-a.yaml": "a: 1\n"}
+			for k, v := range tt.files {
+				files[k] = v
+			}
+			repo := mapRepo(t, files)
+			res, err := render.New(repo, render.DefaultOptions()).Render(context.Background(), &repo.Targets[0])
+			if tt.want == "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(res.Objects) == 0 {
+					t.Fatal("no objects rendered")
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("err = %v, want it to contain %q", err, tt.want)
+			}
+		})
+	}
+}
