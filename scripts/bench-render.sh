@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# Side-by-side: `repotool render --all` against the shell wrapper our users
+# run today (per target: helm dependency build, sops -d onto disk, helm
+# template), on the same synthetic monorepo, machine and cores. helm and sops
+# are built from the module versions in go.mod. Prints a Markdown table for
+# docs/performance.md.
+#
+#   scripts/bench-render.sh [CLUSTERS] [NAMESPACES] [RUNS]
+#
+# Needs Go and python3 (a local chart repository for helm dependency build).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+clusters=${1:-10} namespaces=${2:-20} runs=${3:-3}
+work=$(mktemp -d)
+trap 'kill $server 2>/dev/null || true; rm -rf "$work"' EXIT
+bin=$work/bin
+mkdir -p "$bin"
+go build -o "$bin/repotool" ./cmd/repotool
+go build -o "$bin/helm" helm.sh/helm/v3/cmd/helm
+go build -o "$bin/sops" github.com/getsops/sops/v3/cmd/sops
+export SOPS_AGE_KEY_FILE=$PWD/testdata/age-TEST-ONLY.key
+export HOME=$work/home HELM_CACHE_HOME=$work/helm/cache HELM_CONFIG_HOME=$work/helm/config HELM_DATA_HOME=$work/helm/data
+mkdir -p "$HOME"
+
+# A local chart repository serving the vendored redis chart, so the old way's
+# `helm dependency build` can fetch it (from loopback: the old way's best case).
+mkdir -p "$work/chartrepo/stable"
+cp testdata/monorepo/namespaces/namespace-b/charts/redis-7.2.4.tgz "$work/chartrepo/stable/"
+port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+"$bin/helm" repo index "$work/chartrepo/stable" --url "http://127.0.0.1:$port/stable"
+(cd "$work/chartrepo" && exec python3 -m http.server "$port" --bind 127.0.0.1 >/dev/null 2>&1) &
+server=$!
+sleep 1
+"$bin/helm" repo add stable "http://127.0.0.1:$port/stable" >/dev/null
+
+go run ./internal/synth/gensynth -clusters "$clusters" -namespaces "$namespaces" -out "$work/synth" >/dev/null
+grep -rl 'https://charts.example.com/stable' "$work/synth/namespaces" | xargs sed -i "s#https://charts.example.com/stable#http://127.0.0.1:$port/stable#"
+targets=$((clusters * namespaces))
+
+old_way() { # $1 = a fresh copy of the repository, $2 = output folder
+  local repo=$1 out=$2 tmp
+  tmp=$(mktemp -d)
+  for cdir in "$repo"/clusters/*/; do
+    c=$(basename "$cdir")
+    for tdir in "$cdir"*/; do
+      ns=$(basename "$tdir")
+      chart=$repo/namespaces/$ns
+      "$bin/helm" dependency build "$chart" >/dev/null
+      args=()
+      for f in "$chart"/*values*.yaml; do case $f in */values.yaml|*.secret.yaml) ;; *) args+=(-f "$f");; esac; done
+      for f in "$chart"/*.secret.yaml; do [ -e "$f" ] || continue; "$bin/sops" -d "$f" > "$tmp/$(basename "$f")"; args+=(-f "$tmp/$(basename "$f")"); done
+      for f in "$tdir"*values*.yaml; do case $f in *.secret.yaml) ;; *) args+=(-f "$f");; esac; done
+      for f in "$tdir"*.secret.yaml; do [ -e "$f" ] || continue; "$bin/sops" -d "$f" > "$tmp/c-$(basename "$f")"; args+=(-f "$tmp/c-$(basename "$f")"); done
+      mkdir -p "$out/$c"
+      "$bin/helm" template "$ns" "$chart" -n "$ns" --kube-version v1.33.0 --include-crds "${args[@]}" > "$out/$c/$ns.yaml"
+      rm -f "$tmp"/*
+    done
+  done
+  rm -rf "$tmp"
+}
+
+now() { date +%s.%N; }
+median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+old_times=() new_times=()
+for i in $(seq "$runs"); do
+  rm -rf "$work/old" "$work/out-old"; cp -r "$work/synth" "$work/old"
+  t0=$(now); old_way "$work/old" "$work/out-old"; t1=$(now)
+  old_times+=("$(echo "$t1 - $t0" | bc)")
+  rm -rf "$work/out-new" "$work/cache"
+  t0=$(now); "$bin/repotool" render "$work/synth" --all --out-dir "$work/out-new" --cache-dir "$work/cache" 2>/dev/null; t1=$(now)
+  new_times+=("$(echo "$t1 - $t0" | bc)")
+done
+old=$(printf '%s\n' "${old_times[@]}" | median)
+new=$(printf '%s\n' "${new_times[@]}" | median)
+
+# One target, process start included, on a repository ten times larger.
+go run ./internal/synth/gensynth -clusters $((clusters * 2)) -namespaces $((namespaces * 5)) -out "$work/big" >/dev/null
+big=$((clusters * 2 * namespaces * 5))
+single_times=()
+for i in $(seq 5); do
+  t0=$(now); "$bin/repotool" render "$work/big" -c cluster-000 -n ns-0000 --offline >/dev/null; t1=$(now)
+  single_times+=("$(echo "$t1 - $t0" | bc)")
+done
+single=$(printf '%s\n' "${single_times[@]}" | median)
+
+echo "| scenario | old way (helm + sops CLIs) | repotool | speed-up |"
+echo "|---|---|---|---|"
+printf '| %d targets (%d clusters x %d namespaces), median of %d runs | %.1f s | %.2f s | %.0fx |\n' "$targets" "$clusters" "$namespaces" "$runs" "$old" "$new" "$(echo "$old / $new" | bc -l)"
+printf '| one target of %d, process start included (median of 5) | | %.0f ms | |\n' "$big" "$(echo "$single * 1000" | bc -l)"
+echo
+echo "machine: $(nproc) cores, $(go version | cut -d' ' -f3), helm $("$bin/helm" version --template '{{.Version}}')"
