@@ -5,11 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 
 	"github.com/spf13/cobra"
 
+	"github.com/repotool/repotool/internal/fsutil"
 	"github.com/repotool/repotool/pkg/layout"
 	"github.com/repotool/repotool/pkg/render"
 )
@@ -149,7 +149,7 @@ func writeOutDir(cmd *cobra.Command, dir string, results []*render.Result) error
 			return err
 		}
 		file := filepath.Join(dir, res.Target.Cluster, res.Target.Namespace+".yaml")
-		if err := writeFileAtomic(file, data); err != nil {
+		if err := fsutil.WriteFileAtomic(file, data); err != nil {
 			return fmt.Errorf("write %s: %w", file, err)
 		}
 		written++
@@ -228,26 +228,4 @@ func cacheDir(env Env, flag string) string {
 		return filepath.Join(h, ".cache", "repotool")
 	}
 	return ""
-}
-
-// writeFileAtomic writes data to file through a temporary file in the same
-// folder, so readers never see a partial file.
-func writeFileAtomic(file string, data []byte) error {
-	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
-		return err
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(file), ".repotool-*")
-	if err != nil {
-		return err
-	}
-	_, werr := tmp.Write(data)
-	if err := errors.Join(werr, tmp.Close()); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	if err := os.Rename(tmp.Name(), file); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	return nil
 }

@@ -4,9 +4,10 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/repotool/repotool/internal/fsutil"
 )
 
 // Env is the process context a command may use: standard streams, the
@@ -22,15 +23,7 @@ type Env struct {
 }
 
 // Getenv returns the value of key in Environ ("" when unset).
-func (e Env) Getenv(key string) string {
-	v := ""
-	for _, kv := range e.Environ {
-		if k, val, ok := strings.Cut(kv, "="); ok && k == key {
-			v = val
-		}
-	}
-	return v
-}
+func (e Env) Getenv(key string) string { return fsutil.Getenv(e.Environ, key) }
 
 // Run executes repotool with args and returns the process exit code. It is
 // the whole of main, so tests exercise exactly what users run.

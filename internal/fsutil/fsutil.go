@@ -1,13 +1,16 @@
-// Package fsutil holds file-system helpers shared by the packages that read
-// a repository through an fs.FS: symlink resolution that refuses to leave the
-// repository.
+// Package fsutil holds small file-system and process-environment helpers
+// shared by the packages: symlink resolution inside an fs.FS that refuses to
+// leave the repository, atomic file writes, and environment lookup in an
+// injected environ slice.
 package fsutil
 
 import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"path"
+	"path/filepath"
 	"strings"
 )
 
@@ -77,4 +80,40 @@ func Resolve(fsys fs.FS, name string) (string, error) {
 func escapes(dir, target string) bool {
 	j := path.Join(dir, target)
 	return j == ".." || strings.HasPrefix(j, "../")
+}
+
+// WriteFileAtomic writes data to file through a temporary file in the same
+// folder and a rename, creating the folder when needed, so readers (and
+// concurrent writers) never see a partial file.
+func WriteFileAtomic(file string, data []byte) error {
+	dir := filepath.Dir(file)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(dir, ".tmp-*")
+	if err != nil {
+		return err
+	}
+	_, werr := tmp.Write(data)
+	if err := errors.Join(werr, tmp.Close()); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	if err := os.Rename(tmp.Name(), file); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	return nil
+}
+
+// Getenv returns the value of key in environ ("KEY=value" entries, as
+// os.Environ returns them); the last entry wins, as in the shell.
+func Getenv(environ []string, key string) string {
+	v := ""
+	for _, kv := range environ {
+		if k, val, ok := strings.Cut(kv, "="); ok && k == key {
+			v = val
+		}
+	}
+	return v
 }

@@ -12,13 +12,19 @@ import (
 	yaml "go.yaml.in/yaml/v3"
 )
 
+// Root returns the content of a single-document node (or n itself).
+func Root(n *yaml.Node) *yaml.Node {
+	if n != nil && n.Kind == yaml.DocumentNode && len(n.Content) == 1 {
+		return n.Content[0]
+	}
+	return n
+}
+
 // Lookup walks a mapping node tree along keys and returns the node holding
 // the key's value and the line of the key itself. It returns (nil, 0) when the
 // path does not exist. A DocumentNode is unwrapped.
 func Lookup(n *yaml.Node, keys ...string) (*yaml.Node, int) {
-	if n != nil && n.Kind == yaml.DocumentNode && len(n.Content) == 1 {
-		n = n.Content[0]
-	}
+	n = Root(n)
 	line := 0
 	for _, k := range keys {
 		if n == nil || n.Kind != yaml.MappingNode {

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/repotool/repotool/internal/fsutil"
 	"github.com/repotool/repotool/pkg/layout"
 )
 
@@ -37,15 +38,7 @@ type PluginEnv struct {
 // ParsePluginEnv reads the Argo CD plugin variables from environ
 // ("KEY=value" entries, as os.Environ returns).
 func ParsePluginEnv(environ []string) PluginEnv {
-	get := func(k string) string {
-		v := ""
-		for _, kv := range environ {
-			if key, val, ok := strings.Cut(kv, "="); ok && key == k {
-				v = val // last wins, as in the shell
-			}
-		}
-		return strings.TrimSpace(v)
-	}
+	get := func(k string) string { return strings.TrimSpace(fsutil.Getenv(environ, k)) }
 	e := PluginEnv{
 		AppName:      get("ARGOCD_APP_NAME"),
 		AppNamespace: get("ARGOCD_APP_NAMESPACE"),

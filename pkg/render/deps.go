@@ -22,6 +22,8 @@ import (
 	"helm.sh/helm/v3/pkg/registry"
 	"helm.sh/helm/v3/pkg/repo"
 	"sigs.k8s.io/yaml"
+
+	"github.com/repotool/repotool/internal/fsutil"
 )
 
 // maxDownload bounds a downloaded index or chart archive.
@@ -224,31 +226,13 @@ func readCached(file string) ([]byte, error) {
 	return data, nil
 }
 
-// writeCached writes an archive and its digest atomically (temporary file
-// and rename), so concurrent runs never see a partial entry.
+// writeCached writes an archive and then its digest, each atomically, so
+// concurrent runs never see a partial entry (an archive without its digest
+// is a cache miss).
 func writeCached(file string, data []byte) error {
-	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+	sum := sha256.Sum256(data)
+	if err := fsutil.WriteFileAtomic(file, data); err != nil {
 		return err
 	}
-	sum := sha256.Sum256(data)
-	for _, w := range []struct {
-		name string
-		data []byte
-	}{{file, data}, {file + ".sha256", []byte(hex.EncodeToString(sum[:]) + "\n")}} {
-		tmp, err := os.CreateTemp(filepath.Dir(file), ".tmp-*")
-		if err != nil {
-			return err
-		}
-		_, werr := tmp.Write(w.data)
-		cerr := tmp.Close()
-		if err := errors.Join(werr, cerr); err != nil {
-			os.Remove(tmp.Name())
-			return err
-		}
-		if err := os.Rename(tmp.Name(), w.name); err != nil {
-			os.Remove(tmp.Name())
-			return err
-		}
-	}
-	return nil
+	return fsutil.WriteFileAtomic(file+".sha256", []byte(hex.EncodeToString(sum[:])+"\n"))
 }

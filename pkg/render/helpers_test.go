@@ -64,21 +64,28 @@ func secretValues(t *testing.T, repo *layout.Repo) []string {
 				continue
 			}
 			seen[vf.Path] = true
-			data, err := os.ReadFile(filepath.Join(fixture, vf.Path))
-			if err != nil {
-				t.Fatal(err)
-			}
-			plain, err := render.SOPSDecrypter{}.Decrypt(context.Background(), vf.Path, data)
-			if err != nil {
-				t.Fatal(err)
-			}
-			out = append(out, leaves(t, plain)...)
+			out = append(out, leaves(t, decryptFixture(t, vf.Path))...)
 		}
 	}
 	if len(out) < 5 {
 		t.Fatalf("expected the fixture to hold secret values, found %d", len(out))
 	}
 	return out
+}
+
+// decryptFixture decrypts a fixture secret file in memory with the SOPS
+// library and the key in the environment.
+func decryptFixture(t *testing.T, file string) []byte {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(fixture, file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain, err := render.SOPSDecrypter{}.Decrypt(context.Background(), file, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return plain
 }
 
 func sum(data []byte) string {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -113,14 +112,7 @@ func helmTemplate(t *testing.T, helm, work string, tg *layout.Target, kubeVersio
 			args = append(args, "-f", filepath.Join(work, vf.Path))
 			continue
 		}
-		data, err := os.ReadFile(filepath.Join(fixture, vf.Path))
-		if err != nil {
-			t.Fatal(err)
-		}
-		plain, err := render.SOPSDecrypter{}.Decrypt(context.Background(), vf.Path, data)
-		if err != nil {
-			t.Fatal(err)
-		}
+		plain := decryptFixture(t, vf.Path)
 		r, w, err := os.Pipe()
 		if err != nil {
 			t.Fatal(err)
@@ -176,14 +168,11 @@ func TestHelmParity(t *testing.T) {
 	}
 	// The capability-driven templates must actually have been exercised.
 	prod, _ := repo.Target("prod-cluster", "namespace-a")
-	res, err := r0(repo).Render(context.Background(), prod)
+	res, err := render.New(repo, render.DefaultOptions()).Render(context.Background(), prod)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !bytes.Contains(res.Manifest, []byte("kind: ServiceMonitor")) {
 		t.Error("prod-cluster/namespace-a should render a ServiceMonitor (monitoring.coreos.com/v1 is configured)")
 	}
-	_ = fs.ErrNotExist
 }
-
-func r0(repo *layout.Repo) *render.Renderer { return render.New(repo, render.DefaultOptions()) }

@@ -5,6 +5,8 @@ import (
 	"encoding/base64"
 
 	yaml "go.yaml.in/yaml/v3"
+
+	"github.com/repotool/repotool/internal/yamlpos"
 )
 
 // RedactedValue replaces secret values in Redacted output. Under a
@@ -41,10 +43,7 @@ func redactSecret(doc []byte) ([]byte, error) {
 	if err := yaml.Unmarshal(doc, &n); err != nil {
 		return nil, err
 	}
-	root := &n
-	if root.Kind == yaml.DocumentNode && len(root.Content) == 1 {
-		root = root.Content[0]
-	}
+	root := yamlpos.Root(&n)
 	if root.Kind != yaml.MappingNode {
 		return doc, nil
 	}

@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	yaml "go.yaml.in/yaml/v3"
+
+	"github.com/repotool/repotool/internal/yamlpos"
 )
 
 // Metadata is what the top-level "sops" block of an encrypted file says about
@@ -46,10 +48,7 @@ func Inspect(data []byte) (*Metadata, error) {
 		}
 		return nil, err
 	}
-	root := &doc
-	if root.Kind == yaml.DocumentNode && len(root.Content) == 1 {
-		root = root.Content[0]
-	}
+	root := yamlpos.Root(&doc)
 	if root.Kind != yaml.MappingNode {
 		return nil, ErrNotEncrypted
 	}
