@@ -279,18 +279,21 @@ func validateConfig(file string, root *yaml.Node, cfg *Config) error {
 		}
 	}
 	l := cfg.Layout
-	for key, dir := range map[string]string{"namespacesDir": l.NamespacesDir, "clustersDir": l.ClustersDir} {
-		if !fsValidPath(dir) {
-			return bad(fmt.Sprintf("layout.%s: %q must be a relative folder inside the repository, like \"namespaces\"", key, dir), "layout", key)
+	for _, d := range []struct{ key, dir string }{{"namespacesDir", l.NamespacesDir}, {"clustersDir", l.ClustersDir}} {
+		if !fsValidPath(d.dir) {
+			return bad(fmt.Sprintf("layout.%s: %q must be a relative folder inside the repository, like \"namespaces\"", d.key, d.dir), "layout", d.key)
 		}
 	}
 	if l.NamespacesDir == l.ClustersDir {
 		return bad("layout: namespacesDir and clustersDir must be different folders", "layout")
 	}
-	for key, pats := range map[string][]string{"commonValues": l.CommonValues, "clusterValues": l.ClusterValues} {
-		for _, p := range pats {
+	for _, ps := range []struct {
+		key  string
+		pats []string
+	}{{"commonValues", l.CommonValues}, {"clusterValues", l.ClusterValues}} {
+		for _, p := range ps.pats {
 			if _, err := path.Match(p, ""); err != nil || strings.Contains(p, "/") {
-				return bad(fmt.Sprintf("layout.%s: %q is not a file-name pattern; use path.Match syntax without '/', like \"*values*.yaml\"", key, p), "layout", key)
+				return bad(fmt.Sprintf("layout.%s: %q is not a file-name pattern; use path.Match syntax without '/', like \"*values*.yaml\"", ps.key, p), "layout", ps.key)
 			}
 		}
 	}

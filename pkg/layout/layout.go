@@ -284,12 +284,10 @@ func (l *loader) loadNamespace(e entry) (Namespace, error) {
 	if err != nil {
 		return ns, err
 	}
-	var hasChart bool
 	for _, f := range entries {
 		switch {
 		case f.dir:
 		case f.name == "Chart.yaml":
-			hasChart = true
 			ns.Chart = l.loadChart(f)
 		case f.name == "values.yaml" || f.name == "values.yml":
 			// The chart's own defaults: Helm loads them itself.
@@ -297,11 +295,8 @@ func (l *loader) loadNamespace(e entry) (Namespace, error) {
 			ns.Values = append(ns.Values, l.valueFile(f, ScopeCommon))
 		}
 	}
-	if !hasChart {
-		// Reported when a cluster deploys it (chart-missing); a namespace
-		// folder without a chart that no cluster uses is left alone.
-		ns.Chart = nil
-	}
+	// A folder without a chart is reported only when a cluster deploys it
+	// (chart-missing).
 	sortValues(ns.Values)
 	return ns, nil
 }
