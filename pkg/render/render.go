@@ -165,11 +165,12 @@ func (r *Renderer) render(ctx context.Context, t *layout.Target) *Result {
 		res.Err = &TemplateError{Target: t.Name(), Chart: t.ChartDir, Msg: red.string(cleanHelmError(err))}
 		return res
 	}
-	res.Manifest = manifest
-	res.Objects, err = splitObjects(manifest, entry.origins)
+	objs, err := splitObjects(manifest, entry.origins)
 	if err != nil {
 		res.Err = red.error(fmt.Errorf("render %s: %w", t.Name(), err))
+		return res
 	}
+	res.Manifest, res.Objects = manifest, objs
 	return res
 }
 
