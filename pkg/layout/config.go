@@ -23,9 +23,10 @@ const ConfigFileName = "repotool.yaml"
 
 // DefaultKubeVersion is the Kubernetes version a cluster is assumed to run
 // when neither the cluster nor the defaults in repotool.yaml say otherwise.
-// It tracks a currently supported Kubernetes minor, never Helm's built-in
-// v1.20 default.
-const DefaultKubeVersion = "v1.34.0"
+// It is the oldest Kubernetes minor still supported upstream (1.35, 1.36 and
+// 1.37 as of November 2026), never Helm's built-in v1.20 default. Raise it
+// when a minor reaches end of life.
+const DefaultKubeVersion = "v1.35.0"
 
 // Tier says who is responsible for a namespace's manifests.
 type Tier string

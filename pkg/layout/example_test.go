@@ -32,7 +32,7 @@ func ExampleLoad() {
 		fmt.Println(d)
 	}
 	// Output:
-	// prod/shop on Kubernetes v1.34.0
+	// prod/shop on Kubernetes v1.35.0
 	//   namespaces/shop/common-values-shop.yaml (common, secret=false)
 	//   clusters/prod/shop/prod-values-shop.yaml (cluster, secret=false)
 	//   clusters/prod/shop/prod-values-shop.secret.yaml (cluster, secret=true)

@@ -42,5 +42,5 @@ func ExampleRenderer_Render() {
 	//   name: shop-config
 	// data:
 	//   replicas: "5"
-	//   kube: "v1.34.0"
+	//   kube: "v1.35.0"
 }
