@@ -222,3 +222,9 @@ func cleanHelmError(err error) string {
 	}
 	return msg
 }
+
+// FromSecrets reports whether s contains a value that was decrypted from
+// the target's secret values files (or the base64 form of one), so callers
+// can tell secret-sourced values from plain-text ones without seeing them.
+// Values shorter than four characters are not tracked.
+func (res *Result) FromSecrets(s string) bool { return res.red.holds(s) }

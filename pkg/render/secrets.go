@@ -189,3 +189,16 @@ func (r *redactor) error(err error) error {
 type redactedError struct{ msg string }
 
 func (e *redactedError) Error() string { return e.msg }
+
+// holds reports whether s contains a decrypted value (or its base64 form).
+func (r *redactor) holds(s string) bool {
+	if r == nil {
+		return false
+	}
+	for _, sec := range r.secrets {
+		if strings.Contains(s, sec) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,428 @@
+package lint
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"io/fs"
+	"path"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+
+	yaml "go.yaml.in/yaml/v3"
+
+	"github.com/repotool/repotool/internal/fsutil"
+	"github.com/repotool/repotool/internal/yamlpos"
+	"github.com/repotool/repotool/pkg/layout"
+	"github.com/repotool/repotool/pkg/render"
+	"github.com/repotool/repotool/pkg/sopsfile"
+)
+
+// Input is what rules check: the repository, every target's rendering, the
+// Kubernetes manifests in repository files, and the CRDs the repository
+// installs.
+type Input struct {
+	Repo *layout.Repo
+	// Results holds one rendering per target, in target order. A target
+	// that failed has Err set (and the render rule reports it).
+	Results []*render.Result
+	// Raw are Kubernetes manifests in repository files that are not chart
+	// templates (plain manifests, charts' crds/ files), in file order.
+	Raw []RawObject
+	// CRDs are every CRD the repository installs, from raw files and
+	// renderings, one per name, sorted by name.
+	CRDs []CRD
+	// Sops is the repository's .sops.yaml, nil when there is none.
+	Sops *SopsConfig
+
+	sopsErr             error
+	files               sync.Map // path -> *fileDocs
+	renderOpts          render.Options
+	sup                 *suppressor
+	suppressionFindings []Finding
+}
+
+// RawObject is a Kubernetes manifest found in a repository file.
+type RawObject struct {
+	File                              string
+	Line                              int // first line of the document
+	APIVersion, Kind, Name, Namespace string
+	// Node is the document's top-level mapping.
+	Node *yaml.Node
+	// Encrypted is true when the file is SOPS-encrypted.
+	Encrypted bool
+}
+
+// ID is "apiVersion/Kind namespace/name".
+func (o RawObject) ID() string { return objectID(o.APIVersion, o.Kind, o.Namespace, o.Name) }
+
+func objectID(apiVersion, kind, ns, name string) string {
+	if ns == "" {
+		return apiVersion + "/" + kind + " " + name
+	}
+	return apiVersion + "/" + kind + " " + ns + "/" + name
+}
+
+// CRD is a CustomResourceDefinition the repository installs.
+type CRD struct {
+	Name, Group, Kind, Plural, Singular, Scope string
+	ShortNames                                 []string
+	Versions                                   []CRDVersion
+	// File and Line locate the CRD (Line is the names: field when known).
+	File string
+	Line int
+	// lines of individual names, where known
+	shortNameLines map[string]int
+	pluralLine     int
+	singularLine   int
+}
+
+// CRDVersion is one version a CRD defines.
+type CRDVersion struct {
+	Name    string
+	Served  bool
+	Storage bool
+}
+
+// Served returns the names of the versions the CRD serves.
+func (c CRD) Served() []string {
+	var out []string
+	for _, v := range c.Versions {
+		if v.Served {
+			out = append(out, v.Name)
+		}
+	}
+	return out
+}
+
+// SopsConfig is the part of .sops.yaml lint needs.
+type SopsConfig struct {
+	File  string
+	Rules []SopsRule `yaml:"creation_rules"`
+}
+
+// SopsRule is one creation rule.
+type SopsRule struct {
+	PathRegex         string `yaml:"path_regex"`
+	EncryptedRegex    string `yaml:"encrypted_regex"`
+	UnencryptedRegex  string `yaml:"unencrypted_regex"`
+	EncryptedSuffix   string `yaml:"encrypted_suffix"`
+	UnencryptedSuffix string `yaml:"unencrypted_suffix"`
+
+	line int
+	path *regexp.Regexp
+}
+
+// fileDocs is a parsed repository file.
+type fileDocs struct {
+	data []byte
+	docs []*yaml.Node // top-level nodes of each document
+	err  error
+}
+
+// file reads and parses a repository file once.
+func (in *Input) file(p string) *fileDocs {
+	if v, ok := in.files.Load(p); ok {
+		return v.(*fileDocs)
+	}
+	fd := &fileDocs{}
+	real, err := fsutil.Resolve(in.Repo.FS, p)
+	if err == nil {
+		fd.data, err = fs.ReadFile(in.Repo.FS, real)
+	}
+	if err != nil {
+		fd.err = err
+	} else {
+		dec := yaml.NewDecoder(bytes.NewReader(fd.data))
+		for {
+			var n yaml.Node
+			if err := dec.Decode(&n); err != nil {
+				if !errors.Is(err, io.EOF) {
+					fd.err = err
+				}
+				break
+			}
+			fd.docs = append(fd.docs, yamlpos.Root(&n))
+		}
+	}
+	v, _ := in.files.LoadOrStore(p, fd)
+	return v.(*fileDocs)
+}
+
+// lineOf returns the line of needle's first occurrence in a repository file
+// (a template), or 0.
+func (in *Input) lineOf(file, needle string) int {
+	if file == "" || needle == "" || strings.Contains(file, "!") {
+		return 0
+	}
+	fd := in.file(file)
+	if fd.data == nil {
+		return 0
+	}
+	for i, l := range bytes.Split(fd.data, []byte("\n")) {
+		if bytes.Contains(l, []byte(needle)) {
+			return i + 1
+		}
+	}
+	return 0
+}
+
+// objectLine returns the line of needle in the template of a rendered
+// object: within the template document that names the object when the
+// template holds several documents, else anywhere in the file; 0 when not
+// found (computed keys, archives).
+func (in *Input) objectLine(o *render.Object, needle string) int {
+	if o.File == "" || o.Member != "" {
+		return 0
+	}
+	fd := in.file(o.File)
+	if fd.data == nil {
+		return 0
+	}
+	lines := bytes.Split(fd.data, []byte("\n"))
+	start, end := 0, len(lines)
+	if o.Name != "" {
+		// Find the "---"-separated document holding "name: <name>".
+		docStart := 0
+		for i := 0; i <= len(lines); i++ {
+			if i == len(lines) || strings.TrimSpace(string(lines[i])) == "---" {
+				for j := docStart; j < i; j++ {
+					if t := strings.TrimSpace(string(lines[j])); t == "name: "+o.Name || t == "name: \""+o.Name+"\"" {
+						start, end = docStart, i
+						break
+					}
+				}
+				docStart = i + 1
+			}
+		}
+	}
+	for i := start; i < end; i++ {
+		if bytes.Contains(lines[i], []byte(needle)) {
+			return i + 1
+		}
+	}
+	return 0
+}
+
+// objectNode returns the document node of a rendered object when its
+// template is a plain file (a chart's crds/ file) that can be located.
+func (in *Input) objectNode(o *render.Object) *yaml.Node {
+	if o.File == "" || o.Member != "" || !isPlainManifest(o.File) {
+		return nil
+	}
+	for _, d := range in.file(o.File).docs {
+		if str(d, "kind") == o.Kind && str(d, "metadata", "name") == o.Name {
+			return d
+		}
+	}
+	return nil
+}
+
+// templateRef names an object's template for findings.
+func templateRef(o *render.Object) string {
+	if o.Member != "" {
+		return o.File + "!" + o.Member
+	}
+	return o.File
+}
+
+// isPlainManifest reports whether a chart file is used without templating.
+func isPlainManifest(p string) bool {
+	return strings.Contains("/"+p, "/crds/")
+}
+
+func str(n *yaml.Node, keys ...string) string {
+	v, _ := yamlpos.Lookup(n, keys...)
+	if v == nil || v.Kind != yaml.ScalarNode {
+		return ""
+	}
+	return v.Value
+}
+
+// buildInput assembles the rules' input.
+func buildInput(repo *layout.Repo, results []*render.Result) *Input {
+	in := &Input{Repo: repo, Results: results}
+	in.scanRaw()
+	in.loadSops()
+	in.collectCRDs()
+	return in
+}
+
+// scanRaw finds Kubernetes manifests in repository files that are neither
+// chart templates nor values or configuration files.
+func (in *Input) scanRaw() {
+	skip := map[string]bool{}
+	for _, ns := range in.Repo.Namespaces {
+		for _, v := range ns.Values {
+			skip[v.Path] = true
+		}
+	}
+	for _, t := range in.Repo.Targets {
+		for _, v := range t.Values {
+			skip[v.Path] = true
+		}
+	}
+	fs.WalkDir(in.Repo.FS, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil // layout reports unreadable paths
+		}
+		name := d.Name()
+		if d.IsDir() {
+			if p != "." && (strings.HasPrefix(name, ".") || name == "node_modules") {
+				return fs.SkipDir
+			}
+			if name == "templates" {
+				if _, err := fs.Stat(in.Repo.FS, path.Join(path.Dir(p), "Chart.yaml")); err == nil {
+					return fs.SkipDir
+				}
+			}
+			return nil
+		}
+		if skip[p] || !(strings.HasSuffix(name, ".yaml") || strings.HasSuffix(name, ".yml")) {
+			return nil
+		}
+		switch name {
+		case "Chart.yaml", "Chart.lock", "values.yaml", "values.yml", layout.ConfigFileName, ".sops.yaml", ".pre-commit-config.yaml", ".pre-commit-hooks.yaml", "action.yml", "action.yaml":
+			return nil
+		}
+		fd := in.file(p)
+		encrypted := sopsfile.IsEncrypted(fd.data)
+		for _, doc := range fd.docs {
+			apiVersion, kind := str(doc, "apiVersion"), str(doc, "kind")
+			if apiVersion == "" || kind == "" {
+				continue
+			}
+			in.Raw = append(in.Raw, RawObject{
+				File: p, Line: doc.Line, APIVersion: apiVersion, Kind: kind,
+				Name: str(doc, "metadata", "name"), Namespace: str(doc, "metadata", "namespace"),
+				Node: doc, Encrypted: encrypted,
+			})
+		}
+		return nil
+	})
+}
+
+func (in *Input) loadSops() {
+	fd := in.file(".sops.yaml")
+	if errors.Is(fd.err, fs.ErrNotExist) {
+		return
+	}
+	cfg := &SopsConfig{File: ".sops.yaml"}
+	if fd.err != nil {
+		in.sopsErr = fd.err
+		return
+	}
+	if len(fd.docs) == 0 {
+		in.Sops = cfg
+		return
+	}
+	if err := fd.docs[0].Decode(cfg); err != nil {
+		in.sopsErr = err
+		return
+	}
+	rules, _ := yamlpos.Lookup(fd.docs[0], "creation_rules")
+	for i := range cfg.Rules {
+		if rules != nil && i < len(rules.Content) {
+			cfg.Rules[i].line = rules.Content[i].Line
+		}
+		if cfg.Rules[i].PathRegex != "" {
+			re, err := regexp.Compile(cfg.Rules[i].PathRegex)
+			if err != nil {
+				in.sopsErr = err
+				return
+			}
+			cfg.Rules[i].path = re
+		}
+	}
+	in.Sops = cfg
+}
+
+// RuleFor returns the first creation rule whose path_regex matches p (a
+// path relative to the repository root, where .sops.yaml is), as sops picks
+// it; nil when none does.
+func (c *SopsConfig) RuleFor(p string) *SopsRule {
+	if c == nil {
+		return nil
+	}
+	for i := range c.Rules {
+		r := &c.Rules[i]
+		if r.path == nil || r.path.MatchString(p) {
+			return r
+		}
+	}
+	return nil
+}
+
+// collectCRDs gathers every CRD from raw files and renderings.
+func (in *Input) collectCRDs() {
+	byName := map[string]*CRD{}
+	add := func(c *CRD) {
+		if c.Name == "" || c.Group == "" || c.Plural == "" {
+			return
+		}
+		if _, ok := byName[c.Name]; !ok {
+			byName[c.Name] = c
+		}
+	}
+	for i := range in.Raw {
+		o := &in.Raw[i]
+		if o.Kind == "CustomResourceDefinition" && strings.HasPrefix(o.APIVersion, "apiextensions.k8s.io/") {
+			add(crdFromNode(o.Node, o.File))
+		}
+	}
+	for _, res := range in.Results {
+		for i := range res.Objects {
+			o := &res.Objects[i]
+			if o.Kind != "CustomResourceDefinition" || !strings.HasPrefix(o.APIVersion, "apiextensions.k8s.io/") {
+				continue
+			}
+			if n := in.objectNode(o); n != nil {
+				add(crdFromNode(n, o.File))
+				continue
+			}
+			var n yaml.Node
+			if err := yaml.Unmarshal(o.YAML, &n); err == nil {
+				// A templated CRD: find the names in the template source.
+				c := crdFromNode(yamlpos.Root(&n), templateRef(o))
+				c.Line = in.lineOf(o.File, "names:")
+				c.pluralLine = in.lineOf(o.File, "plural: "+c.Plural)
+				c.singularLine = in.lineOf(o.File, "singular: "+c.Singular)
+				for _, s := range c.ShortNames {
+					c.shortNameLines[s] = in.lineOf(o.File, "shortNames:")
+				}
+				add(c)
+			}
+		}
+	}
+	for _, c := range byName {
+		in.CRDs = append(in.CRDs, *c)
+	}
+	slices.SortFunc(in.CRDs, func(a, b CRD) int { return strings.Compare(a.Name, b.Name) })
+}
+
+func crdFromNode(n *yaml.Node, file string) *CRD {
+	c := &CRD{
+		Name: str(n, "metadata", "name"), Group: str(n, "spec", "group"), Scope: str(n, "spec", "scope"),
+		Kind: str(n, "spec", "names", "kind"), Plural: str(n, "spec", "names", "plural"), Singular: str(n, "spec", "names", "singular"),
+		File: file, shortNameLines: map[string]int{},
+	}
+	_, c.Line = yamlpos.Lookup(n, "spec", "names")
+	_, c.pluralLine = yamlpos.Lookup(n, "spec", "names", "plural")
+	_, c.singularLine = yamlpos.Lookup(n, "spec", "names", "singular")
+	if sn, _ := yamlpos.Lookup(n, "spec", "names", "shortNames"); sn != nil && sn.Kind == yaml.SequenceNode {
+		for _, s := range sn.Content {
+			c.ShortNames = append(c.ShortNames, s.Value)
+			c.shortNameLines[s.Value] = s.Line
+		}
+	}
+	if vs, _ := yamlpos.Lookup(n, "spec", "versions"); vs != nil && vs.Kind == yaml.SequenceNode {
+		for _, v := range vs.Content {
+			c.Versions = append(c.Versions, CRDVersion{Name: str(v, "name"), Served: str(v, "served") == "true", Storage: str(v, "storage") == "true"})
+		}
+	} else if v := str(n, "spec", "version"); v != "" { // apiextensions.k8s.io/v1beta1
+		c.Versions = append(c.Versions, CRDVersion{Name: v, Served: true, Storage: true})
+	}
+	return c
+}

@@ -1,0 +1,63 @@
+package lint
+
+import (
+	"context"
+
+	"github.com/repotool/repotool/pkg/layout"
+	"github.com/repotool/repotool/pkg/render"
+)
+
+// Options configure Lint.
+type Options struct {
+	// Render configures how targets are rendered (Kubernetes version
+	// override, dependency cache, offline, concurrency).
+	Render render.Options
+}
+
+// DefaultOptions returns the default settings.
+func DefaultOptions() Options { return Options{Render: render.DefaultOptions()} }
+
+// Lint renders every target of repo, runs every rule, applies suppressions
+// and returns the findings. extra injects render dependencies (a Decrypter,
+// an HTTP client, a logger). It returns an error only when the context ends.
+func Lint(ctx context.Context, repo *layout.Repo, opts Options, extra ...render.Option) (*Result, error) {
+	results := render.New(repo, opts.Render, extra...).RenderAll(ctx, repo.Targets)
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return Check(repo, results, opts), nil
+}
+
+// Check runs every rule over renderings already made (one per target of
+// repo, in target order), for callers that render themselves.
+func Check(repo *layout.Repo, results []*render.Result, opts Options) *Result {
+	in := buildInput(repo, results)
+	in.renderOpts = opts.Render
+	var all []Finding
+	in.sup = in.loadSuppressions(func(f Finding) { in.suppressionFindings = append(in.suppressionFindings, f) })
+	for _, r := range registry {
+		r.check(in, func(f Finding) {
+			f.Rule = r.ID
+			if f.Severity == "" {
+				f.Severity = r.Severity
+			}
+			all = append(all, f)
+		})
+	}
+	res := &Result{}
+	for _, f := range all {
+		if in.sup.suppressed(f) {
+			res.Summary.Suppressed++
+			continue
+		}
+		res.Findings = append(res.Findings, f)
+	}
+	res.Summary.Targets = len(results)
+	for _, r := range results {
+		if r.Err == nil {
+			res.Summary.Rendered++
+		}
+	}
+	res.finish()
+	return res
+}

@@ -1,0 +1,191 @@
+package lint
+
+import (
+	_ "embed"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/Masterminds/semver/v3"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/kubernetes/scheme"
+	"sigs.k8s.io/yaml"
+
+	"github.com/repotool/repotool/pkg/layout"
+)
+
+var ruleStrayAPIVersion = &Rule{
+	ID:          "stray-api-version",
+	Summary:     "An object uses an apiVersion/kind that the target cluster does not serve: deprecated, removed, archived, or provided by nothing.",
+	Remediation: "Change the object to the replacement apiVersion (migrating its fields), or add the CRD that provides it to the repository, or declare it in repotool.yaml (clusters.<cluster>.apiVersions) if it is installed another way.",
+	Severity:    SeverityError,
+	Description: "Checks every rendered object against the target cluster's Kubernetes version with a deprecation table embedded in repotool (each entry with the Kubernetes version it was deprecated and removed in, and the replacement), extendable with `lint.deprecations` in repotool.yaml: removed APIs such as `extensions/v1beta1` Ingress are errors, deprecated ones warnings. It knows third-party APIs that their projects no longer serve: the archived kubernetes-external-secrets `kubernetes-client.io/v1` (migrate to External Secrets Operator), and External Secrets Operator `v1alpha1` (removed) and `v1beta1` (no longer served: use `v1`). The table is per kind, not per group: ESO's PushSecret is still current at `v1alpha1`. Finally it reports any apiVersion/kind that neither Kubernetes nor a CRD in the repository provides (or a version the repository's CRD does not serve), unless the cluster's `apiVersions` in repotool.yaml declare it.",
+	Bad: Example{File: "namespaces/shop/templates/ingress.yaml", Content: `apiVersion: extensions/v1beta1   # removed in Kubernetes 1.22
+kind: Ingress
+metadata:
+  name: shop
+spec:
+  backend:
+    serviceName: shop
+    servicePort: 80
+`},
+	Good: Example{File: "namespaces/shop/templates/ingress.yaml", Content: `apiVersion: networking.k8s.io/v1
+kind: Ingress
+metadata:
+  name: shop
+spec:
+  defaultBackend:
+    service:
+      name: shop
+      port:
+        number: 80
+`},
+	check: checkAPIVersions,
+}
+
+//go:embed data/deprecations.yaml
+var deprecationsYAML []byte
+
+var builtinDeprecations = sync.OnceValue(func() []layout.Deprecation {
+	var out []layout.Deprecation
+	if err := yaml.UnmarshalStrict(deprecationsYAML, &out); err != nil {
+		panic("lint: embedded data/deprecations.yaml: " + err.Error()) // a build defect, caught by tests
+	}
+	return out
+})
+
+// knownKinds are the built-in group/version/kinds of the Kubernetes client
+// libraries repotool is built with.
+var knownKinds = sync.OnceValue(func() map[string]bool {
+	out := map[string]bool{}
+	s := runtime.NewScheme()
+	_ = scheme.AddToScheme(s)
+	_ = apiextensionsv1.AddToScheme(s)
+	for gvk := range s.AllKnownTypes() {
+		out[gvk.GroupVersion().String()+"/"+gvk.Kind] = true
+	}
+	for _, k := range []string{"apiregistration.k8s.io/v1/APIService"} { // kube-aggregator, not in client-go
+		out[k] = true
+	}
+	return out
+})
+
+func checkAPIVersions(in *Input, report func(Finding)) {
+	table := deprecationTable(in.Repo.Config.Lint.Deprecations)
+	crds := map[string]*CRD{} // group/Kind -> CRD
+	for i := range in.CRDs {
+		c := &in.CRDs[i]
+		crds[c.Group+"/"+c.Kind] = c
+	}
+	for _, res := range in.Results {
+		if res.Err != nil {
+			continue
+		}
+		t := &res.Target
+		kv := in.kubeVersion(t)
+		declared := in.Repo.Config.ClusterAPIVersions(t.Cluster)
+		for i := range res.Objects {
+			o := &res.Objects[i]
+			msg, sev := apiVersionProblem(o.APIVersion, o.Kind, kv, t.Cluster, table, crds, declared)
+			if msg == "" {
+				continue
+			}
+			f := Finding{Severity: sev, Object: o.ID(), Targets: []string{t.Name()}, Message: msg, File: templateRef(o)}
+			if n := in.objectNode(o); n != nil {
+				f.Line = n.Line
+			} else {
+				f.Line = in.objectLine(o, "apiVersion: "+o.APIVersion)
+			}
+			report(f)
+		}
+	}
+}
+
+// kubeVersion is the version a target renders against.
+func (in *Input) kubeVersion(t *layout.Target) *semver.Version {
+	v := t.KubeVersion
+	if in.renderOpts.KubeVersion != "" {
+		v = in.renderOpts.KubeVersion
+	}
+	sv, err := semver.NewVersion(v)
+	if err != nil {
+		sv, _ = semver.NewVersion(layout.DefaultKubeVersion)
+	}
+	return sv
+}
+
+func deprecationTable(extra []layout.Deprecation) map[string]layout.Deprecation {
+	out := map[string]layout.Deprecation{}
+	for _, d := range slices.Concat(builtinDeprecations(), extra) { // repotool.yaml entries win
+		out[d.APIVersion+"/"+d.Kind] = d
+	}
+	return out
+}
+
+// apiVersionProblem returns what is wrong with apiVersion/kind on a cluster
+// at version kv, or "".
+func apiVersionProblem(apiVersion, kind string, kv *semver.Version, cluster string, table map[string]layout.Deprecation, crds map[string]*CRD, declared []string) (string, Severity) {
+	if apiVersion == "" || kind == "" {
+		return "the object has no apiVersion or kind, so it cannot be applied", SeverityError
+	}
+	if d, ok := table[apiVersion+"/"+kind]; ok {
+		use := ""
+		if d.Replacement != "" {
+			use = ": use " + d.Replacement
+		}
+		note := ""
+		if d.Note != "" {
+			note = " (" + d.Note + ")"
+		}
+		switch {
+		case d.Removed:
+			return fmt.Sprintf("%s %s is no longer served by current releases of its project%s%s", apiVersion, kind, use, note), SeverityError
+		case d.RemovedIn != "" && !kv.LessThan(minor(d.RemovedIn)):
+			return fmt.Sprintf("%s %s was removed in Kubernetes %s and cluster %s runs %s%s%s", apiVersion, kind, d.RemovedIn, cluster, kv.Original(), use, note), SeverityError
+		case d.DeprecatedIn != "" && !kv.LessThan(minor(d.DeprecatedIn)):
+			when := ""
+			if d.RemovedIn != "" {
+				when = ", to be removed in " + d.RemovedIn
+			}
+			return fmt.Sprintf("%s %s is deprecated since Kubernetes %s%s (cluster %s runs %s)%s%s", apiVersion, kind, d.DeprecatedIn, when, cluster, kv.Original(), use, note), SeverityWarning
+		}
+	}
+	if knownKinds()[apiVersion+"/"+kind] {
+		return "", ""
+	}
+	group, version, ok := strings.Cut(apiVersion, "/")
+	if !ok {
+		group, version = "", apiVersion
+	}
+	if c, ok := crds[group+"/"+kind]; ok {
+		for _, v := range c.Versions {
+			if v.Name == version && v.Served {
+				return "", ""
+			}
+		}
+		return fmt.Sprintf("the repository's CRD %s does not serve %s (it serves %s): use %s/%s", c.Name, version, strings.Join(c.Served(), ", "), group, firstOr(c.Served(), version)), SeverityError
+	}
+	for _, d := range declared {
+		if d == apiVersion || d == apiVersion+"/"+kind {
+			return "", ""
+		}
+	}
+	return fmt.Sprintf("neither Kubernetes nor a CRD in the repository provides %s %s; add its CRD to the repository, or declare it in repotool.yaml (clusters.%s.apiVersions) if it is installed another way", apiVersion, kind, cluster), SeverityError
+}
+
+func minor(v string) *semver.Version {
+	sv, err := semver.NewVersion(v)
+	if err != nil {
+		return semver.MustParse("999.0.0")
+	}
+	return sv
+}
+
+func firstOr(s []string, def string) string {
+	if len(s) > 0 {
+		return s[0]
+	}
+	return def
+}

@@ -1,0 +1,111 @@
+package lint
+
+import (
+	"errors"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/repotool/repotool/pkg/layout"
+	"github.com/repotool/repotool/pkg/render"
+)
+
+var ruleLayout = &Rule{
+	ID:          "layout",
+	Summary:     "The repository layout has a problem: a cluster folder without a chart, an invalid values file, a symlink leaving the repository, ...",
+	Remediation: "Fix the file or folder as the finding says; `repotool layout` lists every target and problem.",
+	Severity:    SeverityError,
+	Description: "Reports the diagnostics of the layout model (see docs/layout.md): `chart-missing`, `chart-invalid`, `values-invalid`, `symlink-escape` (errors) and `namespace-unused`, `file-unrecognized`, `config-unused` (warnings). Unencrypted secret files are reported by `plaintext-secret`.",
+	Bad: Example{File: "clusters/prod/shop/prod-values-shop.yaml", Content: `image:
+  tag: "1.2.3"
+ resources: {}   # bad indentation: not valid YAML
+`},
+	Good: Example{File: "clusters/prod/shop/prod-values-shop.yaml", Content: `image:
+  tag: "1.2.3"
+resources: {}
+`},
+	check: func(in *Input, report func(Finding)) {
+		for _, d := range in.Repo.Diagnostics {
+			if d.Code == layout.CodeSecretNotEncrypted {
+				continue // plaintext-secret reports it
+			}
+			sev := SeverityError
+			if d.Severity == layout.SeverityWarning {
+				sev = SeverityWarning
+			}
+			msg := d.Message + " [" + string(d.Code) + "]"
+			if d.Hint != "" {
+				msg += "; " + d.Hint
+			}
+			report(Finding{Severity: sev, File: d.File, Line: d.Line, Message: msg})
+		}
+	},
+}
+
+var ruleRender = &Rule{
+	ID:          "render",
+	Summary:     "A target does not render: a template error, a missing dependency, a values or secret file that cannot be read or decrypted.",
+	Remediation: "Fix the chart, dependency or values file the finding names; `repotool render --cluster C --namespace N` reproduces it.",
+	Severity:    SeverityError,
+	Description: "Every target is rendered in process as Argo CD's plugin would render it; a target that fails is reported with the file (and line, for template errors) to fix. Nothing else can be checked for that target, so the other rules skip it. Messages never contain decrypted values.",
+	Bad: Example{File: "namespaces/shop/templates/deployment.yaml", Content: `image: {{ required "image.tag is required" .Values.image.tag }}   # no cluster sets image.tag
+`},
+	Good: Example{File: "clusters/prod/shop/prod-values-shop.yaml", Content: `image:
+  tag: "1.2.3"
+`},
+	check: func(in *Input, report func(Finding)) {
+		for _, res := range in.Results {
+			if res.Err == nil {
+				continue
+			}
+			file, line := renderErrorLocation(in, res)
+			report(Finding{File: file, Line: line, Targets: []string{res.Target.Name()}, Message: res.Err.Error()})
+		}
+	},
+}
+
+var ruleInvalidSuppression = &Rule{
+	ID:          "invalid-suppression",
+	Summary:     "A suppression comment or lint.ignore entry is malformed, has no reason, or names a rule that does not exist.",
+	Remediation: "Write `# repotool:ignore <rule-id> <reason>` (or `repotool:ignore-file`) with an existing rule ID and a reason; the reason is required.",
+	Severity:    SeverityError,
+	Description: "Findings can be suppressed with a comment `# repotool:ignore <rule-id>[,<rule-id>...] <reason>` on the offending line or the line above it, `# repotool:ignore-file <rule-id> <reason>` anywhere in the file, and, for files that cannot carry comments (third-party charts, archives), with `lint.ignore` entries in repotool.yaml matching rule and path, object or cluster. A suppression without a reason, or naming an unknown rule, is itself a finding, and cannot be suppressed.",
+	Bad: Example{File: "namespaces/shop/templates/secret.yaml", Content: `# repotool:ignore plaintext-secret
+`},
+	Good: Example{File: "namespaces/shop/templates/secret.yaml", Content: `# repotool:ignore plaintext-secret the token is a public test fixture, rotated weekly
+`},
+	check: func(in *Input, report func(Finding)) {
+		for _, f := range in.suppressionFindings {
+			report(f)
+		}
+	},
+}
+
+// helmTemplateRE finds "<chart>/templates/x.yaml:12:" in Helm's errors.
+var helmTemplateRE = regexp.MustCompile(`(?:template: |YAML parse error on |error on |execution error at \()([\w.-]+(?:/[\w.-]+)*\.(?:yaml|yml|tpl|txt|json))(?::(\d+))?`)
+
+// renderErrorLocation finds the file a render failure is about.
+func renderErrorLocation(in *Input, res *render.Result) (string, int) {
+	var de *render.DecryptError
+	var ve *render.ValuesError
+	var dep *render.DependencyError
+	var ce *render.ChartError
+	switch err := res.Err; {
+	case errors.As(err, &de):
+		return de.File, 0
+	case errors.As(err, &ve):
+		return ve.File, 0
+	case errors.As(err, &dep):
+		return dep.Chart + "/Chart.yaml", 0
+	case errors.As(err, &ce):
+		return ce.Chart, 0
+	}
+	ns, _ := in.Repo.Namespace(res.Target.Namespace)
+	if m := helmTemplateRE.FindStringSubmatch(res.Err.Error()); m != nil && ns != nil && ns.Chart != nil {
+		if rest, ok := strings.CutPrefix(m[1], ns.Chart.Name+"/"); ok && !strings.Contains(rest, "charts/") {
+			line, _ := strconv.Atoi(m[2])
+			return res.Target.ChartDir + "/" + rest, line
+		}
+	}
+	return res.Target.ChartDir + "/Chart.yaml", 0
+}
