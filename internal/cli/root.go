@@ -20,6 +20,16 @@ type Env struct {
 	Environ []string
 	// Dir is the working directory.
 	Dir string
+	// Version is repotool's version (BuildVersion in main); "(devel)" when
+	// empty.
+	Version string
+}
+
+func (e Env) version() string {
+	if e.Version == "" {
+		return "(devel)"
+	}
+	return e.Version
 }
 
 // Getenv returns the value of key in Environ ("" when unset).
@@ -61,7 +71,7 @@ See https://github.com/repotool/repotool for documentation.`,
 	root.SetOut(s.Out)
 	root.SetErr(s.Err)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageErr(err) })
-	root.AddCommand(newLayoutCmd(), newRenderCmd(s))
+	root.AddCommand(newLayoutCmd(), newLintCmd(s), newRenderCmd(s), newVersionCmd(s))
 	return root
 }
 

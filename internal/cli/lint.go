@@ -1,0 +1,102 @@
+package cli
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/repotool/repotool/internal/fsutil"
+	"github.com/repotool/repotool/pkg/lint"
+	"github.com/repotool/repotool/pkg/output"
+)
+
+func newLintCmd(env Env) *cobra.Command {
+	opts := lint.DefaultOptions()
+	var format, failOn, sarifFile string
+	cmd := &cobra.Command{
+		Use:   "lint [REPO]",
+		Short: "Check the repository's files and every target's rendered manifests",
+		Long: `lint renders every target (as render does, secrets decrypted in memory) and
+runs every rule over the repository's files and the rendered manifests: see
+docs/rules.md. Findings never contain secret values.
+
+  -o text      one line per finding (default)
+  -o json      {"findings": [...], "summary": {...}}
+  -o sarif     SARIF 2.1.0, for GitHub code scanning
+  -o github    GitHub Actions annotations; overflow to $GITHUB_STEP_SUMMARY
+
+--sarif-file writes SARIF to a file as well, whatever -o is.
+
+Exit status: 0 when no finding is at or above --fail-on, 1 when one is, 2 on
+a usage error, an invalid repotool.yaml or an unreadable repository.`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			f, err := output.NewLintFormatter(format)
+			if err != nil {
+				return usageErr(err)
+			}
+			threshold, err := lint.ParseSeverity(failOn)
+			if err != nil {
+				return usageErr(fmt.Errorf("--fail-on: %w", err))
+			}
+			repo, err := loadRepo(cmd, repoArg(args))
+			if err != nil {
+				return err
+			}
+			opts.Render.CacheDir = cacheDir(env, opts.Render.CacheDir)
+			res, err := lint.Lint(cmd.Context(), repo, opts)
+			if err != nil {
+				return err
+			}
+			fo := output.LintOptions{ToolVersion: env.version()}
+			var summary bytes.Buffer
+			if p := env.Getenv("GITHUB_STEP_SUMMARY"); p != "" && format == "github" {
+				fo.StepSummary = &summary
+				defer appendFile(p, &summary)
+			}
+			if sarifFile != "" {
+				var b bytes.Buffer
+				s, _ := output.NewLintFormatter("sarif")
+				if err := s.Write(&b, res, fo); err != nil {
+					return err
+				}
+				if err := fsutil.WriteFileAtomic(sarifFile, b.Bytes()); err != nil {
+					return fmt.Errorf("write %s: %w", sarifFile, err)
+				}
+			}
+			if err := f.Write(cmd.OutOrStdout(), res, fo); err != nil {
+				return err
+			}
+			if res.ExitCode(threshold) != 0 {
+				return findings()
+			}
+			return nil
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVarP(&format, "output", "o", "text", "output format: "+strings.Join(output.LintFormats(), "|"))
+	fl.StringVar(&failOn, "fail-on", "error", "exit 1 when a finding is at least this severe: error|warning|info")
+	fl.StringVar(&sarifFile, "sarif-file", "", "also write SARIF 2.1.0 to this file")
+	fl.StringVar(&opts.Render.KubeVersion, "kube-version", "", "Kubernetes version for every target (default: from repotool.yaml)")
+	fl.BoolVar(&opts.Render.Offline, "offline", false, "never download: remote chart dependencies must be vendored or cached")
+	fl.StringVar(&opts.Render.CacheDir, "cache-dir", "", "dependency cache (default $REPOTOOL_CACHE_DIR, else $XDG_CACHE_HOME/repotool)")
+	fl.IntVar(&opts.Render.Concurrency, "concurrency", opts.Render.Concurrency, "targets rendered at once")
+	return cmd
+}
+
+// appendFile appends the buffer to a file (GitHub's step summary is shared
+// by the steps of a job).
+func appendFile(path string, b *bytes.Buffer) {
+	if b.Len() == 0 {
+		return
+	}
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	f.Write(b.Bytes())
+}

@@ -1,0 +1,75 @@
+package output
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/repotool/repotool/pkg/lint"
+)
+
+// LintOptions carry what some lint formats need besides the result.
+type LintOptions struct {
+	// Rules is the rule metadata (SARIF lists it). Default lint.Rules().
+	Rules []lint.Rule
+	// ToolVersion is repotool's version, for SARIF.
+	ToolVersion string
+	// StepSummary, when non-nil, receives a Markdown summary (the github
+	// format writes the findings it could not annotate there).
+	StepSummary io.Writer
+}
+
+// LintFormatter writes lint findings.
+type LintFormatter interface {
+	// Name is the format's name as given to -o.
+	Name() string
+	// Write formats res to w.
+	Write(w io.Writer, res *lint.Result, opts LintOptions) error
+}
+
+var lintFormatters = []LintFormatter{lintGitHub{}, lintJSON{}, lintSARIF{}, lintText{}}
+
+// LintFormats returns the names of the lint formats, sorted.
+func LintFormats() []string {
+	names := make([]string, 0, len(lintFormatters))
+	for _, f := range lintFormatters {
+		names = append(names, f.Name())
+	}
+	slices.Sort(names)
+	return names
+}
+
+// NewLintFormatter returns the lint formatter called name.
+func NewLintFormatter(name string) (LintFormatter, error) {
+	for _, f := range lintFormatters {
+		if f.Name() == name {
+			return f, nil
+		}
+	}
+	return nil, fmt.Errorf("unknown output format %q: use one of %s", name, strings.Join(LintFormats(), ", "))
+}
+
+func rulesOf(opts LintOptions) []lint.Rule {
+	if opts.Rules != nil {
+		return opts.Rules
+	}
+	return lint.Rules()
+}
+
+// summaryLine is the one-line count every human format ends with.
+func summaryLine(res *lint.Result) string {
+	s := res.Summary
+	if len(res.Findings) == 0 {
+		line := fmt.Sprintf("no problems found in %d targets", s.Targets)
+		if s.Suppressed > 0 {
+			line += fmt.Sprintf(" (%d suppressed)", s.Suppressed)
+		}
+		return line
+	}
+	line := fmt.Sprintf("%d errors, %d warnings, %d infos in %d targets (%d rendered)", s.Errors, s.Warnings, s.Infos, s.Targets, s.Rendered)
+	if s.Suppressed > 0 {
+		line += fmt.Sprintf(", %d suppressed", s.Suppressed)
+	}
+	return line
+}

@@ -1,0 +1,192 @@
+package output
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"io"
+	"strings"
+	"unicode"
+
+	"github.com/repotool/repotool/pkg/lint"
+)
+
+// SARIFSchema is the schema URI written into SARIF output.
+const SARIFSchema = "https://json.schemastore.org/sarif-2.1.0.json"
+
+const rulesDocURI = "https://github.com/repotool/repotool/blob/main/docs/rules.md#"
+
+// lintSARIF writes SARIF 2.1.0 for GitHub code scanning: every rule's
+// metadata, and per finding the rule, level, message, location (artifact
+// relative to the repository root, region) and a fingerprint that does not
+// change when lines move. Valid with zero results.
+type lintSARIF struct{}
+
+func (lintSARIF) Name() string { return "sarif" }
+
+type sarifLog struct {
+	Schema  string     `json:"$schema"`
+	Version string     `json:"version"`
+	Runs    []sarifRun `json:"runs"`
+}
+
+type sarifRun struct {
+	Tool       sarifTool     `json:"tool"`
+	Results    []sarifResult `json:"results"`
+	ColumnKind string        `json:"columnKind"`
+}
+
+type sarifTool struct {
+	Driver sarifDriver `json:"driver"`
+}
+
+type sarifDriver struct {
+	Name           string      `json:"name"`
+	InformationURI string      `json:"informationUri"`
+	Version        string      `json:"version,omitempty"`
+	Rules          []sarifRule `json:"rules"`
+}
+
+type sarifText struct {
+	Text     string `json:"text"`
+	Markdown string `json:"markdown,omitempty"`
+}
+
+type sarifRule struct {
+	ID                   string          `json:"id"`
+	Name                 string          `json:"name"`
+	ShortDescription     sarifText       `json:"shortDescription"`
+	FullDescription      sarifText       `json:"fullDescription"`
+	Help                 sarifText       `json:"help"`
+	HelpURI              string          `json:"helpUri"`
+	DefaultConfiguration sarifRuleConfig `json:"defaultConfiguration"`
+	Properties           map[string]any  `json:"properties,omitempty"`
+}
+
+type sarifRuleConfig struct {
+	Level string `json:"level"`
+}
+
+type sarifResult struct {
+	RuleID              string            `json:"ruleId"`
+	RuleIndex           int               `json:"ruleIndex"`
+	Level               string            `json:"level"`
+	Message             sarifText         `json:"message"`
+	Locations           []sarifLocation   `json:"locations,omitempty"`
+	PartialFingerprints map[string]string `json:"partialFingerprints"`
+	Properties          map[string]any    `json:"properties,omitempty"`
+}
+
+type sarifLocation struct {
+	PhysicalLocation sarifPhysical `json:"physicalLocation"`
+}
+
+type sarifPhysical struct {
+	ArtifactLocation sarifArtifact `json:"artifactLocation"`
+	Region           *sarifRegion  `json:"region,omitempty"`
+}
+
+type sarifArtifact struct {
+	URI       string `json:"uri"`
+	URIBaseID string `json:"uriBaseId"`
+}
+
+type sarifRegion struct {
+	StartLine   int `json:"startLine"`
+	StartColumn int `json:"startColumn,omitempty"`
+}
+
+func sarifLevel(s lint.Severity) string {
+	switch s {
+	case lint.SeverityError:
+		return "error"
+	case lint.SeverityWarning:
+		return "warning"
+	}
+	return "note"
+}
+
+func (lintSARIF) Write(w io.Writer, res *lint.Result, opts LintOptions) error {
+	rules := rulesOf(opts)
+	index := map[string]int{}
+	driver := sarifDriver{Name: "repotool", InformationURI: "https://github.com/repotool/repotool", Version: opts.ToolVersion, Rules: []sarifRule{}}
+	for i, r := range rules {
+		index[r.ID] = i
+		sr := sarifRule{
+			ID:                   r.ID,
+			Name:                 camel(r.ID),
+			ShortDescription:     sarifText{Text: r.Summary},
+			FullDescription:      sarifText{Text: r.Description},
+			Help:                 sarifText{Text: r.Remediation, Markdown: r.Remediation + "\n\nSee [" + r.ID + "](" + rulesDocURI + r.ID + ")."},
+			HelpURI:              rulesDocURI + r.ID,
+			DefaultConfiguration: sarifRuleConfig{Level: sarifLevel(r.Severity)},
+		}
+		if r.ID == "plaintext-secret" {
+			sr.Properties = map[string]any{"tags": []string{"security"}, "security-severity": "8.0"}
+		}
+		driver.Rules = append(driver.Rules, sr)
+	}
+	results := []sarifResult{}
+	for _, f := range res.Findings {
+		r := sarifResult{
+			RuleID:              f.Rule,
+			RuleIndex:           index[f.Rule],
+			Level:               sarifLevel(f.Severity),
+			Message:             sarifText{Text: sarifMessage(f)},
+			PartialFingerprints: map[string]string{"repotool/v1": fingerprint(f)},
+		}
+		if f.File != "" {
+			// GitHub requires a start line; a finding about a whole file
+			// is shown on its first line.
+			region := &sarifRegion{StartLine: max(f.Line, 1), StartColumn: f.Column}
+			r.Locations = []sarifLocation{{PhysicalLocation: sarifPhysical{
+				ArtifactLocation: sarifArtifact{URI: strings.SplitN(f.File, "!", 2)[0], URIBaseID: "%SRCROOT%"},
+				Region:           region,
+			}}}
+		}
+		if len(f.Targets) > 0 {
+			r.Properties = map[string]any{"targets": f.Targets}
+		}
+		results = append(results, r)
+	}
+	log := sarifLog{Schema: SARIFSchema, Version: "2.1.0", Runs: []sarifRun{{Tool: sarifTool{Driver: driver}, Results: results, ColumnKind: "unicodeCodePoints"}}}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(log)
+}
+
+func sarifMessage(f lint.Finding) string {
+	m := f.Message
+	if f.Object != "" {
+		m += " (object " + f.Object + ")"
+	}
+	if len(f.Targets) > 0 {
+		m += " [targets: " + strings.Join(f.Targets, ", ") + "]"
+	}
+	return m
+}
+
+// fingerprint identifies a finding across runs without its line, so an
+// alert survives edits above it.
+func fingerprint(f lint.Finding) string {
+	sum := sha256.Sum256([]byte(strings.Join([]string{f.Rule, f.File, f.Object, f.Template, f.Message}, "\x00")))
+	return hex.EncodeToString(sum[:16])
+}
+
+// camel turns "plaintext-secret" into "PlaintextSecret".
+func camel(id string) string {
+	var b strings.Builder
+	up := true
+	for _, r := range id {
+		if r == '-' {
+			up = true
+			continue
+		}
+		if up {
+			r = unicode.ToUpper(r)
+			up = false
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
