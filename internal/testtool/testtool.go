@@ -27,6 +27,32 @@ func Helm(t testing.TB) string { return build(t, "helm.sh/helm/v3/cmd/helm") }
 // repotool uses.
 func SOPS(t testing.TB) string { return build(t, "github.com/getsops/sops/v3/cmd/sops") }
 
+// Actionlint returns the path of actionlint built from the version pinned in
+// go.mod's tool block.
+func Actionlint(t testing.TB) string { return build(t, "github.com/rhysd/actionlint/cmd/actionlint") }
+
+// Repotool returns the path of repotool built from this checkout.
+func Repotool(t testing.TB) string { return build(t, "github.com/repotool/repotool/cmd/repotool") }
+
+// ModuleRoot returns the folder holding repotool's go.mod.
+func ModuleRoot(t testing.TB) string { return moduleRoot(t) }
+
+// Require returns the path of a system command the test needs (installed
+// from Debian packages by .ci/run). Under CI a missing command fails the
+// test; elsewhere it skips it.
+func Require(t testing.TB, name string) string {
+	t.Helper()
+	p, err := exec.LookPath(name)
+	if err == nil {
+		return p
+	}
+	if os.Getenv("CI") != "" {
+		t.Fatalf("%s is not installed; .ci/run installs it (apt-get install %s)", name, name)
+	}
+	t.Skipf("%s is not installed (apt-get install %s)", name, name)
+	return ""
+}
+
 func build(t testing.TB, pkg string) string {
 	t.Helper()
 	if testing.Short() {

@@ -26,7 +26,7 @@ func TestLoadThousandTargets(t *testing.T) {
 	if testing.Short() {
 		t.Skip("writes a 1,000-target repository")
 	}
-	dir := synthRepo(t, 20, 50)
+	dir := synthRepo(t, 20, 48) // 20 x (48 + 2 platform namespaces)
 	repo, err := layout.LoadDir(context.Background(), dir, layout.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -40,7 +40,7 @@ func BenchmarkLoad(b *testing.B) {
 	for _, size := range []struct {
 		name                 string
 		clusters, namespaces int
-	}{{"targets=9/fixture", 0, 0}, {"targets=200", 10, 20}, {"targets=1000", 20, 50}} {
+	}{{"targets=9/fixture", 0, 0}, {"targets=200", 10, 18}, {"targets=1000", 20, 48}} {
 		b.Run(size.name, func(b *testing.B) {
 			dir := fixture
 			if size.clusters > 0 {

@@ -44,12 +44,12 @@ func BenchmarkRenderTarget(b *testing.B) {
 }
 
 // BenchmarkRenderAll loads the layout and renders every target of a
-// synthetic 10 clusters x 20 namespaces repository (200 targets), as
-// `repotool render --all` does.
+// synthetic 10 clusters x 20 namespaces repository (18 application and 2
+// platform namespaces: 200 targets), as `repotool render --all` does.
 func BenchmarkRenderAll(b *testing.B) {
 	benchKey(b)
 	dir := filepath.Join(b.TempDir(), "repo")
-	if _, err := synth.Generate(dir, synth.Options{Source: fixture, Clusters: 10, Namespaces: 20}); err != nil {
+	if _, err := synth.Generate(dir, synth.Options{Source: fixture, Clusters: 10, Namespaces: 18}); err != nil {
 		b.Fatal(err)
 	}
 	ctx := context.Background()

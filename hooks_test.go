@@ -1,0 +1,248 @@
+package repotool_test
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	yaml "go.yaml.in/yaml/v3"
+
+	"github.com/repotool/repotool/internal/testtool"
+)
+
+// TestActionlint checks action.yml and the documented workflow with
+// actionlint: the workflow uses the Action from the repository root (./), so
+// actionlint also checks the Action's inputs against its metadata.
+func TestActionlint(t *testing.T) {
+	actionlint := testtool.Actionlint(t)
+	dir := t.TempDir()
+	wf, err := os.ReadFile("docs/examples/github-workflow.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(wf, []byte("uses: repotool/repotool@v1")) {
+		t.Fatal("the example workflow no longer uses repotool/repotool@v1")
+	}
+	wf = bytes.ReplaceAll(wf, []byte("uses: repotool/repotool@v1"), []byte("uses: ./"))
+	write(t, filepath.Join(dir, ".github", "workflows", "repotool.yml"), wf)
+	action, err := os.ReadFile("action.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(t, filepath.Join(dir, "action.yml"), action)
+	git(t, dir, "init", "-q")
+	cmd := exec.Command(actionlint, "-color")
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("actionlint: %v\n%s", err, out)
+	}
+
+	// A wrong input name must be caught, or the check above proves nothing.
+	write(t, filepath.Join(dir, ".github", "workflows", "repotool.yml"), bytes.Replace(wf, []byte("fail-on: error"), []byte("fail_on: error"), 1))
+	cmd = exec.Command(actionlint, "-color")
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err == nil || !bytes.Contains(out, []byte("fail_on")) {
+		t.Errorf("actionlint accepted an unknown input: %v\n%s", err, out)
+	}
+}
+
+// TestActionScripts runs shellcheck over every run: script of action.yml,
+// with the ${{ }} expressions replaced by placeholders.
+func TestActionScripts(t *testing.T) {
+	shellcheck := testtool.Require(t, "shellcheck")
+	var action struct {
+		Runs struct {
+			Using string `yaml:"using"`
+			Steps []struct {
+				Name  string `yaml:"name"`
+				Run   string `yaml:"run"`
+				Shell string `yaml:"shell"`
+			} `yaml:"steps"`
+		} `yaml:"runs"`
+	}
+	data, err := os.ReadFile("action.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := yaml.Unmarshal(data, &action); err != nil {
+		t.Fatal(err)
+	}
+	if action.Runs.Using != "composite" {
+		t.Fatalf("runs.using = %q, want composite", action.Runs.Using)
+	}
+	scripts := 0
+	for _, s := range action.Runs.Steps {
+		if s.Run == "" {
+			continue
+		}
+		scripts++
+		if s.Shell != "bash" {
+			t.Errorf("step %q: composite run steps need shell: bash", s.Name)
+		}
+		if strings.Contains(s.Run, "${{") {
+			t.Errorf("step %q: pass inputs through env, not ${{ }} inside the script (script injection)", s.Name)
+		}
+		cmd := exec.Command(shellcheck, "-s", "bash", "-")
+		cmd.Stdin = strings.NewReader(s.Run)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Errorf("shellcheck step %q: %v\n%s", s.Name, err, out)
+		}
+	}
+	if scripts == 0 {
+		t.Fatal("no run steps found")
+	}
+}
+
+// preCommitEnv is a clean environment for pre-commit with its cache in tmp.
+func preCommitEnv(t *testing.T, tmp string, extra ...string) []string {
+	t.Helper()
+	key, err := filepath.Abs("testdata/age-TEST-ONLY.key")
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := []string{
+		"HOME=" + tmp,
+		"PRE_COMMIT_HOME=" + filepath.Join(tmp, "pre-commit"),
+		"SOPS_AGE_KEY_FILE=" + key,
+		"GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com",
+	}
+	for _, k := range []string{"PATH", "GOPROXY", "GOFLAGS", "GOCACHE", "GOMODCACHE", "GONOSUMDB", "GOSUMDB", "GOTOOLCHAIN", "LANG"} {
+		if v := os.Getenv(k); v != "" {
+			env = append(env, k+"="+v)
+		}
+	}
+	for _, k := range []string{"GOCACHE", "GOMODCACHE"} { // share the caches so pre-commit's go install is warm
+		if os.Getenv(k) == "" {
+			out, err := exec.Command("go", "env", k).Output()
+			if err == nil {
+				env = append(env, k+"="+strings.TrimSpace(string(out)))
+			}
+		}
+	}
+	return append(env, extra...)
+}
+
+// hookRepo makes a git repository holding this module's tracked files (and
+// the working tree's version of them), as pre-commit clones hook repos.
+func hookRepo(t *testing.T, dir string) string {
+	t.Helper()
+	root := testtool.ModuleRoot(t)
+	out, err := exec.Command("git", "-C", root, "ls-files", "-co", "--exclude-standard").Output()
+	if err != nil {
+		t.Fatalf("git ls-files: %v", err)
+	}
+	for _, f := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		data, err := os.ReadFile(filepath.Join(root, f))
+		if err != nil {
+			continue // deleted in the working tree
+		}
+		write(t, filepath.Join(dir, f), data)
+	}
+	git(t, dir, "init", "-q")
+	git(t, dir, "add", "-A")
+	git(t, dir, "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "hooks")
+	rev, err := exec.Command("git", "-C", dir, "rev-parse", "HEAD").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.TrimSpace(string(rev))
+}
+
+// userRepo makes a git repository holding a copy of the fixture monorepo
+// with a .pre-commit-config.yaml using hookID from the hook repository.
+func userRepo(t *testing.T, dir, hooks, rev, hookID string) {
+	t.Helper()
+	if err := os.CopyFS(dir, os.DirFS("testdata/monorepo")); err != nil {
+		t.Fatal(err)
+	}
+	write(t, filepath.Join(dir, ".pre-commit-config.yaml"), []byte("repos:\n  - repo: "+hooks+"\n    rev: "+rev+"\n    hooks:\n      - id: "+hookID+"\n"))
+	git(t, dir, "init", "-q")
+	git(t, dir, "add", "-A")
+}
+
+func runPreCommit(t *testing.T, dir string, env []string, args ...string) (string, error) {
+	t.Helper()
+	cmd := exec.Command(testtool.Require(t, "pre-commit"), args...)
+	cmd.Dir, cmd.Env = dir, env
+	out, err := cmd.CombinedOutput()
+	return string(out), err
+}
+
+// TestPreCommitSystemHook installs the system hook with the real pre-commit
+// into a repository holding the fixture, and checks a clean commit passes
+// and a commit adding a plain-text Secret is refused.
+func TestPreCommitSystemHook(t *testing.T) {
+	testtool.Require(t, "pre-commit")
+	repotool := testtool.Repotool(t)
+	tmp := t.TempDir()
+	hooks, repo := filepath.Join(tmp, "hooks"), filepath.Join(tmp, "repo")
+	rev := hookRepo(t, hooks)
+	userRepo(t, repo, hooks, rev, "repotool-lint-system")
+	env := preCommitEnv(t, tmp)
+	for i, kv := range env {
+		if strings.HasPrefix(kv, "PATH=") {
+			env[i] = "PATH=" + filepath.Dir(repotool) + string(os.PathListSeparator) + strings.TrimPrefix(kv, "PATH=")
+		}
+	}
+	if out, err := runPreCommit(t, repo, env, "install"); err != nil {
+		t.Fatalf("pre-commit install: %v\n%s", err, out)
+	}
+	commit := exec.Command("git", "commit", "-qm", "fixture")
+	commit.Dir, commit.Env = repo, env
+	if out, err := commit.CombinedOutput(); err != nil {
+		t.Fatalf("a clean commit was refused: %v\n%s", err, out)
+	}
+	write(t, filepath.Join(repo, "bootstrap", "secret.yaml"), []byte("apiVersion: v1\nkind: Secret\nmetadata:\n  name: oops\nstringData:\n  token: hunter2-precommit\n"))
+	git(t, repo, "add", "bootstrap/secret.yaml")
+	commit = exec.Command("git", "commit", "-qm", "add a secret")
+	commit.Dir, commit.Env = repo, env
+	out, err := commit.CombinedOutput()
+	if err == nil {
+		t.Fatalf("a commit adding a plain-text Secret passed:\n%s", out)
+	}
+	if !strings.Contains(string(out), "bootstrap/secret.yaml:6:10: error [plaintext-secret]") || strings.Contains(string(out), "hunter2-precommit") {
+		t.Errorf("unexpected hook output:\n%s", out)
+	}
+}
+
+// TestPreCommitGolangHook lets pre-commit build repotool from the hook
+// repository with `go install`, as users of the golang hook get it.
+func TestPreCommitGolangHook(t *testing.T) {
+	testtool.Require(t, "pre-commit")
+	if testing.Short() {
+		t.Skip("-short: builds repotool inside pre-commit")
+	}
+	tmp := t.TempDir()
+	hooks, repo := filepath.Join(tmp, "hooks"), filepath.Join(tmp, "repo")
+	rev := hookRepo(t, hooks)
+	userRepo(t, repo, hooks, rev, "repotool-lint")
+	out, err := runPreCommit(t, repo, preCommitEnv(t, tmp), "run", "--all-files")
+	if err != nil {
+		t.Fatalf("pre-commit run (golang hook) failed on the clean fixture: %v\n%s", err, out)
+	}
+	if !strings.Contains(out, "repotool lint") || !strings.Contains(out, "Passed") {
+		t.Errorf("unexpected output:\n%s", out)
+	}
+}
+
+func write(t *testing.T, path string, data []byte) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func git(t *testing.T, dir string, args ...string) {
+	t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+}
