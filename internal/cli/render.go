@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -10,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/repotool/repotool/internal/fsutil"
+	"github.com/repotool/repotool/pkg/argocd"
 	"github.com/repotool/repotool/pkg/layout"
 	"github.com/repotool/repotool/pkg/render"
 )
@@ -19,6 +21,8 @@ type renderFlags struct {
 	all                bool
 	outDir             string
 	argocd             bool
+	discover           bool
+	tier               string
 	redact             bool
 	opts               render.Options
 }
@@ -59,6 +63,8 @@ error, an invalid repotool.yaml or an unreadable repository.`,
 	fl.BoolVar(&f.all, "all", false, "render every target")
 	fl.StringVar(&f.outDir, "out-dir", "", "write DIR/<cluster>/<namespace>.yaml per target instead of standard output")
 	fl.BoolVar(&f.argocd, "argocd", false, "Argo CD Config Management Plugin mode: target from the plugin environment")
+	fl.BoolVar(&f.discover, "discover", false, "with --argocd: print the plugin name when the application's source is a target of this layout, nothing otherwise (plugin discovery)")
+	fl.StringVar(&f.tier, "tier", "", "emit only the objects of this responsibility tier: cluster, namespaces or application (with --argocd: default $ARGOCD_ENV_TIER)")
 	fl.BoolVar(&f.redact, "redact", false, "mask secret values on standard output (always on with --out-dir)")
 	fl.StringVar(&f.opts.ReleaseName, "release-name", "", "Helm release name (default: the namespace)")
 	fl.StringVar(&f.opts.KubeVersion, "kube-version", "", "Kubernetes version for every target (default: from repotool.yaml)")
@@ -109,6 +115,12 @@ func runRender(cmd *cobra.Command, env Env, f *renderFlags, args []string) error
 	}
 	f.opts.CacheDir = cacheDir(env, f.opts.CacheDir)
 	results := render.New(repo, f.opts).RenderAll(cmd.Context(), targets)
+	if f.tier != "" {
+		if f.outDir != "" || f.redact {
+			return usageErr(errors.New("--tier writes to standard output: do not combine it with --out-dir or --redact"))
+		}
+		return writeTier(cmd, argocd.NewTiers(repo), results, f.tier)
+	}
 	if f.outDir != "" {
 		return writeOutDir(cmd, f.outDir, results)
 	}
@@ -170,11 +182,24 @@ func reportFailures(w io.Writer, failed []*render.Result, total int, note string
 }
 
 func runRenderArgoCD(cmd *cobra.Command, env Env, f *renderFlags, args []string) error {
-	if len(args) > 0 || f.all || f.cluster != "" || f.namespace != "" || f.outDir != "" {
+	if len(args) > 0 || f.all || f.cluster != "" || f.namespace != "" || f.outDir != "" || f.redact {
 		return usageErr(errors.New("--argocd takes its target from the Argo CD plugin environment: give no REPO, --cluster, --namespace, --all or --out-dir"))
 	}
 	pe := render.ParsePluginEnv(env.Environ)
 	root, err := pe.RepoRoot(env.Dir)
+	if err == nil && f.discover {
+		// Discovery: claim the application only when its source is a
+		// target of a repotool layout; stay silent otherwise.
+		if repo, lerr := layout.LoadDir(cmd.Context(), root, layout.Options{}); lerr == nil {
+			if _, terr := pe.Target(repo); terr == nil {
+				fmt.Fprintln(cmd.OutOrStdout(), argocd.SettingsOf(&repo.Config).PluginName)
+			}
+		}
+		return nil
+	}
+	if f.discover {
+		return nil
+	}
 	if err != nil {
 		return usageErr(err)
 	}
@@ -195,7 +220,35 @@ func runRenderArgoCD(cmd *cobra.Command, env Env, f *renderFlags, args []string)
 	if err != nil {
 		return &exitError{Code: ExitFindings, Err: err}
 	}
-	_, err = cmd.OutOrStdout().Write(res.Manifest)
+	tier := cmp.Or(f.tier, pe.Tier)
+	if tier == "" {
+		_, err = cmd.OutOrStdout().Write(res.Manifest)
+		return err
+	}
+	return writeTier(cmd, argocd.NewTiers(repo), []*render.Result{res}, tier)
+}
+
+// writeTier prints the part of each rendering that tier owns; all or
+// nothing, like the plain stream.
+func writeTier(cmd *cobra.Command, tiers *argocd.Tiers, results []*render.Result, tier string) error {
+	var out bytes.Buffer
+	var failed []*render.Result
+	for _, res := range results {
+		if res.Err == nil {
+			data, err := tiers.Split(res, tier)
+			if err != nil {
+				res.Err = err
+			} else {
+				out.Write(data)
+				continue
+			}
+		}
+		failed = append(failed, res)
+	}
+	if len(failed) > 0 {
+		return reportFailures(cmd.ErrOrStderr(), failed, len(results), "nothing was written to standard output")
+	}
+	_, err := cmd.OutOrStdout().Write(out.Bytes())
 	return err
 }
 

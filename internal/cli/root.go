@@ -71,7 +71,7 @@ See https://github.com/repotool/repotool for documentation.`,
 	root.SetOut(s.Out)
 	root.SetErr(s.Err)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageErr(err) })
-	root.AddCommand(newLayoutCmd(), newLintCmd(s), newRenderCmd(s), newVersionCmd(s))
+	root.AddCommand(newGenerateCmd(), newLayoutCmd(), newLintCmd(s), newRenderCmd(s), newVersionCmd(s))
 	return root
 }
 

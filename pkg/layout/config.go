@@ -55,6 +55,61 @@ type Config struct {
 	Layout LayoutConfig `yaml:"layout" json:"layout"`
 	// Lint configures repotool lint.
 	Lint LintConfig `yaml:"lint" json:"lint"`
+	// ArgoCD configures repotool generate (Argo CD AppProjects and
+	// Applications).
+	ArgoCD ArgoCDConfig `yaml:"argocd" json:"argocd"`
+}
+
+// ArgoCDConfig configures the generated Argo CD objects.
+type ArgoCDConfig struct {
+	// Namespace is where Argo CD runs and its objects live. Default "argocd".
+	Namespace string `yaml:"namespace" json:"namespace,omitempty"`
+	// OutputDir is where repotool generate writes, relative to the
+	// repository root: <OutputDir>/<cluster>/. Default "argocd".
+	OutputDir string `yaml:"outputDir" json:"outputDir,omitempty"`
+	// PluginName is the Config Management Plugin's name. Default "repotool".
+	PluginName string `yaml:"pluginName" json:"pluginName,omitempty"`
+	// SREGroups are the SSO groups that may sync every project.
+	SREGroups []string `yaml:"sreGroups" json:"sreGroups,omitempty"`
+	// SecurityKinds are the kinds the "namespaces" tier owns (group/Kind,
+	// "" group for the core API), replacing the default list.
+	SecurityKinds []string `yaml:"securityKinds" json:"securityKinds,omitempty"`
+	// Tiers holds per-tier sync settings: keys "cluster", "namespaces",
+	// "application".
+	Tiers map[string]TierConfig `yaml:"tiers" json:"tiers,omitempty"`
+}
+
+// TierConfig is one responsibility tier's sync settings.
+type TierConfig struct {
+	// Automated turns on automated sync (manual by default).
+	Automated bool `yaml:"automated" json:"automated,omitempty"`
+	// Prune and SelfHeal apply to automated sync.
+	Prune    bool `yaml:"prune" json:"prune,omitempty"`
+	SelfHeal bool `yaml:"selfHeal" json:"selfHeal,omitempty"`
+	// SyncWindows restrict when the tier's applications may sync.
+	SyncWindows []SyncWindow `yaml:"syncWindows" json:"syncWindows,omitempty"`
+}
+
+// SyncWindow is an Argo CD project sync window.
+type SyncWindow struct {
+	Kind         string   `yaml:"kind" json:"kind"`
+	Schedule     string   `yaml:"schedule" json:"schedule"`
+	Duration     string   `yaml:"duration" json:"duration"`
+	Applications []string `yaml:"applications" json:"applications,omitempty"`
+	Namespaces   []string `yaml:"namespaces" json:"namespaces,omitempty"`
+	Clusters     []string `yaml:"clusters" json:"clusters,omitempty"`
+	ManualSync   bool     `yaml:"manualSync" json:"manualSync,omitempty"`
+	TimeZone     string   `yaml:"timeZone" json:"timeZone,omitempty"`
+}
+
+// Notification subscribes a channel to an Argo CD notifications trigger.
+type Notification struct {
+	// Trigger, e.g. "on-sync-failed".
+	Trigger string `yaml:"trigger" json:"trigger"`
+	// Service, e.g. "slack".
+	Service string `yaml:"service" json:"service"`
+	// Recipients, e.g. Slack channels.
+	Recipients []string `yaml:"recipients" json:"recipients"`
 }
 
 // LintConfig configures repotool lint.
@@ -148,6 +203,12 @@ type Destination struct {
 type NamespaceConfig struct {
 	// Tier is "application" (default) or "cluster".
 	Tier Tier `yaml:"tier" json:"tier,omitempty"`
+	// Owners are the SSO groups of the teams that own the namespace: they
+	// may sync its application project.
+	Owners []string `yaml:"owners" json:"owners,omitempty"`
+	// Notifications subscribe channels to Argo CD notifications for the
+	// namespace's Applications.
+	Notifications []Notification `yaml:"notifications" json:"notifications,omitempty"`
 }
 
 // LayoutConfig overrides the folder names and file patterns, so that
@@ -353,6 +414,9 @@ func validateConfig(file string, root *yaml.Node, cfg *Config) error {
 			}
 		}
 	}
+	if err := validateArgoCD(file, root, cfg); err != nil {
+		return err
+	}
 	for i, d := range cfg.Lint.Deprecations {
 		line := yamlpos.Line(root, 1, "lint", "deprecations")
 		if d.APIVersion == "" || d.Kind == "" {
@@ -436,4 +500,52 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	slices.Sort(keys)
 	return keys
+}
+
+// ArgoCD tier names, as used in repotool.yaml argocd.tiers and the
+// plugin's TIER variable.
+const (
+	ArgoTierCluster     = "cluster"
+	ArgoTierNamespaces  = "namespaces"
+	ArgoTierApplication = "application"
+)
+
+func validateArgoCD(file string, root *yaml.Node, cfg *Config) error {
+	a := cfg.ArgoCD
+	bad := func(msg string, keys ...string) error {
+		return &ConfigError{File: file, Line: yamlpos.Line(root, 1, keys...), Message: msg}
+	}
+	if a.Namespace != "" {
+		if err := checkName(a.Namespace); err != nil {
+			return bad("argocd.namespace: "+err.Error(), "argocd", "namespace")
+		}
+	}
+	if a.OutputDir != "" && !fsValidPath(a.OutputDir) {
+		return bad(fmt.Sprintf("argocd.outputDir: %q must be a relative folder inside the repository", a.OutputDir), "argocd", "outputDir")
+	}
+	for _, k := range a.SecurityKinds {
+		if !strings.Contains(k, "/") {
+			return bad(fmt.Sprintf("argocd.securityKinds: %q must be group/Kind, with an empty group for the core API (\"/Secret\")", k), "argocd", "securityKinds")
+		}
+	}
+	for _, name := range sortedKeys(a.Tiers) {
+		switch name {
+		case ArgoTierCluster, ArgoTierNamespaces, ArgoTierApplication:
+		default:
+			return bad(fmt.Sprintf("argocd.tiers: %q is not a tier; use %s, %s or %s", name, ArgoTierCluster, ArgoTierNamespaces, ArgoTierApplication), "argocd", "tiers", name)
+		}
+		for i, w := range a.Tiers[name].SyncWindows {
+			if w.Kind != "allow" && w.Kind != "deny" || w.Schedule == "" || w.Duration == "" {
+				return bad(fmt.Sprintf("argocd.tiers.%s.syncWindows[%d]: kind (allow or deny), schedule and duration are required", name, i), "argocd", "tiers", name, "syncWindows")
+			}
+		}
+	}
+	for _, name := range sortedKeys(cfg.Namespaces) {
+		for i, n := range cfg.Namespaces[name].Notifications {
+			if n.Trigger == "" || n.Service == "" || len(n.Recipients) == 0 {
+				return bad(fmt.Sprintf("namespaces.%s.notifications[%d]: trigger, service and recipients are required", name, i), "namespaces", name, "notifications")
+			}
+		}
+	}
+	return nil
 }

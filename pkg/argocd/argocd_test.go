@@ -1,0 +1,345 @@
+package argocd_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"testing/fstest"
+
+	"sigs.k8s.io/yaml"
+
+	"github.com/repotool/repotool/internal/golden"
+	"github.com/repotool/repotool/pkg/argocd"
+	"github.com/repotool/repotool/pkg/layout"
+	"github.com/repotool/repotool/pkg/render"
+)
+
+const (
+	fixture = "../../testdata/monorepo"
+	ageKey  = "../../testdata/age-TEST-ONLY.key"
+)
+
+func loadFixture(t testing.TB) *layout.Repo {
+	t.Helper()
+	repo, err := layout.LoadDir(context.Background(), fixture, layout.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return repo
+}
+
+// TestGenerateGolden keeps testdata/golden/<cluster>/<file> equal to what
+// Generate makes for the fixture (both clusters), and the plugin files.
+// internal/argocdcheck validates these goldens with Argo CD's own types.
+func TestGenerateGolden(t *testing.T) {
+	repo := loadFixture(t)
+	files, err := argocd.Generate(repo, argocd.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, f := range files {
+		data, err := f.Bytes()
+		if err != nil {
+			t.Fatal(err)
+		}
+		names = append(names, f.Path())
+		golden.Check(t, filepath.Join("testdata", "golden", filepath.FromSlash(f.Path())), data)
+	}
+	golden.Check(t, filepath.Join("testdata", "golden", "files.txt"), []byte(strings.Join(names, "\n")+"\n"))
+	set := argocd.SettingsOf(&repo.Config)
+	plugin, err := argocd.PluginYAML(set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden.Check(t, filepath.Join("testdata", "golden", "plugin", "plugin.yaml"), plugin)
+	install, err := argocd.PluginInstall(set, "ghcr.io/example/repotool:v0.1.0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden.Check(t, filepath.Join("testdata", "golden", "plugin", "install.yaml"), install)
+}
+
+func TestGenerateDeterministic(t *testing.T) {
+	repo := loadFixture(t)
+	dump := func() []byte {
+		files, err := argocd.Generate(repo, argocd.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b bytes.Buffer
+		for _, f := range files {
+			data, _ := f.Bytes()
+			b.WriteString(f.Path())
+			b.Write(data)
+		}
+		return b.Bytes()
+	}
+	first := dump()
+	for range 5 {
+		if !bytes.Equal(first, dump()) {
+			t.Fatal("Generate is not deterministic")
+		}
+	}
+}
+
+// projects returns the generated AppProjects and Applications of a cluster.
+func generated(t *testing.T, repo *layout.Repo, cluster string) (map[string]*argocd.AppProject, map[string]*argocd.Application) {
+	t.Helper()
+	files, err := argocd.Generate(repo, argocd.Options{Clusters: []string{cluster}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	projects, apps := map[string]*argocd.AppProject{}, map[string]*argocd.Application{}
+	for _, f := range files {
+		switch o := f.Object.(type) {
+		case *argocd.AppProject:
+			projects[o.Metadata.Name] = o
+		case *argocd.Application:
+			apps[o.Metadata.Name] = o
+		}
+	}
+	return projects, apps
+}
+
+// permits follows Argo CD's project rules: a cluster-scoped resource needs
+// a clusterResourceWhitelist match; a namespaced one must match the
+// namespace whitelist (all, when it is empty), no blacklist entry, and a
+// destination namespace.
+func permits(p *argocd.AppProject, group, kind string, clusterScoped bool, namespace string) bool {
+	match := func(list []argocd.GroupKind) bool {
+		for _, gk := range list {
+			if (gk.Group == "*" || gk.Group == group) && (gk.Kind == "*" || gk.Kind == kind) {
+				return true
+			}
+		}
+		return false
+	}
+	if clusterScoped {
+		return match(p.Spec.ClusterResourceWhitelist)
+	}
+	if len(p.Spec.NamespaceResourceWhitelist) > 0 && !match(p.Spec.NamespaceResourceWhitelist) {
+		return false
+	}
+	if match(p.Spec.NamespaceResourceBlacklist) {
+		return false
+	}
+	for _, d := range p.Spec.Destinations {
+		if ok, _ := path.Match(d.Namespace, namespace); ok {
+			return true
+		}
+	}
+	return false
+}
+
+func TestTierPermissions(t *testing.T) {
+	repo := loadFixture(t)
+	projects, _ := generated(t, repo, "dev-cluster")
+	security := argocd.NewTiers(repo).SecurityKinds()
+	clusterScoped := []argocd.GroupKind{
+		{Group: "rbac.authorization.k8s.io", Kind: "ClusterRole"}, {Group: "rbac.authorization.k8s.io", Kind: "ClusterRoleBinding"},
+		{Group: "apiextensions.k8s.io", Kind: "CustomResourceDefinition"}, {Group: "external-secrets.io", Kind: "ClusterSecretStore"},
+		{Group: "cert-manager.io", Kind: "ClusterIssuer"}, {Group: "storage.k8s.io", Kind: "StorageClass"},
+	}
+	for _, ns := range []string{"namespace-a", "namespace-b", "namespace-c"} {
+		app := projects[ns]
+		if app == nil {
+			t.Fatalf("no application project for %s", ns)
+		}
+		for _, gk := range security {
+			if permits(app, gk.Group, gk.Kind, gk.Kind == "Namespace", ns) {
+				t.Errorf("application project %s permits the security kind %s/%s", ns, gk.Group, gk.Kind)
+			}
+			if gk.Kind != "Namespace" && !permits(projects["namespaces"], gk.Group, gk.Kind, false, ns) {
+				t.Errorf("the namespaces project does not permit %s/%s in %s", gk.Group, gk.Kind, ns)
+			}
+		}
+		if !permits(projects["namespaces"], "", "Namespace", true, "") {
+			t.Error("the namespaces project cannot create the Namespace")
+		}
+		if permits(app, "apps", "Deployment", false, "namespace-b") && ns != "namespace-b" {
+			t.Errorf("application project %s may deploy into another namespace", ns)
+		}
+		if !permits(app, "apps", "Deployment", false, ns) || !permits(app, "monitoring.coreos.com", "ServiceMonitor", false, ns) {
+			t.Errorf("application project %s does not permit its own workloads", ns)
+		}
+	}
+	for name, p := range projects {
+		for _, gk := range clusterScoped {
+			if got := permits(p, gk.Group, gk.Kind, true, ""); got != (name == "cluster") {
+				t.Errorf("project %s permits cluster-scoped %s/%s: %v", name, gk.Group, gk.Kind, got)
+			}
+		}
+	}
+}
+
+// TestEveryRenderedKindHasExactlyOneProject renders every fixture target
+// and checks each object is permitted, in its namespace, by exactly one of
+// its cluster's projects, and by the project of the Application that
+// deploys it.
+func TestEveryRenderedKindHasExactlyOneProject(t *testing.T) {
+	abs, _ := filepath.Abs(ageKey)
+	t.Setenv("SOPS_AGE_KEY_FILE", abs)
+	repo := loadFixture(t)
+	tiers := argocd.NewTiers(repo)
+	for _, res := range render.New(repo, render.DefaultOptions()).RenderAll(context.Background(), repo.Targets) {
+		if res.Err != nil {
+			t.Fatal(res.Err)
+		}
+		projects, apps := generated(t, repo, res.Target.Cluster)
+		for _, o := range res.Objects {
+			group, _, ok := strings.Cut(o.APIVersion, "/")
+			if !ok {
+				group = ""
+			}
+			_, err := tiers.TierOf(o.APIVersion, o.Kind)
+			clusterScoped := err != nil || o.Kind == "Namespace" || o.Kind == "CustomResourceDefinition"
+			var permitting []string
+			for name, p := range projects {
+				if permits(p, group, o.Kind, clusterScoped, res.Target.Namespace) {
+					permitting = append(permitting, name)
+				}
+			}
+			slices.Sort(permitting)
+			if len(permitting) != 1 {
+				t.Errorf("%s %s: permitted by projects %v, want exactly one", res.Target.Name(), o.ID(), permitting)
+				continue
+			}
+			appName := res.Target.Namespace
+			if res.Target.Tier == layout.TierApplication {
+				if tier, _ := tiers.TierOf(o.APIVersion, o.Kind); tier == layout.ArgoTierNamespaces {
+					appName += "-security"
+				}
+			}
+			if app := apps[appName]; app == nil || app.Spec.Project != permitting[0] {
+				t.Errorf("%s %s: deployed by application %q, which is not in project %s", res.Target.Name(), o.ID(), appName, permitting[0])
+			}
+		}
+	}
+}
+
+// TestSplitLosesAndDoublesNothing: for every application target, the
+// namespaces and application tiers together hold every rendered object
+// exactly once (plus the Namespace the namespaces tier adds).
+func TestSplitLosesAndDoublesNothing(t *testing.T) {
+	abs, _ := filepath.Abs(ageKey)
+	t.Setenv("SOPS_AGE_KEY_FILE", abs)
+	repo := loadFixture(t)
+	tiers := argocd.NewTiers(repo)
+	for _, res := range render.New(repo, render.DefaultOptions()).RenderAll(context.Background(), repo.Targets) {
+		if res.Target.Tier == layout.TierCluster {
+			all, err := tiers.Split(res, layout.ArgoTierCluster)
+			if err != nil || !bytes.Equal(all, res.Manifest) {
+				t.Errorf("%s: the cluster tier must hold the whole rendering (%v)", res.Target.Name(), err)
+			}
+			if _, err := tiers.Split(res, layout.ArgoTierApplication); err == nil {
+				t.Errorf("%s: a cluster-tier target rendered as an application tier", res.Target.Name())
+			}
+			continue
+		}
+		count := map[string]int{}
+		for _, tier := range []string{layout.ArgoTierNamespaces, layout.ArgoTierApplication} {
+			data, err := tiers.Split(res, tier)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, doc := range strings.Split(string(data), "---\n") {
+				var obj struct {
+					APIVersion string                `json:"apiVersion"`
+					Kind       string                `json:"kind"`
+					Metadata   struct{ Name string } `json:"metadata"`
+				}
+				if strings.TrimSpace(doc) == "" {
+					continue
+				}
+				if err := yaml.Unmarshal([]byte(doc), &obj); err != nil {
+					t.Fatal(err)
+				}
+				count[obj.APIVersion+"/"+obj.Kind+" "+obj.Metadata.Name]++
+			}
+		}
+		if count["v1/Namespace "+res.Target.Namespace] != 1 {
+			t.Errorf("%s: the namespaces tier does not create the Namespace", res.Target.Name())
+		}
+		delete(count, "v1/Namespace "+res.Target.Namespace)
+		for _, o := range res.Objects {
+			k := o.APIVersion + "/" + o.Kind + " " + o.Name
+			if count[k] != 1 {
+				t.Errorf("%s: %s appears %d times across the two tiers", res.Target.Name(), k, count[k])
+			}
+			delete(count, k)
+		}
+		if len(count) != 0 {
+			t.Errorf("%s: tiers hold objects the rendering does not: %v", res.Target.Name(), count)
+		}
+	}
+}
+
+func TestSplitRejectsClusterScopedInApplicationNamespace(t *testing.T) {
+	fsys := fstest.MapFS{
+		"namespaces/app/Chart.yaml":          {Data: []byte("apiVersion: v2\nname: app\nversion: 1.0.0\n")},
+		"namespaces/app/templates/role.yaml": {Data: []byte("apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata:\n  name: too-wide\n")},
+		"clusters/c1/app/values.yaml":        {Data: []byte("a: 1\n")},
+	}
+	repo, err := layout.Load(context.Background(), fsys, layout.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := render.New(repo, render.DefaultOptions()).Render(context.Background(), &repo.Targets[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tier := range []string{layout.ArgoTierNamespaces, layout.ArgoTierApplication} {
+		_, err := argocd.NewTiers(repo).Split(res, tier)
+		if err == nil || !strings.Contains(err.Error(), "ClusterRole is cluster-scoped: only the cluster tier may create it") {
+			t.Errorf("tier %s: err = %v", tier, err)
+		}
+	}
+	if _, err := argocd.NewTiers(repo).Split(res, "everything"); err == nil {
+		t.Error("unknown tier accepted")
+	}
+}
+
+func TestGenerateErrors(t *testing.T) {
+	base := func(cfg string, extra map[string]string) *layout.Repo {
+		fsys := fstest.MapFS{
+			"repotool.yaml":               {Data: []byte(cfg)},
+			"namespaces/app/Chart.yaml":   {Data: []byte("apiVersion: v2\nname: app\nversion: 1.0.0\n")},
+			"clusters/c1/app/values.yaml": {Data: []byte("a: 1\n")},
+		}
+		for p, c := range extra {
+			fsys[p] = &fstest.MapFile{Data: []byte(c)}
+		}
+		repo, err := layout.Load(context.Background(), fsys, layout.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return repo
+	}
+	if _, err := argocd.Generate(base("clusters: {c1: {}}\n", nil), argocd.Options{}); !errors.Is(err, argocd.ErrNoRepoURL) {
+		t.Errorf("no repoURL: err = %v", err)
+	}
+	withURL := "git:\n  repoURL: https://example.com/r.git\n"
+	collide := base(withURL, map[string]string{
+		"namespaces/namespaces/Chart.yaml":   "apiVersion: v2\nname: x\nversion: 1.0.0\n",
+		"clusters/c1/namespaces/values.yaml": "a: 1\n",
+	})
+	if _, err := argocd.Generate(collide, argocd.Options{}); err == nil || !strings.Contains(err.Error(), `AppProject name "namespaces" is needed by both`) {
+		t.Errorf("name collision: err = %v", err)
+	}
+	sec := base(withURL, map[string]string{
+		"namespaces/app-security/Chart.yaml":   "apiVersion: v2\nname: x\nversion: 1.0.0\n",
+		"clusters/c1/app-security/values.yaml": "a: 1\n",
+	})
+	if _, err := argocd.Generate(sec, argocd.Options{}); err == nil || !strings.Contains(err.Error(), `Application name "app-security"`) {
+		t.Errorf("application name collision: err = %v", err)
+	}
+	if _, err := argocd.Generate(base(withURL, nil), argocd.Options{Clusters: []string{"nope"}}); err == nil {
+		t.Error("unknown cluster accepted")
+	}
+}

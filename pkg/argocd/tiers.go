@@ -1,0 +1,213 @@
+package argocd
+
+import (
+	"bytes"
+	"fmt"
+	"io/fs"
+	"path"
+	"slices"
+	"strings"
+
+	yaml "go.yaml.in/yaml/v3"
+
+	"github.com/repotool/repotool/pkg/layout"
+	"github.com/repotool/repotool/pkg/render"
+)
+
+// DefaultSecurityKinds are the kinds the "namespaces" tier owns, as
+// group/Kind ("" group for the core API): the Namespace itself, secrets,
+// ingress, RBAC inside the namespace, network policy and quotas.
+var DefaultSecurityKinds = []string{
+	"/LimitRange",
+	"/Namespace",
+	"/ResourceQuota",
+	"/Secret",
+	"/ServiceAccount",
+	"external-secrets.io/ExternalSecret",
+	"networking.k8s.io/Ingress",
+	"networking.k8s.io/NetworkPolicy",
+	"rbac.authorization.k8s.io/Role",
+	"rbac.authorization.k8s.io/RoleBinding",
+}
+
+// builtinClusterScoped are the cluster-scoped built-in kinds.
+var builtinClusterScoped = []string{
+	"/Namespace", "/Node", "/PersistentVolume", "/ComponentStatus",
+	"admissionregistration.k8s.io/MutatingWebhookConfiguration",
+	"admissionregistration.k8s.io/ValidatingWebhookConfiguration",
+	"admissionregistration.k8s.io/ValidatingAdmissionPolicy",
+	"admissionregistration.k8s.io/ValidatingAdmissionPolicyBinding",
+	"apiextensions.k8s.io/CustomResourceDefinition",
+	"apiregistration.k8s.io/APIService",
+	"certificates.k8s.io/CertificateSigningRequest",
+	"flowcontrol.apiserver.k8s.io/FlowSchema",
+	"flowcontrol.apiserver.k8s.io/PriorityLevelConfiguration",
+	"networking.k8s.io/IngressClass",
+	"networking.k8s.io/IPAddress",
+	"networking.k8s.io/ServiceCIDR",
+	"node.k8s.io/RuntimeClass",
+	"rbac.authorization.k8s.io/ClusterRole",
+	"rbac.authorization.k8s.io/ClusterRoleBinding",
+	"resource.k8s.io/DeviceClass",
+	"resource.k8s.io/ResourceSlice",
+	"scheduling.k8s.io/PriorityClass",
+	"storage.k8s.io/CSIDriver",
+	"storage.k8s.io/CSINode",
+	"storage.k8s.io/StorageClass",
+	"storage.k8s.io/VolumeAttachment",
+	"storage.k8s.io/VolumeAttributesClass",
+}
+
+// Tiers decides which responsibility tier owns a rendered object.
+type Tiers struct {
+	security      map[string]bool
+	clusterScoped map[string]bool
+}
+
+// NewTiers builds the tier rules for repo: the security kinds from
+// repotool.yaml (or DefaultSecurityKinds), and the cluster-scoped kinds
+// (built-in, and every CRD with scope Cluster in the repository's charts'
+// crds/ folders).
+func NewTiers(repo *layout.Repo) *Tiers {
+	t := &Tiers{security: map[string]bool{}, clusterScoped: map[string]bool{}}
+	kinds := repo.Config.ArgoCD.SecurityKinds
+	if len(kinds) == 0 {
+		kinds = DefaultSecurityKinds
+	}
+	for _, k := range kinds {
+		t.security[k] = true
+	}
+	for _, k := range builtinClusterScoped {
+		t.clusterScoped[k] = true
+	}
+	for _, ns := range repo.Namespaces {
+		if ns.Chart == nil {
+			continue
+		}
+		for _, gk := range clusterScopedCRDs(repo.FS, path.Join(ns.Chart.Dir, "crds")) {
+			t.clusterScoped[gk] = true
+		}
+	}
+	return t
+}
+
+// SecurityKinds returns the security kinds, sorted.
+func (t *Tiers) SecurityKinds() []GroupKind { return groupKinds(t.security) }
+
+func groupKinds(m map[string]bool) []GroupKind {
+	var out []GroupKind
+	for k := range m {
+		g, kind, _ := strings.Cut(k, "/")
+		out = append(out, GroupKind{Group: g, Kind: kind})
+	}
+	slices.SortFunc(out, func(a, b GroupKind) int {
+		if c := strings.Compare(a.Group, b.Group); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Kind, b.Kind)
+	})
+	return out
+}
+
+func clusterScopedCRDs(fsys fs.FS, dir string) []string {
+	var out []string
+	fs.WalkDir(fsys, dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !(strings.HasSuffix(p, ".yaml") || strings.HasSuffix(p, ".yml")) {
+			return nil
+		}
+		data, err := fs.ReadFile(fsys, p)
+		if err != nil {
+			return nil
+		}
+		dec := yaml.NewDecoder(bytes.NewReader(data))
+		for {
+			var crd struct {
+				Kind string `yaml:"kind"`
+				Spec struct {
+					Group string `yaml:"group"`
+					Scope string `yaml:"scope"`
+					Names struct {
+						Kind string `yaml:"kind"`
+					} `yaml:"names"`
+				} `yaml:"spec"`
+			}
+			if dec.Decode(&crd) != nil {
+				break
+			}
+			if crd.Kind == "CustomResourceDefinition" && crd.Spec.Scope == "Cluster" {
+				out = append(out, crd.Spec.Group+"/"+crd.Spec.Names.Kind)
+			}
+		}
+		return nil
+	})
+	return out
+}
+
+func groupKindOf(apiVersion, kind string) string {
+	group, _, ok := strings.Cut(apiVersion, "/")
+	if !ok {
+		group = ""
+	}
+	return group + "/" + kind
+}
+
+// TierOf returns the tier that owns an object rendered for an application
+// namespace: "namespaces" for the security kinds, "application" for other
+// namespaced kinds, and an error for cluster-scoped kinds, which only the
+// cluster tier may create.
+func (t *Tiers) TierOf(apiVersion, kind string) (string, error) {
+	gk := groupKindOf(apiVersion, kind)
+	switch {
+	case t.security[gk]:
+		return layout.ArgoTierNamespaces, nil
+	case t.clusterScoped[gk]:
+		return "", fmt.Errorf("%s %s is cluster-scoped: only the cluster tier may create it; move it to a cluster-tier namespace's chart", apiVersion, kind)
+	}
+	return layout.ArgoTierApplication, nil
+}
+
+// Split returns the part of a target's rendering that tier owns, as a YAML
+// stream in the rendering's order. Cluster-tier targets own everything.
+// For the namespaces tier the stream starts with the Namespace object when
+// the chart does not render one. It fails when an application namespace's
+// chart renders a cluster-scoped object, which no application tier may
+// hold.
+func (t *Tiers) Split(res *render.Result, tier string) ([]byte, error) {
+	switch tier {
+	case layout.ArgoTierCluster, layout.ArgoTierNamespaces, layout.ArgoTierApplication:
+	default:
+		return nil, fmt.Errorf("unknown tier %q: use %s, %s or %s", tier, layout.ArgoTierCluster, layout.ArgoTierNamespaces, layout.ArgoTierApplication)
+	}
+	if res.Target.Tier == layout.TierCluster {
+		if tier != layout.ArgoTierCluster {
+			return nil, fmt.Errorf("%s is a cluster-tier namespace: render it with tier %s, not %s", res.Target.Name(), layout.ArgoTierCluster, tier)
+		}
+		return res.Manifest, nil
+	}
+	if tier == layout.ArgoTierCluster {
+		return nil, fmt.Errorf("%s is an application namespace: render it with tier %s or %s, not %s", res.Target.Name(), layout.ArgoTierNamespaces, layout.ArgoTierApplication, tier)
+	}
+	var out bytes.Buffer
+	hasNamespace := false
+	for i := range res.Objects {
+		o := &res.Objects[i]
+		owner, err := t.TierOf(o.APIVersion, o.Kind)
+		if err != nil {
+			return nil, fmt.Errorf("%s renders %s (template %s): %w", res.Target.Name(), o.ID(), o.Template, err)
+		}
+		if owner != tier {
+			continue
+		}
+		hasNamespace = hasNamespace || (o.Kind == "Namespace" && o.APIVersion == "v1")
+		out.WriteString("---\n")
+		if o.Template != "" {
+			out.WriteString("# Source: " + o.Template + "\n")
+		}
+		out.Write(o.YAML)
+	}
+	if tier == layout.ArgoTierNamespaces && !hasNamespace && t.security["/Namespace"] {
+		ns := fmt.Sprintf("---\n# Source: repotool (the target's namespace)\napiVersion: v1\nkind: Namespace\nmetadata:\n  name: %s\n  labels:\n    app.kubernetes.io/managed-by: repotool\n", res.Target.Namespace)
+		return append([]byte(ns), out.Bytes()...), nil
+	}
+	return out.Bytes(), nil
+}
