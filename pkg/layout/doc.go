@@ -15,6 +15,8 @@
 // suffix, never by exact name.
 //
 // Load is pure: it reads an fs.FS, never prints or exits, and reports layout
-// problems as Diagnostics with file and line. It does not render charts,
+// problems as Diagnostics with file and line. Config also carries the
+// settings of the other commands (lint, argocd), parsed as strictly. It does
+// not render charts,
 // decrypt secrets (see package render) or lint manifests (see package lint).
 package layout
