@@ -38,6 +38,7 @@ type Input struct {
 	Sops *SopsConfig
 
 	sopsErr             error
+	paths               []string // every file of the repository, see listFiles
 	files               sync.Map // path -> *fileDocs
 	renderOpts          render.Options
 	sup                 *suppressor
@@ -244,10 +245,52 @@ func str(n *yaml.Node, keys ...string) string {
 // buildInput assembles the rules' input.
 func buildInput(repo *layout.Repo, results []*render.Result) *Input {
 	in := &Input{Repo: repo, Results: results}
+	in.listFiles()
 	in.scanRaw()
 	in.loadSops()
 	in.collectCRDs()
 	return in
+}
+
+// listFiles lists every file of the repository once, in lexical order,
+// leaving out hidden folders (.git, .github, ...) and node_modules.
+func (in *Input) listFiles() {
+	fs.WalkDir(in.Repo.FS, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil // layout reports unreadable paths
+		}
+		if d.IsDir() {
+			if p != "." && (strings.HasPrefix(d.Name(), ".") || d.Name() == "node_modules") {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		in.paths = append(in.paths, p)
+		return nil
+	})
+}
+
+// filesWithExt returns the repository's files ending in one of exts.
+func (in *Input) filesWithExt(exts ...string) []string {
+	var out []string
+	for _, p := range in.paths {
+		if slices.Contains(exts, path.Ext(p)) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// inChartTemplates reports whether p is inside a chart's templates/ folder.
+func (in *Input) inChartTemplates(p string) bool {
+	for dir := path.Dir(p); dir != "." && dir != "/"; dir = path.Dir(dir) {
+		if path.Base(dir) == "templates" {
+			if _, err := fs.Stat(in.Repo.FS, path.Join(path.Dir(dir), "Chart.yaml")); err == nil {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // scanRaw finds Kubernetes manifests in repository files that are neither
@@ -264,28 +307,13 @@ func (in *Input) scanRaw() {
 			skip[v.Path] = true
 		}
 	}
-	fs.WalkDir(in.Repo.FS, ".", func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return nil // layout reports unreadable paths
-		}
-		name := d.Name()
-		if d.IsDir() {
-			if p != "." && (strings.HasPrefix(name, ".") || name == "node_modules") {
-				return fs.SkipDir
-			}
-			if name == "templates" {
-				if _, err := fs.Stat(in.Repo.FS, path.Join(path.Dir(p), "Chart.yaml")); err == nil {
-					return fs.SkipDir
-				}
-			}
-			return nil
-		}
-		if skip[p] || !(strings.HasSuffix(name, ".yaml") || strings.HasSuffix(name, ".yml")) {
-			return nil
-		}
-		switch name {
+	for _, p := range in.filesWithExt(".yaml", ".yml") {
+		switch path.Base(p) {
 		case "Chart.yaml", "Chart.lock", "values.yaml", "values.yml", layout.ConfigFileName, ".sops.yaml", ".pre-commit-config.yaml", ".pre-commit-hooks.yaml", "action.yml", "action.yaml":
-			return nil
+			continue
+		}
+		if skip[p] || in.inChartTemplates(p) {
+			continue
 		}
 		fd := in.file(p)
 		encrypted := sopsfile.IsEncrypted(fd.data)
@@ -300,8 +328,7 @@ func (in *Input) scanRaw() {
 				Node: doc, Encrypted: encrypted,
 			})
 		}
-		return nil
-	})
+	}
 }
 
 func (in *Input) loadSops() {

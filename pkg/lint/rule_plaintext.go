@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/base64"
 	"fmt"
-	"io/fs"
 	"regexp"
 	"slices"
 	"strings"
@@ -91,24 +90,15 @@ func checkEncryptedFiles(in *Input, layoutSecrets map[string]bool, report func(F
 			}
 		}
 	}
-	fs.WalkDir(in.Repo.FS, ".", func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return nil
-		}
-		if d.IsDir() {
-			if p != "." && strings.HasPrefix(d.Name(), ".") {
-				return fs.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasSuffix(p, ".yaml") && !strings.HasSuffix(p, ".yml") || p == ".sops.yaml" {
-			return nil
+	for _, p := range in.filesWithExt(".yaml", ".yml") {
+		if p == ".sops.yaml" {
+			continue
 		}
 		rule := in.Sops.RuleFor(p)
 		mustEncrypt := secretFiles[p] || (rule != nil && rule.PathRegex != "")
 		fd := in.file(p)
 		if fd.err != nil || fd.data == nil {
-			return nil
+			continue
 		}
 		md, err := sopsfile.Inspect(fd.data)
 		if err != nil {
@@ -119,13 +109,12 @@ func checkEncryptedFiles(in *Input, layoutSecrets map[string]bool, report func(F
 				}
 				report(Finding{File: p, Message: fmt.Sprintf("the file is not SOPS-encrypted, but the .sops.yaml creation rule at line %d (path_regex %q) covers it; encrypt it with `sops --encrypt --in-place %s`", line, rule.PathRegex, p)})
 			}
-			return nil
+			continue
 		}
 		if len(fd.docs) > 0 {
 			checkLeaves(p, fd.docs[0], md, report)
 		}
-		return nil
-	})
+	}
 }
 
 // checkLeaves reports values that the file's own sops settings say must be

@@ -3,7 +3,6 @@ package lint
 import (
 	"bytes"
 	"fmt"
-	"io/fs"
 	"path"
 	"regexp"
 	"strings"
@@ -127,24 +126,10 @@ type suppressor struct {
 // reported as invalid-suppression findings.
 func (in *Input) loadSuppressions(report func(Finding)) *suppressor {
 	s := &suppressor{byFile: map[string][]Suppression{}, cfg: in.Repo.Config.Lint.Ignore}
-	fs.WalkDir(in.Repo.FS, ".", func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return nil
-		}
-		if d.IsDir() {
-			if p != "." && strings.HasPrefix(d.Name(), ".") {
-				return fs.SkipDir
-			}
-			return nil
-		}
-		switch path.Ext(p) {
-		case ".yaml", ".yml", ".tpl", ".txt":
-		default:
-			return nil
-		}
+	for _, p := range in.filesWithExt(".yaml", ".yml", ".tpl", ".txt") {
 		fd := in.file(p)
 		if !bytes.Contains(fd.data, []byte(SuppressionToken)) {
-			return nil
+			continue
 		}
 		sups, probs := ParseSuppressions(fd.data)
 		for _, pr := range probs {
@@ -159,8 +144,7 @@ func (in *Input) loadSuppressions(report func(Finding)) *suppressor {
 			}
 		}
 		s.byFile[p] = sups
-		return nil
-	})
+	}
 	for i, ig := range s.cfg {
 		if _, ok := RuleByID(ig.Rule); !ok {
 			report(Finding{Rule: ruleInvalidSuppression.ID, Severity: ruleInvalidSuppression.Severity, File: in.Repo.ConfigFile, Line: ig.Line,
