@@ -16,6 +16,7 @@ import (
 func newLintCmd(env Env) *cobra.Command {
 	opts := lint.DefaultOptions()
 	var format, failOn, sarifFile string
+	var noDecrypt bool
 	cmd := &cobra.Command{
 		Use:   "lint [REPO]",
 		Short: "Check the repository's files and every target's rendered manifests",
@@ -28,7 +29,9 @@ docs/rules.md. Findings never contain secret values.
   -o sarif     SARIF 2.1.0, for GitHub code scanning
   -o github    GitHub Actions annotations; overflow to $GITHUB_STEP_SUMMARY
 
---sarif-file writes SARIF to a file as well, whatever -o is.
+--sarif-file writes SARIF to a file as well, whatever -o is. --no-decrypt
+lints without SOPS keys: encrypted values become typed placeholders, so every
+check that does not need the real values still runs.
 
 Exit status: 0 when no finding is at or above --fail-on, 1 when one is, 2 on
 a usage error, an invalid repotool.yaml or an unreadable repository.`,
@@ -47,7 +50,7 @@ a usage error, an invalid repotool.yaml or an unreadable repository.`,
 				return err
 			}
 			opts.Render.CacheDir = cacheDir(env, opts.Render.CacheDir)
-			res, err := lint.Lint(cmd.Context(), repo, opts)
+			res, err := lint.Lint(cmd.Context(), repo, opts, decrypter(noDecrypt)...)
 			if err != nil {
 				return err
 			}
@@ -80,6 +83,7 @@ a usage error, an invalid repotool.yaml or an unreadable repository.`,
 	fl.StringVarP(&format, "output", "o", "text", "output format: "+strings.Join(output.LintFormats(), "|"))
 	fl.StringVar(&failOn, "fail-on", "error", "exit 1 when a finding is at least this severe: error|warning|info")
 	fl.StringVar(&sarifFile, "sarif-file", "", "also write SARIF 2.1.0 to this file")
+	fl.BoolVar(&noDecrypt, "no-decrypt", false, "do not decrypt secret values files: use typed placeholders (for runs without SOPS keys, such as pull requests from forks)")
 	fl.StringVar(&opts.Render.KubeVersion, "kube-version", "", "Kubernetes version for every target (default: from repotool.yaml)")
 	fl.BoolVar(&opts.Render.Offline, "offline", false, "never download: remote chart dependencies must be vendored or cached")
 	fl.StringVar(&opts.Render.CacheDir, "cache-dir", "", "dependency cache (default $REPOTOOL_CACHE_DIR, else $XDG_CACHE_HOME/repotool)")

@@ -81,6 +81,17 @@ func TestLintNeverPrintsSecrets(t *testing.T) {
 	}
 }
 
+// TestLintNoDecrypt: without any key, --no-decrypt lints the fixture clean.
+func TestLintNoDecrypt(t *testing.T) {
+	withKey(t, false)
+	if out, code := runCLI(t, "lint", monorepo); code != cli.ExitFindings || !strings.Contains(out, "[render]") {
+		t.Errorf("without a key: exit %d\n%s", code, out)
+	}
+	if out, code := runCLI(t, "lint", monorepo, "--no-decrypt"); code != cli.ExitOK || out != "no problems found in 9 targets\n" {
+		t.Errorf("--no-decrypt: exit %d\n%s", code, out)
+	}
+}
+
 func TestVersionCommand(t *testing.T) {
 	got, code := runCLI(t, "version")
 	if code != cli.ExitOK || got != "(devel)\n" {

@@ -21,6 +21,7 @@ type renderFlags struct {
 	all                bool
 	outDir             string
 	argocd             bool
+	noDecrypt          bool
 	discover           bool
 	tier               string
 	redact             bool
@@ -65,6 +66,7 @@ error, an invalid repotool.yaml or an unreadable repository.`,
 	fl.BoolVar(&f.argocd, "argocd", false, "Argo CD Config Management Plugin mode: target from the plugin environment")
 	fl.BoolVar(&f.discover, "discover", false, "with --argocd: print the plugin name when the application's source is a target of this layout, nothing otherwise (plugin discovery)")
 	fl.StringVar(&f.tier, "tier", "", "emit only the objects of this responsibility tier: cluster, namespaces or application (with --argocd: default $ARGOCD_ENV_TIER)")
+	fl.BoolVar(&f.noDecrypt, "no-decrypt", false, "do not decrypt secret values files: render typed placeholders instead (never with --argocd)")
 	fl.BoolVar(&f.redact, "redact", false, "mask secret values on standard output (always on with --out-dir)")
 	fl.StringVar(&f.opts.ReleaseName, "release-name", "", "Helm release name (default: the namespace)")
 	fl.StringVar(&f.opts.KubeVersion, "kube-version", "", "Kubernetes version for every target (default: from repotool.yaml)")
@@ -114,7 +116,7 @@ func runRender(cmd *cobra.Command, env Env, f *renderFlags, args []string) error
 		return usageErr(err)
 	}
 	f.opts.CacheDir = cacheDir(env, f.opts.CacheDir)
-	results := render.New(repo, f.opts).RenderAll(cmd.Context(), targets)
+	results := render.New(repo, f.opts, decrypter(f.noDecrypt)...).RenderAll(cmd.Context(), targets)
 	if f.tier != "" {
 		if f.outDir != "" || f.redact {
 			return usageErr(errors.New("--tier writes to standard output: do not combine it with --out-dir or --redact"))
@@ -182,8 +184,8 @@ func reportFailures(w io.Writer, failed []*render.Result, total int, note string
 }
 
 func runRenderArgoCD(cmd *cobra.Command, env Env, f *renderFlags, args []string) error {
-	if len(args) > 0 || f.all || f.cluster != "" || f.namespace != "" || f.outDir != "" || f.redact {
-		return usageErr(errors.New("--argocd takes its target from the Argo CD plugin environment: give no REPO, --cluster, --namespace, --all or --out-dir"))
+	if len(args) > 0 || f.all || f.cluster != "" || f.namespace != "" || f.outDir != "" || f.redact || f.noDecrypt {
+		return usageErr(errors.New("--argocd takes its target from the Argo CD plugin environment and needs real secret values: give no REPO, --cluster, --namespace, --all, --out-dir, --redact or --no-decrypt"))
 	}
 	pe := render.ParsePluginEnv(env.Environ)
 	root, err := pe.RepoRoot(env.Dir)
@@ -250,6 +252,14 @@ func writeTier(cmd *cobra.Command, tiers *argocd.Tiers, results []*render.Result
 	}
 	_, err := cmd.OutOrStdout().Write(out.Bytes())
 	return err
+}
+
+// decrypter returns the render option for --no-decrypt.
+func decrypter(noDecrypt bool) []render.Option {
+	if noDecrypt {
+		return []render.Option{render.WithDecrypter(render.PlaceholderDecrypter{})}
+	}
+	return nil
 }
 
 // loadRepo loads the layout and maps its errors to exit codes.

@@ -226,5 +226,5 @@ func cleanHelmError(err error) string {
 // FromSecrets reports whether s contains a value that was decrypted from
 // the target's secret values files (or the base64 form of one), so callers
 // can tell secret-sourced values from plain-text ones without seeing them.
-// Values shorter than four characters are not tracked.
+// Shorter values than four characters count only as exact matches.
 func (res *Result) FromSecrets(s string) bool { return res.red.holds(s) }

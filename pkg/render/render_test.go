@@ -418,3 +418,54 @@ func TestDefaultOptions(t *testing.T) {
 		t.Errorf("Concurrency = %d", got)
 	}
 }
+
+// TestPlaceholderDecrypter renders every fixture target without any key:
+// encrypted values become typed placeholders, nothing fails, and no real
+// secret value appears.
+func TestPlaceholderDecrypter(t *testing.T) {
+	useTestKey(t)
+	secrets := secretValues(t, loadRepo(t, fixture))
+	isolateKeys(t)
+	repo := loadRepo(t, fixture)
+	results := render.New(repo, render.DefaultOptions(), render.WithDecrypter(render.PlaceholderDecrypter{})).RenderAll(context.Background(), repo.Targets)
+	for _, res := range results {
+		if res.Err != nil {
+			t.Fatalf("%s: %v", res.Target.Name(), res.Err)
+		}
+		for _, s := range secrets {
+			if bytes.Contains(res.Manifest, []byte(s)) {
+				t.Errorf("%s: a real secret value was rendered", res.Target.Name())
+			}
+		}
+	}
+	tg, _ := repo.Target("dev-cluster", "namespace-c")
+	res, _ := render.New(repo, render.DefaultOptions(), render.WithDecrypter(render.PlaceholderDecrypter{})).Render(context.Background(), tg)
+	if !bytes.Contains(res.Manifest, []byte(`PROVIDER_API_KEY: "`+render.PlaceholderValue+`"`)) || !res.FromSecrets(render.PlaceholderValue) {
+		t.Errorf("placeholders not rendered or not tracked as secret:\n%s", res.Manifest)
+	}
+	typed, err := render.PlaceholderDecrypter{}.Decrypt(context.Background(), "x.secret.yaml", []byte("a: ENC[AES256_GCM,data:AA==,iv:AA==,tag:AA==,type:int]\nb: ENC[AES256_GCM,data:AA==,iv:AA==,tag:AA==,type:bool]\nc: plain\nsops:\n  mac: ENC[AES256_GCM,data:AA==,iv:AA==,tag:AA==,type:str]\n  version: 3.13.3\n"))
+	if err != nil || string(typed) != "a: 0\nb: false\nc: plain\n" {
+		t.Errorf("typed placeholders = %q, %v", typed, err)
+	}
+	if _, err := (render.PlaceholderDecrypter{}).Decrypt(context.Background(), "x.secret.yaml", []byte("a: 1\n")); err == nil {
+		t.Error("a plain file was accepted")
+	}
+}
+
+// TestShortSecretProvenance: a decrypted value shorter than the redaction
+// threshold still counts as coming from the secret file.
+func TestShortSecretProvenance(t *testing.T) {
+	repo := mapRepo(t, map[string]string{
+		"namespaces/app/Chart.yaml":            "apiVersion: v2\nname: app\nversion: 0.1.0\n",
+		"namespaces/app/templates/s.yaml":      "apiVersion: v1\nkind: Secret\nmetadata:\n  name: s\nstringData:\n  pin: {{ .Values.pin | quote }}\n",
+		"clusters/c1/app/values-a.secret.yaml": fakeEncrypted,
+	})
+	r := render.New(repo, render.DefaultOptions(), render.WithDecrypter(stubDecrypter{"clusters/c1/app/values-a.secret.yaml": "pin: \"42\"\n"}))
+	res, err := r.Render(context.Background(), &repo.Targets[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.FromSecrets("42") || res.FromSecrets("43") {
+		t.Error("short secret provenance wrong")
+	}
+}

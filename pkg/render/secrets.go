@@ -127,11 +127,13 @@ const minSecretLen = 4
 // templates often b64enc them) from text that may be shown to people.
 type redactor struct {
 	secrets []string // longest first, so overlapping values are removed whole
+	// exact holds every decrypted string, however short, for provenance.
+	exact map[string]bool
 }
 
 const redacted = "[redacted]"
 
-func newRedactor() *redactor { return &redactor{} }
+func newRedactor() *redactor { return &redactor{exact: map[string]bool{}} }
 
 // add records every string leaf of decrypted values.
 func (r *redactor) add(v any) {
@@ -145,6 +147,7 @@ func (r *redactor) add(v any) {
 			r.add(x)
 		}
 	case string:
+		r.exact[v] = true
 		if len(v) >= minSecretLen {
 			r.secrets = append(r.secrets, v, base64.StdEncoding.EncodeToString([]byte(v)))
 		}
@@ -190,10 +193,14 @@ type redactedError struct{ msg string }
 
 func (e *redactedError) Error() string { return e.msg }
 
-// holds reports whether s contains a decrypted value (or its base64 form).
+// holds reports whether s is a decrypted value, or contains one (of at
+// least minSecretLen characters) or its base64 form.
 func (r *redactor) holds(s string) bool {
 	if r == nil {
 		return false
+	}
+	if r.exact[s] {
+		return true
 	}
 	for _, sec := range r.secrets {
 		if strings.Contains(s, sec) {

@@ -1,0 +1,79 @@
+package render
+
+import (
+	"bytes"
+	"context"
+	"strings"
+
+	yaml "go.yaml.in/yaml/v3"
+
+	"github.com/repotool/repotool/internal/yamlpos"
+	"github.com/repotool/repotool/pkg/sopsfile"
+)
+
+// PlaceholderValue replaces every encrypted string under
+// PlaceholderDecrypter.
+const PlaceholderValue = "placeholder-not-decrypted"
+
+// PlaceholderDecrypter "decrypts" a SOPS file without any key: every
+// encrypted value becomes a placeholder of its type (PlaceholderValue for
+// strings, 0 for numbers, false for booleans) and the sops metadata is
+// dropped, so that charts render with the file's structure and every check
+// that does not need the real values can run: linting where no key is
+// available, such as pull requests from forks. A file that is not
+// SOPS-encrypted is an error, as with SOPSDecrypter.
+type PlaceholderDecrypter struct{}
+
+// Decrypt implements Decrypter.
+func (PlaceholderDecrypter) Decrypt(_ context.Context, file string, data []byte) ([]byte, error) {
+	if !sopsfile.IsEncrypted(data) {
+		return nil, &DecryptError{File: file, Reason: "it is not a SOPS-encrypted YAML file",
+			Hint: "encrypt it with `sops --encrypt --in-place " + file + "`"}
+	}
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return nil, &DecryptError{File: file, Reason: "it is not valid YAML", Hint: "restore it from a trusted revision"}
+	}
+	root := yamlpos.Root(&doc)
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		if root.Content[i].Value == "sops" {
+			root.Content = append(root.Content[:i], root.Content[i+2:]...)
+			break
+		}
+	}
+	placeholders(root)
+	var out bytes.Buffer
+	enc := yaml.NewEncoder(&out)
+	if err := enc.Encode(&doc); err != nil {
+		return nil, err
+	}
+	if err := enc.Close(); err != nil {
+		return nil, err
+	}
+	return out.Bytes(), nil
+}
+
+// placeholders replaces ENC[...,type:T] scalars by a value of type T.
+func placeholders(n *yaml.Node) {
+	if n.Kind == yaml.ScalarNode && sopsfile.IsEncryptedValue(n.Value) {
+		typ := ""
+		if i := strings.LastIndex(n.Value, "type:"); i >= 0 {
+			typ = strings.TrimSuffix(n.Value[i+len("type:"):], "]")
+		}
+		n.Style = 0
+		switch typ {
+		case "int":
+			n.Tag, n.Value = "!!int", "0"
+		case "float":
+			n.Tag, n.Value = "!!float", "0.0"
+		case "bool":
+			n.Tag, n.Value = "!!bool", "false"
+		default:
+			n.Tag, n.Value = "!!str", PlaceholderValue
+		}
+		return
+	}
+	for _, c := range n.Content {
+		placeholders(c)
+	}
+}
