@@ -99,10 +99,7 @@ func TestActionScripts(t *testing.T) {
 // preCommitEnv is a clean environment for pre-commit with its cache in tmp.
 func preCommitEnv(t *testing.T, tmp string, extra ...string) []string {
 	t.Helper()
-	key, err := filepath.Abs("testdata/age-TEST-ONLY.key")
-	if err != nil {
-		t.Fatal(err)
-	}
+	key := testtool.TestKey(t)
 	env := []string{
 		"HOME=" + tmp,
 		"PRE_COMMIT_HOME=" + filepath.Join(tmp, "pre-commit"),

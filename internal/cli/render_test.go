@@ -10,28 +10,21 @@ import (
 
 	"github.com/repotool/repotool/internal/cli"
 	"github.com/repotool/repotool/internal/golden"
+	"github.com/repotool/repotool/internal/testtool"
 	"github.com/repotool/repotool/pkg/layout"
 	"github.com/repotool/repotool/pkg/render"
 )
 
-// withKey points SOPS at the test-only key, and nothing else.
+// withKey points SOPS at the test-only key (or at no key), and the
+// dependency cache at an empty folder.
 func withKey(t *testing.T, key bool) {
 	t.Helper()
-	home := t.TempDir()
-	t.Setenv("HOME", home)
-	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
-	t.Setenv("REPOTOOL_CACHE_DIR", filepath.Join(home, "cache"))
-	for _, k := range []string{"SOPS_AGE_KEY_FILE", "SOPS_AGE_KEY", "SOPS_AGE_KEY_CMD"} {
-		t.Setenv(k, "")
-		os.Unsetenv(k)
-	}
 	if key {
-		abs, err := filepath.Abs("../../testdata/age-TEST-ONLY.key")
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Setenv("SOPS_AGE_KEY_FILE", abs)
+		testtool.UseTestKey(t)
+	} else {
+		testtool.IsolateSOPS(t)
 	}
+	t.Setenv("REPOTOOL_CACHE_DIR", filepath.Join(t.TempDir(), "cache"))
 }
 
 func TestRenderCommand(t *testing.T) {

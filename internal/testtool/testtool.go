@@ -112,3 +112,32 @@ func CleanEnv(tmp string, extra ...string) []string {
 	}
 	return append(env, extra...)
 }
+
+// IsolateSOPS hides every SOPS key the machine may have: HOME, the XDG
+// config folder and GNUPGHOME point into a temporary folder, and the SOPS_*
+// key variables are unset (not set empty: sops 3.13 crashes on an empty
+// SOPS_AGE_KEY_CMD). Everything is restored when the test ends.
+func IsolateSOPS(t testing.TB) {
+	t.Helper()
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
+	t.Setenv("GNUPGHOME", filepath.Join(home, ".gnupg"))
+	for _, k := range []string{"SOPS_AGE_KEY_FILE", "SOPS_AGE_KEY", "SOPS_AGE_KEY_CMD", "SOPS_AGE_SSH_PRIVATE_KEY_FILE"} {
+		t.Setenv(k, "") // registers the restore
+		os.Unsetenv(k)
+	}
+}
+
+// UseTestKey isolates the SOPS environment and points SOPS_AGE_KEY_FILE at
+// testdata/age-TEST-ONLY.key, the key the fixtures are encrypted for.
+func UseTestKey(t testing.TB) {
+	t.Helper()
+	IsolateSOPS(t)
+	t.Setenv("SOPS_AGE_KEY_FILE", TestKey(t))
+}
+
+// TestKey returns the absolute path of the test-only age key.
+func TestKey(t testing.TB) string {
+	return filepath.Join(moduleRoot(t), "testdata", "age-TEST-ONLY.key")
+}

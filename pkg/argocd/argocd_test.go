@@ -14,15 +14,13 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/repotool/repotool/internal/golden"
+	"github.com/repotool/repotool/internal/testtool"
 	"github.com/repotool/repotool/pkg/argocd"
 	"github.com/repotool/repotool/pkg/layout"
 	"github.com/repotool/repotool/pkg/render"
 )
 
-const (
-	fixture = "../../testdata/monorepo"
-	ageKey  = "../../testdata/age-TEST-ONLY.key"
-)
+const fixture = "../../testdata/monorepo"
 
 func loadFixture(t testing.TB) *layout.Repo {
 	t.Helper()
@@ -183,8 +181,7 @@ func TestTierPermissions(t *testing.T) {
 // its cluster's projects, and by the project of the Application that
 // deploys it.
 func TestEveryRenderedKindHasExactlyOneProject(t *testing.T) {
-	abs, _ := filepath.Abs(ageKey)
-	t.Setenv("SOPS_AGE_KEY_FILE", abs)
+	testtool.UseTestKey(t)
 	repo := loadFixture(t)
 	tiers := argocd.NewTiers(repo)
 	for _, res := range render.New(repo, render.DefaultOptions()).RenderAll(context.Background(), repo.Targets) {
@@ -227,8 +224,7 @@ func TestEveryRenderedKindHasExactlyOneProject(t *testing.T) {
 // namespaces and application tiers together hold every rendered object
 // exactly once (plus the Namespace the namespaces tier adds).
 func TestSplitLosesAndDoublesNothing(t *testing.T) {
-	abs, _ := filepath.Abs(ageKey)
-	t.Setenv("SOPS_AGE_KEY_FILE", abs)
+	testtool.UseTestKey(t)
 	repo := loadFixture(t)
 	tiers := argocd.NewTiers(repo)
 	for _, res := range render.New(repo, render.DefaultOptions()).RenderAll(context.Background(), repo.Targets) {

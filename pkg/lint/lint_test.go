@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/repotool/repotool/internal/golden"
+	"github.com/repotool/repotool/internal/testtool"
 	"github.com/repotool/repotool/pkg/layout"
 	"github.com/repotool/repotool/pkg/lint"
 )
@@ -17,25 +18,10 @@ import (
 const (
 	fixture  = "../../testdata/monorepo"
 	casesDir = "../../testdata/lint"
-	ageKey   = "../../testdata/age-TEST-ONLY.key"
 )
 
 // useTestKey points SOPS at the test-only age key and nothing else.
-func useTestKey(t testing.TB) {
-	t.Helper()
-	abs, err := filepath.Abs(ageKey)
-	if err != nil {
-		t.Fatal(err)
-	}
-	home := t.TempDir()
-	t.Setenv("HOME", home)
-	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
-	for _, k := range []string{"SOPS_AGE_KEY", "SOPS_AGE_KEY_CMD"} {
-		t.Setenv(k, "")
-		os.Unsetenv(k)
-	}
-	t.Setenv("SOPS_AGE_KEY_FILE", abs)
-}
+func useTestKey(t testing.TB) { testtool.UseTestKey(t) }
 
 func lintDir(t testing.TB, dir string) *lint.Result {
 	t.Helper()

@@ -6,17 +6,12 @@ import (
 	"testing"
 
 	"github.com/repotool/repotool/internal/synth"
+	"github.com/repotool/repotool/internal/testtool"
 	"github.com/repotool/repotool/pkg/layout"
 	"github.com/repotool/repotool/pkg/render"
 )
 
-func benchKey(b *testing.B) {
-	abs, err := filepath.Abs(ageKey)
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Setenv("SOPS_AGE_KEY_FILE", abs)
-}
+func benchKey(b *testing.B) { testtool.UseTestKey(b) }
 
 // BenchmarkRenderTarget renders dev-cluster/namespace-a of the fixture:
 // "cold" with a new Renderer each time (what one CLI run or Argo CD plugin

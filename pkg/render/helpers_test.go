@@ -8,39 +8,19 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/repotool/repotool/internal/testtool"
 	"github.com/repotool/repotool/pkg/layout"
 	"github.com/repotool/repotool/pkg/render"
 )
 
-const (
-	fixture = "../../testdata/monorepo"
-	ageKey  = "../../testdata/age-TEST-ONLY.key"
-)
+const fixture = "../../testdata/monorepo"
 
 // useTestKey points the SOPS environment at the test-only age key and
-// nothing else (HOME and XDG folders are emptied so no real key is found).
-func useTestKey(t *testing.T) {
-	t.Helper()
-	abs, err := filepath.Abs(ageKey)
-	if err != nil {
-		t.Fatal(err)
-	}
-	isolateKeys(t)
-	t.Setenv("SOPS_AGE_KEY_FILE", abs)
-}
+// nothing else.
+func useTestKey(t testing.TB) { testtool.UseTestKey(t) }
 
 // isolateKeys hides every SOPS key the machine may have.
-func isolateKeys(t *testing.T) {
-	t.Helper()
-	home := t.TempDir()
-	t.Setenv("HOME", home)
-	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
-	t.Setenv("GNUPGHOME", filepath.Join(home, ".gnupg"))
-	for _, k := range []string{"SOPS_AGE_KEY_FILE", "SOPS_AGE_KEY", "SOPS_AGE_KEY_CMD", "SOPS_AGE_SSH_PRIVATE_KEY_FILE"} {
-		t.Setenv(k, "") // restores the old value after the test
-		os.Unsetenv(k)
-	}
-}
+func isolateKeys(t testing.TB) { testtool.IsolateSOPS(t) }
 
 func loadRepo(t testing.TB, dir string) *layout.Repo {
 	t.Helper()

@@ -16,6 +16,7 @@ import (
 	"filippo.io/age"
 
 	"github.com/repotool/repotool/internal/golden"
+	"github.com/repotool/repotool/internal/testtool"
 	"github.com/repotool/repotool/pkg/layout"
 	"github.com/repotool/repotool/pkg/render"
 )
@@ -180,7 +181,7 @@ func TestDecryptErrors(t *testing.T) {
 	if err := os.WriteFile(wrongKey, []byte(id.String()+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	testKey, _ := filepath.Abs(ageKey)
+	testKey := testtool.TestKey(t)
 	tamper := func(key string) []byte {
 		i := bytes.Index(orig, []byte(key+": ENC[AES256_GCM,data:"))
 		if i < 0 {
