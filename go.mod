@@ -11,6 +11,7 @@ require (
 	github.com/owenrumney/go-sarif/v3 v3.3.1
 	github.com/spf13/cobra v1.10.2
 	github.com/xeipuuv/gojsonschema v1.2.0
+	github.com/yannh/kubeconform v0.8.0
 	go.yaml.in/yaml/v3 v3.0.5
 	helm.sh/helm/v3 v3.22.0
 	k8s.io/apiextensions-apiserver v0.37.0

@@ -121,6 +121,10 @@ type LintConfig struct {
 	// Deprecations extend the built-in table of deprecated and removed API
 	// versions used by the stray-api-version rule.
 	Deprecations []Deprecation `yaml:"deprecations" json:"deprecations,omitempty"`
+	// SchemaLocations are extra kubeconform schema locations (folders, or
+	// file or URL templates) for custom resources whose CRDs are installed
+	// some other way; URLs are downloaded once into the cache.
+	SchemaLocations []string `yaml:"schemaLocations" json:"schemaLocations,omitempty"`
 }
 
 // LintIgnore suppresses the findings of one rule that match every pattern

@@ -85,6 +85,8 @@ type CRDVersion struct {
 	Name    string
 	Served  bool
 	Storage bool
+	// Schema is the version's openAPIV3Schema, nil when it has none.
+	Schema map[string]any
 }
 
 // Served returns the names of the versions the CRD serves.
@@ -446,7 +448,11 @@ func crdFromNode(n *yaml.Node, file string) *CRD {
 	}
 	if vs, _ := yamlpos.Lookup(n, "spec", "versions"); vs != nil && vs.Kind == yaml.SequenceNode {
 		for _, v := range vs.Content {
-			c.Versions = append(c.Versions, CRDVersion{Name: str(v, "name"), Served: str(v, "served") == "true", Storage: str(v, "storage") == "true"})
+			cv := CRDVersion{Name: str(v, "name"), Served: str(v, "served") == "true", Storage: str(v, "storage") == "true"}
+			if s, _ := yamlpos.Lookup(v, "schema", "openAPIV3Schema"); s != nil {
+				_ = s.Decode(&cv.Schema)
+			}
+			c.Versions = append(c.Versions, cv)
 		}
 	} else if v := str(n, "spec", "version"); v != "" { // apiextensions.k8s.io/v1beta1
 		c.Versions = append(c.Versions, CRDVersion{Name: v, Served: true, Storage: true})

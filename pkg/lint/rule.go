@@ -37,6 +37,7 @@ var registry = []*Rule{
 	ruleLayout,
 	rulePlaintextSecret,
 	ruleRender,
+	ruleSchema,
 	ruleShortnameCollision,
 	ruleStrayAPIVersion,
 }

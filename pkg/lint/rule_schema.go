@@ -1,0 +1,188 @@
+package lint
+
+import (
+	"cmp"
+	"fmt"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/Masterminds/semver/v3"
+	yaml "go.yaml.in/yaml/v3"
+
+	"github.com/repotool/repotool/pkg/layout"
+	"github.com/repotool/repotool/pkg/schema"
+)
+
+var ruleSchema = &Rule{
+	ID:          "schema",
+	Summary:     "An object does not match the schema of its kind: an unknown or misspelled field, a wrong type, a missing required field, a value outside an enum, a duplicate key.",
+	Remediation: "Fix the field the finding names in the chart template or the values that feed it; the path is a JSON pointer into the rendered object.",
+	Severity:    SeverityError,
+	Description: "Validates every rendered object, and every plain manifest in the repository, with kubeconform (as a library) in strict mode, offline. Built-in kinds are checked against the OpenAPI schemas of the target cluster's Kubernetes version, embedded in repotool for a window of versions (the nearest one is used outside it; see docs/schemas.md). Custom resources are checked against the CRD in the repository that defines them, for exactly the version the object uses. Objects whose kind has no known schema are left to `stray-api-version`. The official Kubernetes schemas carry no enums, so enum checks apply to custom resources.",
+	Bad: Example{File: "namespaces/shop/templates/deployment.yaml", Content: `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: shop
+spec:
+  replicas: "2"          # a string, not an integer
+  selector:
+    matchLabels: {app: shop}
+  template:
+    metadata:
+      labels: {app: shop}
+    spec:
+      containers:
+        - name: shop
+          image: shop:1.0
+          imagePullPolcy: Always   # misspelled: unknown field
+`},
+	Good: Example{File: "namespaces/shop/templates/deployment.yaml", Content: `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: shop
+spec:
+  replicas: 2
+  selector:
+    matchLabels: {app: shop}
+  template:
+    metadata:
+      labels: {app: shop}
+    spec:
+      containers:
+        - name: shop
+          image: shop:1.0
+          imagePullPolicy: Always
+`},
+	check: checkSchemas,
+}
+
+func checkSchemas(in *Input, report func(Finding)) {
+	opts := schema.Options{ExtraLocations: in.Repo.Config.Lint.SchemaLocations}
+	if in.renderOpts.CacheDir != "" && len(opts.ExtraLocations) > 0 {
+		opts.CacheDir = filepath.Join(in.renderOpts.CacheDir, "schemas")
+	}
+	v, err := schema.New(opts)
+	if err != nil {
+		report(Finding{Message: "cannot validate schemas: " + err.Error()})
+		return
+	}
+	defer v.Close()
+	for _, c := range in.CRDs {
+		for _, ver := range c.Versions {
+			if ver.Served && ver.Schema != nil {
+				v.AddCRD(c.Group, ver.Name, c.Kind, ver.Schema)
+			}
+		}
+	}
+	// Plain manifests belong to no target: check them against the newest
+	// Kubernetes version any target runs.
+	var newest *semver.Version
+	for _, res := range in.Results {
+		if res.Err != nil {
+			continue
+		}
+		kv := in.kubeVersion(&res.Target)
+		if newest == nil || kv.GreaterThan(newest) {
+			newest = kv
+		}
+		for i := range res.Objects {
+			o := &res.Objects[i]
+			node := in.objectNode(o)
+			for _, p := range schemaProblems(v.Validate(kv.Original(), o.YAML), o.Kind, secretName(o.Namespace, o.Name)) {
+				f := Finding{Object: o.ID(), Targets: []string{res.Target.Name()}, File: templateRef(o), Message: p.message}
+				switch {
+				case node != nil:
+					f.Line = lineAtPath(node, p.path)
+				case lastKey(p.path) != "":
+					f.Line = in.objectLine(o, lastKey(p.path)+":")
+				}
+				report(f)
+			}
+		}
+	}
+	if newest == nil {
+		newest = in.kubeVersion(&layout.Target{KubeVersion: in.Repo.Config.ClusterKubeVersion("")})
+	}
+	for i := range in.Raw {
+		o := &in.Raw[i]
+		if o.Encrypted || isPlainManifest(o.File) {
+			continue // charts' crds/ files are checked as rendered
+		}
+		doc, err := yaml.Marshal(o.Node)
+		if err != nil {
+			continue
+		}
+		for _, p := range schemaProblems(v.Validate(newest.Original(), doc), o.Kind, secretName(o.Namespace, o.Name)) {
+			report(Finding{Object: o.ID(), File: o.File, Line: lineAtPath(o.Node, p.path), Message: p.message})
+		}
+	}
+}
+
+type schemaProblem struct{ path, message string }
+
+// schemaProblems turns a validation result into messages, with the JSON
+// pointer of each problem.
+func schemaProblems(r schema.Result, kind, name string) []schemaProblem {
+	switch r.Status {
+	case schema.Invalid:
+		var out []schemaProblem
+		for _, e := range r.Errors {
+			path := cmp.Or(e.Path, "/")
+			out = append(out, schemaProblem{path: path, message: fmt.Sprintf("%s %s: %s: %s", kind, name, path, e.Message)})
+		}
+		return out
+	case schema.Error:
+		msg := strings.Join(strings.Fields(fmt.Sprint(r.Err)), " ")
+		if m := duplicateKeyRE.FindStringSubmatch(msg); m != nil {
+			return []schemaProblem{{path: "/" + m[1], message: fmt.Sprintf("%s %s: duplicate key %q: YAML keeps only one of the values; remove the other", kind, name, m[1])}}
+		}
+		return []schemaProblem{{path: "/", message: fmt.Sprintf("%s %s cannot be validated: %s", kind, name, msg)}}
+	}
+	return nil
+}
+
+var duplicateKeyRE = regexp.MustCompile(`key "([^"]+)" already set in map`)
+
+// lineAtPath returns the line of the deepest node of a JSON pointer that
+// exists in a document (the document's line when none does).
+func lineAtPath(n *yaml.Node, pointer string) int {
+	line := n.Line
+	for _, seg := range strings.Split(strings.Trim(pointer, "/"), "/") {
+		if seg == "" {
+			continue
+		}
+		seg = strings.NewReplacer("~1", "/", "~0", "~").Replace(seg)
+		var next *yaml.Node
+		switch n.Kind {
+		case yaml.MappingNode:
+			for i := 0; i+1 < len(n.Content); i += 2 {
+				if n.Content[i].Value == seg {
+					line, next = n.Content[i].Line, n.Content[i+1]
+				}
+			}
+		case yaml.SequenceNode:
+			if i, err := strconv.Atoi(seg); err == nil && i >= 0 && i < len(n.Content) {
+				next = n.Content[i]
+				line = next.Line
+			}
+		}
+		if next == nil {
+			break
+		}
+		n = next
+	}
+	return line
+}
+
+// lastKey is the last non-index segment of a JSON pointer.
+func lastKey(pointer string) string {
+	segs := strings.Split(strings.Trim(pointer, "/"), "/")
+	for i := len(segs) - 1; i >= 0; i-- {
+		if _, err := strconv.Atoi(segs[i]); err != nil && segs[i] != "" {
+			return segs[i]
+		}
+	}
+	return ""
+}

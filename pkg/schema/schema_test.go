@@ -1,0 +1,249 @@
+package schema_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/repotool/repotool/pkg/schema"
+)
+
+func TestEmbeddedVersions(t *testing.T) {
+	minors := schema.Minors()
+	if diff := cmp.Diff([]int{29, 30, 31, 32, 33, 34, 35, 36}, minors); diff != "" {
+		t.Fatalf("embedded minors (-want +got):\n%s", diff)
+	}
+	for _, m := range minors {
+		e, err := schema.Load(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.HasPrefix(e.KubernetesVersion, fmt.Sprintf("v1.%d.", m)) {
+			t.Errorf("v1.%d.json.gz holds %s", m, e.KubernetesVersion)
+		}
+		for _, k := range []string{"apps/v1/Deployment", "v1/ConfigMap", "networking.k8s.io/v1/Ingress", "apiextensions.k8s.io/v1/CustomResourceDefinition", "autoscaling/v2/HorizontalPodAutoscaler"} {
+			if _, ok := e.Kinds[k]; !ok {
+				t.Errorf("1.%d has no schema for %s", m, k)
+			}
+		}
+		// A recursive definition (JSONSchemaProps) inlines without looping.
+		crd, ok := e.Schema("apiextensions.k8s.io/v1", "CustomResourceDefinition")
+		if !ok || len(crd) == 0 {
+			t.Errorf("1.%d: no CRD schema", m)
+		}
+	}
+	if _, err := schema.Load(12); err == nil {
+		t.Error("Load(12) succeeded")
+	}
+}
+
+func TestMinorFor(t *testing.T) {
+	for in, want := range map[string]int{"v1.27.3": 29, "1.33.5": 33, "v1.33.4+k3s1": 33, "v1.36.0": 36, "v1.40.1": 36} {
+		if got, err := schema.MinorFor(in); err != nil || got != want {
+			t.Errorf("MinorFor(%q) = %d, %v; want %d", in, got, err, want)
+		}
+	}
+	if _, err := schema.MinorFor("latest"); err == nil {
+		t.Error("MinorFor(latest) succeeded")
+	}
+}
+
+const validDeployment = `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+  creationTimestamp: null
+spec:
+  replicas: 2
+  selector:
+    matchLabels: {app: web}
+  strategy:
+    rollingUpdate: {maxSurge: 25%, maxUnavailable: 1}
+  template:
+    metadata:
+      labels: {app: web}
+    spec:
+      containers:
+        - name: web
+          image: web:1.0
+          ports: [{containerPort: 8080, name: http}]
+          readinessProbe:
+            httpGet: {path: /, port: http}
+          resources:
+            limits: {cpu: 1, memory: 64Mi}
+            requests: {cpu: 100m}
+`
+
+func validate(t *testing.T, v *schema.Validator, kube, doc string) schema.Result {
+	t.Helper()
+	return v.Validate(kube, []byte(doc))
+}
+
+func TestValidateBuiltin(t *testing.T) {
+	v, err := schema.New(schema.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v.Close()
+	tests := []struct {
+		name   string
+		doc    string
+		status schema.Status
+		errors []schema.FieldError
+	}{
+		{"valid: quantities as numbers, int-or-string, null timestamp", validDeployment, schema.Valid, nil},
+		{"unknown field", strings.Replace(validDeployment, "image: web:1.0", "image: web:1.0\n          imagePullPolcy: Always", 1), schema.Invalid,
+			[]schema.FieldError{{Path: "/spec/template/spec/containers/0", Message: "additional properties 'imagePullPolcy' not allowed"}}},
+		{"wrong type", strings.Replace(validDeployment, "replicas: 2", "replicas: two", 1), schema.Invalid,
+			[]schema.FieldError{{Path: "/spec/replicas", Message: "got string, want null or integer"}}},
+		{"missing required field", strings.Replace(validDeployment, "        - name: web\n          image", "        - image", 1), schema.Invalid,
+			[]schema.FieldError{{Path: "/spec/template/spec/containers/0", Message: "missing property 'name'"}}},
+		{"several problems, each at its own path", strings.Replace(strings.Replace(validDeployment, "replicas: 2", "replicas: two", 1), "containerPort: 8080", "containerPort: {}", 1), schema.Invalid,
+			[]schema.FieldError{
+				{Path: "/spec/replicas", Message: "got string, want null or integer"},
+				{Path: "/spec/template/spec/containers/0/ports/0/containerPort", Message: "got object, want null or integer"},
+			}},
+		{"unknown top-level field", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\ndate:\n  a: b\n", schema.Invalid,
+			[]schema.FieldError{{Path: "", Message: "additional properties 'date' not allowed"}}},
+		{"duplicate key", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\ndata:\n  a: b\n  a: c\n", schema.Error, nil},
+		{"no schema for the kind", "apiVersion: example.com/v1\nkind: Thing\nmetadata:\n  name: t\n", schema.NoSchema, nil},
+		{"removed API version", "apiVersion: extensions/v1beta1\nkind: Ingress\nmetadata:\n  name: i\n", schema.NoSchema, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := validate(t, v, "v1.33.2", tt.doc)
+			if r.Status != tt.status {
+				t.Fatalf("status = %s (%v %v), want %s", r.Status, r.Err, r.Errors, tt.status)
+			}
+			if diff := cmp.Diff(tt.errors, r.Errors); diff != "" {
+				t.Errorf("errors (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestValidateCustomResources(t *testing.T) {
+	v, err := schema.New(schema.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v.Close()
+	var v1, v2 map[string]any
+	json.Unmarshal([]byte(`{"type":"object","properties":{"apiVersion":{"type":"string"},"kind":{"type":"string"},"metadata":{"type":"object"},
+		"spec":{"type":"object","required":["size"],"properties":{"size":{"type":"string","enum":["small","large"]}}}}}`), &v1)
+	json.Unmarshal([]byte(`{"type":"object","properties":{"apiVersion":{"type":"string"},"kind":{"type":"string"},"metadata":{"type":"object"},
+		"spec":{"type":"object","properties":{"size":{"type":"integer"},"port":{"x-kubernetes-int-or-string":true},"extra":{"type":"object","x-kubernetes-preserve-unknown-fields":true}}}}}`), &v2)
+	v.AddCRD("acme.io", "v1", "Widget", v1)
+	v.AddCRD("acme.io", "v2", "Widget", v2)
+	tests := []struct {
+		doc    string
+		status schema.Status
+		errors []schema.FieldError
+	}{
+		{"apiVersion: acme.io/v1\nkind: Widget\nmetadata: {name: w}\nspec: {size: small}\n", schema.Valid, nil},
+		{"apiVersion: acme.io/v1\nkind: Widget\nmetadata: {name: w}\nspec: {size: medium}\n", schema.Invalid, []schema.FieldError{{Path: "/spec/size", Message: "value must be one of 'small', 'large'"}}},
+		{"apiVersion: acme.io/v1\nkind: Widget\nmetadata: {name: w}\nspec: {}\n", schema.Invalid, []schema.FieldError{{Path: "/spec", Message: "missing property 'size'"}}},
+		{"apiVersion: acme.io/v1\nkind: Widget\nmetadata: {name: w}\nspec: {size: small, colour: red}\n", schema.Invalid, []schema.FieldError{{Path: "/spec", Message: "additional properties 'colour' not allowed"}}},
+		{"apiVersion: acme.io/v2\nkind: Widget\nmetadata: {name: w}\nspec: {size: 3, port: http, extra: {any: [1]}}\n", schema.Valid, nil},
+		{"apiVersion: acme.io/v2\nkind: Widget\nmetadata: {name: w}\nspec: {size: 3, port: 8080}\n", schema.Valid, nil},
+		{"apiVersion: acme.io/v2\nkind: Widget\nmetadata: {name: w}\nspec: {size: large}\n", schema.Invalid, []schema.FieldError{{Path: "/spec/size", Message: "got string, want null or integer"}}},
+		{"apiVersion: acme.io/v3\nkind: Widget\nmetadata: {name: w}\n", schema.NoSchema, nil}, // a version the CRD does not serve
+	}
+	for _, tt := range tests {
+		r := validate(t, v, "v1.34.0", tt.doc)
+		if r.Status != tt.status {
+			t.Errorf("%s: status = %s (%v %v), want %s", tt.doc, r.Status, r.Err, r.Errors, tt.status)
+			continue
+		}
+		if diff := cmp.Diff(tt.errors, r.Errors); diff != "" {
+			t.Errorf("%s: errors (-want +got):\n%s", tt.doc, diff)
+		}
+	}
+}
+
+// TestOfflineAndLazy validates with every proxy pointing nowhere (any
+// network use would fail) and checks that only the schemas of the kinds
+// validated were written.
+func TestOfflineAndLazy(t *testing.T) {
+	for _, k := range []string{"HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy", "ALL_PROXY"} {
+		t.Setenv(k, "http://127.0.0.1:1")
+	}
+	t.Setenv("NO_PROXY", "")
+	dir := t.TempDir()
+	v, err := schema.New(schema.Options{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 3 {
+		if r := validate(t, v, "v1.30.1", validDeployment); r.Status != schema.Valid {
+			t.Fatalf("status %s: %v %v", r.Status, r.Err, r.Errors)
+		}
+	}
+	if r := validate(t, v, "v1.30.1", "apiVersion: v1\nkind: Service\nmetadata: {name: s}\nspec: {ports: [{port: 80}]}\n"); r.Status != schema.Valid {
+		t.Fatalf("status %s: %v %v", r.Status, r.Err, r.Errors)
+	}
+	var files []string
+	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			rel, _ := filepath.Rel(dir, p)
+			files = append(files, filepath.ToSlash(rel))
+		}
+		return nil
+	})
+	slices.Sort(files)
+	if diff := cmp.Diff([]string{"builtin/v1.30/deployment-apps-v1.json", "builtin/v1.30/service-v1.json"}, files); diff != "" {
+		t.Errorf("schemas written (-want +got):\n%s", diff)
+	}
+	if err := v.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(dir); err != nil {
+		t.Error("Close removed a folder the caller gave")
+	}
+}
+
+func TestConvert(t *testing.T) {
+	var in map[string]any
+	json.Unmarshal([]byte(`{"type":"object","description":"d","properties":{
+		"a":{"type":"string","enum":["x"]},
+		"b":{"format":"int-or-string","type":"string"},
+		"c":{"type":"object","x-kubernetes-preserve-unknown-fields":true,"properties":{"d":{"type":"integer"}}},
+		"m":{"type":"object","additionalProperties":{"type":"string"}},
+		"l":{"type":"array","items":{"$ref":"#/definitions/X"}}}}`), &in)
+	got := schema.Convert(in)
+	want := map[string]any{
+		"type":                 []any{"object", "null"},
+		"additionalProperties": false,
+		"properties": map[string]any{
+			"a": map[string]any{"type": []any{"string", "null"}, "enum": []any{"x"}},
+			"b": map[string]any{"type": []any{"string", "integer", "null"}},
+			"c": map[string]any{"type": []any{"object", "null"}, "properties": map[string]any{"d": map[string]any{"type": []any{"integer", "null"}}}},
+			"m": map[string]any{"type": []any{"object", "null"}, "additionalProperties": map[string]any{"type": []any{"string", "null"}}},
+			"l": map[string]any{"type": []any{"array", "null"}, "items": map[string]any{"$ref": "#/definitions/X"}},
+		},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("Convert (-want +got):\n%s", diff)
+	}
+}
+
+func FuzzConvert(f *testing.F) {
+	f.Add([]byte(`{"type":"object","properties":{"a":{"$ref":"#/definitions/a"}}}`))
+	f.Add([]byte(`{"oneOf":[{"type":"string"},{"properties":{"x":{}}}],"items":{"items":{}}}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var in map[string]any
+		if json.Unmarshal(data, &in) != nil || in == nil {
+			return
+		}
+		out := schema.Convert(in)
+		if _, err := json.Marshal(schema.Inline(map[string]any{"a": out}, "a")); err != nil {
+			t.Fatal(err)
+		}
+	})
+}

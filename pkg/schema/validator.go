@@ -1,0 +1,244 @@
+package schema
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/yannh/kubeconform/pkg/resource"
+	"github.com/yannh/kubeconform/pkg/validator"
+	"sigs.k8s.io/yaml"
+)
+
+// Options configure a Validator.
+type Options struct {
+	// Dir is where schemas are written for kubeconform. Empty: a new
+	// temporary folder, removed by Close.
+	Dir string
+	// ExtraLocations are kubeconform schema locations (folders, file or URL
+	// templates) tried after the embedded and CRD schemas, for custom
+	// resources whose CRDs are not in the repository.
+	ExtraLocations []string
+	// CacheDir caches schemas downloaded from URL locations. Empty: none.
+	CacheDir string
+}
+
+// Status of one validation.
+type Status string
+
+// Validation outcomes.
+const (
+	// Valid: the object matches its schema.
+	Valid Status = "valid"
+	// Invalid: the object does not match; Result.Errors says where.
+	Invalid Status = "invalid"
+	// NoSchema: no schema is known for the object's apiVersion/kind.
+	NoSchema Status = "no-schema"
+	// Error: the object could not be validated (not YAML, duplicate keys).
+	Error Status = "error"
+)
+
+// FieldError is one schema violation.
+type FieldError struct {
+	// Path is the JSON pointer of the offending field, e.g. "/spec/replicas".
+	Path    string
+	Message string
+}
+
+// Result of validating one object.
+type Result struct {
+	Status Status
+	Errors []FieldError
+	// Err says why an object with Status Error could not be validated.
+	Err error
+}
+
+// Validator validates objects. It is safe for concurrent use.
+type Validator struct {
+	opts    Options
+	ownDir  bool
+	mu      sync.Mutex
+	written map[string]bool
+	crds    map[string]map[string]any // apiVersion/Kind -> converted schema
+	byMinor map[int]validator.Validator
+}
+
+// New returns a Validator.
+func New(opts Options) (*Validator, error) {
+	v := &Validator{opts: opts, written: map[string]bool{}, crds: map[string]map[string]any{}, byMinor: map[int]validator.Validator{}}
+	if v.opts.Dir == "" {
+		dir, err := os.MkdirTemp("", "repotool-schemas-")
+		if err != nil {
+			return nil, err
+		}
+		v.opts.Dir, v.ownDir = dir, true
+	}
+	return v, nil
+}
+
+// Close removes the folder the Validator made.
+func (v *Validator) Close() error {
+	if v.ownDir {
+		return os.RemoveAll(v.opts.Dir)
+	}
+	return nil
+}
+
+// AddCRD registers the schema of a served version of a custom resource,
+// from its CRD's openAPIV3Schema.
+func (v *Validator) AddCRD(group, version, kind string, openAPIV3Schema map[string]any) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	v.crds[group+"/"+version+"/"+kind] = Convert(openAPIV3Schema)
+}
+
+// Validate validates one object (a YAML document) against the schemas of
+// Kubernetes kubeVersion (its minor, or the nearest embedded one).
+func (v *Validator) Validate(kubeVersion string, doc []byte) Result {
+	var head struct {
+		APIVersion string `json:"apiVersion"`
+		Kind       string `json:"kind"`
+	}
+	if err := yaml.Unmarshal(doc, &head); err != nil {
+		return Result{Status: Error, Err: fmt.Errorf("not valid YAML: %w", err)}
+	}
+	minor, err := MinorFor(kubeVersion)
+	if err != nil {
+		return Result{Status: Error, Err: err}
+	}
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	found, err := v.prepare(minor, head.APIVersion, head.Kind)
+	if err != nil {
+		return Result{Status: Error, Err: err}
+	}
+	if !found && len(v.opts.ExtraLocations) == 0 {
+		return Result{Status: NoSchema}
+	}
+	kc, err := v.kubeconform(minor)
+	if err != nil {
+		return Result{Status: Error, Err: err}
+	}
+	res := kc.ValidateResource(resource.Resource{Bytes: doc})
+	switch res.Status {
+	case validator.Valid:
+		return Result{Status: Valid}
+	case validator.Skipped:
+		return Result{Status: NoSchema}
+	case validator.Invalid:
+		out := Result{Status: Invalid, Errors: leafErrors(res.Err)}
+		if len(out.Errors) == 0 {
+			for _, e := range res.ValidationErrors {
+				out.Errors = append(out.Errors, FieldError{Path: e.Path, Message: e.Msg})
+			}
+		}
+		slices.SortFunc(out.Errors, func(a, b FieldError) int {
+			if c := strings.Compare(a.Path, b.Path); c != 0 {
+				return c
+			}
+			return strings.Compare(a.Message, b.Message)
+		})
+		return out
+	}
+	return Result{Status: Error, Err: res.Err}
+}
+
+// leafErrors extracts every leaf of the validation error tree from
+// kubeconform's error text ("... - at '<path>': <message> ..."), which,
+// unlike its ValidationErrors, goes below the first level: a problem inside
+// one container is reported at that container, not as "containers:
+// validation failed".
+func leafErrors(err error) []FieldError {
+	if err == nil {
+		return nil
+	}
+	var out []FieldError
+	parts := strings.Split(err.Error(), " - at '")
+	for _, p := range parts[1:] {
+		path, msg, ok := strings.Cut(p, "': ")
+		msg = strings.TrimSpace(msg)
+		if !ok || msg == "validation failed" {
+			continue
+		}
+		out = append(out, FieldError{Path: path, Message: msg})
+	}
+	return slices.Compact(out)
+}
+
+// prepare writes the schema of apiVersion/kind where kubeconform will look
+// for it, once; it reports whether repotool knows a schema for it.
+func (v *Validator) prepare(minor int, apiVersion, kind string) (bool, error) {
+	group, version, ok := strings.Cut(apiVersion, "/")
+	if !ok {
+		group, version = "", apiVersion
+	}
+	if s, ok := v.crds[group+"/"+version+"/"+kind]; ok {
+		// kubeconform's {{ .Group }} is the part before the slash.
+		return true, v.write(filepath.Join("crd", strings.SplitN(apiVersion, "/", 2)[0], strings.ToLower(kind)+"_"+version+".json"), s)
+	}
+	e, err := Load(minor)
+	if err != nil {
+		return false, err
+	}
+	s, ok := e.Schema(apiVersion, kind)
+	if !ok {
+		return false, nil
+	}
+	return true, v.write(filepath.Join("builtin", fmt.Sprintf("v1.%d", minor), strings.ToLower(kind)+kindSuffix(apiVersion)+".json"), s)
+}
+
+// kindSuffix is kubeconform's {{ .KindSuffix }}: "-<first label of the
+// group>-<version>", or "-<version>" for the core API.
+func kindSuffix(apiVersion string) string {
+	parts := strings.Split(apiVersion, "/")
+	suffix := "-" + strings.ToLower(strings.Split(parts[0], ".")[0])
+	if len(parts) > 1 {
+		suffix += "-" + strings.ToLower(parts[1])
+	}
+	return suffix
+}
+
+func (v *Validator) write(rel string, schema map[string]any) error {
+	if v.written[rel] {
+		return nil
+	}
+	data, err := json.Marshal(schema)
+	if err != nil {
+		return err
+	}
+	p := filepath.Join(v.opts.Dir, rel)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return err
+	}
+	if err := os.WriteFile(p, data, 0o644); err != nil {
+		return err
+	}
+	v.written[rel] = true
+	return nil
+}
+
+// kubeconform returns the kubeconform validator of one minor version.
+func (v *Validator) kubeconform(minor int) (validator.Validator, error) {
+	if kc, ok := v.byMinor[minor]; ok {
+		return kc, nil
+	}
+	locations := append([]string{
+		filepath.Join(v.opts.Dir, "crd", "{{ .Group }}", "{{ .ResourceKind }}_{{ .ResourceAPIVersion }}.json"),
+		filepath.Join(v.opts.Dir, "builtin", "{{ .NormalizedKubernetesVersion }}", "{{ .ResourceKind }}{{ .KindSuffix }}.json"),
+	}, v.opts.ExtraLocations...)
+	kc, err := validator.New(locations, validator.Opts{
+		Strict:               true,
+		KubernetesVersion:    fmt.Sprintf("1.%d", minor),
+		IgnoreMissingSchemas: true,
+		Cache:                v.opts.CacheDir,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("schema validator: %w", err)
+	}
+	v.byMinor[minor] = kc
+	return kc, nil
+}
