@@ -233,5 +233,6 @@ require (
 tool (
 	github.com/getsops/sops/v3/cmd/sops
 	github.com/rhysd/actionlint/cmd/actionlint
+	github.com/yannh/kubeconform/cmd/kubeconform
 	helm.sh/helm/v3/cmd/helm
 )

@@ -83,6 +83,7 @@ a usage error, an invalid repotool.yaml or an unreadable repository.`,
 	fl.StringVarP(&format, "output", "o", "text", "output format: "+strings.Join(output.LintFormats(), "|"))
 	fl.StringVar(&failOn, "fail-on", "error", "exit 1 when a finding is at least this severe: error|warning|info")
 	fl.StringVar(&sarifFile, "sarif-file", "", "also write SARIF 2.1.0 to this file")
+	fl.StringVar(&opts.SchemaDir, "schema-dir", "", "keep the JSON schemas the schema rule used in this folder, in kubeconform's layout")
 	fl.BoolVar(&noDecrypt, "no-decrypt", false, "do not decrypt secret values files: use typed placeholders (for runs without SOPS keys, such as pull requests from forks)")
 	fl.StringVar(&opts.Render.KubeVersion, "kube-version", "", "Kubernetes version for every target (default: from repotool.yaml)")
 	fl.BoolVar(&opts.Render.Offline, "offline", false, "never download: remote chart dependencies must be vendored or cached")

@@ -41,6 +41,7 @@ type Input struct {
 	paths               []string // every file of the repository, see listFiles
 	files               sync.Map // path -> *fileDocs
 	renderOpts          render.Options
+	schemaDir           string
 	sup                 *suppressor
 	suppressionFindings []Finding
 }

@@ -12,6 +12,11 @@ type Options struct {
 	// Render configures how targets are rendered (Kubernetes version
 	// override, dependency cache, offline, concurrency).
 	Render render.Options
+	// SchemaDir keeps the JSON schemas the schema rule used, in
+	// kubeconform's layout (crd/<group>/<kind>_<version>.json and
+	// builtin/v1.<minor>/<kind>-<group>-<version>.json), for other tools.
+	// Empty: a temporary folder, removed after the run.
+	SchemaDir string
 }
 
 // DefaultOptions returns the default settings.
@@ -33,6 +38,7 @@ func Lint(ctx context.Context, repo *layout.Repo, opts Options, extra ...render.
 func Check(repo *layout.Repo, results []*render.Result, opts Options) *Result {
 	in := buildInput(repo, results)
 	in.renderOpts = opts.Render
+	in.schemaDir = opts.SchemaDir
 	var all []Finding
 	in.sup = in.loadSuppressions(func(f Finding) { in.suppressionFindings = append(in.suppressionFindings, f) })
 	for _, r := range registry {

@@ -7,11 +7,13 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/Masterminds/semver/v3"
 	yaml "go.yaml.in/yaml/v3"
 
 	"github.com/repotool/repotool/pkg/layout"
+	"github.com/repotool/repotool/pkg/render"
 	"github.com/repotool/repotool/pkg/schema"
 )
 
@@ -59,7 +61,7 @@ spec:
 }
 
 func checkSchemas(in *Input, report func(Finding)) {
-	opts := schema.Options{ExtraLocations: in.Repo.Config.Lint.SchemaLocations}
+	opts := schema.Options{Dir: in.schemaDir, ExtraLocations: in.Repo.Config.Lint.SchemaLocations}
 	if in.renderOpts.CacheDir != "" && len(opts.ExtraLocations) > 0 {
 		opts.CacheDir = filepath.Join(in.renderOpts.CacheDir, "schemas")
 	}
@@ -76,6 +78,13 @@ func checkSchemas(in *Input, report func(Finding)) {
 			}
 		}
 	}
+	// Validate every rendered object, in parallel; report in order.
+	type job struct {
+		res *render.Result
+		obj *render.Object
+		kv  *semver.Version
+	}
+	var jobs []job
 	// Plain manifests belong to no target: check them against the newest
 	// Kubernetes version any target runs.
 	var newest *semver.Version
@@ -88,18 +97,42 @@ func checkSchemas(in *Input, report func(Finding)) {
 			newest = kv
 		}
 		for i := range res.Objects {
-			o := &res.Objects[i]
-			node := in.objectNode(o)
-			for _, p := range schemaProblems(v.Validate(kv.Original(), o.YAML), o.Kind, secretName(o.Namespace, o.Name)) {
-				f := Finding{Object: o.ID(), Targets: []string{res.Target.Name()}, File: templateRef(o), Message: p.message}
-				switch {
-				case node != nil:
-					f.Line = lineAtPath(node, p.path)
-				case lastKey(p.path) != "":
-					f.Line = in.objectLine(o, lastKey(p.path)+":")
-				}
-				report(f)
+			jobs = append(jobs, job{res, &res.Objects[i], kv})
+		}
+	}
+	results := make([]schema.Result, len(jobs))
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for range max(1, in.renderOpts.Concurrency) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				results[i] = v.Validate(jobs[i].kv.Original(), jobs[i].obj.YAML)
 			}
+		}()
+	}
+	for i := range jobs {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	for i, j := range jobs {
+		o := j.obj
+		problems := schemaProblems(results[i], o.Kind, secretName(o.Namespace, o.Name))
+		if len(problems) == 0 {
+			continue
+		}
+		node := in.objectNode(o)
+		for _, p := range problems {
+			f := Finding{Object: o.ID(), Targets: []string{j.res.Target.Name()}, File: templateRef(o), Message: p.message}
+			switch {
+			case node != nil:
+				f.Line = lineAtPath(node, p.path)
+			case lastKey(p.path) != "":
+				f.Line = in.objectLine(o, lastKey(p.path)+":")
+			}
+			report(f)
 		}
 	}
 	if newest == nil {

@@ -1,6 +1,8 @@
 package schema
 
 import (
+	"crypto/sha256"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -65,11 +67,14 @@ type Validator struct {
 	written map[string]bool
 	crds    map[string]map[string]any // apiVersion/Kind -> converted schema
 	byMinor map[int]validator.Validator
+	// results remembers the result for each (minor, document): clusters
+	// render many identical objects (CRDs, shared charts).
+	results map[[sha256.Size]byte]Result
 }
 
 // New returns a Validator.
 func New(opts Options) (*Validator, error) {
-	v := &Validator{opts: opts, written: map[string]bool{}, crds: map[string]map[string]any{}, byMinor: map[int]validator.Validator{}}
+	v := &Validator{opts: opts, written: map[string]bool{}, crds: map[string]map[string]any{}, byMinor: map[int]validator.Validator{}, results: map[[sha256.Size]byte]Result{}}
 	if v.opts.Dir == "" {
 		dir, err := os.MkdirTemp("", "repotool-schemas-")
 		if err != nil {
@@ -94,11 +99,33 @@ func (v *Validator) AddCRD(group, version, kind string, openAPIV3Schema map[stri
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	v.crds[group+"/"+version+"/"+kind] = Convert(openAPIV3Schema)
+	clear(v.results)
 }
 
 // Validate validates one object (a YAML document) against the schemas of
-// Kubernetes kubeVersion (its minor, or the nearest embedded one).
+// Kubernetes kubeVersion (its minor, or the nearest embedded one). It may
+// be called from several goroutines; an object already validated for the
+// same minor version is not validated again.
 func (v *Validator) Validate(kubeVersion string, doc []byte) Result {
+	minor, err := MinorFor(kubeVersion)
+	if err != nil {
+		return Result{Status: Error, Err: err}
+	}
+	key := sha256.Sum256(append(binary.BigEndian.AppendUint64(nil, uint64(minor)), doc...))
+	v.mu.Lock()
+	r, ok := v.results[key]
+	v.mu.Unlock()
+	if ok {
+		return r
+	}
+	r = v.validate(minor, doc)
+	v.mu.Lock()
+	v.results[key] = r
+	v.mu.Unlock()
+	return r
+}
+
+func (v *Validator) validate(minor int, doc []byte) Result {
 	var head struct {
 		APIVersion string `json:"apiVersion"`
 		Kind       string `json:"kind"`
@@ -106,22 +133,20 @@ func (v *Validator) Validate(kubeVersion string, doc []byte) Result {
 	if err := yaml.Unmarshal(doc, &head); err != nil {
 		return Result{Status: Error, Err: fmt.Errorf("not valid YAML: %w", err)}
 	}
-	minor, err := MinorFor(kubeVersion)
-	if err != nil {
-		return Result{Status: Error, Err: err}
-	}
+	// Writing schemas and making validators is serialised; validating is
+	// not (kubeconform's compiled schemas are safe for concurrent use).
 	v.mu.Lock()
-	defer v.mu.Unlock()
 	found, err := v.prepare(minor, head.APIVersion, head.Kind)
+	var kc validator.Validator
+	if err == nil && (found || len(v.opts.ExtraLocations) > 0) {
+		kc, err = v.kubeconform(minor)
+	}
+	v.mu.Unlock()
 	if err != nil {
 		return Result{Status: Error, Err: err}
 	}
-	if !found && len(v.opts.ExtraLocations) == 0 {
+	if kc == nil {
 		return Result{Status: NoSchema}
-	}
-	kc, err := v.kubeconform(minor)
-	if err != nil {
-		return Result{Status: Error, Err: err}
 	}
 	res := kc.ValidateResource(resource.Resource{Bytes: doc})
 	switch res.Status {
