@@ -128,9 +128,13 @@ func checkSchemas(in *Input, report func(Finding)) {
 			f := Finding{Object: o.ID(), Targets: []string{j.res.Target.Name()}, File: templateRef(o), Message: p.message}
 			switch {
 			case node != nil:
-				f.Line = lineAtPath(node, p.path)
-			case lastKey(p.path) != "":
-				f.Line = in.objectLine(o, lastKey(p.path)+":")
+				f.Line = lineAtPath(node, p.field)
+			case lastKey(p.field) != "":
+				f.Line = in.objectLine(o, lastKey(p.field)+":")
+			}
+			if file, line := valueOrigin(in, j.res, o, p.path); file != "" {
+				f.File, f.Line, f.Template = file, line, templateRef(o)
+				f.Message += fmt.Sprintf(" (the value comes from %s:%d)", file, line)
 			}
 			report(f)
 		}
@@ -148,12 +152,17 @@ func checkSchemas(in *Input, report func(Finding)) {
 			continue
 		}
 		for _, p := range schemaProblems(v.Validate(newest.Original(), doc), o.Kind, secretName(o.Namespace, o.Name)) {
-			report(Finding{Object: o.ID(), File: o.File, Line: lineAtPath(o.Node, p.path), Message: p.message})
+			report(Finding{Object: o.ID(), File: o.File, Line: lineAtPath(o.Node, p.field), Message: p.message})
 		}
 	}
 }
 
-type schemaProblem struct{ path, message string }
+// schemaProblem is one problem: the JSON pointer it is reported at, the
+// pointer of the offending field (a level deeper for unknown fields) and
+// the message.
+type schemaProblem struct{ path, field, message string }
+
+var unknownFieldRE = regexp.MustCompile(`additional properties '([^']+)'`)
 
 // schemaProblems turns a validation result into messages, with the JSON
 // pointer of each problem.
@@ -163,15 +172,19 @@ func schemaProblems(r schema.Result, kind, name string) []schemaProblem {
 		var out []schemaProblem
 		for _, e := range r.Errors {
 			path := cmp.Or(e.Path, "/")
-			out = append(out, schemaProblem{path: path, message: fmt.Sprintf("%s %s: %s: %s", kind, name, path, e.Message)})
+			field := path
+			if m := unknownFieldRE.FindStringSubmatch(e.Message); m != nil {
+				field = strings.TrimSuffix(path, "/") + "/" + m[1]
+			}
+			out = append(out, schemaProblem{path: path, field: field, message: fmt.Sprintf("%s %s: %s: %s", kind, name, path, e.Message)})
 		}
 		return out
 	case schema.Error:
 		msg := strings.Join(strings.Fields(fmt.Sprint(r.Err)), " ")
 		if m := duplicateKeyRE.FindStringSubmatch(msg); m != nil {
-			return []schemaProblem{{path: "/" + m[1], message: fmt.Sprintf("%s %s: duplicate key %q: YAML keeps only one of the values; remove the other", kind, name, m[1])}}
+			return []schemaProblem{{path: "/" + m[1], field: "/" + m[1], message: fmt.Sprintf("%s %s: duplicate key %q: YAML keeps only one of the values; remove the other", kind, name, m[1])}}
 		}
-		return []schemaProblem{{path: "/", message: fmt.Sprintf("%s %s cannot be validated: %s", kind, name, msg)}}
+		return []schemaProblem{{path: "/", field: "/", message: fmt.Sprintf("%s %s cannot be validated: %s", kind, name, msg)}}
 	}
 	return nil
 }
@@ -207,6 +220,72 @@ func lineAtPath(n *yaml.Node, pointer string) int {
 		n = next
 	}
 	return line
+}
+
+// valueOrigin finds the plain values file and line an offending scalar came
+// from: the last values file, in merge order, with an entry of the same key
+// and value. Nothing is returned for values that are not scalars, or that
+// may have come from a secret.
+func valueOrigin(in *Input, res *render.Result, o *render.Object, pointer string) (string, int) {
+	key := lastKey(pointer)
+	segs := strings.Split(strings.Trim(pointer, "/"), "/")
+	if key == "" || segs[len(segs)-1] != key {
+		return "", 0
+	}
+	var cur any = o.Content
+	for _, seg := range segs {
+		switch c := cur.(type) {
+		case map[string]any:
+			cur = c[seg]
+		case []any:
+			i, err := strconv.Atoi(seg)
+			if err != nil || i < 0 || i >= len(c) {
+				return "", 0
+			}
+			cur = c[i]
+		default:
+			return "", 0
+		}
+	}
+	switch cur.(type) {
+	case string, bool, float64, int64, int:
+	default:
+		return "", 0
+	}
+	want := fmt.Sprint(cur)
+	if res.FromSecrets(want) {
+		return "", 0
+	}
+	t := &res.Target
+	for i := len(t.Values) - 1; i >= 0; i-- {
+		if t.Values[i].Secret {
+			continue
+		}
+		for _, doc := range in.file(t.Values[i].Path).docs {
+			if line := findEntry(doc, key, want); line > 0 {
+				return t.Values[i].Path, line
+			}
+		}
+	}
+	return "", 0
+}
+
+// findEntry returns the line of a mapping entry key: value anywhere in n.
+func findEntry(n *yaml.Node, key, value string) int {
+	if n.Kind == yaml.MappingNode {
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k, v := n.Content[i], n.Content[i+1]
+			if k.Value == key && v.Kind == yaml.ScalarNode && v.Value == value {
+				return v.Line
+			}
+		}
+	}
+	for _, c := range n.Content {
+		if l := findEntry(c, key, value); l > 0 {
+			return l
+		}
+	}
+	return 0
 }
 
 // lastKey is the last non-index segment of a JSON pointer.
