@@ -67,7 +67,7 @@ func checkPlaintext(in *Input, report func(Finding)) {
 			if bytes.Contains(o.YAML, []byte("ENC[AES256_GCM,")) {
 				f := Finding{Object: o.ID(), Targets: []string{res.Target.Name()},
 					Message: "the rendered object holds a SOPS-encrypted value (ENC[...]): a value came from an encrypted file that was not decrypted"}
-				if file, line := findInValues(in, &res.Target, func(v string) bool { return sopsfile.IsEncryptedValue(v) }); file != "" {
+				if file, line := findInValues(in, &res.Target, scalarMatching(sopsfile.IsEncryptedValue)); file != "" {
 					f.File, f.Line, f.Template = file, line, templateRef(o)
 					f.Message += "; rename " + file + " to end in .secret.yaml so that it is decrypted"
 				} else {
@@ -232,7 +232,7 @@ func checkRenderedSecret(in *Input, res *render.Result, o *render.Object, report
 			}
 			f := Finding{Object: o.ID(), Targets: []string{res.Target.Name()},
 				Message: fmt.Sprintf("Secret %s: %s key %q is rendered from a plain-text value, not from a .secret.yaml file", secretName(o.Namespace, o.Name), field, k)}
-			if file, line := findInValues(in, &res.Target, func(v string) bool { return v == value || v == raw }); file != "" {
+			if file, line := findInValues(in, &res.Target, scalarMatching(func(v string) bool { return v == value || v == raw })); file != "" {
 				f.File, f.Line, f.Template = file, line, templateRef(o)
 				f.Message += fmt.Sprintf(" (the value comes from %s:%d)", file, line)
 			} else {
@@ -253,20 +253,25 @@ func secretName(ns, name string) string {
 }
 
 // findInValues returns the last plain values file (in merge order: the one
-// that wins) and line holding a scalar for which match is true.
-func findInValues(in *Input, t *layout.Target, match func(string) bool) (string, int) {
+// that wins) and the line find reports in one of its documents (0: not there).
+func findInValues(in *Input, t *layout.Target, find func(doc *yaml.Node) int) (string, int) {
 	for i := len(t.Values) - 1; i >= 0; i-- {
 		v := t.Values[i]
 		if v.Secret {
 			continue
 		}
 		for _, doc := range in.file(v.Path).docs {
-			if line := findScalar(doc, match); line > 0 {
+			if line := find(doc); line > 0 {
 				return v.Path, line
 			}
 		}
 	}
 	return "", 0
+}
+
+// scalarMatching finds a scalar for which match is true.
+func scalarMatching(match func(string) bool) func(*yaml.Node) int {
+	return func(doc *yaml.Node) int { return findScalar(doc, match) }
 }
 
 func findScalar(n *yaml.Node, match func(string) bool) int {

@@ -256,18 +256,7 @@ func valueOrigin(in *Input, res *render.Result, o *render.Object, pointer string
 	if res.FromSecrets(want) {
 		return "", 0
 	}
-	t := &res.Target
-	for i := len(t.Values) - 1; i >= 0; i-- {
-		if t.Values[i].Secret {
-			continue
-		}
-		for _, doc := range in.file(t.Values[i].Path).docs {
-			if line := findEntry(doc, key, want); line > 0 {
-				return t.Values[i].Path, line
-			}
-		}
-	}
-	return "", 0
+	return findInValues(in, &res.Target, func(doc *yaml.Node) int { return findEntry(doc, key, want) })
 }
 
 // findEntry returns the line of a mapping entry key: value anywhere in n.
