@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"path"
 	"regexp"
 	"slices"
@@ -367,7 +368,7 @@ func validateConfig(file string, root *yaml.Node, cfg *Config) error {
 			return bad("defaults.apiVersions: "+err.Error(), "defaults", "apiVersions")
 		}
 	}
-	for _, name := range sortedKeys(cfg.Clusters) {
+	for _, name := range slices.Sorted(maps.Keys(cfg.Clusters)) {
 		c := cfg.Clusters[name]
 		if err := checkName(name); err != nil {
 			return bad(fmt.Sprintf("clusters: %q %v", name, err), "clusters", name)
@@ -383,7 +384,7 @@ func validateConfig(file string, root *yaml.Node, cfg *Config) error {
 			}
 		}
 	}
-	for _, name := range sortedKeys(cfg.Namespaces) {
+	for _, name := range slices.Sorted(maps.Keys(cfg.Namespaces)) {
 		if err := checkName(name); err != nil {
 			return bad(fmt.Sprintf("namespaces: %q %v", name, err), "namespaces", name)
 		}
@@ -497,15 +498,6 @@ func fsValidPath(p string) bool {
 	return p != "." && fs.ValidPath(p)
 }
 
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
-}
-
 // ArgoCD tier names, as used in repotool.yaml argocd.tiers and the
 // plugin's TIER variable.
 const (
@@ -532,7 +524,7 @@ func validateArgoCD(file string, root *yaml.Node, cfg *Config) error {
 			return bad(fmt.Sprintf("argocd.securityKinds: %q must be group/Kind, with an empty group for the core API (\"/Secret\")", k), "argocd", "securityKinds")
 		}
 	}
-	for _, name := range sortedKeys(a.Tiers) {
+	for _, name := range slices.Sorted(maps.Keys(a.Tiers)) {
 		switch name {
 		case ArgoTierCluster, ArgoTierNamespaces, ArgoTierApplication:
 		default:
@@ -544,7 +536,7 @@ func validateArgoCD(file string, root *yaml.Node, cfg *Config) error {
 			}
 		}
 	}
-	for _, name := range sortedKeys(cfg.Namespaces) {
+	for _, name := range slices.Sorted(maps.Keys(cfg.Namespaces)) {
 		for i, n := range cfg.Namespaces[name].Notifications {
 			if n.Trigger == "" || n.Service == "" || len(n.Recipients) == 0 {
 				return bad(fmt.Sprintf("namespaces.%s.notifications[%d]: trigger, service and recipients are required", name, i), "namespaces", name, "notifications")

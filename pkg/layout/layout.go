@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path"
 	"slices"
@@ -489,14 +490,14 @@ func (l *loader) finish() {
 		}
 	}
 	if r.ConfigFile != "" {
-		for _, name := range sortedKeys(r.Config.Clusters) {
+		for _, name := range slices.Sorted(maps.Keys(r.Config.Clusters)) {
 			if _, ok := r.Cluster(name); !ok {
 				l.diag(SeverityWarning, CodeConfigUnused, r.ConfigFile, yamlpos.Line(l.cfgNode, 0, "clusters", name),
 					fmt.Sprintf("cluster %q is configured but %s/%s/ does not exist", name, r.Config.Layout.ClustersDir, name),
 					"remove the entry or fix the name")
 			}
 		}
-		for _, name := range sortedKeys(r.Config.Namespaces) {
+		for _, name := range slices.Sorted(maps.Keys(r.Config.Namespaces)) {
 			if _, ok := r.Namespace(name); !ok {
 				l.diag(SeverityWarning, CodeConfigUnused, r.ConfigFile, yamlpos.Line(l.cfgNode, 0, "namespaces", name),
 					fmt.Sprintf("namespace %q is configured but %s/%s/ does not exist", name, r.Config.Layout.NamespacesDir, name),

@@ -2,6 +2,7 @@ package render
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"path"
 	"strings"
@@ -71,7 +72,7 @@ func splitObjects(stream []byte, origins map[string]string) ([]Object, error) {
 		}
 		o.YAML = doc
 		if err := yaml.Unmarshal(doc, &o.Content); err != nil {
-			return fmt.Errorf("%s: rendered output is not valid YAML: %w", cmpStr(o.Template, "stream"), err)
+			return fmt.Errorf("%s: rendered output is not valid YAML: %w", cmp.Or(o.Template, "stream"), err)
 		}
 		if o.Content == nil {
 			return nil // only comments
@@ -130,11 +131,4 @@ func templateFile(tpl string, origins map[string]string) (file, member string) {
 		return origin, path.Join(path.Base(root), strings.TrimPrefix(tpl, root+"/"))
 	}
 	return path.Join(origin, strings.TrimPrefix(tpl, best+"/")), ""
-}
-
-func cmpStr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }
