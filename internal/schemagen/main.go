@@ -7,8 +7,8 @@
 //
 //	go generate ./pkg/schema
 //
-// To add the next Kubernetes version, add its minor to -minors (or to the
-// go:generate line in pkg/schema/generate.go) and run the command again.
+// To add the next Kubernetes version, widen the -minors range of the
+// generate directive in pkg/schema/embedded.go and run it again.
 package main
 
 import (
