@@ -224,12 +224,20 @@ func (in *Input) objectNode(o *render.Object) *yaml.Node {
 	return nil
 }
 
-// templateRef names an object's template for findings.
+// templateRef names an object's template for findings: the repository
+// file, or "archive.tgz!member" inside a vendored chart.
 func templateRef(o *render.Object) string {
 	if o.Member != "" {
 		return o.File + "!" + o.Member
 	}
 	return o.File
+}
+
+// RepoFile returns the repository file a Finding's File or Template names:
+// for "archive.tgz!member", the archive.
+func RepoFile(ref string) string {
+	file, _, _ := strings.Cut(ref, "!")
+	return file
 }
 
 // isPlainManifest reports whether a chart file is used without templating.

@@ -158,7 +158,7 @@ func (s *suppressor) suppressed(f Finding) bool {
 	if f.Rule == ruleInvalidSuppression.ID {
 		return false
 	}
-	for _, file := range []string{f.File, strings.SplitN(f.Template, "!", 2)[0]} {
+	for _, file := range []string{f.File, RepoFile(f.Template)} {
 		for _, sp := range s.byFile[file] {
 			if sp.covers(f) && (file == f.File || sp.WholeFile) {
 				return true
@@ -178,7 +178,7 @@ func matchIgnore(ig layout.LintIgnore, f Finding) bool {
 		ok, _ := path.Match(pattern, s)
 		return ok
 	}
-	if ig.Path != "" && !match(ig.Path, f.File) && !match(ig.Path, strings.SplitN(f.Template, "!", 2)[0]) {
+	if ig.Path != "" && !match(ig.Path, f.File) && !match(ig.Path, RepoFile(f.Template)) {
 		return false
 	}
 	if ig.Object != "" && !match(ig.Object, f.Object) {

@@ -33,7 +33,7 @@ func (lintGitHub) Write(w io.Writer, res *lint.Result, opts LintOptions) error {
 		count[level]++
 		var props []string
 		if f.File != "" {
-			props = append(props, "file="+escapeProperty(strings.SplitN(f.File, "!", 2)[0]))
+			props = append(props, "file="+escapeProperty(lint.RepoFile(f.File)))
 			if f.Line > 0 {
 				props = append(props, fmt.Sprintf("line=%d", f.Line))
 				if f.Column > 0 {
