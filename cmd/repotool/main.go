@@ -13,6 +13,11 @@ import (
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	go func() {
+		// After the first signal, the next one ends the process at once.
+		<-ctx.Done()
+		stop()
+	}()
 	dir, _ := os.Getwd()
 	code := cli.Run(ctx, os.Args[1:], cli.Env{In: os.Stdin, Out: os.Stdout, Err: os.Stderr, Environ: os.Environ(), Dir: dir, Version: cli.BuildVersion()})
 	stop()

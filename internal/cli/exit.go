@@ -16,6 +16,10 @@ const (
 	// ExitError: usage error, invalid configuration, unreadable repository or
 	// internal error.
 	ExitError = 2
+	// ExitInterrupted: the run was interrupted (SIGINT, SIGTERM), the
+	// shell's convention for a command ended by Ctrl-C. Nothing more was
+	// written; files already written are whole.
+	ExitInterrupted = 130
 )
 
 // exitError carries an exit code up to Run. A nil Err means the command

@@ -45,7 +45,7 @@ a usage error, an invalid repotool.yaml or an unreadable repository.`,
 			if err != nil {
 				return usageErr(fmt.Errorf("--fail-on: %w", err))
 			}
-			repo, err := loadRepo(cmd, repoArg(args))
+			repo, err := loadRepo(cmd, repoArg(args), &opts.Render)
 			if err != nil {
 				return err
 			}
@@ -89,6 +89,7 @@ a usage error, an invalid repotool.yaml or an unreadable repository.`,
 	fl.BoolVar(&opts.Render.Offline, "offline", false, "never download: remote chart dependencies must be vendored or cached")
 	fl.StringVar(&opts.Render.CacheDir, "cache-dir", "", "dependency cache (default $REPOTOOL_CACHE_DIR, else $XDG_CACHE_HOME/repotool)")
 	fl.IntVar(&opts.Render.Concurrency, "concurrency", opts.Render.Concurrency, "targets rendered at once")
+	addLimitFlags(fl, &opts.Render)
 	return cmd
 }
 

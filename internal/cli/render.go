@@ -6,9 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/repotool/repotool/internal/fsutil"
 	"github.com/repotool/repotool/pkg/argocd"
@@ -46,10 +50,14 @@ cluster's Kubernetes version and API versions. The output is what
 
 Standard output gets all targets or nothing: if one fails, nothing is printed.
 With --out-dir every target that renders is written (secrets redacted, as
-files are stored) and failures are listed at the end.
+files are stored), the file of every target that failed is removed, and
+failures are listed at the end. A target that the repository declares but
+that cannot be loaded (a broken chart, an unreadable or dangling values file)
+fails; it is never left out. An interrupted run writes nothing.
 
 Exit status: 0 when every target rendered, 1 when any failed, 2 on a usage
-error, an invalid repotool.yaml or an unreadable repository.`,
+error, an invalid repotool.yaml or an unreadable repository, 130 when
+interrupted.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if f.argocd {
@@ -75,62 +83,78 @@ error, an invalid repotool.yaml or an unreadable repository.`,
 	fl.BoolVar(&f.opts.Offline, "offline", false, "never download: remote dependencies must be vendored or cached")
 	fl.StringVar(&f.opts.CacheDir, "cache-dir", "", "dependency cache (default $REPOTOOL_CACHE_DIR, else $XDG_CACHE_HOME/repotool)")
 	fl.IntVar(&f.opts.Concurrency, "concurrency", f.opts.Concurrency, "targets rendered at once")
+	addLimitFlags(fl, &f.opts)
 	return cmd
 }
 
-// selectTargets applies --cluster/--namespace/--all.
-func selectTargets(repo *layout.Repo, f *renderFlags) ([]layout.Target, error) {
+// addLimitFlags adds the render limits (see docs/render.md, "Limits").
+func addLimitFlags(fl *pflag.FlagSet, o *render.Options) {
+	fl.DurationVar(&o.Timeout, "timeout", o.Timeout, "time limit for rendering one target (0: none)")
+	fl.Int64Var(&o.MaxValuesSize, "max-values-size", o.MaxValuesSize, "size limit of a values file, in bytes (0: none)")
+	fl.Int64Var(&o.MaxOutputSize, "max-output-size", o.MaxOutputSize, "size limit of one target's rendered manifest, in bytes (0: none)")
+}
+
+// selectTargets applies --cluster/--namespace/--all. It also returns the
+// layout errors, outside any target, of what was selected (a cluster folder
+// replaced by a file, for --all): they fail the run like a failed target.
+func selectTargets(repo *layout.Repo, f *renderFlags) ([]layout.Target, error, error) {
 	switch {
 	case f.all && (f.cluster != "" || f.namespace != ""):
-		return nil, errors.New("--all renders every target: do not combine it with --cluster or --namespace")
+		return nil, nil, errors.New("--all renders every target: do not combine it with --cluster or --namespace")
 	case f.all:
-		return repo.Targets, nil
+		return repo.Targets, repo.ErrorsOutside(""), nil
 	case f.cluster == "":
-		return nil, errors.New("say what to render: --cluster C [--namespace N], or --all")
+		return nil, nil, errors.New("say what to render: --cluster C [--namespace N], or --all")
 	case f.namespace != "":
 		t, ok := repo.Target(f.cluster, f.namespace)
 		if !ok {
-			return nil, fmt.Errorf("no target %s/%s: run `repotool layout` to list the targets", f.cluster, f.namespace)
+			return nil, nil, fmt.Errorf("no target %s/%s: run `repotool layout` to list the targets", f.cluster, f.namespace)
 		}
-		return []layout.Target{*t}, nil
+		return []layout.Target{*t}, nil, nil
 	}
 	cl, ok := repo.Cluster(f.cluster)
 	if !ok {
-		return nil, fmt.Errorf("no cluster %q: run `repotool layout` to list the clusters", f.cluster)
+		return nil, nil, fmt.Errorf("no cluster %q: run `repotool layout` to list the clusters", f.cluster)
 	}
 	var out []layout.Target
 	for _, ns := range cl.Namespaces {
 		t, _ := repo.Target(cl.Name, ns)
 		out = append(out, *t)
 	}
-	return out, nil
+	return out, repo.ErrorsOutside(cl.Dir), nil
 }
 
 func runRender(cmd *cobra.Command, env Env, f *renderFlags, args []string) error {
-	repo, err := loadRepo(cmd, repoArg(args))
+	repo, err := loadRepo(cmd, repoArg(args), &f.opts)
 	if err != nil {
 		return err
 	}
-	targets, err := selectTargets(repo, f)
+	targets, outside, err := selectTargets(repo, f)
 	if err != nil {
 		return usageErr(err)
 	}
+	if f.tier != "" && (f.outDir != "" || f.redact) {
+		return usageErr(errors.New("--tier writes to standard output: do not combine it with --out-dir or --redact"))
+	}
 	f.opts.CacheDir = cacheDir(env, f.opts.CacheDir)
 	results := render.New(repo, f.opts, decrypter(f.noDecrypt)...).RenderAll(cmd.Context(), targets)
-	if f.tier != "" {
-		if f.outDir != "" || f.redact {
-			return usageErr(errors.New("--tier writes to standard output: do not combine it with --out-dir or --redact"))
-		}
-		return writeTier(cmd, argocd.NewTiers(repo), results, f.tier)
+	if err := cmd.Context().Err(); err != nil {
+		return err // interrupted: Run says so, once; nothing was written
 	}
-	if f.outDir != "" {
-		return writeOutDir(cmd, f.outDir, results)
+	switch {
+	case f.tier != "":
+		return writeTier(cmd, argocd.NewTiers(repo), results, f.tier, outside)
+	case f.outDir != "":
+		return writeOutDir(cmd, f.outDir, results, outside)
 	}
 	var out bytes.Buffer
-	var failed []*render.Result
+	var failed []error
+	if outside != nil {
+		failed = append(failed, outside)
+	}
 	for _, res := range results {
 		if res.Err != nil {
-			failed = append(failed, res)
+			failed = append(failed, res.Err)
 			continue
 		}
 		data := res.Manifest
@@ -149,36 +173,48 @@ func runRender(cmd *cobra.Command, env Env, f *renderFlags, args []string) error
 }
 
 // writeOutDir writes every rendered target to DIR/<cluster>/<namespace>.yaml
-// (redacted, atomically) and reports the failures.
-func writeOutDir(cmd *cobra.Command, dir string, results []*render.Result) error {
-	var failed []*render.Result
+// (redacted, atomically) and reports the failures. The file of a target
+// that failed is removed, so that the folder never mixes this run's
+// renderings with stale ones.
+func writeOutDir(cmd *cobra.Command, dir string, results []*render.Result, outside error) error {
+	var failed []error
+	if outside != nil {
+		failed = append(failed, outside)
+	}
 	written := 0
+	w := cmd.ErrOrStderr()
 	for _, res := range results {
+		file := filepath.Join(dir, res.Target.Cluster, res.Target.Namespace+".yaml")
 		if res.Err != nil {
-			failed = append(failed, res)
+			failed = append(failed, res.Err)
+			if err := os.Remove(file); err == nil {
+				fmt.Fprintf(w, "removed %s (the target failed: its old rendering would be stale)\n", file)
+			} else if !errors.Is(err, fs.ErrNotExist) {
+				return fmt.Errorf("remove the stale %s: %w", file, err)
+			}
 			continue
 		}
 		data, err := res.Redacted()
 		if err != nil {
 			return err
 		}
-		file := filepath.Join(dir, res.Target.Cluster, res.Target.Namespace+".yaml")
 		if err := fsutil.WriteFileAtomic(file, data); err != nil {
 			return fmt.Errorf("write %s: %w", file, err)
 		}
 		written++
 	}
-	fmt.Fprintf(cmd.ErrOrStderr(), "rendered %d of %d targets into %s (secret values redacted)\n", written, len(results), dir)
+	fmt.Fprintf(w, "rendered %d of %d targets into %s (secret values redacted)\n", written, len(results), dir)
 	if len(failed) > 0 {
-		return reportFailures(cmd.ErrOrStderr(), failed, len(results), "the files of the failed targets were left as they were")
+		return reportFailures(w, failed, len(results), "their files were removed")
 	}
 	return nil
 }
 
-func reportFailures(w io.Writer, failed []*render.Result, total int, note string) error {
-	fmt.Fprintf(w, "%d of %d targets failed to render (%s):\n", len(failed), total, note)
-	for _, res := range failed {
-		fmt.Fprintf(w, "  %v\n", res.Err)
+func reportFailures(w io.Writer, failed []error, total int, note string) error {
+	n := len(failed)
+	fmt.Fprintf(w, "%d of %d targets failed to render (%s):\n", n, total, note)
+	for _, err := range failed {
+		fmt.Fprintf(w, "  %s\n", strings.ReplaceAll(err.Error(), "\n", "\n  "))
 	}
 	return findings()
 }
@@ -205,7 +241,7 @@ func runRenderArgoCD(cmd *cobra.Command, env Env, f *renderFlags, args []string)
 	if err != nil {
 		return usageErr(err)
 	}
-	repo, err := loadRepo(cmd, root)
+	repo, err := loadRepo(cmd, root, &f.opts)
 	if err != nil {
 		return err
 	}
@@ -227,14 +263,17 @@ func runRenderArgoCD(cmd *cobra.Command, env Env, f *renderFlags, args []string)
 		_, err = cmd.OutOrStdout().Write(res.Manifest)
 		return err
 	}
-	return writeTier(cmd, argocd.NewTiers(repo), []*render.Result{res}, tier)
+	return writeTier(cmd, argocd.NewTiers(repo), []*render.Result{res}, tier, nil)
 }
 
 // writeTier prints the part of each rendering that tier owns; all or
 // nothing, like the plain stream.
-func writeTier(cmd *cobra.Command, tiers *argocd.Tiers, results []*render.Result, tier string) error {
+func writeTier(cmd *cobra.Command, tiers *argocd.Tiers, results []*render.Result, tier string, outside error) error {
 	var out bytes.Buffer
-	var failed []*render.Result
+	var failed []error
+	if outside != nil {
+		failed = append(failed, outside)
+	}
 	for _, res := range results {
 		if res.Err == nil {
 			data, err := tiers.Split(res, tier)
@@ -245,7 +284,7 @@ func writeTier(cmd *cobra.Command, tiers *argocd.Tiers, results []*render.Result
 				continue
 			}
 		}
-		failed = append(failed, res)
+		failed = append(failed, res.Err)
 	}
 	if len(failed) > 0 {
 		return reportFailures(cmd.ErrOrStderr(), failed, len(results), "nothing was written to standard output")
@@ -262,9 +301,17 @@ func decrypter(noDecrypt bool) []render.Option {
 	return nil
 }
 
-// loadRepo loads the layout and maps its errors to exit codes.
-func loadRepo(cmd *cobra.Command, dir string) (*layout.Repo, error) {
-	repo, err := layout.LoadDir(cmd.Context(), dir, layout.Options{})
+// loadRepo loads the layout and maps its errors to exit codes. limits, when
+// given, are the command's render limits (--max-values-size).
+func loadRepo(cmd *cobra.Command, dir string, limits ...*render.Options) (*layout.Repo, error) {
+	var opts layout.Options
+	for _, l := range limits {
+		opts.MaxValuesSize = l.MaxValuesSize
+		if opts.MaxValuesSize <= 0 {
+			opts.MaxValuesSize = -1 // no limit
+		}
+	}
+	repo, err := layout.LoadDir(cmd.Context(), dir, opts)
 	if err != nil {
 		var ce *layout.ConfigError
 		if errors.As(err, &ce) {

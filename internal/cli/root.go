@@ -41,6 +41,12 @@ func Run(ctx context.Context, args []string, s Env) int {
 	root := NewRootCmd(s)
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
+	if err != nil && ctx.Err() != nil {
+		// One line, whatever the command was doing: not a "context
+		// canceled" per target, and not a failure.
+		fmt.Fprintln(s.Err, "repotool: interrupted")
+		return ExitInterrupted
+	}
 	if err != nil {
 		var msg string
 		if ee, ok := err.(*exitError); !ok || ee.Err != nil {

@@ -18,6 +18,11 @@ import (
 // repository through a symbolic link.
 var ErrSymlinkEscape = errors.New("symbolic link leads outside the repository")
 
+// ErrSymlinkLoop is wrapped by errors about symbolic links that never end:
+// a chain of links longer than the kernel follows, or a folder link that
+// leads back to a folder above it (so a walk would never end).
+var ErrSymlinkLoop = errors.New("symbolic links form a loop")
+
 // maxLinkHops bounds symlink resolution (as the Linux kernel's MAXSYMLINKS).
 const maxLinkHops = 40
 
@@ -57,7 +62,7 @@ func Resolve(fsys fs.FS, name string) (string, error) {
 			continue
 		}
 		if hops++; hops > maxLinkHops {
-			return "", fmt.Errorf("%s: too many levels of symbolic links", name)
+			return "", fmt.Errorf("%w: %s: too many levels of symbolic links", ErrSymlinkLoop, name)
 		}
 		target, err := fs.ReadLink(fsys, next)
 		if err != nil {

@@ -81,6 +81,12 @@ var ErrNoRepoURL = errors.New("git.repoURL is not set in repotool.yaml: Argo CD 
 // cluster and file name. The same repository always gives the same files.
 func Generate(repo *layout.Repo, opts Options) ([]File, error) {
 	cfg := &repo.Config
+	if err := repo.Err(); err != nil {
+		// A target that fails to load drops out of nothing here: refuse,
+		// rather than generate a set in which it looks removed (and let a
+		// sync prune what it deploys).
+		return nil, fmt.Errorf("%w\nnothing was generated: fix the layout first (a target that cannot be loaded must not look like a removed one)", err)
+	}
 	if cfg.Git.RepoURL == "" {
 		return nil, ErrNoRepoURL
 	}

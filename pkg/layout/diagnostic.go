@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+	"strings"
 )
 
 // Severity of a diagnostic.
@@ -29,6 +30,10 @@ const (
 	CodeSecretNotEncrypted Code = "secret-not-encrypted" // a secret values file that is not SOPS-encrypted
 	CodeValuesInvalid      Code = "values-invalid"       // a values file that is not a YAML mapping
 	CodeSymlinkEscape      Code = "symlink-escape"       // a path that leaves the repository through a symlink
+	CodeSymlinkBroken      Code = "symlink-broken"       // a symlink whose target is missing, or links that loop
+	CodeNotAFolder         Code = "not-a-folder"         // a file where a cluster or namespace folder is expected
+	CodeTooLarge           Code = "too-large"            // a values file or chart folder over repotool's limits
+	CodeUnreadable         Code = "unreadable"           // a file or folder that cannot be read
 	CodeFileUnrecognized   Code = "file-unrecognized"    // a YAML file in a cluster folder that matches no values pattern
 	CodeConfigUnused       Code = "config-unused"        // repotool.yaml configures a cluster or namespace that has no folder
 )
@@ -58,6 +63,86 @@ func (d Diagnostic) Location() string {
 // String formats the diagnostic as "file:line: severity: message [code]".
 func (d Diagnostic) String() string {
 	return fmt.Sprintf("%s: %s: %s [%s]", d.Location(), d.Severity, d.Message, d.Code)
+}
+
+// Errors is an error made of error diagnostics: a target, or a repository,
+// that the layout cannot load as it is.
+type Errors struct {
+	// Subject is what cannot be used: "target dev/shop", "the repository".
+	Subject     string
+	Diagnostics []Diagnostic
+}
+
+func (e *Errors) Error() string {
+	var b strings.Builder
+	n := len(e.Diagnostics)
+	fmt.Fprintf(&b, "%s has %d layout error%s", e.Subject, n, plural(n))
+	for _, d := range e.Diagnostics {
+		b.WriteString("\n    " + d.String())
+		if d.Hint != "" {
+			b.WriteString("\n      fix: " + d.Hint)
+		}
+	}
+	return b.String()
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
+// Err returns the target's layout errors as an *Errors, nil when it has
+// none.
+func (t *Target) Err() error {
+	if len(t.Errors) == 0 {
+		return nil
+	}
+	return &Errors{Subject: "target " + t.Name(), Diagnostics: t.Errors}
+}
+
+// Err returns the repository's error diagnostics as an *Errors, nil when
+// there are none.
+func (r *Repo) Err() error {
+	var errs []Diagnostic
+	for _, d := range r.Diagnostics {
+		if d.Severity == SeverityError {
+			errs = append(errs, d)
+		}
+	}
+	if len(errs) == 0 {
+		return nil
+	}
+	return &Errors{Subject: "the repository", Diagnostics: errs}
+}
+
+// ErrorsOutside returns the error diagnostics that no target carries, at
+// or below the repository folder dir ("" or "." for the whole repository):
+// what stops a cluster or a namespace from being loaded at all, such as a
+// cluster folder replaced by a file. A command that acts on every target
+// below dir must fail on them too.
+func (r *Repo) ErrorsOutside(dir string) error {
+	carried := map[Diagnostic]bool{}
+	for _, t := range r.Targets {
+		for _, d := range t.Errors {
+			carried[d] = true
+		}
+	}
+	var errs []Diagnostic
+	for _, d := range r.Diagnostics {
+		if d.Severity == SeverityError && !carried[d] && (dir == "" || dir == "." || within(d.File, dir)) {
+			errs = append(errs, d)
+		}
+	}
+	if len(errs) == 0 {
+		return nil
+	}
+	subject := "the repository"
+	if dir != "" && dir != "." {
+		subject = dir
+	}
+	return &Errors{Subject: subject + " (outside any target)", Diagnostics: errs}
 }
 
 func sortDiagnostics(ds []Diagnostic) {

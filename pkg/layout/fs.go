@@ -25,12 +25,13 @@ type entry struct {
 }
 
 // readDir lists dir (sorted by name), resolving symlinked entries. An entry
-// whose link leaves the repository is reported as a diagnostic and dropped.
-// A missing dir is fs.ErrNotExist.
+// whose link leaves the repository, dangles or loops is reported as a
+// diagnostic at the link (so that the target it belongs to fails) and
+// dropped. A missing dir is fs.ErrNotExist.
 func (l *loader) readDir(dir string) ([]entry, error) {
 	real, err := resolve(l.fsys, dir)
-	if errors.Is(err, ErrSymlinkEscape) {
-		l.diag(SeverityError, CodeSymlinkEscape, dir, 0, err.Error(), "replace the link with the files it points to, or point it inside the repository")
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		l.linkDiag(dir, err)
 		return nil, nil
 	}
 	if err != nil {
@@ -46,12 +47,7 @@ func (l *loader) readDir(dir string) ([]entry, error) {
 		if de.Type()&fs.ModeSymlink != 0 {
 			target, err := resolve(l.fsys, e.real)
 			if err != nil {
-				if errors.Is(err, ErrSymlinkEscape) {
-					l.diag(SeverityError, CodeSymlinkEscape, e.path, 0, err.Error(),
-						"replace the link with the files it points to, or point it inside the repository")
-				} else {
-					l.diag(SeverityError, CodeSymlinkEscape, e.path, 0, "broken symbolic link: "+err.Error(), "fix or remove the link")
-				}
+				l.linkDiag(e.path, err)
 				continue
 			}
 			st, err := fs.Stat(l.fsys, target)
@@ -65,20 +61,41 @@ func (l *loader) readDir(dir string) ([]entry, error) {
 	return out, nil
 }
 
-// checkSymlinks reports every symlink below dir that leaves the repository
-// (for example a chart template linked to a file outside the repository).
-func (l *loader) checkSymlinks(dir string) error {
-	return fs.WalkDir(l.fsys, dir, func(p string, d fs.DirEntry, err error) error {
+// linkDiag reports a path that cannot be followed: a link that leaves the
+// repository, dangles or loops.
+func (l *loader) linkDiag(p string, err error) {
+	switch {
+	case errors.Is(err, ErrSymlinkEscape):
+		l.diag(SeverityError, CodeSymlinkEscape, p, 0, err.Error(),
+			"replace the link with the files it points to, or point it inside the repository")
+	case errors.Is(err, fsutil.ErrSymlinkLoop):
+		l.diag(SeverityError, CodeSymlinkBroken, p, 0, err.Error(),
+			"remove the link, or point it at a file or a folder that does not contain it")
+	case errors.Is(err, fs.ErrNotExist):
+		l.diag(SeverityError, CodeSymlinkBroken, p, 0, "broken symbolic link: its target does not exist",
+			"point the link at an existing file (was the file renamed?), or remove it")
+	default:
+		l.diag(SeverityError, CodeSymlinkBroken, p, 0, "cannot follow the path: "+err.Error(), "fix or remove the link")
+	}
+}
+
+// checkTree reports every link below dir (for example in a namespace's
+// chart) that leaves the repository, dangles or loops, as helm would follow
+// them: a link to a parent folder would make a chart endless.
+func (l *loader) checkTree(dir string) error {
+	err := fsutil.Walk(l.fsys, dir, func(rel, _ string, _ fs.FileInfo, err error) error {
 		if err != nil {
-			return err
+			l.linkDiag(path.Join(dir, rel), err)
 		}
-		if p == dir || d.Type()&fs.ModeSymlink == 0 {
-			return nil
-		}
-		if _, err := resolve(l.fsys, p); errors.Is(err, ErrSymlinkEscape) {
-			l.diag(SeverityError, CodeSymlinkEscape, p, 0, err.Error(),
-				"replace the link with the files it points to, or point it inside the repository")
-		}
-		return nil
+		return l.ctx.Err()
 	})
+	switch {
+	case err == nil, l.ctx.Err() != nil:
+		return err
+	case errors.Is(err, fsutil.ErrTooManyEntries):
+		l.diag(SeverityError, CodeTooLarge, dir, 0, "the folder has "+err.Error(), "remove the links that repeat folders, or move what the chart does not need out of it")
+	default:
+		l.diag(SeverityError, CodeUnreadable, dir, 0, "cannot read the folder: "+err.Error(), "check the folder's permissions")
+	}
+	return nil
 }

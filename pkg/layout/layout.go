@@ -88,6 +88,13 @@ type Target struct {
 	// Values in merge order, later wins: common plain, common secret,
 	// cluster plain, cluster secret; each class in lexical order.
 	Values []ValueFile `json:"values"`
+	// Errors are the layout's error diagnostics about the target's own
+	// files: its cluster folder, its namespace folder (chart, common
+	// values) and its values files. A target with errors is declared by
+	// the repository but cannot be loaded as it is: every command fails it
+	// (render, lint) or refuses to act on the repository (generate),
+	// instead of leaving it out.
+	Errors []Diagnostic `json:"errors,omitempty"`
 }
 
 // Name returns "cluster/namespace".
@@ -146,8 +153,16 @@ func (r *Repo) HasErrors() bool {
 	return slices.ContainsFunc(r.Diagnostics, func(d Diagnostic) bool { return d.Severity == SeverityError })
 }
 
+// DefaultMaxValuesSize is the default limit on a values file's size: a
+// values file is configuration, and a huge one (50 MB took helm 48 s and
+// 1 GB) is a mistake or an attack.
+const DefaultMaxValuesSize = 8 << 20
+
 // Options configure Load.
 type Options struct {
+	// MaxValuesSize bounds a values file, in bytes: a larger one is a
+	// too-large error. Zero: DefaultMaxValuesSize; negative: no limit.
+	MaxValuesSize int64
 	// ConfigFile is the configuration file's path inside the repository.
 	// Default ConfigFileName. A missing file means DefaultConfig.
 	ConfigFile string
@@ -187,7 +202,7 @@ func LoadDir(ctx context.Context, dir string, opts Options) (*Repo, error) {
 // repository cannot be read at all, the context ends, or repotool.yaml is
 // invalid (a *ConfigError).
 func Load(ctx context.Context, fsys fs.FS, opts Options) (*Repo, error) {
-	l := &loader{ctx: ctx, fsys: fsys, repo: &Repo{FS: fsys}}
+	l := &loader{ctx: ctx, fsys: fsys, repo: &Repo{FS: fsys}, maxValues: cmp.Or(opts.MaxValuesSize, DefaultMaxValuesSize)}
 	if err := l.loadConfig(opts); err != nil {
 		return nil, err
 	}
@@ -202,10 +217,11 @@ func Load(ctx context.Context, fsys fs.FS, opts Options) (*Repo, error) {
 }
 
 type loader struct {
-	ctx     context.Context
-	fsys    fs.FS
-	repo    *Repo
-	cfgNode *yaml.Node
+	ctx       context.Context
+	maxValues int64
+	fsys      fs.FS
+	repo      *Repo
+	cfgNode   *yaml.Node
 }
 
 func (l *loader) diag(sev Severity, code Code, file string, line int, msg, hint string) {
@@ -256,6 +272,7 @@ func (l *loader) load() error {
 		if err := l.ctx.Err(); err != nil {
 			return err
 		}
+		l.checkFolder(e, "namespace")
 		if e.dir {
 			ns, err := l.loadNamespace(e)
 			if err != nil {
@@ -265,6 +282,7 @@ func (l *loader) load() error {
 		}
 	}
 	for _, e := range clEntries {
+		l.checkFolder(e, "cluster")
 		if e.dir {
 			if err := l.loadCluster(e); err != nil {
 				return err
@@ -278,7 +296,7 @@ func (l *loader) load() error {
 func (l *loader) loadNamespace(e entry) (Namespace, error) {
 	cfg := &l.repo.Config
 	ns := Namespace{Name: e.name, Dir: e.path, Tier: cfg.NamespaceTier(e.name), Values: []ValueFile{}, Clusters: []string{}}
-	if err := l.checkSymlinks(e.real); err != nil {
+	if err := l.checkTree(e.path); err != nil {
 		return ns, err
 	}
 	entries, err := l.readDir(e.path)
@@ -346,6 +364,7 @@ func (l *loader) loadCluster(e entry) error {
 		if err := l.ctx.Err(); err != nil {
 			return err
 		}
+		l.checkFolder(nsDir, "namespace")
 		if !nsDir.dir {
 			continue
 		}
@@ -366,20 +385,25 @@ func (l *loader) loadTarget(cl Cluster, e entry) (Target, bool, error) {
 	cfg := &l.repo.Config
 	nsDir := path.Join(cfg.Layout.NamespacesDir, e.name)
 	ns, _ := l.repo.Namespace(e.name)
-	if ns == nil || ns.Chart == nil {
-		l.diag(SeverityError, CodeChartMissing, e.path, 0,
-			fmt.Sprintf("cluster %q deploys namespace %q, but %s/Chart.yaml does not exist or is invalid", cl.Name, e.name, nsDir),
-			fmt.Sprintf("add the chart at %s/, or remove %s/ if the namespace is gone", nsDir, e.path))
-		return Target{}, false, nil
-	}
 	t := Target{
 		Cluster:     cl.Name,
 		Namespace:   e.name,
-		Tier:        ns.Tier,
+		Tier:        cfg.NamespaceTier(e.name),
 		Dir:         e.path,
-		ChartDir:    ns.Dir,
+		ChartDir:    nsDir,
 		KubeVersion: cl.KubeVersion,
 		APIVersions: cl.APIVersions,
+	}
+	if ns == nil || ns.Chart == nil {
+		// The cluster folder declares the target: keep it, so that every
+		// command fails it instead of acting as if it did not exist.
+		l.diag(SeverityError, CodeChartMissing, e.path, 0,
+			fmt.Sprintf("cluster %q deploys namespace %q, but %s/Chart.yaml does not exist or is invalid", cl.Name, e.name, nsDir),
+			fmt.Sprintf("add the chart at %s/, or remove %s/ if the namespace is gone", nsDir, e.path))
+	}
+	var common []ValueFile
+	if ns != nil {
+		t.Tier, t.ChartDir, common = ns.Tier, ns.Dir, ns.Values
 	}
 	entries, err := l.readDir(e.path)
 	if err != nil {
@@ -401,14 +425,22 @@ func (l *loader) loadTarget(cl Cluster, e entry) (Target, bool, error) {
 		}
 	}
 	sortValues(own)
-	t.Values = slices.Concat(ns.Values, own)
-	ns.Clusters = append(ns.Clusters, cl.Name)
+	t.Values = slices.Concat(common, own)
+	if ns != nil {
+		ns.Clusters = append(ns.Clusters, cl.Name)
+	}
 	return t, true, nil
 }
 
 // valueFile classifies and checks one values file.
 func (l *loader) valueFile(f entry, scope Scope) ValueFile {
 	vf := ValueFile{Path: f.path, Scope: scope, Secret: l.isSecret(f.name)}
+	if st, err := fs.Stat(l.fsys, f.real); err == nil && l.maxValues > 0 && st.Size() > l.maxValues {
+		l.diag(SeverityError, CodeTooLarge, f.path, 0,
+			fmt.Sprintf("the values file has %d bytes, more than the limit of %d", st.Size(), l.maxValues),
+			"split it or move data out of it; raise the limit with --max-values-size only if it really is this large")
+		return vf
+	}
 	data, err := fs.ReadFile(l.fsys, f.real)
 	if err != nil {
 		l.diag(SeverityError, CodeValuesInvalid, f.path, 0, "cannot read the values file: "+err.Error(), "check the file's permissions")
@@ -470,6 +502,38 @@ func kindName(k yaml.Kind) string {
 	}
 }
 
+// checkFolder reports a file that stands where the layout expects a
+// cluster or namespace folder: a name that is a valid folder name and has no
+// extension (README.md, .gitkeep and the like are left alone). A folder
+// replaced by a file must not look like a folder that is gone, or generate
+// would prune what it deployed.
+func (l *loader) checkFolder(e entry, what string) {
+	if e.dir || !isDNSLabel(e.name) {
+		return
+	}
+	l.diag(SeverityError, CodeNotAFolder, e.path, 0,
+		fmt.Sprintf("%s is a file where a %s folder is expected", e.path, what),
+		fmt.Sprintf("if the %s folder was replaced by mistake, restore it; otherwise rename the file with an extension (like %s.md) or move it", what, e.name))
+}
+
+// isDNSLabel reports whether s is a DNS-1123 label (lowercase letters,
+// digits and '-', at most 63, starting and ending alphanumeric): what
+// Kubernetes requires of a namespace name.
+func isDNSLabel(s string) bool {
+	if s == "" || len(s) > 63 {
+		return false
+	}
+	for i, c := range s {
+		switch {
+		case c >= 'a' && c <= 'z', c >= '0' && c <= '9':
+		case c == '-' && i > 0 && i < len(s)-1:
+		default:
+			return false
+		}
+	}
+	return true
+}
+
 func (l *loader) isSecret(name string) bool {
 	for _, s := range l.repo.Config.Layout.SecretSuffixes {
 		if strings.HasSuffix(name, s) {
@@ -520,6 +584,20 @@ func (l *loader) finish() {
 		}
 		return strings.Compare(a.Namespace, b.Namespace)
 	})
+	sortDiagnostics(r.Diagnostics)
+	for i := range r.Targets {
+		t := &r.Targets[i]
+		for _, d := range r.Diagnostics {
+			if d.Severity == SeverityError && (within(d.File, t.Dir) || within(d.File, t.ChartDir)) {
+				t.Errors = append(t.Errors, d)
+			}
+		}
+	}
+}
+
+// within reports whether the repository path p is dir or below it.
+func within(p, dir string) bool {
+	return p == dir || strings.HasPrefix(p, dir+"/")
 }
 
 // sortValues orders one scope's files: plain before secret, then lexically.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io/fs"
+	"slices"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -283,7 +284,52 @@ func TestLoadDiagnostics(t *testing.T) {
 		{
 			name:  "broken symlink",
 			files: map[string]string{"clusters/c1/app/values-b.yaml": "symlink:missing.yaml"},
-			want:  []diag{{layout.SeverityError, layout.CodeSymlinkEscape, "clusters/c1/app/values-b.yaml", 0}},
+			want:  []diag{{layout.SeverityError, layout.CodeSymlinkBroken, "clusters/c1/app/values-b.yaml", 0}},
+		},
+		{
+			name: "values links that loop",
+			files: map[string]string{
+				"clusters/c1/app/values-b.yaml": "symlink:values-c.yaml",
+				"clusters/c1/app/values-c.yaml": "symlink:values-b.yaml",
+			},
+			want: []diag{
+				{layout.SeverityError, layout.CodeSymlinkBroken, "clusters/c1/app/values-b.yaml", 0},
+				{layout.SeverityError, layout.CodeSymlinkBroken, "clusters/c1/app/values-c.yaml", 0},
+			},
+		},
+		{
+			name:  "chart folder linking to its parent",
+			files: map[string]string{"namespaces/app/templates/loop": "symlink:.."},
+			want:  []diag{{layout.SeverityError, layout.CodeSymlinkBroken, "namespaces/app/templates/loop", 0}},
+		},
+		{
+			name:  "dangling link inside a chart",
+			files: map[string]string{"namespaces/app/templates/cm.yaml": "symlink:gone.yaml"},
+			want:  []diag{{layout.SeverityError, layout.CodeSymlinkBroken, "namespaces/app/templates/cm.yaml", 0}},
+		},
+		{
+			name:  "cluster folder replaced by a file",
+			files: map[string]string{"clusters/c2": "a file\n"},
+			want:  []diag{{layout.SeverityError, layout.CodeNotAFolder, "clusters/c2", 0}},
+		},
+		{
+			name: "namespace folder replaced by a file",
+			files: map[string]string{
+				"namespaces/app/Chart.yaml":     "",
+				"namespaces/other":              "a file\n",
+				"clusters/c1/other/values.yaml": "a: 1\n",
+			},
+			want: []diag{
+				{layout.SeverityError, layout.CodeChartMissing, "clusters/c1/app", 0},
+				{layout.SeverityError, layout.CodeChartMissing, "clusters/c1/other", 0},
+				{layout.SeverityError, layout.CodeChartInvalid, "namespaces/app/Chart.yaml", 1},
+				{layout.SeverityError, layout.CodeNotAFolder, "namespaces/other", 0},
+			},
+		},
+		{
+			name:  "files with an extension are not folders",
+			files: map[string]string{"clusters/README.md": "# clusters\n", "namespaces/.gitkeep": "", "clusters/c1/NOTES": "x"},
+			want:  []diag{},
 		},
 		{
 			name: "symlinks inside the repository are followed",
@@ -307,6 +353,23 @@ func TestLoadDiagnostics(t *testing.T) {
 			repo := load(t, files)
 			if diff := cmp.Diff(tt.want, diags(repo)); diff != "" {
 				t.Errorf("diagnostics (-want +got):\n%s\nall: %v", diff, repo.Diagnostics)
+			}
+			// Every error about a target's files fails that target: it
+			// stays in the layout, with the error.
+			for _, d := range repo.Diagnostics {
+				if d.Severity != layout.SeverityError || !strings.HasPrefix(d.File, "clusters/c1/") && !strings.HasPrefix(d.File, "namespaces/app/") {
+					continue
+				}
+				for _, tg := range repo.Targets {
+					if strings.HasPrefix(d.File, tg.Dir) || strings.HasPrefix(d.File, tg.ChartDir) {
+						if !slices.Contains(tg.Errors, d) {
+							t.Errorf("target %s does not carry %s", tg.Name(), d)
+						}
+					}
+				}
+			}
+			if _, ok := repo.Target("c1", "app"); !ok {
+				t.Error("target c1/app was dropped")
 			}
 			for _, d := range repo.Diagnostics {
 				if d.Message == "" || d.Hint == "" {

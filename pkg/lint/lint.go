@@ -26,6 +26,9 @@ func DefaultOptions() Options { return Options{Render: render.DefaultOptions()} 
 // and returns the findings. extra injects render dependencies (a Decrypter,
 // an HTTP client, a logger). It returns an error only when the context ends.
 func Lint(ctx context.Context, repo *layout.Repo, opts Options, extra ...render.Option) (*Result, error) {
+	// Unencrypted secret files are plaintext-secret's to report; the rest
+	// of such a target is still checked.
+	extra = append([]render.Option{render.AllowLayoutErrors(layout.CodeSecretNotEncrypted)}, extra...)
 	results := render.New(repo, opts.Render, extra...).RenderAll(ctx, repo.Targets)
 	if err := ctx.Err(); err != nil {
 		return nil, err

@@ -55,8 +55,9 @@ var ruleRender = &Rule{
 `},
 	check: func(in *Input, report func(Finding)) {
 		for _, res := range in.Results {
-			if res.Err == nil {
-				continue
+			var le *layout.Errors
+			if res.Err == nil || errors.As(res.Err, &le) {
+				continue // layout errors are the layout rule's
 			}
 			file, line := renderErrorLocation(in, res)
 			report(Finding{File: file, Line: line, Targets: []string{res.Target.Name()}, Message: res.Err.Error()})

@@ -19,6 +19,9 @@ func (layoutText) Write(w io.Writer, repo *layout.Repo) error {
 	ew.printf("%d clusters, %d namespaces, %d targets\n", len(repo.Clusters), len(repo.Namespaces), len(repo.Targets))
 	for _, t := range repo.Targets {
 		ew.printf("\n%s (%s tier, Kubernetes %s, chart %s)\n", t.Name(), t.Tier, t.KubeVersion, t.ChartDir)
+		if n := len(t.Errors); n > 0 {
+			ew.printf("  FAILS: %d layout error(s) below; every command fails this target until they are fixed\n", n)
+		}
 		tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)
 		for i, v := range t.Values {
 			kind := "plain"

@@ -1,6 +1,9 @@
 package render
 
-import "fmt"
+import (
+	"fmt"
+	"time"
+)
 
 // ChartError is a chart that cannot be loaded.
 type ChartError struct {
@@ -56,4 +59,16 @@ type TemplateError struct {
 
 func (e *TemplateError) Error() string {
 	return fmt.Sprintf("render %s (chart %s): %s", e.Target, e.Chart, e.Msg)
+}
+
+// TimeoutError is a target that did not render within Options.Timeout.
+type TimeoutError struct {
+	Target  string // cluster/namespace
+	Chart   string
+	Timeout time.Duration
+}
+
+func (e *TimeoutError) Error() string {
+	return fmt.Sprintf("render %s (chart %s): did not finish within %s (--timeout): a template may loop for ever or over far too much; Argo CD would kill the plugin at 90s",
+		e.Target, e.Chart, e.Timeout)
 }

@@ -10,8 +10,10 @@ import (
 	"log/slog"
 	"net/http"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"helm.sh/helm/v3/pkg/action"
 	"helm.sh/helm/v3/pkg/chartutil"
@@ -47,12 +49,36 @@ type Options struct {
 	// Concurrency bounds how many targets RenderAll renders at once.
 	// Default: GOMAXPROCS.
 	Concurrency int
+	// Timeout bounds one target's rendering (loading its chart, reading and
+	// decrypting its values, running its templates). Default
+	// DefaultTimeout, below Argo CD's 90-second plugin timeout, so that a
+	// runaway template fails with a clear message rather than a killed
+	// plugin. Zero or less: no limit.
+	Timeout time.Duration
+	// MaxValuesSize bounds a values file, in bytes (default
+	// DefaultMaxValuesSize). Zero or less: no limit.
+	MaxValuesSize int64
+	// MaxOutputSize bounds a target's rendered manifest, in bytes (default
+	// DefaultMaxOutputSize). Zero or less: no limit.
+	MaxOutputSize int64
 }
 
+// Default limits.
+const (
+	DefaultTimeout       = 60 * time.Second
+	DefaultMaxValuesSize = layout.DefaultMaxValuesSize
+	DefaultMaxOutputSize = 64 << 20
+)
+
 // DefaultOptions returns the default settings: CRDs included, no cache,
-// downloads allowed, one worker per CPU.
+// downloads allowed, one worker per CPU, the default limits.
 func DefaultOptions() Options {
-	return Options{Concurrency: runtime.GOMAXPROCS(0)}
+	return Options{
+		Concurrency:   runtime.GOMAXPROCS(0),
+		Timeout:       DefaultTimeout,
+		MaxValuesSize: DefaultMaxValuesSize,
+		MaxOutputSize: DefaultMaxOutputSize,
+	}
 }
 
 // Option injects a dependency into a Renderer.
@@ -70,6 +96,14 @@ func WithHTTPClient(c *http.Client) Option { return func(r *Renderer) { r.http =
 // logged ever contains a decrypted value.
 func WithLogger(l *slog.Logger) Option { return func(r *Renderer) { r.log = l } }
 
+// AllowLayoutErrors lets targets whose only layout errors have these codes
+// render anyway. By default a target with any layout error fails (see
+// layout.Target.Errors). The linter uses it for secret-not-encrypted, which
+// it reports itself while it checks the rest of the target.
+func AllowLayoutErrors(codes ...layout.Code) Option {
+	return func(r *Renderer) { r.allowed = append(r.allowed, codes...) }
+}
+
 // Renderer renders a repository's targets. It loads and parses each chart
 // once, however many targets use it, and is safe for concurrent use.
 type Renderer struct {
@@ -80,6 +114,7 @@ type Renderer struct {
 	http      *http.Client
 	log       *slog.Logger
 	charts    chartCache
+	allowed   []layout.Code
 }
 
 // New returns a Renderer for repo (read through repo.FS).
@@ -143,10 +178,40 @@ func (r *Renderer) RenderAll(ctx context.Context, targets []layout.Target) []*Re
 	return results
 }
 
+// render renders one target within Options.Timeout. Helm's templates
+// cannot be stopped once they run, so the work happens in a goroutine of its
+// own, and render returns as soon as the context ends or the time is up:
+// an interrupt ends a run within moments even when a template loops.
 func (r *Renderer) render(ctx context.Context, t *layout.Target) *Result {
-	res := &Result{Target: *t}
 	if err := ctx.Err(); err != nil {
-		res.Err = err
+		return &Result{Target: *t, Err: err}
+	}
+	if r.opts.Timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeoutCause(ctx, r.opts.Timeout, errTimeout)
+		defer cancel()
+	}
+	done := make(chan *Result, 1)
+	go func() { done <- r.renderNow(ctx, t) }()
+	select {
+	case res := <-done:
+		return res
+	case <-ctx.Done():
+		if errors.Is(context.Cause(ctx), errTimeout) {
+			return &Result{Target: *t, Err: &TimeoutError{Target: t.Name(), Chart: t.ChartDir, Timeout: r.opts.Timeout}}
+		}
+		return &Result{Target: *t, Err: ctx.Err()}
+	}
+}
+
+var errTimeout = errors.New("render timeout")
+
+func (r *Renderer) renderNow(ctx context.Context, t *layout.Target) *Result {
+	res := &Result{Target: *t}
+	if err := r.layoutErr(t); err != nil {
+		// Declared by the repository but not loadable: fail it, never
+		// render what is left of it.
+		res.Err = fmt.Errorf("render %s: %w", t.Name(), err)
 		return res
 	}
 	entry, err := r.chart(ctx, t.ChartDir, nil)
@@ -165,6 +230,11 @@ func (r *Renderer) render(ctx context.Context, t *layout.Target) *Result {
 		res.Err = &TemplateError{Target: t.Name(), Chart: t.ChartDir, Msg: red.string(cleanHelmError(err))}
 		return res
 	}
+	if max := r.opts.MaxOutputSize; max > 0 && int64(len(manifest)) > max {
+		res.Err = &TemplateError{Target: t.Name(), Chart: t.ChartDir,
+			Msg: fmt.Sprintf("the rendered manifest has %d bytes, more than the limit of %d (--max-output-size): does a template loop over more than it should?", len(manifest), max)}
+		return res
+	}
 	objs, err := splitObjects(manifest, entry.origins)
 	if err != nil {
 		res.Err = red.error(fmt.Errorf("render %s: %w", t.Name(), err))
@@ -172,6 +242,14 @@ func (r *Renderer) render(ctx context.Context, t *layout.Target) *Result {
 	}
 	res.Manifest, res.Objects = manifest, objs
 	return res
+}
+
+// layoutErr returns the target's layout errors, less the allowed codes.
+func (r *Renderer) layoutErr(t *layout.Target) error {
+	if !slices.ContainsFunc(t.Errors, func(d layout.Diagnostic) bool { return !slices.Contains(r.allowed, d.Code) }) {
+		return nil
+	}
+	return t.Err()
 }
 
 // template runs Helm's install action in client-only dry-run mode, as

@@ -26,7 +26,7 @@ func (r *Renderer) values(ctx context.Context, t *layout.Target) (map[string]any
 		if err != nil {
 			return nil, nil, &ValuesError{File: vf.Path, Err: err}
 		}
-		data, err := fs.ReadFile(r.fsys, real)
+		data, err := readLimited(r.fsys, real, r.opts.MaxValuesSize)
 		if err != nil {
 			return nil, nil, &ValuesError{File: vf.Path, Err: err}
 		}
@@ -71,4 +71,14 @@ func mergeMaps(a, b map[string]any) map[string]any {
 		out[k] = v
 	}
 	return out
+}
+
+// readLimited reads a file of at most max bytes (no limit when max <= 0).
+func readLimited(fsys fs.FS, name string, max int64) ([]byte, error) {
+	if max > 0 {
+		if st, err := fs.Stat(fsys, name); err == nil && st.Size() > max {
+			return nil, fmt.Errorf("the file has %d bytes, more than the limit of %d (--max-values-size)", st.Size(), max)
+		}
+	}
+	return fs.ReadFile(fsys, name)
 }
