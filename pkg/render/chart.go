@@ -16,6 +16,7 @@ import (
 	"helm.sh/helm/v3/pkg/chart"
 	"helm.sh/helm/v3/pkg/chart/loader"
 	"helm.sh/helm/v3/pkg/ignore"
+	"sigs.k8s.io/yaml"
 
 	"github.com/repotool/repotool/internal/fsutil"
 )
@@ -60,7 +61,7 @@ func (r *Renderer) chart(ctx context.Context, dir string, stack []string) (*char
 }
 
 func (r *Renderer) loadChart(ctx context.Context, dir string, stack []string) (*chart.Chart, map[string]string, error) {
-	files, err := readChartFiles(r.fsys, dir)
+	files, err := readChartFiles(r.fsys, dir, r.graph.takeChartYAML(dir))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -206,9 +207,13 @@ func addOrigins(origins map[string]string, c *chart.Chart, origin string) {
 // readChartFiles reads a chart folder from fsys the way helm's loader.LoadDir
 // reads one from disk: .helmignore rules (with helm's defaults), symlinks
 // followed (but never out of the repository), a UTF-8 BOM trimmed, irregular
-// and oversized files refused.
-func readChartFiles(fsys fs.FS, dir string) ([]*loader.BufferedFile, error) {
+// and oversized files refused. chartYAML, when not nil, is the content of
+// Chart.yaml, already read.
+func readChartFiles(fsys fs.FS, dir string, chartYAML []byte) ([]*loader.BufferedFile, error) {
 	real, err := fsutil.Resolve(fsys, dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("chart %s: %w", dir, fs.ErrNotExist)
+	}
 	if err != nil {
 		return nil, chartPathError(dir, err)
 	}
@@ -224,51 +229,39 @@ func readChartFiles(fsys fs.FS, dir string) ([]*loader.BufferedFile, error) {
 	}
 	rules.AddDefaults()
 	var files []*loader.BufferedFile
-	var walk func(realDir, rel string) error
-	walk = func(realDir, rel string) error {
-		entries, err := fs.ReadDir(fsys, realDir)
+	var total int64
+	err = fsutil.Walk(fsys, dir, func(n, p string, fi fs.FileInfo, err error) error {
 		if err != nil {
-			return err
+			return chartPathError(path.Join(dir, n), err)
 		}
-		for _, de := range entries {
-			n := path.Join(rel, de.Name())
-			p := path.Join(realDir, de.Name())
-			if de.Type()&fs.ModeSymlink != 0 {
-				if p, err = fsutil.Resolve(fsys, p); err != nil {
-					return chartPathError(path.Join(dir, n), err)
-				}
-			}
-			fi, err := fs.Stat(fsys, p)
-			if err != nil {
-				return err
-			}
+		if rules.Ignore(n, fi) {
 			if fi.IsDir() {
-				if rules.Ignore(n, fi) {
-					continue
-				}
-				if err := walk(p, n); err != nil {
-					return err
-				}
-				continue
+				return fs.SkipDir
 			}
-			if rules.Ignore(n, fi) {
-				continue
-			}
-			if !fi.Mode().IsRegular() {
-				return &ChartError{Chart: dir, Err: fmt.Errorf("cannot load irregular file %s", n), Hint: "remove it or add it to .helmignore"}
-			}
-			if fi.Size() > loader.MaxDecompressedFileSize {
-				return &ChartError{Chart: dir, Err: fmt.Errorf("file %s is larger than %d bytes", n, loader.MaxDecompressedFileSize), Hint: "remove it or add it to .helmignore"}
-			}
-			data, err := fs.ReadFile(fsys, p)
-			if err != nil {
+			return nil
+		}
+		if fi.IsDir() {
+			return nil
+		}
+		if !fi.Mode().IsRegular() {
+			return &ChartError{Chart: dir, Err: fmt.Errorf("cannot load irregular file %s", n), Hint: "remove it or add it to .helmignore"}
+		}
+		if fi.Size() > loader.MaxDecompressedFileSize {
+			return &ChartError{Chart: dir, Err: fmt.Errorf("file %s is larger than %d bytes", n, loader.MaxDecompressedFileSize), Hint: "remove it or add it to .helmignore"}
+		}
+		if total += fi.Size(); total > loader.MaxDecompressedChartSize {
+			return &ChartError{Chart: dir, Err: fmt.Errorf("the chart's files add up to more than %d bytes", loader.MaxDecompressedChartSize), Hint: "add what the chart does not need to .helmignore"}
+		}
+		data := chartYAML
+		if n != "Chart.yaml" || data == nil {
+			if data, err = fs.ReadFile(fsys, p); err != nil {
 				return err
 			}
-			files = append(files, &loader.BufferedFile{Name: n, Data: bytes.TrimPrefix(data, utf8BOM)})
 		}
+		files = append(files, &loader.BufferedFile{Name: n, Data: bytes.TrimPrefix(data, utf8BOM)})
 		return nil
-	}
-	if err := walk(real, ""); err != nil {
+	})
+	if err != nil {
 		var ce *ChartError
 		if errors.As(err, &ce) {
 			return nil, err
@@ -279,8 +272,13 @@ func readChartFiles(fsys fs.FS, dir string) ([]*loader.BufferedFile, error) {
 }
 
 func chartPathError(p string, err error) error {
-	if errors.Is(err, fsutil.ErrSymlinkEscape) {
+	switch {
+	case errors.Is(err, fsutil.ErrSymlinkEscape):
 		return &ChartError{Chart: p, Err: err, Hint: "replace the link with the files it points to, or point it inside the repository"}
+	case errors.Is(err, fsutil.ErrSymlinkLoop):
+		return &ChartError{Chart: p, Err: err, Hint: "remove the link, or point it at a folder that does not contain it"}
+	case errors.Is(err, fs.ErrNotExist):
+		return &ChartError{Chart: p, Err: fmt.Errorf("broken symbolic link: its target does not exist (%w)", fs.ErrNotExist), Hint: "point the link at an existing file, or remove it"}
 	}
 	return &ChartError{Chart: p, Err: err, Hint: "check the path"}
 }
@@ -337,4 +335,81 @@ func deepCopy(v any) any {
 	default:
 		return v
 	}
+}
+
+// depGraph remembers which charts were checked for file:// dependency
+// cycles.
+type depGraph struct {
+	mu      sync.Mutex
+	checked map[string]error
+	// chartYAML holds the Chart.yaml files read, for the loader, so that
+	// each is read once.
+	chartYAML map[string][]byte
+}
+
+// takeChartYAML returns (and forgets) the Chart.yaml of dir read by the cycle
+// check, nil when it was not read.
+func (g *depGraph) takeChartYAML(dir string) []byte {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	data := g.chartYAML[dir]
+	delete(g.chartYAML, dir)
+	return data
+}
+
+// dependencyCycle reports a cycle among the file:// dependencies reachable
+// from the chart in dir, before any chart is loaded. The loader finds a
+// cycle in a single target too, but targets load charts concurrently, each
+// chart once: two targets entering a cycle from both ends would wait on
+// each other for ever. The check reads Chart.yaml files only.
+func (r *Renderer) dependencyCycle(dir string) error {
+	g := &r.graph
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.checked == nil {
+		g.checked, g.chartYAML = map[string]error{}, map[string][]byte{}
+	}
+	var visit func(dir string, stack []string) error
+	visit = func(dir string, stack []string) error {
+		if i := slices.Index(stack, dir); i >= 0 {
+			return &DependencyError{Chart: stack[len(stack)-1], Dependency: path.Base(dir), Repository: "file://",
+				Reason: "the file:// dependencies form a cycle: " + strings.Join(append(stack[i:], dir), " -> "),
+				Hint:   "a chart cannot depend on itself: remove one of the dependencies"}
+		}
+		if err, ok := g.checked[dir]; ok {
+			return err
+		}
+		var meta struct {
+			Dependencies []struct {
+				Name       string `json:"name"`
+				Repository string `json:"repository"`
+			} `json:"dependencies"`
+		}
+		real, err := fsutil.Resolve(r.fsys, path.Join(dir, "Chart.yaml"))
+		if err == nil {
+			var data []byte
+			if data, err = fs.ReadFile(r.fsys, real); err == nil {
+				g.chartYAML[dir] = data
+				err = yaml.Unmarshal(data, &meta)
+			}
+		}
+		if err != nil {
+			return nil // the loader reports a missing or broken chart
+		}
+		stack = append(stack, dir)
+		for _, d := range meta.Dependencies {
+			rel, ok := strings.CutPrefix(d.Repository, "file://")
+			sub := path.Join(dir, rel)
+			if !ok || strings.HasPrefix(rel, "/") || sub == ".." || strings.HasPrefix(sub, "../") {
+				continue
+			}
+			if err := visit(sub, stack); err != nil {
+				g.checked[dir] = err
+				return err
+			}
+		}
+		g.checked[dir] = nil
+		return nil
+	}
+	return visit(dir, nil)
 }

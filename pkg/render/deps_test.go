@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/repotool/repotool/pkg/render"
 )
@@ -194,6 +195,37 @@ func TestRemoteDependencyRangeResolved(t *testing.T) {
 	}
 }
 
+// TestDependencyCycleConcurrent: two namespace charts that depend on each
+// other, rendered concurrently, entered the cycle from both ends and
+// deadlocked in a share of runs (Ctrl-C did not end it). Each run must end
+// with the cycle error for both targets.
+func TestDependencyCycleConcurrent(t *testing.T) {
+	repo := mapRepo(t, map[string]string{
+		"namespaces/a/Chart.yaml":     "apiVersion: v2\nname: a\nversion: 1.0.0\ndependencies:\n  - name: b\n    repository: file://../b\n",
+		"namespaces/b/Chart.yaml":     "apiVersion: v2\nname: b\nversion: 1.0.0\ndependencies:\n  - name: a\n    repository: file://../a\n",
+		"clusters/c1/a/values-x.yaml": "x: 1\n",
+		"clusters/c1/b/values-x.yaml": "x: 1\n",
+		"clusters/c2/a/values-x.yaml": "x: 1\n",
+		"clusters/c2/b/values-x.yaml": "x: 1\n",
+	})
+	for run := range 50 {
+		opts := render.DefaultOptions()
+		opts.Concurrency = 8
+		done := make(chan []*render.Result)
+		go func() { done <- render.New(repo, opts).RenderAll(context.Background(), repo.Targets) }()
+		select {
+		case results := <-done:
+			for _, res := range results {
+				if res.Err == nil || !strings.Contains(res.Err.Error(), "the file:// dependencies form a cycle") {
+					t.Fatalf("run %d: %s: err = %v", run, res.Target.Name(), res.Err)
+				}
+			}
+		case <-time.After(30 * time.Second):
+			t.Fatalf("run %d deadlocked", run)
+		}
+	}
+}
+
 func TestLocalDependencies(t *testing.T) {
 	tests := []struct {
 		name  string
@@ -224,7 +256,11 @@ func TestLocalDependencies(t *testing.T) {
 		{"cycle", map[string]string{
 			"lib/Chart.yaml":            libChart + "dependencies:\n  - name: app\n    repository: file://../namespaces/app\n",
 			"namespaces/app/Chart.yaml": appChart + "dependencies:\n  - name: lib\n    repository: file://../../lib\n",
-		}, "depends on itself"},
+		}, "the file:// dependencies form a cycle: namespaces/app -> lib -> namespaces/app"},
+		{"template folder linked to its parent", map[string]string{
+			"namespaces/app/Chart.yaml":     appChart,
+			"namespaces/app/templates/loop": "symlink:..",
+		}, "symbolic links form a loop"},
 		{"template linked outside the repository", map[string]string{
 			"namespaces/app/Chart.yaml":       appChart,
 			"namespaces/app/templates/x.yaml": "symlink:../../../../etc/passwd",

@@ -114,6 +114,7 @@ type Renderer struct {
 	http      *http.Client
 	log       *slog.Logger
 	charts    chartCache
+	graph     depGraph
 	allowed   []layout.Code
 }
 
@@ -211,6 +212,10 @@ func (r *Renderer) renderNow(ctx context.Context, t *layout.Target) *Result {
 	if err := r.layoutErr(t); err != nil {
 		// Declared by the repository but not loadable: fail it, never
 		// render what is left of it.
+		res.Err = fmt.Errorf("render %s: %w", t.Name(), err)
+		return res
+	}
+	if err := r.dependencyCycle(t.ChartDir); err != nil {
 		res.Err = fmt.Errorf("render %s: %w", t.Name(), err)
 		return res
 	}
