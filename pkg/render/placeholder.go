@@ -27,8 +27,7 @@ type PlaceholderDecrypter struct{}
 // Decrypt implements Decrypter.
 func (PlaceholderDecrypter) Decrypt(_ context.Context, file string, data []byte) ([]byte, error) {
 	if !sopsfile.IsEncrypted(data) {
-		return nil, &DecryptError{File: file, Reason: "it is not a SOPS-encrypted YAML file",
-			Hint: "encrypt it with `sops --encrypt --in-place " + file + "`"}
+		return nil, notEncrypted(file)
 	}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {

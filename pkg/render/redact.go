@@ -14,13 +14,25 @@ import (
 const RedactedValue = "[redacted]"
 
 // Redacted returns the manifest with secrets masked, for output that may be
-// stored or shown (files, diffs, golden tests): every value under a
-// Secret's data and stringData is replaced by RedactedValue, and every
-// decrypted value from the target's secret values files is replaced wherever
-// else it appears. Redacting the same manifest twice gives the same bytes.
+// stored or shown (files, diffs, golden tests). It is safe by construction,
+// not by searching for secrets in the output: when the target has
+// decrypted secret values, it is made from a second rendering in which
+// every secret value is a typed placeholder (PlaceholderValue, 0, false,
+// as with --no-decrypt), so decrypted bytes never enter it, in any form a
+// template may give them. Then every value under a Secret's data and
+// stringData is replaced by RedactedValue. The result is valid YAML with
+// the same objects, names and structure. It fails when the chart does not
+// render with placeholders for its secret values.
 func (res *Result) Redacted() ([]byte, error) {
+	objs := res.Objects
+	if res.safe != nil {
+		var err error
+		if objs, err = res.safe(); err != nil {
+			return nil, err
+		}
+	}
 	var out bytes.Buffer
-	for _, o := range res.Objects {
+	for _, o := range objs {
 		doc := o.YAML
 		if o.Kind == "Secret" && o.APIVersion == "v1" {
 			var err error
@@ -32,7 +44,7 @@ func (res *Result) Redacted() ([]byte, error) {
 		if o.Template != "" {
 			out.WriteString(sourcePrefix + o.Template + "\n")
 		}
-		out.WriteString(res.red.string(string(doc)))
+		out.Write(doc)
 	}
 	return out.Bytes(), nil
 }

@@ -9,6 +9,8 @@ import (
 	"io/fs"
 	"log/slog"
 	"net/http"
+	"path"
+	"regexp"
 	"runtime"
 	"slices"
 	"strings"
@@ -16,6 +18,7 @@ import (
 	"time"
 
 	"helm.sh/helm/v3/pkg/action"
+	"helm.sh/helm/v3/pkg/chart"
 	"helm.sh/helm/v3/pkg/chartutil"
 
 	"github.com/repotool/repotool/pkg/layout"
@@ -61,6 +64,10 @@ type Options struct {
 	// MaxOutputSize bounds a target's rendered manifest, in bytes (default
 	// DefaultMaxOutputSize). Zero or less: no limit.
 	MaxOutputSize int64
+	// Redacted makes every Result's redacted rendering (see
+	// Result.Redacted) along with the real one, in parallel, for callers
+	// that will write or show it. Without it, Redacted renders on demand.
+	Redacted bool
 }
 
 // Default limits.
@@ -152,6 +159,9 @@ type Result struct {
 	Err error
 
 	red *redactor
+	// safe renders the target's objects with placeholders for its secret
+	// values, once; nil when the target has no decrypted values.
+	safe func() ([]Object, error)
 }
 
 // Render renders one target.
@@ -224,29 +234,155 @@ func (r *Renderer) renderNow(ctx context.Context, t *layout.Target) *Result {
 		res.Err = fmt.Errorf("render %s: %w", t.Name(), err)
 		return res
 	}
-	vals, red, err := r.values(ctx, t)
+	vals, red, err := r.values(ctx, t, r.decrypter)
 	if err != nil {
 		res.Err = fmt.Errorf("render %s: %w", t.Name(), err)
 		return res
 	}
 	res.red = red
+	secret := r.decrypts(t)
+	res.Manifest, res.Objects, err = r.renderValues(ctx, t, entry, vals)
+	if err == nil && secret {
+		// Redacted output comes from a rendering in which every secret
+		// value is a placeholder: decrypted bytes never reach it.
+		// It may run after this rendering's context is gone (on demand).
+		safeCtx := context.WithoutCancel(ctx)
+		res.safe = sync.OnceValues(func() ([]Object, error) {
+			_, objs, err := bounded(safeCtx, r.opts.Timeout, func(ctx context.Context) ([]byte, []Object, error) {
+				return r.renderPlaceholders(ctx, t, entry)
+			})
+			if err != nil {
+				return nil, fmt.Errorf("render %s: no redacted copy can be made: the chart renders with the decrypted secret values but not with placeholders for them: %w", t.Name(), err)
+			}
+			return objs, nil
+		})
+		if r.opts.Redacted {
+			res.safe()
+		}
+	}
+	if err != nil {
+		res.Manifest, res.Objects = nil, nil
+		res.Err = r.safeError(ctx, t, entry, err, secret)
+	}
+	return res
+}
+
+// decrypts reports whether rendering t decrypts secret values for real.
+func (r *Renderer) decrypts(t *layout.Target) bool {
+	if _, ok := r.decrypter.(PlaceholderDecrypter); ok {
+		return false
+	}
+	return slices.ContainsFunc(t.Values, func(v layout.ValueFile) bool { return v.Secret })
+}
+
+// renderPlaceholders renders t with every secret value replaced by a typed
+// placeholder, as --no-decrypt does.
+func (r *Renderer) renderPlaceholders(ctx context.Context, t *layout.Target, entry *chartEntry) ([]byte, []Object, error) {
+	vals, _, err := r.values(ctx, t, PlaceholderDecrypter{})
+	if err != nil {
+		return nil, nil, err
+	}
+	return r.renderValues(ctx, t, entry, vals)
+}
+
+// renderValues runs the templates with vals and splits the output into
+// objects.
+func (r *Renderer) renderValues(ctx context.Context, t *layout.Target, entry *chartEntry, vals map[string]any) ([]byte, []Object, error) {
 	manifest, err := r.template(ctx, t, entry, vals)
 	if err != nil {
-		res.Err = &TemplateError{Target: t.Name(), Chart: t.ChartDir, Msg: red.string(cleanHelmError(err))}
-		return res
+		return nil, nil, &TemplateError{Target: t.Name(), Chart: t.ChartDir, Msg: cleanHelmError(err)}
 	}
 	if max := r.opts.MaxOutputSize; max > 0 && int64(len(manifest)) > max {
-		res.Err = &TemplateError{Target: t.Name(), Chart: t.ChartDir,
+		return nil, nil, &TemplateError{Target: t.Name(), Chart: t.ChartDir,
 			Msg: fmt.Sprintf("the rendered manifest has %d bytes, more than the limit of %d (--max-output-size): does a template loop over more than it should?", len(manifest), max)}
-		return res
 	}
 	objs, err := splitObjects(manifest, entry.origins)
 	if err != nil {
-		res.Err = red.error(fmt.Errorf("render %s: %w", t.Name(), err))
-		return res
+		return nil, nil, &TemplateError{Target: t.Name(), Chart: t.ChartDir, Msg: err.Error()}
 	}
-	res.Manifest, res.Objects = manifest, objs
-	return res
+	return manifest, objs, nil
+}
+
+// safeError returns the error to show for a rendering that failed. Helm's
+// messages quote values (a failed `fail` or `required`, invalid output
+// YAML, a values.schema.json violation), in whatever form the templates
+// gave them, so for a target with decrypted secret values the message is
+// never Helm's message about that rendering: it is the message of the same
+// rendering with placeholders for the secret values, or, when only the
+// real values fail, a message that names the template and withholds the
+// rest.
+func (r *Renderer) safeError(ctx context.Context, t *layout.Target, entry *chartEntry, err error, secret bool) error {
+	var te *TemplateError
+	if !secret || !errors.As(err, &te) {
+		return err
+	}
+	_, _, perr := r.renderPlaceholders(ctx, t, entry)
+	if errors.As(perr, &te) {
+		return te
+	}
+	if perr != nil {
+		return perr
+	}
+	msg := "fails with the decrypted secret values, but not with placeholders for them: Helm's message is withheld because it could quote a secret"
+	if loc := templateLocation(err.Error(), entry.chart); loc != "" {
+		msg += "; the failure is at " + loc
+	}
+	return &TemplateError{Target: t.Name(), Chart: t.ChartDir, Msg: msg + "; check the secret values this template uses"}
+}
+
+// templateLocationRE finds "<chart>/templates/x.yaml:12:3" in Helm's
+// messages.
+var templateLocationRE = regexp.MustCompile(`([\w.-]+(?:/[\w.-]+)*\.(?:yaml|yml|tpl|txt|json)(?::\d+){0,2})`)
+
+// templateLocation returns the first template location in msg that names
+// one of the chart's own templates (so that nothing else of the message
+// can come through), or "".
+func templateLocation(msg string, c *chart.Chart) string {
+	known := map[string]bool{}
+	var add func(c *chart.Chart)
+	add = func(c *chart.Chart) {
+		for _, f := range c.Templates {
+			known[path.Join(c.ChartFullPath(), f.Name)] = true
+		}
+		for _, d := range c.Dependencies() {
+			add(d)
+		}
+	}
+	add(c)
+	for _, m := range templateLocationRE.FindAllString(msg, -1) {
+		file, _, _ := strings.Cut(m, ":")
+		if known[file] {
+			return m
+		}
+	}
+	return ""
+}
+
+// bounded runs fn in a goroutine of its own and returns when it does, when
+// ctx ends, or after timeout (none when 0): Helm's templates cannot be
+// stopped once they run.
+func bounded(ctx context.Context, timeout time.Duration, fn func(context.Context) ([]byte, []Object, error)) ([]byte, []Object, error) {
+	if timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeoutCause(ctx, timeout, errTimeout)
+		defer cancel()
+	}
+	type out struct {
+		m    []byte
+		objs []Object
+		err  error
+	}
+	done := make(chan out, 1)
+	go func() {
+		m, objs, err := fn(ctx)
+		done <- out{m, objs, err}
+	}()
+	select {
+	case o := <-done:
+		return o.m, o.objs, o.err
+	case <-ctx.Done():
+		return nil, nil, context.Cause(ctx)
+	}
 }
 
 // layoutErr returns the target's layout errors, less the allowed codes.

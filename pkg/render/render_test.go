@@ -3,6 +3,7 @@ package render_test
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"errors"
 	"io/fs"
 	"os"
@@ -375,30 +376,46 @@ func mapRepo(t *testing.T, files map[string]string) *layout.Repo {
 	return repo
 }
 
-// TestErrorsNeverHoldSecrets makes a template fail with a message built from
-// a decrypted value and checks the value is redacted from the error.
+// TestErrorsNeverHoldSecrets makes templates fail with messages built from
+// a decrypted value. The error shown is the one the rendering with
+// placeholders gives, or, when only the real value fails, a message that
+// names the template and withholds Helm's.
 func TestErrorsNeverHoldSecrets(t *testing.T) {
-	const secret = "s3cr3t-Value-from-sops"
-	repo := mapRepo(t, map[string]string{
-		"namespaces/app/Chart.yaml":             "apiVersion: v2\nname: app\nversion: 0.1.0\n",
-		"namespaces/app/templates/fail.yaml":    "{{ fail (printf \"bad password %s (%s)\" .Values.db.password (b64enc .Values.db.password)) }}\n",
-		"clusters/c1/app/values-a.secret.yaml":  fakeEncrypted,
-		"namespaces/app/templates/secret2.yaml": "",
-	})
-	r := render.New(repo, render.DefaultOptions(), render.WithDecrypter(stubDecrypter{
-		"clusters/c1/app/values-a.secret.yaml": "db:\n  password: " + secret + "\n",
-	}))
-	_, err := r.Render(context.Background(), &repo.Targets[0])
-	var te *render.TemplateError
-	if !errors.As(err, &te) {
-		t.Fatalf("err = %v, want *TemplateError", err)
+	const secret = "s3cr3t-Value-from-sops-that-is-long"
+	encrypted := "db:\n  password: ENC[AES256_GCM,data:AA==,iv:AA==,tag:AA==,type:str]\nsops:\n  mac: ENC[AES256_GCM,data:AA==,iv:AA==,tag:AA==,type:str]\n  version: 3.13.3\n"
+	tests := []struct {
+		name, template, want string
+	}{
+		{"fails either way", `{{ fail (printf "bad password %s (%s)" .Values.db.password (b64enc .Values.db.password)) }}`,
+			"bad password " + render.PlaceholderValue + " (" + base64.StdEncoding.EncodeToString([]byte(render.PlaceholderValue)) + ")"},
+		{"fails with the real value only", `{{ if gt (len .Values.db.password) 30 }}{{ fail (printf "too long: %q" .Values.db.password) }}{{ end }}`,
+			"fails with the decrypted secret values, but not with placeholders for them: Helm's message is withheld because it could quote a secret; the failure is at app/templates/fail.yaml:1:"},
+		{"required with the value in a quoted key", `{{ required (printf "%q" .Values.db.password | squote) .Values.nope }}`,
+			"execution error at (app/templates/fail.yaml:1:3): '\"" + render.PlaceholderValue + "\"'"},
 	}
-	msg := err.Error()
-	if strings.Contains(msg, secret) || strings.Contains(msg, "czNjcjN0LVZhbHVlLWZyb20tc29wcw==") {
-		t.Fatalf("error holds the secret: %s", msg)
-	}
-	if !strings.Contains(msg, "bad password [redacted] ([redacted])") || !strings.Contains(msg, "c1/app") {
-		t.Errorf("error lost its context: %s", msg)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			repo := mapRepo(t, map[string]string{
+				"namespaces/app/Chart.yaml":            "apiVersion: v2\nname: app\nversion: 0.1.0\n",
+				"namespaces/app/templates/fail.yaml":   tt.template + "\n",
+				"clusters/c1/app/values-a.secret.yaml": encrypted,
+			})
+			r := render.New(repo, render.DefaultOptions(), render.WithDecrypter(stubDecrypter{
+				"clusters/c1/app/values-a.secret.yaml": "db:\n  password: " + secret + "\n",
+			}))
+			_, err := r.Render(context.Background(), &repo.Targets[0])
+			var te *render.TemplateError
+			if !errors.As(err, &te) {
+				t.Fatalf("err = %v, want *TemplateError", err)
+			}
+			msg := err.Error()
+			if strings.Contains(msg, secret) || strings.Contains(msg, base64.StdEncoding.EncodeToString([]byte(secret))) {
+				t.Fatalf("error holds the secret: %s", msg)
+			}
+			if !strings.Contains(msg, tt.want) || !strings.Contains(msg, "c1/app") {
+				t.Errorf("error = %s\nwant it to contain %s", msg, tt.want)
+			}
+		})
 	}
 }
 

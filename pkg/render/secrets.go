@@ -11,6 +11,9 @@ import (
 	"github.com/getsops/sops/v3"
 	"github.com/getsops/sops/v3/cmd/sops/formats"
 	"github.com/getsops/sops/v3/decrypt"
+
+	"github.com/repotool/repotool/internal/yamlpos"
+	"github.com/repotool/repotool/pkg/sopsfile"
 )
 
 // Decrypter decrypts a SOPS-encrypted YAML document in memory. file is the
@@ -31,6 +34,10 @@ type SOPSDecrypter struct{}
 // 3.13 panics, for one, when SOPS_AGE_KEY_CMD is set but empty) becomes a
 // DecryptError instead of crashing the caller.
 func (SOPSDecrypter) Decrypt(_ context.Context, file string, data []byte) (out []byte, err error) {
+	if !sopsfile.IsEncrypted(data) {
+		// Never let sops parse it: its parser errors quote content.
+		return nil, notEncrypted(file)
+	}
 	defer func() {
 		if p := recover(); p != nil {
 			out, err = nil, &DecryptError{File: file, Reason: "the SOPS library failed unexpectedly",
@@ -79,8 +86,7 @@ func decryptError(file string, err error) *DecryptError {
 	e := &DecryptError{File: file, Detail: detail}
 	switch d := strings.ToLower(detail); {
 	case strings.Contains(d, "sops metadata not found"), strings.Contains(d, "error unmarshalling input yaml"), strings.Contains(d, "error unmarshaling input yaml"):
-		e.Reason = "it is not a SOPS-encrypted YAML file"
-		e.Hint = "encrypt it with `sops --encrypt --in-place " + file + "`"
+		return notEncrypted(file)
 	case strings.Contains(d, "failed to verify data integrity"), strings.Contains(d, "mac mismatch"), strings.Contains(d, "failed to decrypt original mac"):
 		e.Reason = "the file was changed after it was encrypted (its MAC does not match)"
 		e.Hint = "restore it from a trusted revision, or re-create it with `sops edit`"
@@ -97,8 +103,14 @@ func decryptError(file string, err error) *DecryptError {
 		e.Reason = "sops could not decrypt it"
 		e.Hint = "check it with `sops decrypt " + file + "`"
 		e.showDetail = true
+		e.Detail = yamlpos.Redact(e.Detail) // quoted content, if any
 	}
 	return e
+}
+
+func notEncrypted(file string) *DecryptError {
+	return &DecryptError{File: file, Reason: "it is not a SOPS-encrypted YAML file",
+		Hint: "encrypt it with `sops --encrypt --in-place " + file + "`"}
 }
 
 // stripANSI removes terminal colour codes that sops puts in user errors.
@@ -118,20 +130,19 @@ func stripANSI(s string) string {
 	return b.String()
 }
 
-// minSecretLen is the shortest decrypted string that is redacted from
-// messages: shorter ones ("true", "80") would garble text without protecting
-// anything.
+// minSecretLen is the shortest decrypted string that counts as found
+// inside a longer one: shorter ones ("true", "80") would match everywhere.
 const minSecretLen = 4
 
-// redactor removes decrypted secret values (and their base64 forms, as
-// templates often b64enc them) from text that may be shown to people.
+// redactor knows every decrypted secret value (and its base64 form, as
+// templates often b64enc them), to tell where a rendered value came from
+// (Result.FromSecrets). It never edits output: redacted output and messages
+// come from renderings with placeholders (see Result.Redacted).
 type redactor struct {
 	secrets []string // longest first, so overlapping values are removed whole
 	// exact holds every decrypted string, however short, for provenance.
 	exact map[string]bool
 }
-
-const redacted = "[redacted]"
 
 func newRedactor() *redactor { return &redactor{exact: map[string]bool{}} }
 
@@ -163,35 +174,6 @@ func (r *redactor) seal() {
 	slices.SortFunc(r.secrets, func(a, b string) int { return len(b) - len(a) })
 	r.secrets = slices.Compact(r.secrets)
 }
-
-// string returns s without any secret value.
-func (r *redactor) string(s string) string {
-	if r == nil {
-		return s
-	}
-	for _, sec := range r.secrets {
-		s = strings.ReplaceAll(s, sec, redacted)
-	}
-	return s
-}
-
-// error returns err with secret values removed from its message. When it
-// had to remove something, the result deliberately does not unwrap to the
-// original error, whose message still holds the secret.
-func (r *redactor) error(err error) error {
-	if err == nil || r == nil || len(r.secrets) == 0 {
-		return err
-	}
-	msg := r.string(err.Error())
-	if msg == err.Error() {
-		return err
-	}
-	return &redactedError{msg: msg}
-}
-
-type redactedError struct{ msg string }
-
-func (e *redactedError) Error() string { return e.msg }
 
 // holds reports whether s is a decrypted value, or contains one (of at
 // least minSecretLen characters) or its base64 form.

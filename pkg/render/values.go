@@ -15,7 +15,7 @@ import (
 // ones in memory, and merges them as helm's --values does (later wins, maps
 // merged key by key). It also returns a redactor that knows every decrypted
 // value.
-func (r *Renderer) values(ctx context.Context, t *layout.Target) (map[string]any, *redactor, error) {
+func (r *Renderer) values(ctx context.Context, t *layout.Target, dec Decrypter) (map[string]any, *redactor, error) {
 	red := newRedactor()
 	base := map[string]any{}
 	for _, vf := range t.Values {
@@ -31,7 +31,7 @@ func (r *Renderer) values(ctx context.Context, t *layout.Target) (map[string]any
 			return nil, nil, &ValuesError{File: vf.Path, Err: err}
 		}
 		if vf.Secret {
-			if data, err = r.decrypter.Decrypt(ctx, vf.Path, data); err != nil {
+			if data, err = dec.Decrypt(ctx, vf.Path, data); err != nil {
 				return nil, nil, err
 			}
 		}
