@@ -1,10 +1,10 @@
 package cli_test
 
 import (
-	"regexp"
 	"maps"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
