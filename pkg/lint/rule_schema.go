@@ -162,8 +162,6 @@ func checkSchemas(in *Input, report func(Finding)) {
 // the message.
 type schemaProblem struct{ path, field, message string }
 
-var unknownFieldRE = regexp.MustCompile(`additional properties '([^']+)'`)
-
 // schemaProblems turns a validation result into messages, with the JSON
 // pointer of each problem.
 func schemaProblems(r schema.Result, kind, name string) []schemaProblem {
@@ -173,8 +171,8 @@ func schemaProblems(r schema.Result, kind, name string) []schemaProblem {
 		for _, e := range r.Errors {
 			path := cmp.Or(e.Path, "/")
 			field := path
-			if m := unknownFieldRE.FindStringSubmatch(e.Message); m != nil {
-				field = strings.TrimSuffix(path, "/") + "/" + m[1]
+			if len(e.Unknown) > 0 {
+				field = strings.TrimSuffix(path, "/") + "/" + e.Unknown[0]
 			}
 			out = append(out, schemaProblem{path: path, field: field, message: fmt.Sprintf("%s %s: %s: %s", kind, name, path, e.Message)})
 		}

@@ -47,8 +47,13 @@ const (
 // FieldError is one schema violation.
 type FieldError struct {
 	// Path is the JSON pointer of the offending field, e.g. "/spec/replicas".
-	Path    string
+	Path string
+	// Message says what is wrong, never quoting a value of the object (see
+	// safeMessage).
 	Message string
+	// Unknown are the property names, sorted, of an "additional
+	// properties ... not allowed" problem: fields the schema does not know.
+	Unknown []string
 }
 
 // Result of validating one object.
@@ -131,7 +136,7 @@ func (v *Validator) validate(minor int, doc []byte) Result {
 		Kind       string `json:"kind"`
 	}
 	if err := yaml.Unmarshal(doc, &head); err != nil {
-		return Result{Status: Error, Err: fmt.Errorf("not valid YAML: %w", err)}
+		return Result{Status: Error, Err: safeError(fmt.Errorf("not valid YAML: %w", err))}
 	}
 	// Writing schemas and making validators is serialised; validating is
 	// not (kubeconform's compiled schemas are safe for concurrent use).
@@ -158,7 +163,7 @@ func (v *Validator) validate(minor int, doc []byte) Result {
 		out := Result{Status: Invalid, Errors: leafErrors(res.Err)}
 		if len(out.Errors) == 0 {
 			for _, e := range res.ValidationErrors {
-				out.Errors = append(out.Errors, FieldError{Path: e.Path, Message: e.Msg})
+				out.Errors = append(out.Errors, fieldError(e.Path, e.Msg))
 			}
 		}
 		slices.SortFunc(out.Errors, func(a, b FieldError) int {
@@ -169,7 +174,7 @@ func (v *Validator) validate(minor int, doc []byte) Result {
 		})
 		return out
 	}
-	return Result{Status: Error, Err: res.Err}
+	return Result{Status: Error, Err: safeError(res.Err)}
 }
 
 // leafErrors extracts every leaf of the validation error tree from
@@ -189,9 +194,14 @@ func leafErrors(err error) []FieldError {
 		if !ok || msg == "validation failed" {
 			continue
 		}
-		out = append(out, FieldError{Path: path, Message: msg})
+		out = append(out, fieldError(path, msg))
 	}
-	return slices.Compact(out)
+	return slices.CompactFunc(out, func(a, b FieldError) bool { return a.Path == b.Path && a.Message == b.Message })
+}
+
+func fieldError(path, msg string) FieldError {
+	safe, unknown := safeMessage(msg)
+	return FieldError{Path: path, Message: safe, Unknown: unknown}
 }
 
 // prepare writes the schema of apiVersion/kind where kubeconform will look
