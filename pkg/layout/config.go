@@ -2,6 +2,7 @@ package layout
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -321,6 +322,7 @@ func ParseConfig(file string, data []byte) (Config, *yaml.Node, error) {
 		if m := unknownFieldRE.FindStringSubmatch(msg); m != nil {
 			msg = fmt.Sprintf("unknown key %q: remove it or check its spelling (see docs/layout.md for the keys repotool.yaml accepts)", m[1])
 		}
+		msg = typeErrorWords(msg)
 		return cfg, nil, &ConfigError{File: file, Line: line, Message: msg}
 	}
 	var extra yaml.Node
@@ -332,6 +334,37 @@ func ParseConfig(file string, data []byte) (Config, *yaml.Node, error) {
 		return cfg, nil, err
 	}
 	return cfg, &root, nil
+}
+
+var typeErrorRE = regexp.MustCompile("cannot unmarshal !!(\\w+)(?: `[^`]*`)? into (\\S+)")
+
+// typeErrorWords rewrites yaml's "cannot unmarshal !!seq into
+// map[string]layout.ClusterConfig" in the user's words: what was expected,
+// and what was found.
+func typeErrorWords(msg string) string {
+	m := typeErrorRE.FindStringSubmatch(msg)
+	if m == nil {
+		return msg
+	}
+	found := map[string]string{"seq": "a list", "map": "a mapping", "str": "a string", "int": "a number", "float": "a number", "bool": "true or false", "null": "nothing", "binary": "binary data", "timestamp": "a date"}[m[1]]
+	want := "a different type"
+	switch t := m[2]; {
+	case strings.HasPrefix(t, "map["):
+		want = "a mapping (key: value)"
+	case t == "[]string":
+		want = "a list of strings"
+	case strings.HasPrefix(t, "[]"):
+		want = "a list"
+	case t == "string":
+		want = "a string"
+	case strings.HasPrefix(t, "int"), strings.HasPrefix(t, "uint"), strings.HasPrefix(t, "float"):
+		want = "a number"
+	case t == "bool":
+		want = "true or false"
+	case strings.Contains(t, "."):
+		want = "a mapping of settings"
+	}
+	return fmt.Sprintf("expected %s here, found %s", want, cmp.Or(found, "a value of another type"))
 }
 
 // applyLayoutDefaults restores defaults for layout settings explicitly set empty.

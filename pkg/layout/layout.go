@@ -486,7 +486,34 @@ func checkValuesYAML(data []byte, secret bool) (string, int) {
 	if root.Kind != yaml.MappingNode {
 		return "the top level must be a mapping of values (key: value), not a " + kindName(root.Kind), root.Line
 	}
+	if key, first, again := duplicateKey(root); key != "" {
+		return fmt.Sprintf("duplicate key %q (first at line %d): helm silently keeps only the last value; remove one", key, first), again
+	}
 	return "", 0
+}
+
+// duplicateKey finds the first mapping key that appears twice in the same
+// mapping, anywhere in n, with the lines of both.
+func duplicateKey(n *yaml.Node) (key string, first, again int) {
+	if n.Kind == yaml.MappingNode {
+		seen := map[string]int{}
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k := n.Content[i]
+			if k.Kind != yaml.ScalarNode || k.Value == "<<" {
+				continue
+			}
+			if line, ok := seen[k.Value]; ok {
+				return k.Value, line, k.Line
+			}
+			seen[k.Value] = k.Line
+		}
+	}
+	for _, c := range n.Content {
+		if key, first, again := duplicateKey(c); key != "" {
+			return key, first, again
+		}
+	}
+	return "", 0, 0
 }
 
 func kindName(k yaml.Kind) string {

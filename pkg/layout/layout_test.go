@@ -239,6 +239,11 @@ func TestLoadDiagnostics(t *testing.T) {
 			want:  []diag{{layout.SeverityError, layout.CodeValuesInvalid, "clusters/c1/app/values-b.yaml", 2}},
 		},
 		{
+			name:  "values file with a duplicate key",
+			files: map[string]string{"clusters/c1/app/values-b.yaml": "image:\n  tag: \"1.0\"\n  pullPolicy: Always\n  tag: \"2.0\"\n"},
+			want:  []diag{{layout.SeverityError, layout.CodeValuesInvalid, "clusters/c1/app/values-b.yaml", 4}},
+		},
+		{
 			name:  "values file that is a list",
 			files: map[string]string{"namespaces/app/common-values.yaml": "# values\n- a\n- b\n"},
 			want:  []diag{{layout.SeverityError, layout.CodeValuesInvalid, "namespaces/app/common-values.yaml", 2}},

@@ -2,9 +2,6 @@ package lint
 
 import (
 	"errors"
-	"regexp"
-	"strconv"
-	"strings"
 
 	"github.com/repotool/repotool/pkg/layout"
 	"github.com/repotool/repotool/pkg/render"
@@ -59,7 +56,7 @@ var ruleRender = &Rule{
 			if res.Err == nil || errors.As(res.Err, &le) {
 				continue // layout errors are the layout rule's
 			}
-			file, line := renderErrorLocation(in, res)
+			file, line := renderErrorLocation(res)
 			report(Finding{File: file, Line: line, Targets: []string{res.Target.Name()}, Message: res.Err.Error()})
 		}
 	},
@@ -82,15 +79,13 @@ var ruleInvalidSuppression = &Rule{
 	},
 }
 
-// helmTemplateRE finds "<chart>/templates/x.yaml:12:" in Helm's errors.
-var helmTemplateRE = regexp.MustCompile(`(?:template: |YAML parse error on |error on |execution error at \()([\w.-]+(?:/[\w.-]+)*\.(?:yaml|yml|tpl|txt|json))(?::(\d+))?`)
-
 // renderErrorLocation finds the file a render failure is about.
-func renderErrorLocation(in *Input, res *render.Result) (string, int) {
+func renderErrorLocation(res *render.Result) (string, int) {
 	var de *render.DecryptError
 	var ve *render.ValuesError
 	var dep *render.DependencyError
 	var ce *render.ChartError
+	var te *render.TemplateError
 	switch err := res.Err; {
 	case errors.As(err, &de):
 		return de.File, 0
@@ -100,13 +95,8 @@ func renderErrorLocation(in *Input, res *render.Result) (string, int) {
 		return dep.Chart + "/Chart.yaml", 0
 	case errors.As(err, &ce):
 		return ce.Chart, 0
-	}
-	ns, _ := in.Repo.Namespace(res.Target.Namespace)
-	if m := helmTemplateRE.FindStringSubmatch(res.Err.Error()); m != nil && ns != nil && ns.Chart != nil {
-		if rest, ok := strings.CutPrefix(m[1], ns.Chart.Name+"/"); ok && !strings.Contains(rest, "charts/") {
-			line, _ := strconv.Atoi(m[2])
-			return res.Target.ChartDir + "/" + rest, line
-		}
+	case errors.As(err, &te) && te.File != "":
+		return te.File, te.Line
 	}
 	return res.Target.ChartDir + "/Chart.yaml", 0
 }

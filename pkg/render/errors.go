@@ -54,7 +54,12 @@ func (e *ValuesError) Unwrap() error { return e.Err }
 type TemplateError struct {
 	Target string // cluster/namespace
 	Chart  string
-	Msg    string
+	// File and Line locate the failure in the repository when Helm's
+	// message names a file of the chart ("" and 0 otherwise). File is an
+	// archive's path for a file inside a packaged chart.
+	File string
+	Line int
+	Msg  string
 }
 
 func (e *TemplateError) Error() string {

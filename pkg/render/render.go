@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"path"
 	"regexp"
+	"strconv"
 	"runtime"
 	"slices"
 	"strings"
@@ -290,7 +291,7 @@ func (r *Renderer) renderPlaceholders(ctx context.Context, t *layout.Target, ent
 func (r *Renderer) renderValues(ctx context.Context, t *layout.Target, entry *chartEntry, vals map[string]any) ([]byte, []Object, error) {
 	manifest, err := r.template(ctx, t, entry, vals)
 	if err != nil {
-		return nil, nil, &TemplateError{Target: t.Name(), Chart: t.ChartDir, Msg: cleanHelmError(err)}
+		return nil, nil, templateError(t, entry, cleanHelmError(err))
 	}
 	if max := r.opts.MaxOutputSize; max > 0 && int64(len(manifest)) > max {
 		return nil, nil, &TemplateError{Target: t.Name(), Chart: t.ChartDir,
@@ -298,9 +299,14 @@ func (r *Renderer) renderValues(ctx context.Context, t *layout.Target, entry *ch
 	}
 	objs, err := splitObjects(manifest, entry.origins)
 	if err != nil {
-		return nil, nil, &TemplateError{Target: t.Name(), Chart: t.ChartDir, Msg: err.Error()}
+		return nil, nil, templateError(t, entry, err.Error())
 	}
 	return manifest, objs, nil
+}
+
+func templateError(t *layout.Target, entry *chartEntry, msg string) *TemplateError {
+	loc := locate(msg, entry)
+	return &TemplateError{Target: t.Name(), Chart: t.ChartDir, File: loc.file, Line: loc.line, Msg: msg}
 }
 
 // safeError returns the error to show for a rendering that failed. Helm's
@@ -324,38 +330,79 @@ func (r *Renderer) safeError(ctx context.Context, t *layout.Target, entry *chart
 		return perr
 	}
 	msg := "fails with the decrypted secret values, but not with placeholders for them: Helm's message is withheld because it could quote a secret"
-	if loc := templateLocation(err.Error(), entry.chart); loc != "" {
-		msg += "; the failure is at " + loc
+	loc := locate(err.Error(), entry)
+	if loc.ref != "" {
+		msg += "; the failure is at " + loc.ref
 	}
-	return &TemplateError{Target: t.Name(), Chart: t.ChartDir, Msg: msg + "; check the secret values this template uses"}
+	return &TemplateError{Target: t.Name(), Chart: t.ChartDir, File: loc.file, Line: loc.line, Msg: msg + "; check the secret values this template uses"}
 }
 
-// templateLocationRE finds "<chart>/templates/x.yaml:12:3" in Helm's
-// messages.
-var templateLocationRE = regexp.MustCompile(`([\w.-]+(?:/[\w.-]+)*\.(?:yaml|yml|tpl|txt|json)(?::\d+){0,2})`)
+// templateLocationRE finds "<chart>/templates/x.yaml:12:3" (line and
+// column optional) in Helm's messages.
+var templateLocationRE = regexp.MustCompile(`([\w.-]+(?:/[\w.-]+)*\.(?:yaml|yml|tpl|txt|json))(?::(\d+))?(?::\d+)?`)
 
-// templateLocation returns the first template location in msg that names
-// one of the chart's own templates (so that nothing else of the message
-// can come through), or "".
-func templateLocation(msg string, c *chart.Chart) string {
+// yamlLineRE finds the line of a YAML error about a rendered document.
+var yamlLineRE = regexp.MustCompile(`yaml: line (\d+):`)
+
+// location is where in the repository a rendering failed, as far as Helm's
+// message tells.
+type location struct {
+	// ref is the chart's name for the file, with line and column, as Helm
+	// gives it ("app/templates/cm.yaml:12:3").
+	ref string
+	// file is the repository path ("namespaces/app/templates/cm.yaml"),
+	// or the archive the file is in; line is 0 when unknown.
+	file string
+	line int
+}
+
+// locate returns the first place in msg that names a file of the chart or
+// of its dependencies, and only such a place (so that nothing else of the
+// message can come through it).
+func locate(msg string, entry *chartEntry) location {
 	known := map[string]bool{}
 	var add func(c *chart.Chart)
 	add = func(c *chart.Chart) {
 		for _, f := range c.Templates {
 			known[path.Join(c.ChartFullPath(), f.Name)] = true
 		}
+		for _, f := range c.Files {
+			known[path.Join(c.ChartFullPath(), f.Name)] = true
+		}
 		for _, d := range c.Dependencies() {
 			add(d)
 		}
 	}
-	add(c)
-	for _, m := range templateLocationRE.FindAllString(msg, -1) {
-		file, _, _ := strings.Cut(m, ":")
-		if known[file] {
-			return m
+	add(entry.chart)
+	for _, m := range templateLocationRE.FindAllStringSubmatch(msg, -1) {
+		if !known[m[1]] {
+			continue
 		}
+		loc := location{ref: m[0]}
+		loc.line, _ = strconv.Atoi(m[2])
+		if loc.line == 0 {
+			if y := yamlLineRE.FindStringSubmatch(msg); y != nil && strings.Contains(m[1], "/crds/") {
+				loc.line, _ = strconv.Atoi(y[1]) // a plain file: the document's line is the file's
+			}
+		}
+		// The chart (or subchart) the file belongs to: the longest origin.
+		best := ""
+		for full := range entry.origins {
+			if strings.HasPrefix(m[1], full+"/") && len(full) > len(best) {
+				best = full
+			}
+		}
+		origin := entry.origins[best]
+		switch {
+		case best == "":
+		case strings.HasSuffix(origin, ".tgz"):
+			loc.file, loc.line = origin, 0
+		default:
+			loc.file = path.Join(origin, strings.TrimPrefix(m[1], best+"/"))
+		}
+		return loc
 	}
-	return ""
+	return location{}
 }
 
 // bounded runs fn in a goroutine of its own and returns when it does, when
