@@ -108,13 +108,13 @@ func selectTargets(repo *layout.Repo, f *renderFlags) ([]layout.Target, error, e
 	case f.namespace != "":
 		t, ok := repo.Target(f.cluster, f.namespace)
 		if !ok {
-			return nil, nil, fmt.Errorf("no target %s/%s: run `repotool layout` to list the targets", f.cluster, f.namespace)
+			return nil, nil, notFound(repo, fmt.Sprintf("no target %s/%s: run `repotool layout` to list the targets", f.cluster, f.namespace))
 		}
 		return []layout.Target{*t}, nil, nil
 	}
 	cl, ok := repo.Cluster(f.cluster)
 	if !ok {
-		return nil, nil, fmt.Errorf("no cluster %q: run `repotool layout` to list the clusters", f.cluster)
+		return nil, nil, notFound(repo, fmt.Sprintf("no cluster %q: run `repotool layout` to list the clusters", f.cluster))
 	}
 	var out []layout.Target
 	for _, ns := range cl.Namespaces {
@@ -122,6 +122,15 @@ func selectTargets(repo *layout.Repo, f *renderFlags) ([]layout.Target, error, e
 		out = append(out, *t)
 	}
 	return out, repo.ErrorsOutside(cl.Dir), nil
+}
+
+// notFound is the error for a target or cluster that is not in the
+// layout, with the layout's errors outside any target, which may be why.
+func notFound(repo *layout.Repo, msg string) error {
+	if err := repo.ErrorsOutside(""); err != nil {
+		return fmt.Errorf("%s; %w", msg, err)
+	}
+	return errors.New(msg)
 }
 
 func runRender(cmd *cobra.Command, env Env, f *renderFlags, args []string) error {
@@ -247,7 +256,7 @@ func runRenderArgoCD(cmd *cobra.Command, env Env, f *renderFlags, args []string)
 	}
 	t, err := pe.Target(repo)
 	if err != nil {
-		return usageErr(err)
+		return usageErr(notFound(repo, err.Error()))
 	}
 	if pe.KubeVersion != "" && f.opts.KubeVersion == "" {
 		f.opts.KubeVersion = pe.KubeVersion

@@ -237,6 +237,11 @@ func (l *loader) loadConfig(opts Options) error {
 	name := cmp.Or(opts.ConfigFile, ConfigFileName)
 	real, err := resolve(l.fsys, name)
 	if errors.Is(err, fs.ErrNotExist) {
+		if _, lerr := fs.Lstat(l.fsys, name); lerr == nil {
+			// A link to a configuration that is gone is not "no
+			// configuration": the defaults could deploy anything.
+			return &ConfigError{File: name, Message: "the file is a symbolic link whose target does not exist; point it at the configuration, or remove it"}
+		}
 		l.repo.Config = DefaultConfig()
 		return nil
 	}

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"maps"
 	"path"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -22,6 +23,9 @@ import (
 )
 
 var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
+
+// cannotLoadRE finds the file in helm's "cannot load values.yaml: ..."
+var cannotLoadRE = regexp.MustCompile(`^cannot load ([\w./-]+): `)
 
 // chartCache loads each chart folder once per Renderer, however many
 // targets use it. Loaded charts are templates: every render works on a deep
@@ -67,7 +71,11 @@ func (r *Renderer) loadChart(ctx context.Context, dir string, stack []string) (*
 	}
 	c, err := loader.LoadFiles(files)
 	if err != nil {
-		return nil, nil, &ChartError{Chart: dir, Err: err, Hint: "fix the chart so that `helm lint " + dir + "` passes"}
+		file := dir
+		if m := cannotLoadRE.FindStringSubmatch(err.Error()); m != nil {
+			file = path.Join(dir, m[1]) // helm names the file it could not load
+		}
+		return nil, nil, &ChartError{Chart: file, Err: err, Hint: "fix the chart so that `helm lint " + dir + "` passes"}
 	}
 	origins := map[string]string{c.ChartFullPath(): dir}
 	for _, sub := range c.Dependencies() {
@@ -372,8 +380,13 @@ func (r *Renderer) dependencyCycle(dir string) error {
 	var visit func(dir string, stack []string) error
 	visit = func(dir string, stack []string) error {
 		if i := slices.Index(stack, dir); i >= 0 {
-			return &DependencyError{Chart: stack[len(stack)-1], Dependency: path.Base(dir), Repository: "file://",
-				Reason: "the file:// dependencies form a cycle: " + strings.Join(append(stack[i:], dir), " -> "),
+			// The same cycle, whichever target meets it first: start it
+			// at its smallest folder.
+			cycle := slices.Clone(stack[i:])
+			first := slices.Index(cycle, slices.Min(cycle))
+			cycle = append(cycle[first:], cycle[:first]...)
+			return &DependencyError{Chart: cycle[len(cycle)-1], Dependency: path.Base(cycle[0]), Repository: "file://",
+				Reason: "the file:// dependencies form a cycle: " + strings.Join(append(cycle, cycle[0]), " -> "),
 				Hint:   "a chart cannot depend on itself: remove one of the dependencies"}
 		}
 		if err, ok := g.checked[dir]; ok {

@@ -256,7 +256,7 @@ func TestLocalDependencies(t *testing.T) {
 		{"cycle", map[string]string{
 			"lib/Chart.yaml":            libChart + "dependencies:\n  - name: app\n    repository: file://../namespaces/app\n",
 			"namespaces/app/Chart.yaml": appChart + "dependencies:\n  - name: lib\n    repository: file://../../lib\n",
-		}, "the file:// dependencies form a cycle: namespaces/app -> lib -> namespaces/app"},
+		}, "the file:// dependencies form a cycle: lib -> namespaces/app -> lib"},
 		{"template folder linked to its parent", map[string]string{
 			"namespaces/app/Chart.yaml":     appChart,
 			"namespaces/app/templates/loop": "symlink:..",

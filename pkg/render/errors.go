@@ -33,7 +33,7 @@ type DependencyError struct {
 }
 
 func (e *DependencyError) Error() string {
-	return fmt.Sprintf("chart %s: dependency %q (%s): %s; %s", e.Chart, e.Dependency, e.Repository, e.Reason, e.Hint)
+	return fmt.Sprintf("%s/Chart.yaml: dependency %q (%s): %s; %s", e.Chart, e.Dependency, e.Repository, e.Reason, e.Hint)
 }
 
 // ValuesError is a values file that cannot be read or parsed.
@@ -63,6 +63,12 @@ type TemplateError struct {
 }
 
 func (e *TemplateError) Error() string {
+	switch {
+	case e.File != "" && e.Line > 0:
+		return fmt.Sprintf("render %s (chart %s): %s:%d: %s", e.Target, e.Chart, e.File, e.Line, e.Msg)
+	case e.File != "":
+		return fmt.Sprintf("render %s (chart %s): %s: %s", e.Target, e.Chart, e.File, e.Msg)
+	}
 	return fmt.Sprintf("render %s (chart %s): %s", e.Target, e.Chart, e.Msg)
 }
 
