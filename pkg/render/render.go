@@ -331,8 +331,12 @@ func (r *Renderer) safeError(ctx context.Context, t *layout.Target, entry *chart
 	}
 	msg := "fails with the decrypted secret values, but not with placeholders for them: Helm's message is withheld because it could quote a secret"
 	loc := locate(err.Error(), entry)
-	if loc.ref != "" {
+	switch {
+	case loc.ref != "":
 		msg += "; the failure is at " + loc.ref
+	case strings.Contains(err.Error(), "values don't meet the specifications of the schema"):
+		msg += "; the values do not match the chart's values.schema.json"
+		loc.file = path.Join(t.ChartDir, "values.schema.json")
 	}
 	return &TemplateError{Target: t.Name(), Chart: t.ChartDir, File: loc.file, Line: loc.line, Msg: msg + "; check the secret values this template uses"}
 }

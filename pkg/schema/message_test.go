@@ -24,6 +24,8 @@ func TestSafeMessage(t *testing.T) {
 		{"maximum: got 9.9999123e+07, want 65535", "must be at most 65535", nil},
 		{"exclusiveMaximum: got 99999123, want 10", "must be less than 10", nil},
 		{"multipleOf: got 99999123, want 2", "must be a multiple of 2", nil},
+		{"minimum: got 4,444,555,100, want 10,000,000,000", "must be at least 10,000,000,000", nil},
+		{"minimum: got 9.9999123×10⁰⁷, want 1×10¹⁰", "must be at least 1×10¹⁰", nil},
 		{"minLength: got 3, want 8", "must be at least 8 characters long", nil},
 		{"maxLength: got 99999123, want 63", "must be at most 63 characters long", nil},
 		{"minItems: got 0, want 1", "must have at least 1 items", nil},

@@ -1,0 +1,147 @@
+package cli_test
+
+import (
+	"bytes"
+	"encoding/base64"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/repotool/repotool/internal/testtool"
+)
+
+// The canaries of testdata/canary: the plain values of its secret files.
+var canaryStrings = []string{
+	"CanaryTok3n-XYZ-4471",
+	"Can\"ary\\Bk\tTab-5582",
+	"-----BEGIN PRIVATE KEY-----\nCanaryPemLineOne6693\nCanaryPemLineTwo6693\n-----END PRIVATE KEY-----\n",
+	"<Canary&Html>7704",
+	"Qz7",
+}
+
+// canaryFragments are pieces of the canaries that survive any encoding a
+// template or a formatter can give them (quoting, escaping, JSON, YAML,
+// upper case, numbers in any notation), and the base64 forms.
+func canaryFragments() []string {
+	out := []string{"Canary", "CANARY", "Tab-5582", "Html", "Qz7",
+		"99999123", "9.9999123", "9,999,912", "4444555", "4.4445551", "4,444,555"}
+	for _, s := range canaryStrings {
+		out = append(out, base64.StdEncoding.EncodeToString([]byte(s)))
+	}
+	return out
+}
+
+// TestCanarySecrets runs every command and output format over a repository
+// whose secret values flow into templates in every encoding, into failing
+// templates, values.schema.json errors and schema errors, and checks that no
+// canary reaches any output (standard output, standard error, SARIF file,
+// step summary) or any file render --out-dir writes. Only the plain render
+// stream to standard output, what Argo CD deploys, holds them, and the test
+// checks that it does, so that the canaries are known to be decrypted.
+func TestCanarySecrets(t *testing.T) {
+	bin := testtool.Repotool(t)
+	root := testtool.ModuleRoot(t)
+	repo := filepath.Join(t.TempDir(), "repo")
+	if err := os.CopyFS(repo, os.DirFS(filepath.Join(root, "testdata", "canary"))); err != nil {
+		t.Fatal(err)
+	}
+	tmp := t.TempDir()
+	testDir := filepath.Dir(filepath.Dir(repo))
+	env := testtool.CleanEnv(tmp, "SOPS_AGE_KEY_FILE="+filepath.Join(root, "testdata", "age-TEST-ONLY.key"))
+	argocdEnv := func(ns string) []string {
+		return slices.Concat(env, []string{"ARGOCD_APP_NAMESPACE=" + ns, "ARGOCD_APP_SOURCE_PATH=clusters/dev/" + ns,
+			"ARGOCD_ENV_CLUSTER=dev", "ARGOCD_ENV_NAMESPACE=" + ns})
+	}
+	type run struct {
+		name    string
+		args    []string
+		env     []string
+		dir     string
+		stdout  bool     // stdout may hold secrets (the plain render stream)
+		files   []string // files the command writes, checked too
+		outDirs []string // folders it writes, every file checked
+	}
+	sarif := filepath.Join(tmp, "lint.sarif")
+	summary := filepath.Join(tmp, "summary.md")
+	outDir := filepath.Join(tmp, "rendered")
+	var runs []run
+	for _, format := range []string{"text", "json"} {
+		runs = append(runs, run{name: "layout " + format, args: []string{"layout", repo, "-o", format}})
+	}
+	for _, format := range []string{"text", "json", "sarif", "github"} {
+		for _, noDecrypt := range []bool{false, true} {
+			args := []string{"lint", repo, "-o", format, "--sarif-file", sarif}
+			if noDecrypt {
+				args = append(args, "--no-decrypt")
+			}
+			runs = append(runs, run{name: strings.Join(args[2:], " "), args: args, env: slices.Concat(env, []string{"GITHUB_STEP_SUMMARY=" + summary}), files: []string{sarif, summary}})
+		}
+	}
+	for _, ns := range []string{"leaky", "failing", "strict"} {
+		runs = append(runs,
+			run{name: "render " + ns + " --redact", args: []string{"render", repo, "-c", "dev", "-n", ns, "--redact"}},
+			run{name: "render " + ns, args: []string{"render", repo, "-c", "dev", "-n", ns}, stdout: true},
+			run{name: "render --argocd " + ns, args: []string{"render", "--argocd"}, env: argocdEnv(ns), dir: filepath.Join(repo, "clusters", "dev", ns), stdout: true},
+			run{name: "render --argocd --tier application " + ns, args: []string{"render", "--argocd", "--tier", "application"}, env: argocdEnv(ns), dir: filepath.Join(repo, "clusters", "dev", ns), stdout: true},
+		)
+	}
+	runs = append(runs,
+		run{name: "render --all --redact", args: []string{"render", repo, "--all", "--redact"}},
+		run{name: "render --all --out-dir", args: []string{"render", repo, "--all", "--out-dir", outDir}, outDirs: []string{outDir}},
+		run{name: "generate --stdout", args: []string{"generate", repo, "--stdout"}},
+	)
+	fragments := canaryFragments()
+	decrypted := false
+	for _, r := range runs {
+		cmd := exec.Command(bin, r.args...)
+		cmd.Env = r.env
+		if cmd.Env == nil {
+			cmd.Env = env
+		}
+		cmd.Dir = r.dir
+		var stdout, stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		os.Remove(sarif)
+		os.Remove(summary)
+		_ = cmd.Run() // exit codes are other tests' business
+		outputs := map[string]string{"stderr": stderr.String()}
+		if r.stdout {
+			if strings.Contains(stdout.String(), canaryStrings[0]) {
+				decrypted = true
+			}
+		} else {
+			outputs["stdout"] = stdout.String()
+		}
+		for _, f := range r.files {
+			data, _ := os.ReadFile(f)
+			outputs[filepath.Base(f)] = string(data)
+		}
+		for _, d := range r.outDirs {
+			filepath.WalkDir(d, func(p string, e os.DirEntry, err error) error {
+				if err == nil && !e.IsDir() {
+					data, _ := os.ReadFile(p)
+					outputs[p] = string(data)
+				}
+				return nil
+			})
+		}
+		for where, text := range outputs {
+			// The test's own folders are named after it ("TestCanary...").
+			text = strings.ReplaceAll(text, testDir, "TESTDIR")
+			for _, frag := range fragments {
+				if strings.Contains(text, frag) {
+					t.Errorf("%s: %s holds the canary fragment %q:\n%s", r.name, where, frag, text)
+				}
+			}
+		}
+	}
+	if !decrypted {
+		t.Error("no plain render printed the canary: the secrets were not decrypted, so the test proves nothing")
+	}
+	if entries, _ := os.ReadDir(filepath.Join(outDir, "dev")); len(entries) != 1 {
+		t.Errorf("render --out-dir wrote %d files, want the one target that renders", len(entries))
+	}
+}
