@@ -14,7 +14,9 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/Masterminds/semver/v3"
 	"helm.sh/helm/v3/pkg/chart"
@@ -65,8 +67,13 @@ func hashReq(req, lock []*chart.Dependency) (string, error) {
 	return "sha256:" + s, err
 }
 
-// remoteChart returns a remote dependency's archive from the cache,
-// downloading it once when it is not there. It returns the archive's cache
+// remoteChart returns a remote dependency's archive, from the cache when
+// it holds a verified copy, downloading it otherwise. The cache is never
+// trusted on its own (anyone who can write a shared CI cache, or the plugin
+// sidecar's /tmp, could swap a chart): a cached archive is used only when
+// its digest matches the repository's pin (SumsFile), or, online, the chart
+// repository's index. Online, an OCI dependency is pulled every run (the
+// registry checks its layers by digest). It returns the archive's cache
 // path (for messages) and its bytes.
 func (r *Renderer) remoteChart(ctx context.Context, dir string, dep *chart.Dependency, lock *chart.Lock) (string, []byte, error) {
 	depErr := func(reason, hint string) error {
@@ -83,56 +90,117 @@ func (r *Renderer) remoteChart(ctx context.Context, dir string, dep *chart.Depen
 		return "", nil, depErr("it is not vendored under "+dir+"/charts/ and no dependency cache is configured",
 			"vendor it with `helm dependency build "+dir+"`, or set a cache folder")
 	}
-	key := cacheKey(dep.Repository, dep.Name, version)
-	file := filepath.Join(r.opts.CacheDir, "charts", key+".tgz")
+	sums, err := r.sums()
+	if err != nil {
+		return "", nil, err
+	}
+	pin := sums[sumKey(dep.Repository, dep.Name, version)]
+	oci := strings.HasPrefix(dep.Repository, "oci://")
+	file := filepath.Join(r.opts.CacheDir, "charts", cacheKey(dep.Repository, dep.Name, version)+".tgz")
+	corrupt := ""
 	if exact && r.opts.CacheDir != "" {
-		if data, err := readCached(file); err == nil {
-			return file, data, nil
-		} else if !errors.Is(err, fs.ErrNotExist) {
-			r.log.Warn("ignoring a corrupt cache entry", "file", file, "error", err)
+		data, err := readCached(file)
+		switch {
+		case err == nil:
+			want, verr := r.expectedDigest(ctx, dep, version, pin, oci)
+			switch {
+			case verr != nil:
+				return "", nil, depErr(verr.Error(), "vendor it with `helm dependency build "+dir+"`, or pin it in "+SumsFile+" (see docs/render.md)")
+			case want != "" && want == digestOf(data):
+				return file, data, nil
+			case want != "":
+				corrupt = fmt.Sprintf("the cache entry %s has digest %s, but %s", file, digestOf(data), wantSource(pin, want))
+			}
+		case !errors.Is(err, fs.ErrNotExist):
+			corrupt = fmt.Sprintf("the cache entry %s is corrupt (%v)", file, err)
 		}
 	}
 	if r.opts.Offline {
+		if corrupt != "" {
+			return "", nil, depErr(corrupt+"; downloads are off (offline)", "run once without --offline to fetch it again, or remove the entry")
+		}
 		return "", nil, depErr(fmt.Sprintf("version %s is neither vendored under %s/charts/ nor in the cache, and downloads are off (offline)", version, dir),
 			"run once without --offline to fill the cache, or vendor the chart with `helm dependency build "+dir+"`")
 	}
+	if corrupt != "" {
+		r.log.Warn("fetching a dependency again", "reason", corrupt)
+	}
 	var data []byte
-	var err error
-	if strings.HasPrefix(dep.Repository, "oci://") {
+	if oci {
 		if !exact {
 			return "", nil, depErr(fmt.Sprintf("version %q is a range; OCI dependencies need an exact version", version), "pin an exact version in Chart.yaml or Chart.lock")
 		}
 		data, err = r.pullOCI(dep, version)
 	} else {
 		data, version, err = r.downloadHTTP(ctx, dep, version)
+		pin = sums[sumKey(dep.Repository, dep.Name, version)]
 	}
 	if err != nil {
 		return "", nil, depErr(err.Error(), "check the repository URL and your network, or vendor the chart with `helm dependency build "+dir+"`")
+	}
+	if pin != "" && digestOf(data) != pin {
+		return "", nil, depErr(fmt.Sprintf("the downloaded archive has digest %s, but %s pins %s", digestOf(data), SumsFile, pin),
+			"if the chart was re-published on purpose, check it and update "+SumsFile+"; otherwise the repository or the network is not to be trusted")
 	}
 	if r.opts.CacheDir == "" {
 		return "(downloaded)", data, nil
 	}
 	file = filepath.Join(r.opts.CacheDir, "charts", cacheKey(dep.Repository, dep.Name, version)+".tgz")
 	if err := writeCached(file, data); err != nil {
-		return "", nil, fmt.Errorf("write dependency cache: %w", err)
+		// The archive is verified and in memory: a cache that cannot be
+		// written only costs the next run a download.
+		r.log.Warn("cannot write the dependency cache", "file", file, "error", err)
+		return "(downloaded)", data, nil
 	}
 	r.log.Debug("cached dependency", "chart", dir, "dependency", dep.Name, "version", version, "file", file)
 	return file, data, nil
 }
 
+// expectedDigest returns the digest a cached archive must have: the pin,
+// or, online, the digest the chart repository's index gives. "" means the
+// cached copy cannot be checked and must not be used (online: an OCI
+// dependency, or an index without a digest; it is downloaded instead).
+// Offline, an unpinned archive is an error.
+func (r *Renderer) expectedDigest(ctx context.Context, dep *chart.Dependency, version, pin string, oci bool) (string, error) {
+	switch {
+	case pin != "":
+		return pin, nil
+	case r.opts.Offline:
+		return "", fmt.Errorf("version %s is in the cache, but offline its archive cannot be checked: %s has no digest for it", version, SumsFile)
+	case oci:
+		return "", nil
+	}
+	idx, err := r.index(ctx, dep.Repository)
+	if err != nil {
+		return "", nil // the download will say what is wrong
+	}
+	cv, err := idx.Get(dep.Name, version)
+	if err != nil || cv.Digest == "" {
+		return "", nil
+	}
+	return "sha256:" + strings.TrimPrefix(cv.Digest, "sha256:"), nil
+}
+
+func wantSource(pin, want string) string {
+	if pin != "" {
+		return SumsFile + " pins " + want
+	}
+	return "the chart repository's index says " + want
+}
+
+// digestOf is "sha256:<hex>" of data.
+func digestOf(data []byte) string {
+	sum := sha256.Sum256(data)
+	return "sha256:" + hex.EncodeToString(sum[:])
+}
+
 // downloadHTTP resolves version in the repository's index.yaml and downloads
 // the archive, verifying it against the index's digest.
 func (r *Renderer) downloadHTTP(ctx context.Context, dep *chart.Dependency, version string) ([]byte, string, error) {
-	indexURL := strings.TrimSuffix(dep.Repository, "/") + "/index.yaml"
-	data, err := r.get(ctx, indexURL)
+	idx, err := r.index(ctx, dep.Repository)
 	if err != nil {
 		return nil, "", err
 	}
-	var idx repo.IndexFile
-	if err := yaml.Unmarshal(data, &idx); err != nil || idx.APIVersion == "" {
-		return nil, "", fmt.Errorf("%s is not a chart repository index", indexURL)
-	}
-	idx.SortEntries()
 	cv, err := idx.Get(dep.Name, version)
 	if err != nil || len(cv.URLs) == 0 {
 		return nil, "", fmt.Errorf("the repository has no chart %s matching version %q", dep.Name, version)
@@ -145,13 +213,102 @@ func (r *Renderer) downloadHTTP(ctx context.Context, dep *chart.Dependency, vers
 	if err != nil {
 		return nil, "", err
 	}
-	if cv.Digest != "" {
-		sum := sha256.Sum256(archive)
-		if got := hex.EncodeToString(sum[:]); got != cv.Digest {
-			return nil, "", fmt.Errorf("the archive downloaded from %s has digest sha256:%s, but the repository index says %s", u, got, cv.Digest)
+	if want := strings.TrimPrefix(cv.Digest, "sha256:"); want != "" {
+		if got := digestOf(archive); got != "sha256:"+want {
+			return nil, "", fmt.Errorf("the archive downloaded from %s has digest %s, but the repository index says %s", u, got, cv.Digest)
 		}
 	}
 	return archive, cv.Version, nil
+}
+
+// index returns a chart repository's index, downloaded once per Renderer.
+func (r *Renderer) index(ctx context.Context, repository string) (*repo.IndexFile, error) {
+	r.indexes.mu.Lock()
+	if r.indexes.m == nil {
+		r.indexes.m = map[string]*indexEntry{}
+	}
+	e, ok := r.indexes.m[repository]
+	if !ok {
+		e = &indexEntry{}
+		r.indexes.m[repository] = e
+	}
+	r.indexes.mu.Unlock()
+	e.once.Do(func() {
+		indexURL := strings.TrimSuffix(repository, "/") + "/index.yaml"
+		data, err := r.get(ctx, indexURL)
+		if err != nil {
+			e.err = err
+			return
+		}
+		var idx repo.IndexFile
+		if err := yaml.Unmarshal(data, &idx); err != nil || idx.APIVersion == "" {
+			e.err = fmt.Errorf("%s is not a chart repository index", indexURL)
+			return
+		}
+		idx.SortEntries()
+		e.idx = &idx
+	})
+	return e.idx, e.err
+}
+
+type indexCache struct {
+	mu sync.Mutex
+	m  map[string]*indexEntry
+}
+
+type indexEntry struct {
+	once sync.Once
+	idx  *repo.IndexFile
+	err  error
+}
+
+// SumsFile pins the digests of remote chart dependencies, at the
+// repository's root, one per line: "<repository> <name> <version>
+// sha256:<hex>". A cached archive is used only when its digest matches its
+// pin (or, online, the chart repository's index); offline, only pinned
+// archives are used from the cache.
+const SumsFile = "repotool.sum"
+
+// sums reads SumsFile once per Renderer.
+func (r *Renderer) sums() (map[string]string, error) {
+	r.sumsOnce.Do(func() {
+		r.sumsMap, r.sumsErr = parseSums(r.fsys)
+	})
+	return r.sumsMap, r.sumsErr
+}
+
+func parseSums(fsys fs.FS) (map[string]string, error) {
+	out := map[string]string{}
+	real, err := fsutil.Resolve(fsys, SumsFile)
+	if errors.Is(err, fs.ErrNotExist) {
+		return out, nil
+	}
+	var data []byte
+	if err == nil {
+		data, err = fs.ReadFile(fsys, real)
+	}
+	if err != nil {
+		return nil, &ChartError{Chart: SumsFile, Err: err, Hint: "fix or remove the file"}
+	}
+	for i, line := range strings.Split(string(data), "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		f := strings.Fields(line)
+		if len(f) != 4 || !sumRE.MatchString(f[3]) {
+			return nil, &ChartError{Chart: fmt.Sprintf("%s:%d", SumsFile, i+1), Err: errors.New("not a pin"),
+				Hint: "write each line as <repository> <name> <version> sha256:<64 hex digits>"}
+		}
+		out[sumKey(f[0], f[1], f[2])] = f[3]
+	}
+	return out, nil
+}
+
+var sumRE = regexp.MustCompile(`^sha256:[0-9a-f]{64}$`)
+
+func sumKey(repository, name, version string) string {
+	return strings.TrimSuffix(repository, "/") + " " + name + " " + strings.TrimPrefix(version, "v")
 }
 
 func (r *Renderer) get(ctx context.Context, url string) ([]byte, error) {

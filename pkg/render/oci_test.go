@@ -2,6 +2,8 @@ package render_test
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"io"
 	"log"
 	"net/http/httptest"
@@ -49,9 +51,16 @@ func TestOCIDependency(t *testing.T) {
 		t.Fatalf("OCI dependency not rendered:\n%s", res.Manifest)
 	}
 
-	srv.Close() // the registry is gone: the cache must serve the next run
+	srv.Close() // the registry is gone: the cache must serve the next run, for the pinned archive
 	opts.Offline = true
-	if _, err := render.New(repo, opts).Render(context.Background(), &repo.Targets[0]); err != nil {
+	if _, err := render.New(repo, opts).Render(context.Background(), &repo.Targets[0]); err == nil || !strings.Contains(err.Error(), "repotool.sum has no digest for it") {
+		t.Fatalf("offline from cache without a pin: %v", err)
+	}
+	sum := sha256.Sum256(tgz)
+	pinned := mapRepo(t, remoteRepoFiles("oci://"+host+"/charts", "7.2.4", map[string]string{
+		"repotool.sum": "oci://" + host + "/charts redis 7.2.4 sha256:" + hex.EncodeToString(sum[:]) + "\n",
+	}))
+	if _, err := render.New(pinned, opts).Render(context.Background(), &pinned.Targets[0]); err != nil {
 		t.Fatalf("offline from cache: %v", err)
 	}
 

@@ -123,7 +123,12 @@ type Renderer struct {
 	log       *slog.Logger
 	charts    chartCache
 	graph     depGraph
+	indexes   indexCache
 	allowed   []layout.Code
+
+	sumsOnce sync.Once
+	sumsMap  map[string]string
+	sumsErr  error
 }
 
 // New returns a Renderer for repo (read through repo.FS).
