@@ -12,7 +12,7 @@ var ruleLayout = &Rule{
 	Summary:     "The repository layout has a problem: a cluster folder without a chart, an invalid values file, a symlink leaving the repository, ...",
 	Remediation: "Fix the file or folder as the finding says; `repotool layout` lists every target and problem.",
 	Severity:    SeverityError,
-	Description: "Reports the diagnostics of the layout model (see docs/layout.md): `chart-missing`, `chart-invalid`, `values-invalid`, `symlink-escape` (errors) and `namespace-unused`, `file-unrecognized`, `config-unused` (warnings). Unencrypted secret files are reported by `plaintext-secret`.",
+	Description: "Reports the diagnostics of the layout model (see docs/layout.md): `chart-missing`, `chart-invalid`, `values-invalid`, `symlink-escape`, `symlink-broken`, `not-a-folder`, `too-large`, `unreadable` (errors) and `namespace-unused`, `file-unrecognized`, `config-unused` (warnings). A target with a layout error is not rendered (the `render` rule stays silent about it), except for unencrypted secret files, which `plaintext-secret` reports while the other rules still check the target.",
 	Bad: Example{File: "clusters/prod/shop/prod-values-shop.yaml", Content: `image:
   tag: "1.2.3"
  resources: {}   # bad indentation: not valid YAML
@@ -44,7 +44,7 @@ var ruleRender = &Rule{
 	Summary:     "A target does not render: a template error, a missing dependency, a values or secret file that cannot be read or decrypted.",
 	Remediation: "Fix the chart, dependency or values file the finding names; `repotool render --cluster C --namespace N` reproduces it.",
 	Severity:    SeverityError,
-	Description: "Every target is rendered in process as Argo CD's plugin would render it; a target that fails is reported with the file (and line, for template errors) to fix. Nothing else can be checked for that target, so the other rules skip it. Messages never contain decrypted values.",
+	Description: "Every target is rendered in process as Argo CD's plugin would render it; a target that fails is reported with the file (and line, for template errors) to fix. Nothing else can be checked for that target, so the other rules skip it. Messages never contain decrypted values: for a target with secret values they come from a rendering with placeholders, or withhold Helm's message when only the real values fail.",
 	Bad: Example{File: "namespaces/shop/templates/deployment.yaml", Content: `image: {{ required "image.tag is required" .Values.image.tag }}   # no cluster sets image.tag
 `},
 	Good: Example{File: "clusters/prod/shop/prod-values-shop.yaml", Content: `image:
