@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"testing/fstest"
+
+	"github.com/repotool/repotool/internal/testtool"
 )
 
 // walkAll walks root and returns "rel" for every entry and "rel: error"
@@ -122,19 +124,13 @@ func FuzzWalk(f *testing.F) {
 	f.Add([]byte("t/loop\x00..\x00t/f\x00"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		fsys := fstest.MapFS{"root/Chart.yaml": {}}
-		parts := strings.Split(string(data), "\x00")
-		for i := 0; i+1 < len(parts) && i < 40; i += 2 {
-			name := fuzzPath(parts[i])
-			if name == "" {
-				continue
-			}
-			target := parts[i+1]
+		testtool.LinkTree(data, func(name, target string) {
 			if target == "" {
-				fsys["root/"+name+"/f.yaml"] = &fstest.MapFile{}
+				fsys["root/"+name] = &fstest.MapFile{}
 			} else {
 				fsys["root/"+name] = &fstest.MapFile{Data: []byte(target), Mode: fs.ModeSymlink}
 			}
-		}
+		})
 		seen := map[string]bool{}
 		n := 0
 		err := Walk(fsys, "root", func(rel, real string, info fs.FileInfo, err error) error {
@@ -152,16 +148,4 @@ func FuzzWalk(f *testing.F) {
 		})
 		_ = err // any error is fine; ending, and staying inside, is the point
 	})
-}
-
-// fuzzPath keeps fuzzed names to short relative slash paths fstest accepts.
-func fuzzPath(s string) string {
-	var parts []string
-	for _, p := range strings.Split(s, "/") {
-		if p == "" || p == "." || p == ".." || len(parts) == 4 {
-			continue
-		}
-		parts = append(parts, p)
-	}
-	return strings.Join(parts, "/")
 }

@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"sync"
 	"testing"
 )
@@ -140,4 +141,31 @@ func UseTestKey(t testing.TB) {
 // TestKey returns the absolute path of the test-only age key.
 func TestKey(t testing.TB) string {
 	return filepath.Join(moduleRoot(t), "testdata", "age-TEST-ONLY.key")
+}
+
+// LinkTree builds an fstest.MapFS-style set of entries under root from a
+// fuzzer's bytes: NUL-separated pairs of a path (at most four segments,
+// "." and ".." dropped) and a link target; an empty target makes a folder
+// holding f.yaml instead of a link. add is called for each entry: a link
+// (target != "") or a file (target == "").
+func LinkTree(data []byte, add func(path, target string)) {
+	parts := strings.Split(string(data), "\x00")
+	for i := 0; i+1 < len(parts) && i < 40; i += 2 {
+		var segs []string
+		for _, p := range strings.Split(parts[i], "/") {
+			if p == "" || p == "." || p == ".." || len(segs) == 4 {
+				continue
+			}
+			segs = append(segs, p)
+		}
+		if len(segs) == 0 {
+			continue
+		}
+		name := strings.Join(segs, "/")
+		if target := parts[i+1]; target != "" {
+			add(name, target)
+		} else {
+			add(name+"/f.yaml", "")
+		}
+	}
 }

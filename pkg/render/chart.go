@@ -27,22 +27,16 @@ var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
 // cannotLoadRE finds the file in helm's "cannot load values.yaml: ..."
 var cannotLoadRE = regexp.MustCompile(`^cannot load ([\w./-]+): `)
 
-// chartCache loads each chart folder once per Renderer, however many
-// targets use it. Loaded charts are templates: every render works on a deep
-// copy, because Helm's install action mutates the chart it is given.
-type chartCache struct {
-	mu      sync.Mutex
-	entries map[string]*chartEntry
-}
-
+// chartEntry is a loaded chart. Each chart folder is loaded once per
+// Renderer (Renderer.charts), however many targets use it. Loaded charts are
+// templates: every render works on a deep copy, because Helm's install
+// action mutates the chart it is given.
 type chartEntry struct {
-	once  sync.Once
 	chart *chart.Chart
 	// origins maps a chart's full path in the tree (chart.ChartFullPath,
 	// e.g. "namespace-a/charts/common") to where its files live in the
 	// repository: a folder, or a .tgz file.
 	origins map[string]string
-	err     error
 }
 
 // chart returns the loaded chart in dir (a repository path) with all its
@@ -51,17 +45,10 @@ func (r *Renderer) chart(ctx context.Context, dir string, stack []string) (*char
 	if slices.Contains(stack, dir) {
 		return nil, fmt.Errorf("chart %s depends on itself through %s", dir, strings.Join(append(stack, dir), " -> "))
 	}
-	r.charts.mu.Lock()
-	e, ok := r.charts.entries[dir]
-	if !ok {
-		e = &chartEntry{}
-		r.charts.entries[dir] = e
-	}
-	r.charts.mu.Unlock()
-	e.once.Do(func() {
-		e.chart, e.origins, e.err = r.loadChart(ctx, dir, append(stack, dir))
+	return r.charts.get(dir, func() (*chartEntry, error) {
+		c, origins, err := r.loadChart(ctx, dir, append(stack, dir))
+		return &chartEntry{chart: c, origins: origins}, err
 	})
-	return e, e.err
 }
 
 func (r *Renderer) loadChart(ctx context.Context, dir string, stack []string) (*chart.Chart, map[string]string, error) {

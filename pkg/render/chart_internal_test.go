@@ -2,9 +2,10 @@ package render
 
 import (
 	"io/fs"
-	"strings"
 	"testing"
 	"testing/fstest"
+
+	"github.com/repotool/repotool/internal/testtool"
 )
 
 // FuzzReadChartFiles builds chart folders with link structures from the
@@ -23,18 +24,13 @@ func FuzzReadChartFiles(f *testing.F) {
 			"chart/templates/base.yaml": {Data: []byte("kind: ConfigMap\n")},
 			"shared/_helpers.tpl":       {Data: []byte("{{ define \"x\" }}{{ end }}\n")},
 		}
-		parts := strings.Split(string(data), "\x00")
-		for i := 0; i+1 < len(parts) && i < 40; i += 2 {
-			name := cleanFuzzPath(parts[i])
-			if name == "" {
-				continue
-			}
-			if target := parts[i+1]; target != "" {
+		testtool.LinkTree(data, func(name, target string) {
+			if target != "" {
 				fsys["chart/"+name] = &fstest.MapFile{Data: []byte(target), Mode: fs.ModeSymlink}
 			} else {
-				fsys["chart/"+name+"/f.yaml"] = &fstest.MapFile{Data: []byte("kind: ConfigMap\n")}
+				fsys["chart/"+name] = &fstest.MapFile{Data: []byte("kind: ConfigMap\n")}
 			}
-		}
+		})
 		files, err := readChartFiles(fsys, "chart", nil)
 		if err != nil {
 			return // any error is fine; ending is the point
@@ -47,15 +43,4 @@ func FuzzReadChartFiles(f *testing.F) {
 			seen[f.Name] = true
 		}
 	})
-}
-
-func cleanFuzzPath(s string) string {
-	var parts []string
-	for _, p := range strings.Split(s, "/") {
-		if p == "" || p == "." || p == ".." || len(parts) == 4 {
-			continue
-		}
-		parts = append(parts, p)
-	}
-	return strings.Join(parts, "/")
 }

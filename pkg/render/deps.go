@@ -16,7 +16,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 
 	"github.com/Masterminds/semver/v3"
 	"helm.sh/helm/v3/pkg/chart"
@@ -223,43 +222,19 @@ func (r *Renderer) downloadHTTP(ctx context.Context, dep *chart.Dependency, vers
 
 // index returns a chart repository's index, downloaded once per Renderer.
 func (r *Renderer) index(ctx context.Context, repository string) (*repo.IndexFile, error) {
-	r.indexes.mu.Lock()
-	if r.indexes.m == nil {
-		r.indexes.m = map[string]*indexEntry{}
-	}
-	e, ok := r.indexes.m[repository]
-	if !ok {
-		e = &indexEntry{}
-		r.indexes.m[repository] = e
-	}
-	r.indexes.mu.Unlock()
-	e.once.Do(func() {
+	return r.indexes.get(repository, func() (*repo.IndexFile, error) {
 		indexURL := strings.TrimSuffix(repository, "/") + "/index.yaml"
 		data, err := r.get(ctx, indexURL)
 		if err != nil {
-			e.err = err
-			return
+			return nil, err
 		}
 		var idx repo.IndexFile
 		if err := yaml.Unmarshal(data, &idx); err != nil || idx.APIVersion == "" {
-			e.err = fmt.Errorf("%s is not a chart repository index", indexURL)
-			return
+			return nil, fmt.Errorf("%s is not a chart repository index", indexURL)
 		}
 		idx.SortEntries()
-		e.idx = &idx
+		return &idx, nil
 	})
-	return e.idx, e.err
-}
-
-type indexCache struct {
-	mu sync.Mutex
-	m  map[string]*indexEntry
-}
-
-type indexEntry struct {
-	once sync.Once
-	idx  *repo.IndexFile
-	err  error
 }
 
 // SumsFile pins the digests of remote chart dependencies, at the

@@ -21,6 +21,7 @@ import (
 	"helm.sh/helm/v3/pkg/action"
 	"helm.sh/helm/v3/pkg/chart"
 	"helm.sh/helm/v3/pkg/chartutil"
+	"helm.sh/helm/v3/pkg/repo"
 
 	"github.com/repotool/repotool/pkg/layout"
 )
@@ -121,9 +122,9 @@ type Renderer struct {
 	decrypter Decrypter
 	http      *http.Client
 	log       *slog.Logger
-	charts    chartCache
+	charts    onceMap[*chartEntry]
 	graph     depGraph
-	indexes   indexCache
+	indexes   onceMap[*repo.IndexFile]
 	allowed   []layout.Code
 
 	sumsOnce sync.Once
@@ -140,7 +141,6 @@ func New(repo *layout.Repo, opts Options, extra ...Option) *Renderer {
 		decrypter: SOPSDecrypter{},
 		http:      http.DefaultClient,
 		log:       slog.New(slog.DiscardHandler),
-		charts:    chartCache{entries: map[string]*chartEntry{}},
 	}
 	for _, o := range extra {
 		o(r)
