@@ -146,6 +146,7 @@ func runRender(cmd *cobra.Command, env Env, f *renderFlags, args []string) error
 		return usageErr(errors.New("--tier writes to standard output: do not combine it with --out-dir or --redact"))
 	}
 	f.opts.CacheDir = cacheDir(env, f.opts.CacheDir)
+	f.opts.Redacted = f.outDir != "" || f.redact
 	results := render.New(repo, f.opts, decrypter(f.noDecrypt)...).RenderAll(cmd.Context(), targets)
 	if err := cmd.Context().Err(); err != nil {
 		return err // interrupted: Run says so, once; nothing was written

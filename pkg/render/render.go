@@ -197,28 +197,26 @@ func (r *Renderer) RenderAll(ctx context.Context, targets []layout.Target) []*Re
 
 // render renders one target within Options.Timeout. Helm's templates
 // cannot be stopped once they run, so the work happens in a goroutine of its
-// own, and render returns as soon as the context ends or the time is up:
-// an interrupt ends a run within moments even when a template loops.
+// own (bounded), and render returns as soon as the context ends or the time
+// is up: an interrupt ends a run within moments even when a template loops.
 func (r *Renderer) render(ctx context.Context, t *layout.Target) *Result {
 	if err := ctx.Err(); err != nil {
 		return &Result{Target: *t, Err: err}
 	}
-	if r.opts.Timeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeoutCause(ctx, r.opts.Timeout, errTimeout)
-		defer cancel()
+	res, err := bounded(ctx, r.opts.Timeout, func(ctx context.Context) *Result { return r.renderNow(ctx, t) })
+	if err != nil {
+		return &Result{Target: *t, Err: r.boundErr(t, err)}
 	}
-	done := make(chan *Result, 1)
-	go func() { done <- r.renderNow(ctx, t) }()
-	select {
-	case res := <-done:
-		return res
-	case <-ctx.Done():
-		if errors.Is(context.Cause(ctx), errTimeout) {
-			return &Result{Target: *t, Err: &TimeoutError{Target: t.Name(), Chart: t.ChartDir, Timeout: r.opts.Timeout}}
-		}
-		return &Result{Target: *t, Err: ctx.Err()}
+	return res
+}
+
+// boundErr turns the error bounded returns into a TimeoutError when the
+// time ran out.
+func (r *Renderer) boundErr(t *layout.Target, err error) error {
+	if errors.Is(err, errTimeout) {
+		return &TimeoutError{Target: t.Name(), Chart: t.ChartDir, Timeout: r.opts.Timeout}
 	}
+	return err
 }
 
 var errTimeout = errors.New("render timeout")
@@ -254,13 +252,23 @@ func (r *Renderer) renderNow(ctx context.Context, t *layout.Target) *Result {
 		// It may run after this rendering's context is gone (on demand).
 		safeCtx := context.WithoutCancel(ctx)
 		res.safe = sync.OnceValues(func() ([]Object, error) {
-			_, objs, err := bounded(safeCtx, r.opts.Timeout, func(ctx context.Context) ([]byte, []Object, error) {
-				return r.renderPlaceholders(ctx, t, entry)
+			type out struct {
+				objs []Object
+				err  error
+			}
+			o, err := bounded(safeCtx, r.opts.Timeout, func(ctx context.Context) out {
+				_, objs, err := r.renderPlaceholders(ctx, t, entry)
+				return out{objs, err}
 			})
+			if err != nil {
+				err = r.boundErr(t, err)
+			} else {
+				err = o.err
+			}
 			if err != nil {
 				return nil, fmt.Errorf("render %s: no redacted copy can be made: the chart renders with the decrypted secret values but not with placeholders for them: %w", t.Name(), err)
 			}
-			return objs, nil
+			return o.objs, nil
 		})
 		if r.opts.Redacted {
 			res.safe()
@@ -414,30 +422,24 @@ func locate(msg string, entry *chartEntry) location {
 	return location{}
 }
 
-// bounded runs fn in a goroutine of its own and returns when it does, when
-// ctx ends, or after timeout (none when 0): Helm's templates cannot be
+// bounded runs fn in a goroutine of its own and returns its result when it
+// returns, or the context's cause when ctx ends or timeout (none when 0)
+// passes first (errTimeout for the timeout): Helm's templates cannot be
 // stopped once they run.
-func bounded(ctx context.Context, timeout time.Duration, fn func(context.Context) ([]byte, []Object, error)) ([]byte, []Object, error) {
+func bounded[T any](ctx context.Context, timeout time.Duration, fn func(context.Context) T) (T, error) {
 	if timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeoutCause(ctx, timeout, errTimeout)
 		defer cancel()
 	}
-	type out struct {
-		m    []byte
-		objs []Object
-		err  error
-	}
-	done := make(chan out, 1)
-	go func() {
-		m, objs, err := fn(ctx)
-		done <- out{m, objs, err}
-	}()
+	done := make(chan T, 1)
+	go func() { done <- fn(ctx) }()
 	select {
-	case o := <-done:
-		return o.m, o.objs, o.err
+	case v := <-done:
+		return v, nil
 	case <-ctx.Done():
-		return nil, nil, context.Cause(ctx)
+		var zero T
+		return zero, context.Cause(ctx)
 	}
 }
 
