@@ -301,6 +301,7 @@ func (l *loader) load() error {
 func (l *loader) loadNamespace(e entry) (Namespace, error) {
 	cfg := &l.repo.Config
 	ns := Namespace{Name: e.name, Dir: e.path, Tier: cfg.NamespaceTier(e.name), Values: []ValueFile{}, Clusters: []string{}}
+	l.checkName(e, "namespace")
 	if err := l.checkTree(e.path); err != nil {
 		return ns, err
 	}
@@ -361,6 +362,7 @@ func (l *loader) loadCluster(e entry) error {
 	if cl.Destination.Server == "" && cl.Destination.Name == "" {
 		cl.Destination.Server = "https://kubernetes.default.svc"
 	}
+	l.checkName(e, "cluster")
 	entries, err := l.readDir(e.path)
 	if err != nil {
 		return err
@@ -548,6 +550,43 @@ func (l *loader) checkFolder(e entry, what string) {
 		fmt.Sprintf("if the %s folder was replaced by mistake, restore it; otherwise rename the file with an extension (like %s.md) or move it", what, e.name))
 }
 
+// checkName reports a cluster or namespace folder whose name is not a DNS
+// label: Kubernetes refuses it as a namespace, and Argo CD as part of an
+// Application's name.
+func (l *loader) checkName(e entry, what string) {
+	if isDNSLabel(e.name) {
+		return
+	}
+	fix := "rename the folder"
+	if s := dnsLabel(e.name); s != "" {
+		fix += " to " + s
+	}
+	l.diag(SeverityError, CodeNameInvalid, e.path, 0,
+		fmt.Sprintf("%q is not a valid %s name: it must be a DNS label (lower-case letters, digits and '-', at most 63, starting and ending with a letter or digit)", e.name, what),
+		fix+" (and any repotool.yaml entry that names it)")
+}
+
+// dnsLabel suggests a DNS label for s: lower case, '_' and '.' as '-'; ""
+// when none can be made.
+func dnsLabel(s string) string {
+	s = strings.Trim(strings.Map(func(r rune) rune {
+		switch {
+		case r >= 'A' && r <= 'Z':
+			return r + 'a' - 'A'
+		case r == '_' || r == '.' || r == ' ':
+			return '-'
+		}
+		return r
+	}, s), "-")
+	if len(s) > 63 {
+		s = strings.TrimRight(s[:63], "-")
+	}
+	if !isDNSLabel(s) {
+		return ""
+	}
+	return s
+}
+
 // isDNSLabel reports whether s is a DNS-1123 label (lowercase letters,
 // digits and '-', at most 63, starting and ending alphanumeric): what
 // Kubernetes requires of a namespace name.
@@ -620,7 +659,9 @@ func (l *loader) finish() {
 	for i := range r.Targets {
 		t := &r.Targets[i]
 		for _, d := range r.Diagnostics {
-			if d.Severity == SeverityError && (within(d.File, t.Dir) || within(d.File, t.ChartDir)) {
+			// About the target's folders, what is in them, or a folder
+			// that holds them (a cluster folder with an invalid name).
+			if d.Severity == SeverityError && (within(d.File, t.Dir) || within(d.File, t.ChartDir) || within(t.Dir, d.File) || within(t.ChartDir, d.File)) {
 				t.Errors = append(t.Errors, d)
 			}
 		}

@@ -332,6 +332,19 @@ func TestLoadDiagnostics(t *testing.T) {
 			},
 		},
 		{
+			name:  "cluster folder name that is not a DNS label",
+			files: map[string]string{"clusters/Dev_Cluster/app/values-a.yaml": "a: 1\n"},
+			want:  []diag{{layout.SeverityError, layout.CodeNameInvalid, "clusters/Dev_Cluster", 0}},
+		},
+		{
+			name: "namespace folder name that is not a DNS label",
+			files: map[string]string{
+				"namespaces/Bad_NS/Chart.yaml":     chart,
+				"clusters/c1/Bad_NS/values-a.yaml": "a: 1\n",
+			},
+			want: []diag{{layout.SeverityError, layout.CodeNameInvalid, "namespaces/Bad_NS", 0}},
+		},
+		{
 			name:  "files with an extension are not folders",
 			files: map[string]string{"clusters/README.md": "# clusters\n", "namespaces/.gitkeep": "", "clusters/c1/NOTES": "x"},
 			want:  []diag{},
