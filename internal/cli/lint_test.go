@@ -102,3 +102,53 @@ func TestVersionCommand(t *testing.T) {
 		t.Errorf("version = %q", got)
 	}
 }
+
+// TestLintDeterministicUnknownFields: an object with several unknown fields
+// gave a message listing them in a different order on each run, at a line
+// that moved with the first one. Twenty runs must print the same bytes.
+func TestLintDeterministicUnknownFields(t *testing.T) {
+	repo := t.TempDir()
+	files := map[string]string{
+		"namespaces/app/Chart.yaml": "apiVersion: v2\nname: app\nversion: 1.0.0\n",
+		"namespaces/app/templates/deploy.yaml": `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: app
+spec:
+  zeta: 1
+  replicas: 1
+  alpha: 2
+  selector:
+    matchLabels: {app: app}
+  mid: 3
+  template:
+    metadata:
+      labels: {app: app}
+    spec:
+      containers:
+        - name: app
+          image: app:1
+          omega: x
+          beta: y
+          gamma: z
+`,
+		"clusters/dev/app/dev-values.yaml": "a: 1\n",
+	}
+	for name, content := range files {
+		p := filepath.Join(repo, filepath.FromSlash(name))
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		os.WriteFile(p, []byte(content), 0o644)
+	}
+	first, code := runCLI(t, "lint", repo, "-o", "json")
+	if code != cli.ExitFindings || !strings.Contains(first, "additional properties 'alpha', 'mid', 'zeta' not allowed") || !strings.Contains(first, "additional properties 'beta', 'gamma', 'omega' not allowed") {
+		t.Fatalf("exit %d\n%s", code, first)
+	}
+	if !strings.Contains(first, `"line": 8,`) {
+		t.Errorf("the finding is not at the first unknown field in name order (alpha, line 8):\n%s", first)
+	}
+	for range 19 {
+		if again, _ := runCLI(t, "lint", repo, "-o", "json"); again != first {
+			t.Fatalf("lint -o json differs between runs:\n%s\n---\n%s", first, again)
+		}
+	}
+}

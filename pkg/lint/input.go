@@ -139,7 +139,14 @@ func (in *Input) file(p string) *fileDocs {
 	if err != nil {
 		fd.err = err
 	} else {
-		dec := yaml.NewDecoder(bytes.NewReader(fd.data))
+		src := fd.data
+		if path.Ext(p) == ".json" {
+			// JSON is YAML, but for tabs: outside strings (where JSON
+			// escapes them) a tab is only white space, so this keeps the
+			// meaning and every line number.
+			src = bytes.ReplaceAll(src, []byte("\t"), []byte(" "))
+		}
+		dec := yaml.NewDecoder(bytes.NewReader(src))
 		for {
 			var n yaml.Node
 			if err := dec.Decode(&n); err != nil {
@@ -304,6 +311,10 @@ func (in *Input) inChartTemplates(p string) bool {
 	return false
 }
 
+// manifestExts are the endings of files that may hold Kubernetes manifests:
+// what kubectl apply reads.
+var manifestExts = []string{".yaml", ".yml", ".json"}
+
 // scanRaw finds Kubernetes manifests in repository files that are neither
 // chart templates nor values or configuration files.
 func (in *Input) scanRaw() {
@@ -318,9 +329,9 @@ func (in *Input) scanRaw() {
 			skip[v.Path] = true
 		}
 	}
-	for _, p := range in.filesWithExt(".yaml", ".yml") {
+	for _, p := range in.filesWithExt(manifestExts...) {
 		switch path.Base(p) {
-		case "Chart.yaml", "Chart.lock", "values.yaml", "values.yml", layout.ConfigFileName, ".sops.yaml", ".pre-commit-config.yaml", ".pre-commit-hooks.yaml", "action.yml", "action.yaml":
+		case "Chart.yaml", "Chart.lock", "values.yaml", "values.yml", "values.schema.json", layout.ConfigFileName, ".sops.yaml", ".pre-commit-config.yaml", ".pre-commit-hooks.yaml", "action.yml", "action.yaml":
 			continue
 		}
 		if skip[p] || in.inChartTemplates(p) {

@@ -90,7 +90,7 @@ func checkEncryptedFiles(in *Input, layoutSecrets map[string]bool, report func(F
 			}
 		}
 	}
-	for _, p := range in.filesWithExt(".yaml", ".yml") {
+	for _, p := range in.filesWithExt(manifestExts...) {
 		if p == ".sops.yaml" {
 			continue
 		}
