@@ -52,7 +52,7 @@ func TestLintGitHubAndSARIFFile(t *testing.T) {
 	if code != cli.ExitFindings {
 		t.Fatalf("exit %d", code)
 	}
-	if !strings.HasPrefix(got, "::error file=namespaces/app/templates/acme.yaml,line=1,title=repotool stray-api-version::") {
+	if !strings.HasPrefix(got, "::error file=bootstrap/legacy-2019.yaml,line=4,title=repotool stray-api-version::") {
 		t.Errorf("not annotations:\n%s", got)
 	}
 	s, _ := os.ReadFile(summary)

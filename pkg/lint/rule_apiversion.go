@@ -9,7 +9,9 @@ import (
 
 	"github.com/Masterminds/semver/v3"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apiextensionsv1beta1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1beta1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/yaml"
 
@@ -21,7 +23,7 @@ var ruleStrayAPIVersion = &Rule{
 	Summary:     "An object uses an apiVersion/kind that the target cluster does not serve: deprecated, removed, archived, or provided by nothing.",
 	Remediation: "Change the object to the replacement apiVersion (migrating its fields), or add the CRD that provides it to the repository, or declare it in repotool.yaml (clusters.<cluster>.apiVersions) if it is installed another way.",
 	Severity:    SeverityError,
-	Description: "Checks every rendered object against the target cluster's Kubernetes version with a deprecation table embedded in repotool (each entry with the Kubernetes version it was deprecated and removed in, and the replacement), extendable with `lint.deprecations` in repotool.yaml: removed APIs such as `extensions/v1beta1` Ingress are errors, deprecated ones warnings. It knows third-party APIs that their projects no longer serve: the archived kubernetes-external-secrets `kubernetes-client.io/v1` (migrate to External Secrets Operator), and External Secrets Operator `v1alpha1` (removed) and `v1beta1` (no longer served: use `v1`). The table is per kind, not per group: ESO's PushSecret is still current at `v1alpha1`. Finally it reports any apiVersion/kind that neither Kubernetes nor a CRD in the repository provides (or a version the repository's CRD does not serve), unless the cluster's `apiVersions` in repotool.yaml declare it.",
+	Description: "Checks every rendered object against the target cluster's Kubernetes version, and every plain manifest in the repository (outside charts) against every cluster's version, naming the clusters that no longer serve it (as pluto does), with a deprecation table: Kubernetes' own lifecycle data for every pre-release API version the client libraries know (the APILifecycleDeprecated/Removed methods of k8s.io/api, what the API server serves by), and a table embedded in repotool (each entry with the Kubernetes version it was deprecated and removed in, and the replacement), extendable with `lint.deprecations` in repotool.yaml: removed APIs such as `extensions/v1beta1` Ingress are errors, deprecated ones warnings. It knows third-party APIs that their projects no longer serve: the archived kubernetes-external-secrets `kubernetes-client.io/v1` (migrate to External Secrets Operator), and External Secrets Operator `v1alpha1` (removed) and `v1beta1` (no longer served: use `v1`). The table is per kind, not per group: ESO's PushSecret is still current at `v1alpha1`. Finally it reports any apiVersion/kind that neither Kubernetes nor a CRD in the repository provides (or a version the repository's CRD does not serve), unless the cluster's `apiVersions` in repotool.yaml declare it.",
 	Bad: Example{File: "namespaces/shop/templates/ingress.yaml", Content: `apiVersion: extensions/v1beta1   # removed in Kubernetes 1.22
 kind: Ingress
 metadata:
@@ -101,6 +103,80 @@ func checkAPIVersions(in *Input, report func(Finding)) {
 			report(f)
 		}
 	}
+	checkRawAPIVersions(in, table, report)
+}
+
+// checkRawAPIVersions checks the repository's plain manifests (outside
+// charts: a bootstrap/ folder, vendored upstream YAML) against every
+// cluster's Kubernetes version with the same table, as pluto does: one
+// finding per object, naming the clusters that no longer serve it. Kinds
+// the table does not know are left alone (a Kustomization, say, is not a
+// cluster object).
+func checkRawAPIVersions(in *Input, table map[string]layout.Deprecation, report func(Finding)) {
+	type cluster struct {
+		name string
+		kv   *semver.Version
+	}
+	var clusters []cluster
+	for _, c := range in.Repo.Clusters {
+		clusters = append(clusters, cluster{c.Name, in.kubeVersion(&layout.Target{KubeVersion: c.KubeVersion})})
+	}
+	if len(clusters) == 0 {
+		clusters = append(clusters, cluster{"(default)", in.kubeVersion(&layout.Target{KubeVersion: in.Repo.Config.ClusterKubeVersion("")})})
+	}
+	for i := range in.Raw {
+		o := &in.Raw[i]
+		d, ok := table[o.APIVersion+"/"+o.Kind]
+		if !ok || o.Encrypted || isPlainManifest(o.File) {
+			continue // charts' crds/ files are checked as rendered
+		}
+		use := ""
+		if d.Replacement != "" {
+			use = ": use " + d.Replacement
+		}
+		note := ""
+		if d.Note != "" {
+			note = " (" + d.Note + ")"
+		}
+		var removed, deprecated []string
+		for _, c := range clusters {
+			switch {
+			case d.Removed, d.RemovedIn != "" && !c.kv.LessThan(minor(d.RemovedIn)):
+				removed = append(removed, c.name+" ("+c.kv.Original()+")")
+			case d.DeprecatedIn != "" && !c.kv.LessThan(minor(d.DeprecatedIn)):
+				deprecated = append(deprecated, c.name+" ("+c.kv.Original()+")")
+			}
+		}
+		f := Finding{Object: o.ID(), File: o.File, Line: o.Line}
+		switch {
+		case d.Removed:
+			f.Severity = SeverityError
+			f.Message = fmt.Sprintf("%s %s is no longer served by current releases of its project%s%s", o.APIVersion, o.Kind, use, note)
+		case len(removed) > 0:
+			f.Severity = SeverityError
+			f.Message = fmt.Sprintf("%s %s was removed in Kubernetes %s: no longer served by %s%s%s", o.APIVersion, o.Kind, d.RemovedIn, clusterList(removed), use, note)
+			if len(deprecated) > 0 {
+				f.Message += fmt.Sprintf("; deprecated on %s", clusterList(deprecated))
+			}
+		case len(deprecated) > 0:
+			f.Severity = SeverityWarning
+			when := ""
+			if d.RemovedIn != "" {
+				when = ", to be removed in " + d.RemovedIn
+			}
+			f.Message = fmt.Sprintf("%s %s is deprecated since Kubernetes %s%s, on %s%s%s", o.APIVersion, o.Kind, d.DeprecatedIn, when, clusterList(deprecated), use, note)
+		default:
+			continue
+		}
+		report(f)
+	}
+}
+
+func clusterList(names []string) string {
+	if len(names) == 1 {
+		return "cluster " + names[0]
+	}
+	return "clusters " + strings.Join(names, ", ")
 }
 
 // kubeVersion is the version a target renders against.
@@ -118,11 +194,63 @@ func (in *Input) kubeVersion(t *layout.Target) *semver.Version {
 
 func deprecationTable(extra []layout.Deprecation) map[string]layout.Deprecation {
 	out := map[string]layout.Deprecation{}
-	for _, d := range slices.Concat(builtinDeprecations(), extra) { // repotool.yaml entries win
+	// Kubernetes' own lifecycle data first; the embedded table (with its
+	// notes, third-party APIs and kinds k8s.io/api no longer has types
+	// for) over it; repotool.yaml entries win.
+	for _, d := range slices.Concat(lifecycleDeprecations(), builtinDeprecations(), extra) {
 		out[d.APIVersion+"/"+d.Kind] = d
 	}
 	return out
 }
+
+// lifecycleDeprecations is Kubernetes' own record of when each pre-release
+// API version was deprecated and stops being served: the
+// APILifecycleDeprecated/Removed/Replacement methods that k8s.io/api
+// generates for every beta and alpha type (prerelease-lifecycle-gen), the
+// data the API server itself serves by. Every kind the client libraries
+// repotool is built with know is covered, whether or not the embedded
+// table lists it.
+var lifecycleDeprecations = sync.OnceValue(func() []layout.Deprecation {
+	type deprecated interface{ APILifecycleDeprecated() (int, int) }
+	type removed interface{ APILifecycleRemoved() (int, int) }
+	type replaced interface {
+		APILifecycleReplacement() schema.GroupVersionKind
+	}
+	s := runtime.NewScheme()
+	_ = scheme.AddToScheme(s)
+	_ = apiextensionsv1beta1.AddToScheme(s)
+	var out []layout.Deprecation
+	for gvk := range s.AllKnownTypes() {
+		if strings.HasSuffix(gvk.Kind, "List") || strings.HasSuffix(gvk.Kind, "Options") {
+			continue
+		}
+		obj, err := s.New(gvk)
+		if err != nil {
+			continue
+		}
+		r, ok := obj.(removed)
+		if !ok {
+			continue
+		}
+		d := layout.Deprecation{APIVersion: gvk.GroupVersion().String(), Kind: gvk.Kind}
+		major, minor := r.APILifecycleRemoved()
+		d.RemovedIn = fmt.Sprintf("%d.%d", major, minor)
+		if dep, ok := obj.(deprecated); ok {
+			major, minor := dep.APILifecycleDeprecated()
+			d.DeprecatedIn = fmt.Sprintf("%d.%d", major, minor)
+		}
+		if rep, ok := obj.(replaced); ok {
+			if g := rep.APILifecycleReplacement(); g.Version != "" {
+				d.Replacement = g.GroupVersion().String()
+			}
+		}
+		out = append(out, d)
+	}
+	slices.SortFunc(out, func(a, b layout.Deprecation) int {
+		return strings.Compare(a.APIVersion+"/"+a.Kind, b.APIVersion+"/"+b.Kind)
+	})
+	return out
+})
 
 // apiVersionProblem returns what is wrong with apiVersion/kind on a cluster
 // at version kv, or "".
