@@ -152,3 +152,51 @@ spec:
 		}
 	}
 }
+
+// TestLintSchemaLocations: lint.schemaLocations as documented, on a fresh
+// machine (no cache folder yet), from another working directory: folder
+// locations are the repository's, the cache folder is created, --offline
+// keeps URL locations out, and a location that cannot be reached is a
+// failure of the tool (exit 2), never a finding. (Before, the missing cache
+// folder turned every custom resource into a false finding.)
+func TestLintSchemaLocations(t *testing.T) {
+	repo := t.TempDir()
+	files := map[string]string{
+		"namespaces/app/Chart.yaml":            "apiVersion: v2\nname: app\nversion: 1.0.0\n",
+		"namespaces/app/templates/widget.yaml": "apiVersion: acme.io/v1\nkind: Widget\nmetadata:\n  name: w\nspec:\n  size: small\n",
+		"clusters/dev/app/dev-values.yaml":     "a: 1\n",
+		"schemas/v1.31-standalone-strict/widget-acme-v1.json": `{"type": "object", "properties": {"apiVersion": {"type": "string"}, "kind": {"type": "string"}, "metadata": {"type": "object"},
+  "spec": {"type": "object", "properties": {"size": {"type": "string", "enum": ["big"]}}, "additionalProperties": false}}, "additionalProperties": false}`,
+	}
+	write := func(cfg string) {
+		files["repotool.yaml"] = "clusters:\n  dev: {kubeVersion: v1.31.0, apiVersions: [acme.io/v1]}\nlint:\n  schemaLocations:\n" + cfg
+		for name, content := range files {
+			p := filepath.Join(repo, filepath.FromSlash(name))
+			os.MkdirAll(filepath.Dir(p), 0o755)
+			os.WriteFile(p, []byte(content), 0o644)
+		}
+	}
+	cache := filepath.Join(t.TempDir(), "fresh", "cache")
+	t.Setenv("REPOTOOL_CACHE_DIR", cache)
+	env := cli.Env{Dir: t.TempDir(), Environ: []string{"REPOTOOL_CACHE_DIR=" + cache}}
+	unreachable := "    - http://127.0.0.1:1/{{ .ResourceKind }}.json\n"
+
+	write("    - schemas/\n" + unreachable)
+	got, code := runCLIEnv(t, env, "lint", repo, "--offline")
+	if code != cli.ExitFindings || !strings.Contains(got, "Widget w: /spec/size: value must be 'big'") || strings.Contains(got, "cannot be validated") {
+		t.Errorf("folder location, offline: exit %d\n%s", code, got)
+	}
+
+	write(unreachable)
+	got, code = runCLIEnv(t, env, "lint", repo)
+	if code != cli.ExitError || !strings.Contains(got, "cannot validate Widget w") || strings.Contains(got, "[schema]") {
+		t.Errorf("unreachable location: exit %d, want 2 and no finding\n%s", code, got)
+	}
+	if st, err := os.Stat(filepath.Join(cache, "schemas")); err != nil || !st.IsDir() {
+		t.Errorf("the schema cache folder was not created: %v", err)
+	}
+	got, code = runCLIEnv(t, env, "lint", repo, "--offline")
+	if code != cli.ExitOK {
+		t.Errorf("unreachable location, offline: exit %d, want 0 (nothing downloaded)\n%s", code, got)
+	}
+}

@@ -104,6 +104,10 @@ func (t *Target) Name() string { return t.Cluster + "/" + t.Namespace }
 type Repo struct {
 	// FS is the file system the repository was loaded from.
 	FS fs.FS `json:"-"`
+	// Root is the repository's folder on disk when it was loaded with
+	// LoadDir, "" otherwise. Settings that name folders (schema locations)
+	// are relative to it.
+	Root string `json:"-"`
 	// Config is repotool.yaml merged over DefaultConfig.
 	Config Config `json:"-"`
 	// ConfigFile is the configuration file's path, "" when there is none.
@@ -194,6 +198,7 @@ func LoadDir(ctx context.Context, dir string, opts Options) (*Repo, error) {
 		}
 		return nil, fmt.Errorf("%s: %w", dir, err)
 	}
+	repo.Root = dir
 	return repo, nil
 }
 

@@ -107,7 +107,14 @@ type Summary struct {
 type Result struct {
 	Findings []Finding `json:"findings"`
 	Summary  Summary   `json:"summary"`
+
+	err error
 }
+
+// Err is a failure of repotool itself during the checks (a schema folder
+// that cannot be read, a schema download that fails): not a finding about
+// the repository, and the findings are incomplete. The CLI exits 2.
+func (r *Result) Err() error { return r.err }
 
 // ExitCode is 1 when any finding is at or above failOn, else 0.
 func (r *Result) ExitCode(failOn Severity) int {

@@ -44,6 +44,9 @@ type Input struct {
 	schemaDir           string
 	sup                 *suppressor
 	suppressionFindings []Finding
+	// toolErr is a failure of repotool itself during a check (a schema
+	// location that cannot be read): Lint returns it instead of findings.
+	toolErr error
 }
 
 // RawObject is a Kubernetes manifest found in a repository file.

@@ -24,7 +24,8 @@ func DefaultOptions() Options { return Options{Render: render.DefaultOptions()} 
 
 // Lint renders every target of repo, runs every rule, applies suppressions
 // and returns the findings. extra injects render dependencies (a Decrypter,
-// an HTTP client, a logger). It returns an error only when the context ends.
+// an HTTP client, a logger). It returns an error when the context ends, or
+// when repotool itself fails during a check (see Result.Err).
 func Lint(ctx context.Context, repo *layout.Repo, opts Options, extra ...render.Option) (*Result, error) {
 	// Unencrypted secret files are plaintext-secret's to report; the rest
 	// of such a target is still checked.
@@ -33,7 +34,8 @@ func Lint(ctx context.Context, repo *layout.Repo, opts Options, extra ...render.
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	return Check(repo, results, opts), nil
+	res := Check(repo, results, opts)
+	return res, res.Err()
 }
 
 // Check runs every rule over renderings already made (one per target of
@@ -68,5 +70,6 @@ func Check(repo *layout.Repo, results []*render.Result, opts Options) *Result {
 		}
 	}
 	res.finish()
+	res.err = in.toolErr
 	return res
 }

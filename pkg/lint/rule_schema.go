@@ -61,13 +61,18 @@ spec:
 }
 
 func checkSchemas(in *Input, report func(Finding)) {
-	opts := schema.Options{Dir: in.schemaDir, ExtraLocations: in.Repo.Config.Lint.SchemaLocations}
-	if in.renderOpts.CacheDir != "" && len(opts.ExtraLocations) > 0 {
+	locations, remote, err := schemaLocations(in.Repo, in.renderOpts.Offline)
+	if err != nil {
+		in.toolErr = err
+		return
+	}
+	opts := schema.Options{Dir: in.schemaDir, ExtraLocations: locations}
+	if in.renderOpts.CacheDir != "" && remote {
 		opts.CacheDir = filepath.Join(in.renderOpts.CacheDir, "schemas")
 	}
 	v, err := schema.New(opts)
 	if err != nil {
-		report(Finding{Message: "cannot validate schemas: " + err.Error()})
+		in.toolErr = fmt.Errorf("cannot validate schemas: %w", err)
 		return
 	}
 	defer v.Close()
@@ -118,6 +123,10 @@ func checkSchemas(in *Input, report func(Finding)) {
 	close(next)
 	wg.Wait()
 	for i, j := range jobs {
+		if results[i].Internal {
+			in.toolErr = fmt.Errorf("cannot validate %s %s: %w", j.obj.Kind, j.obj.Name, results[i].Err)
+			return
+		}
 		o := j.obj
 		problems := schemaProblems(results[i], o.Kind, secretName(o.Namespace, o.Name))
 		if len(problems) == 0 {
@@ -151,10 +160,40 @@ func checkSchemas(in *Input, report func(Finding)) {
 		if err != nil {
 			continue
 		}
-		for _, p := range schemaProblems(v.Validate(newest.Original(), doc), o.Kind, secretName(o.Namespace, o.Name)) {
+		r := v.Validate(newest.Original(), doc)
+		if r.Internal {
+			in.toolErr = fmt.Errorf("cannot validate %s: %w", o.File, r.Err)
+			return
+		}
+		for _, p := range schemaProblems(r, o.Kind, secretName(o.Namespace, o.Name)) {
 			report(Finding{Object: o.ID(), File: o.File, Line: lineAtPath(o.Node, p.field), Message: p.message})
 		}
 	}
+}
+
+// schemaLocations returns lint.schemaLocations ready for the validator:
+// folder and file locations resolved against the repository's root (not
+// the working directory), URL locations left out when offline. remote
+// reports whether any URL location is used.
+func schemaLocations(repo *layout.Repo, offline bool) ([]string, bool, error) {
+	var out []string
+	remote := false
+	for _, loc := range repo.Config.Lint.SchemaLocations {
+		switch {
+		case strings.Contains(loc, "://"):
+			if offline {
+				continue // --offline: nothing is downloaded
+			}
+			remote = true
+		case filepath.IsAbs(loc):
+		case repo.Root == "":
+			return nil, false, fmt.Errorf("lint.schemaLocations: %q is a folder relative to the repository, which was not loaded from disk", loc)
+		default:
+			loc = filepath.Join(repo.Root, filepath.FromSlash(loc))
+		}
+		out = append(out, loc)
+	}
+	return out, remote, nil
 }
 
 // schemaProblem is one problem: the JSON pointer it is reported at, the

@@ -25,7 +25,8 @@ type Options struct {
 	// templates) tried after the embedded and CRD schemas, for custom
 	// resources whose CRDs are not in the repository.
 	ExtraLocations []string
-	// CacheDir caches schemas downloaded from URL locations. Empty: none.
+	// CacheDir caches schemas downloaded from URL locations (created when
+	// missing). Empty: none.
 	CacheDir string
 }
 
@@ -62,6 +63,11 @@ type Result struct {
 	Errors []FieldError
 	// Err says why an object with Status Error could not be validated.
 	Err error
+	// Internal is set, with Status Error, when the validator failed rather
+	// than the object: a schema location that cannot be read or
+	// downloaded, a cache that cannot be used. It is the tool's failure,
+	// not a problem to report about the object.
+	Internal bool
 }
 
 // Validator validates objects. It is safe for concurrent use.
@@ -86,6 +92,12 @@ func New(opts Options) (*Validator, error) {
 			return nil, err
 		}
 		v.opts.Dir, v.ownDir = dir, true
+	}
+	if v.opts.CacheDir != "" {
+		if err := os.MkdirAll(v.opts.CacheDir, 0o755); err != nil {
+			v.Close()
+			return nil, fmt.Errorf("schema cache: %w", err)
+		}
 	}
 	return v, nil
 }
@@ -148,7 +160,7 @@ func (v *Validator) validate(minor int, doc []byte) Result {
 	}
 	v.mu.Unlock()
 	if err != nil {
-		return Result{Status: Error, Err: err}
+		return Result{Status: Error, Err: err, Internal: true}
 	}
 	if kc == nil {
 		return Result{Status: NoSchema}
@@ -174,7 +186,11 @@ func (v *Validator) validate(minor int, doc []byte) Result {
 		})
 		return out
 	}
-	return Result{Status: Error, Err: safeError(res.Err)}
+	// kubeconform's errors about the document itself; any other error
+	// (a schema it could not load or download) is the validator's.
+	msg := fmt.Sprint(res.Err)
+	document := strings.HasPrefix(msg, "error unmarshalling resource") || strings.HasPrefix(msg, "error while parsing")
+	return Result{Status: Error, Err: safeError(res.Err), Internal: !document}
 }
 
 // leafErrors extracts every leaf of the validation error tree from
