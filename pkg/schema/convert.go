@@ -2,6 +2,7 @@ package schema
 
 import (
 	"maps"
+	"slices"
 	"strings"
 )
 
@@ -9,8 +10,10 @@ import (
 // CRD's openAPIV3Schema) into the strict JSON schema kubeconform validates
 // with:
 //
-//   - every typed value may also be null (manifests often say `key: null`,
-//     which the API server accepts), except where an enum lists the values;
+//   - every value may also be null (manifests often say `key: null`, which
+//     the API server accepts: built-in types decode it as the zero value, and
+//     custom resources have a null pruned where the schema does not allow
+//     it), enums included;
 //   - an object with properties accepts no other keys (strict mode), unless
 //     it preserves unknown fields;
 //   - int-or-string values accept both (format int-or-string, or
@@ -20,7 +23,13 @@ import (
 // $refs are kept; Inline resolves them. Convert does not modify its input.
 func Convert(in map[string]any) map[string]any {
 	out := map[string]any{}
-	for _, k := range []string{"$ref", "enum", "required", "format", "pattern", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "minLength", "maxLength", "minItems", "maxItems", "uniqueItems", "minProperties", "maxProperties", "multipleOf"} {
+	if enum, ok := in["enum"].([]any); ok {
+		out["enum"] = enum
+		if !slices.Contains(enum, nil) {
+			out["enum"] = append(slices.Clone(enum), nil)
+		}
+	}
+	for _, k := range []string{"$ref", "required", "format", "pattern", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "minLength", "maxLength", "minItems", "maxItems", "uniqueItems", "minProperties", "maxProperties", "multipleOf"} {
 		if v, ok := in[k]; ok {
 			out[k] = v
 		}
@@ -70,6 +79,116 @@ func Convert(in map[string]any) map[string]any {
 	}
 	if in["x-kubernetes-preserve-unknown-fields"] == true {
 		delete(out, "additionalProperties")
+	}
+	return out
+}
+
+// ConvertCRD converts a CRD version's openAPIV3Schema the way the API
+// server reads it (structural schemas): the root, and every object marked
+// x-kubernetes-embedded-resource, accept apiVersion, kind and metadata
+// whether or not the schema lists them (many real CRDs list only spec and
+// status), with metadata checked as the API server checks ObjectMeta (the
+// CRD may constrain only its name and generateName); and a null is accepted
+// wherever a value is, because the API server prunes a null it does not
+// allow instead of rejecting the object (see Convert).
+func ConvertCRD(in map[string]any) map[string]any {
+	return Convert(objectFields(in))
+}
+
+// objectMeta is what the API server accepts under a custom resource's
+// metadata: ObjectMeta's fields, typed as YAML writes them.
+func objectMeta() map[string]any {
+	str := func() map[string]any { return map[string]any{"type": "string"} }
+	strMap := func() map[string]any {
+		return map[string]any{"type": "object", "additionalProperties": map[string]any{"type": "string"}}
+	}
+	return map[string]any{
+		"type": "object",
+		"properties": map[string]any{
+			"name": str(), "generateName": str(), "namespace": str(), "uid": str(), "resourceVersion": str(), "selfLink": str(),
+			"labels": strMap(), "annotations": strMap(),
+			"finalizers":                 map[string]any{"type": "array", "items": str()},
+			"generation":                 map[string]any{"type": "integer"},
+			"creationTimestamp":          map[string]any{"type": "string"},
+			"deletionTimestamp":          map[string]any{"type": "string"},
+			"deletionGracePeriodSeconds": map[string]any{"type": "integer"},
+			"ownerReferences": map[string]any{"type": "array", "items": map[string]any{
+				"type":     "object",
+				"required": []any{"apiVersion", "kind", "name", "uid"},
+				"properties": map[string]any{
+					"apiVersion": str(), "kind": str(), "name": str(), "uid": str(),
+					"controller": map[string]any{"type": "boolean"}, "blockOwnerDeletion": map[string]any{"type": "boolean"},
+				},
+			}},
+			"managedFields": map[string]any{"type": "array", "items": map[string]any{"type": "object", "x-kubernetes-preserve-unknown-fields": true}},
+		},
+	}
+}
+
+// objectFields adds the implicit apiVersion, kind and metadata to a root
+// or embedded-resource schema, and walks the rest for embedded resources.
+func objectFields(in map[string]any) map[string]any {
+	out := maps.Clone(in)
+	if props, ok := in["properties"].(map[string]any); ok {
+		conv := make(map[string]any, len(props))
+		for k, v := range props {
+			if m, ok := v.(map[string]any); ok {
+				v = embedded(m)
+			}
+			conv[k] = v
+		}
+		out["properties"] = conv
+	}
+	props, _ := out["properties"].(map[string]any)
+	if props == nil {
+		if in["x-kubernetes-preserve-unknown-fields"] == true {
+			return out // anything goes; nothing to add
+		}
+		props = map[string]any{}
+	}
+	props = maps.Clone(props)
+	for _, k := range []string{"apiVersion", "kind"} {
+		if _, ok := props[k]; !ok {
+			props[k] = map[string]any{"type": "string"}
+		}
+	}
+	meta := objectMeta()
+	if own, ok := props["metadata"].(map[string]any); ok {
+		// Only name and generateName may be constrained by the CRD.
+		ownProps, _ := own["properties"].(map[string]any)
+		metaProps := meta["properties"].(map[string]any)
+		for _, k := range []string{"name", "generateName"} {
+			if c, ok := ownProps[k].(map[string]any); ok {
+				metaProps[k] = c
+			}
+		}
+	}
+	props["metadata"] = meta
+	out["properties"] = props
+	return out
+}
+
+// embedded walks a schema for x-kubernetes-embedded-resource objects. It
+// returns a new map; in is not modified.
+func embedded(in map[string]any) map[string]any {
+	if in["x-kubernetes-embedded-resource"] == true {
+		return objectFields(in)
+	}
+	out := maps.Clone(in)
+	if props, ok := in["properties"].(map[string]any); ok {
+		conv := make(map[string]any, len(props))
+		for k, v := range props {
+			if m, ok := v.(map[string]any); ok {
+				v = embedded(m)
+			}
+			conv[k] = v
+		}
+		out["properties"] = conv
+	}
+	for _, k := range []string{"items", "additionalProperties"} {
+		if m, ok := in[k].(map[string]any); ok {
+			out[k] = embedded(m)
+		}
 	}
 	return out
 }

@@ -76,6 +76,14 @@ func safeMessage(msg string) (string, []string) {
 			}
 		}
 		return "does not have the format the schema requires", nil
+	case strings.HasPrefix(msg, "value must be one of ") && strings.Contains(msg, "<nil>"):
+		// The null every enum accepts (see Convert) is not worth naming.
+		list := strings.Split(strings.TrimPrefix(msg, "value must be one of "), ", ")
+		list = slices.DeleteFunc(list, func(s string) bool { return s == "<nil>" })
+		if len(list) == 1 {
+			return "value must be " + list[0], nil
+		}
+		return "value must be one of " + strings.Join(list, ", "), nil
 	case safeRE.MatchString(msg):
 		return msg, nil // names schema keywords, or the schema's own values
 	}

@@ -32,6 +32,8 @@ func TestSafeMessage(t *testing.T) {
 		{"got string, want integer", "got string, want integer", nil},
 		{"got number, want string or integer", "got number, want string or integer", nil},
 		{"value must be one of 'Always', 'Never'", "value must be one of 'Always', 'Never'", nil},
+		{"value must be one of 'Always', 'Never', <nil>", "value must be one of 'Always', 'Never'", nil},
+		{"value must be one of 'big', <nil>", "value must be 'big'", nil},
 		{"missing property 'name'", "missing property 'name'", nil},
 		{"missing properties 'b', 'a'", "missing properties 'a', 'b'", nil},
 		{"additional properties 'zeta', 'alpha', 'mid' not allowed", "additional properties 'alpha', 'mid', 'zeta' not allowed", []string{"alpha", "mid", "zeta"}},

@@ -221,7 +221,7 @@ func TestConvert(t *testing.T) {
 		"type":                 []any{"object", "null"},
 		"additionalProperties": false,
 		"properties": map[string]any{
-			"a": map[string]any{"type": []any{"string", "null"}, "enum": []any{"x"}},
+			"a": map[string]any{"type": []any{"string", "null"}, "enum": []any{"x", nil}},
 			"b": map[string]any{"type": []any{"string", "integer", "null"}},
 			"c": map[string]any{"type": []any{"object", "null"}, "properties": map[string]any{"d": map[string]any{"type": []any{"integer", "null"}}}},
 			"m": map[string]any{"type": []any{"object", "null"}, "additionalProperties": map[string]any{"type": []any{"string", "null"}}},
@@ -245,5 +245,63 @@ func FuzzConvert(f *testing.F) {
 		if _, err := json.Marshal(schema.Inline(map[string]any{"a": out}, "a")); err != nil {
 			t.Fatal(err)
 		}
+		if _, err := json.Marshal(schema.ConvertCRD(in)); err != nil {
+			t.Fatal(err)
+		}
 	})
+}
+
+// TestCRDStructuralRules validates custom resources against CRDs as the API
+// server reads them: apiVersion, kind and metadata are accepted at the root
+// (and in embedded resources) whether or not the schema lists them, metadata
+// is checked as ObjectMeta, and a null is accepted anywhere (the API server
+// prunes it), enums included.
+func TestCRDStructuralRules(t *testing.T) {
+	v, err := schema.New(schema.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v.Close()
+	var crd map[string]any
+	// Like many real CRDs: only spec and status at the root.
+	json.Unmarshal([]byte(`{"type":"object","properties":{
+		"spec":{"type":"object","properties":{
+			"mode":{"type":"string","enum":["a","b"]},
+			"template":{"type":"object","x-kubernetes-embedded-resource":true,"x-kubernetes-preserve-unknown-fields":true},
+			"target":{"type":"object","x-kubernetes-embedded-resource":true,"properties":{"spec":{"type":"object","properties":{"x":{"type":"integer"}}}}}}},
+		"status":{"type":"object","x-kubernetes-preserve-unknown-fields":true}}}`), &crd)
+	v.AddCRD("acme.io", "v1", "Gadget", crd)
+	var named map[string]any
+	json.Unmarshal([]byte(`{"type":"object","properties":{"metadata":{"type":"object","properties":{"name":{"type":"string","maxLength":5}}}}}`), &named)
+	v.AddCRD("acme.io", "v1", "Short", named)
+	tests := []struct {
+		name, doc string
+		status    schema.Status
+		errors    []schema.FieldError
+	}{
+		{"root fields the schema does not list", "apiVersion: acme.io/v1\nkind: Gadget\nmetadata: {name: g, namespace: ns, labels: {a: b}, annotations: {c: d}}\nspec: {mode: a}\n", schema.Valid, nil},
+		{"null where an enum is", "apiVersion: acme.io/v1\nkind: Gadget\nmetadata: {name: g}\nspec: {mode: null}\n", schema.Valid, nil},
+		{"enum still checked", "apiVersion: acme.io/v1\nkind: Gadget\nmetadata: {name: g}\nspec: {mode: c}\n", schema.Invalid, []schema.FieldError{{Path: "/spec/mode", Message: "value must be one of 'a', 'b'"}}},
+		{"unknown metadata field", "apiVersion: acme.io/v1\nkind: Gadget\nmetadata: {name: g, labelz: {a: b}}\n", schema.Invalid, []schema.FieldError{{Path: "/metadata", Message: "additional properties 'labelz' not allowed", Unknown: []string{"labelz"}}}},
+		{"label values are strings", "apiVersion: acme.io/v1\nkind: Gadget\nmetadata: {name: g, labels: {a: {b: c}}}\n", schema.Invalid, []schema.FieldError{{Path: "/metadata/labels/a", Message: "got object, want null or string"}}},
+		{"embedded resources", "apiVersion: acme.io/v1\nkind: Gadget\nmetadata: {name: g}\nspec:\n  template: {apiVersion: v1, kind: Pod, metadata: {name: p}, spec: {anything: 1}}\n  target: {apiVersion: v1, kind: Thing, metadata: {name: t}, spec: {x: 1}}\n", schema.Valid, nil},
+		{"embedded resource still strict", "apiVersion: acme.io/v1\nkind: Gadget\nmetadata: {name: g}\nspec:\n  target: {apiVersion: v1, kind: Thing, spec: {x: 1, z: 2}}\n", schema.Invalid, []schema.FieldError{{Path: "/spec/target/spec", Message: "additional properties 'z' not allowed", Unknown: []string{"z"}}}},
+		{"status preserved", "apiVersion: acme.io/v1\nkind: Gadget\nmetadata: {name: g}\nstatus: {whatever: [1, 2]}\n", schema.Valid, nil},
+		{"unknown root field", "apiVersion: acme.io/v1\nkind: Gadget\nmetadata: {name: g}\nspek: {}\n", schema.Invalid, []schema.FieldError{{Path: "", Message: "additional properties 'spek' not allowed", Unknown: []string{"spek"}}}},
+		{"the CRD's constraint on metadata.name", "apiVersion: acme.io/v1\nkind: Short\nmetadata: {name: too-long-a-name, labels: {a: b}}\n", schema.Invalid, []schema.FieldError{{Path: "/metadata/name", Message: "must be at most 5 characters long"}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := validate(t, v, "v1.34.0", tt.doc)
+			if r.Status != tt.status {
+				t.Fatalf("status = %s (%v %v), want %s", r.Status, r.Err, r.Errors, tt.status)
+			}
+			if diff := cmp.Diff(tt.errors, r.Errors); diff != "" {
+				t.Errorf("errors (-want +got):\n%s", diff)
+			}
+		})
+	}
+	if _, ok := crd["properties"].(map[string]any)["metadata"]; ok {
+		t.Error("ConvertCRD modified the CRD's schema")
+	}
 }

@@ -115,7 +115,7 @@ func (v *Validator) Close() error {
 func (v *Validator) AddCRD(group, version, kind string, openAPIV3Schema map[string]any) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	v.crds[group+"/"+version+"/"+kind] = Convert(openAPIV3Schema)
+	v.crds[group+"/"+version+"/"+kind] = ConvertCRD(openAPIV3Schema)
 	clear(v.results)
 }
 
