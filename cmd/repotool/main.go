@@ -4,6 +4,7 @@ package main
 
 import (
 	"context"
+	"log"
 	"os"
 	"os/signal"
 	"syscall"
@@ -12,6 +13,11 @@ import (
 )
 
 func main() {
+	// The library never prints; Helm's packages still write a few warnings
+	// through Go's global logger (a dependency condition that is not a
+	// boolean, say). Say whose they are, without a timestamp.
+	log.SetFlags(0)
+	log.SetPrefix("repotool: helm: ")
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	go func() {
 		// After the first signal, the next one ends the process at once.

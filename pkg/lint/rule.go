@@ -40,6 +40,7 @@ var registry = []*Rule{
 	ruleSchema,
 	ruleShortnameCollision,
 	ruleStrayAPIVersion,
+	ruleValuesTypeMismatch,
 }
 
 // Rules returns every rule, sorted by ID.

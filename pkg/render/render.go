@@ -163,6 +163,9 @@ type Result struct {
 	// Err is why the target did not render (RenderAll only). Its message
 	// never contains a decrypted value.
 	Err error
+	// Conflicts are values whose kind (table or single value) differs from
+	// the chart's default at the same key, sorted by key.
+	Conflicts []ValueConflict
 
 	red *redactor
 	// safe renders the target's objects with placeholders for its secret
@@ -244,6 +247,8 @@ func (r *Renderer) renderNow(ctx context.Context, t *layout.Target) *Result {
 		return res
 	}
 	res.red = red
+	res.Conflicts = valueConflicts(entry.chart, vals, false)
+	r.locateConflicts(t, res.Conflicts)
 	secret := r.decrypts(t)
 	res.Manifest, res.Objects, err = r.renderValues(ctx, t, entry, vals)
 	if err == nil && secret {
@@ -469,6 +474,7 @@ func (r *Renderer) template(ctx context.Context, t *layout.Target, entry *chartE
 	install.KubeVersion = kv
 	install.APIVersions = chartutil.VersionSet(append(append([]string{}, t.APIVersions...), r.opts.APIVersions...))
 	c := copyChart(entry.chart)
+	valueConflicts(c, vals, true) // reported by renderNow; Helm would print them
 	if req := c.Metadata.Dependencies; req != nil {
 		if err := action.CheckDependencies(c, req); err != nil {
 			return nil, err

@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"io/fs"
+	"log"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -16,8 +17,10 @@ import (
 
 	"filippo.io/age"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/repotool/repotool/internal/golden"
 	"github.com/repotool/repotool/internal/testtool"
+
 	"github.com/repotool/repotool/pkg/layout"
 	"github.com/repotool/repotool/pkg/render"
 )
@@ -485,5 +488,40 @@ func TestShortSecretProvenance(t *testing.T) {
 	}
 	if !res.FromSecrets("42") || res.FromSecrets("43") {
 		t.Error("short secret provenance wrong")
+	}
+}
+
+// TestValueConflicts: a values file that gives a table where the chart has
+// a single value (or the reverse) is reported with the file and line that
+// wins, the output is what helm renders, and nothing is printed through
+// Go's global logger (Helm's coalescing warns there).
+func TestValueConflicts(t *testing.T) {
+	var logged bytes.Buffer
+	log.SetOutput(&logged)
+	t.Cleanup(func() { log.SetOutput(os.Stderr) })
+	repo := mapRepo(t, map[string]string{
+		"namespaces/app/Chart.yaml":         "apiVersion: v2\nname: app\nversion: 1.0.0\n",
+		"namespaces/app/values.yaml":        "replicas: 1\nimage:\n  repository: nginx\n  tag: \"1.27\"\nresources:\n  limits: {cpu: 1}\nok: {a: 1}\n",
+		"namespaces/app/templates/cm.yaml":  "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: app\ndata:\n  replicas: {{ .Values.replicas | toJson | quote }}\n  image: {{ .Values.image | toJson | quote }}\n",
+		"namespaces/app/common-values.yaml": "replicas:\n  min: 2\n",
+		"clusters/c1/app/values-a.yaml":     "ok: {b: 2}\nimage: nginx:1.27\nresources:\n  limits: 2\n",
+	})
+	res, err := render.New(repo, render.DefaultOptions()).Render(context.Background(), &repo.Targets[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []render.ValueConflict{
+		{Key: "image", File: "clusters/c1/app/values-a.yaml", Line: 2},
+		{Key: "replicas", File: "namespaces/app/common-values.yaml", Line: 1, Table: true},
+		{Key: "resources.limits", File: "clusters/c1/app/values-a.yaml", Line: 4},
+	}
+	if diff := cmp.Diff(want, res.Conflicts); diff != "" {
+		t.Errorf("conflicts (-want +got):\n%s", diff)
+	}
+	if !strings.Contains(string(res.Manifest), `replicas: "{\"min\":2}"`) || !strings.Contains(string(res.Manifest), `image: "\"nginx:1.27\""`) {
+		t.Errorf("the values file's values did not win, as they do in helm:\n%s", res.Manifest)
+	}
+	if logged.Len() > 0 {
+		t.Errorf("printed through the global logger:\n%s", logged.String())
 	}
 }
