@@ -101,6 +101,10 @@ type Summary struct {
 	Targets    int `json:"targets"`
 	// Rendered is how many targets rendered (the others have a render finding).
 	Rendered int `json:"rendered"`
+	// Placeholders are the rendered targets checked with placeholders for
+	// the values of a secret file that could not be decrypted (reported by
+	// the render or plaintext-secret rule), in target order.
+	Placeholders []string `json:"placeholders,omitempty"`
 }
 
 // Result is the outcome of a lint run.

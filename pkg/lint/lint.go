@@ -29,7 +29,10 @@ func DefaultOptions() Options { return Options{Render: render.DefaultOptions()} 
 func Lint(ctx context.Context, repo *layout.Repo, opts Options, extra ...render.Option) (*Result, error) {
 	// Unencrypted secret files are plaintext-secret's to report; the rest
 	// of such a target is still checked.
-	extra = append([]render.Option{render.AllowLayoutErrors(layout.CodeSecretNotEncrypted)}, extra...)
+	// A secret file that cannot be decrypted is reported, and its target
+	// checked with placeholders for that file's values: one defect must not
+	// hide the others.
+	extra = append([]render.Option{render.AllowLayoutErrors(layout.CodeSecretNotEncrypted), render.PlaceholdersOnDecryptFailure()}, extra...)
 	results := render.New(repo, opts.Render, extra...).RenderAll(ctx, repo.Targets)
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -67,6 +70,9 @@ func Check(repo *layout.Repo, results []*render.Result, opts Options) *Result {
 	for _, r := range results {
 		if r.Err == nil {
 			res.Summary.Rendered++
+			if len(r.Placeholders) > 0 {
+				res.Summary.Placeholders = append(res.Summary.Placeholders, r.Target.Name())
+			}
 		}
 	}
 	res.finish()

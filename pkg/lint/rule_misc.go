@@ -44,7 +44,7 @@ var ruleRender = &Rule{
 	Summary:     "A target does not render: a template error, a missing dependency, a values or secret file that cannot be read or decrypted.",
 	Remediation: "Fix the chart, dependency or values file the finding names; `repotool render --cluster C --namespace N` reproduces it.",
 	Severity:    SeverityError,
-	Description: "Every target is rendered in process as Argo CD's plugin would render it; a target that fails is reported with the file (and line, for template errors) to fix. Nothing else can be checked for that target, so the other rules skip it. Messages never contain decrypted values: for a target with secret values they come from a rendering with placeholders, or withhold Helm's message when only the real values fail.",
+	Description: "Every target is rendered in process as Argo CD's plugin would render it; a target that fails is reported with the file (and line, for template errors) to fix. Nothing else can be checked for that target, so the other rules skip it, except when the only problem is a secret values file that cannot be decrypted: the target is then rendered with typed placeholders for that file's values (as `--no-decrypt` does), the other rules check it, and the summary lists it. Messages never contain decrypted values: for a target with secret values they come from a rendering with placeholders, or withhold Helm's message when only the real values fail.",
 	Bad: Example{File: "namespaces/shop/templates/deployment.yaml", Content: `image: {{ required "image.tag is required" .Values.image.tag }}   # no cluster sets image.tag
 `},
 	Good: Example{File: "clusters/prod/shop/prod-values-shop.yaml", Content: `image:
@@ -52,6 +52,13 @@ var ruleRender = &Rule{
 `},
 	check: func(in *Input, report func(Finding)) {
 		for _, res := range in.Results {
+			for _, err := range res.Placeholders {
+				var de *render.DecryptError
+				if errors.As(err, &de) && !layoutNotEncrypted(in, de.File) {
+					report(Finding{File: de.File, Targets: []string{res.Target.Name()},
+						Message: err.Error() + "; the other rules checked the target with placeholders for this file's values"})
+				}
+			}
 			var le *layout.Errors
 			if res.Err == nil || errors.As(res.Err, &le) {
 				continue // layout errors are the layout rule's
@@ -99,4 +106,15 @@ func renderErrorLocation(res *render.Result) (string, int) {
 		return te.File, te.Line
 	}
 	return res.Target.ChartDir + "/Chart.yaml", 0
+}
+
+// layoutNotEncrypted reports whether the layout found file to be a secret
+// file in plain text, which plaintext-secret reports.
+func layoutNotEncrypted(in *Input, file string) bool {
+	for _, d := range in.Repo.Diagnostics {
+		if d.Code == layout.CodeSecretNotEncrypted && d.File == file {
+			return true
+		}
+	}
+	return false
 }

@@ -68,6 +68,9 @@ func summaryLine(res *lint.Result) string {
 		return line
 	}
 	line := fmt.Sprintf("%d errors, %d warnings, %d infos in %d targets (%d rendered)", s.Errors, s.Warnings, s.Infos, s.Targets, s.Rendered)
+	if len(s.Placeholders) > 0 {
+		line += fmt.Sprintf("; checked with placeholders for secrets that could not be decrypted: %s", strings.Join(s.Placeholders, ", "))
+	}
 	if s.Suppressed > 0 {
 		line += fmt.Sprintf(", %d suppressed", s.Suppressed)
 	}

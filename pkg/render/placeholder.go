@@ -76,3 +76,53 @@ func placeholders(n *yaml.Node) {
 		placeholders(c)
 	}
 }
+
+// placeholdersFor returns a secret values file with every value replaced
+// by a typed placeholder: through PlaceholderDecrypter when the file is
+// SOPS-encrypted, and by each value's YAML type when it is not (a plain
+// file named as secret: its values are not used, whatever they are).
+func placeholdersFor(file string, data []byte) ([]byte, error) {
+	if sopsfile.IsEncrypted(data) {
+		return PlaceholderDecrypter{}.Decrypt(context.Background(), file, data)
+	}
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return nil, err
+	}
+	var walk func(n *yaml.Node)
+	walk = func(n *yaml.Node) {
+		switch n.Kind {
+		case yaml.ScalarNode:
+			n.Style = 0
+			switch n.Tag {
+			case "!!int":
+				n.Value = "0"
+			case "!!float":
+				n.Value = "0.0"
+			case "!!bool":
+				n.Value = "false"
+			case "!!null":
+			default:
+				n.Tag, n.Value = "!!str", PlaceholderValue
+			}
+		case yaml.MappingNode:
+			for i := 1; i < len(n.Content); i += 2 {
+				walk(n.Content[i])
+			}
+		default:
+			for _, c := range n.Content {
+				walk(c)
+			}
+		}
+	}
+	walk(&doc)
+	var out bytes.Buffer
+	enc := yaml.NewEncoder(&out)
+	if err := enc.Encode(&doc); err != nil {
+		return nil, err
+	}
+	if err := enc.Close(); err != nil {
+		return nil, err
+	}
+	return out.Bytes(), nil
+}

@@ -113,6 +113,16 @@ func AllowLayoutErrors(codes ...layout.Code) Option {
 	return func(r *Renderer) { r.allowed = append(r.allowed, codes...) }
 }
 
+// PlaceholdersOnDecryptFailure renders a target whose secret values file
+// cannot be decrypted (no key for it, tampered, or not encrypted at all)
+// with that file's values replaced by typed placeholders, as --no-decrypt
+// does, instead of failing it; Result.Placeholders holds the decryption
+// errors. The linter uses it so that one defect does not hide the others.
+// Never for output that is deployed.
+func PlaceholdersOnDecryptFailure() Option {
+	return func(r *Renderer) { r.placeholdersOnFailure = true }
+}
+
 // Renderer renders a repository's targets. It loads and parses each chart
 // once, however many targets use it, and is safe for concurrent use.
 type Renderer struct {
@@ -126,6 +136,8 @@ type Renderer struct {
 	graph     depGraph
 	indexes   onceMap[*repo.IndexFile]
 	allowed   []layout.Code
+	// placeholdersOnFailure: see PlaceholdersOnDecryptFailure.
+	placeholdersOnFailure bool
 
 	sumsOnce sync.Once
 	sumsMap  map[string]string
@@ -166,6 +178,10 @@ type Result struct {
 	// Conflicts are values whose kind (table or single value) differs from
 	// the chart's default at the same key, sorted by key.
 	Conflicts []ValueConflict
+	// Placeholders are the decryption errors of the secret values files
+	// that were replaced by placeholders (PlaceholdersOnDecryptFailure):
+	// the rendering is not what would be deployed.
+	Placeholders []error
 
 	red *redactor
 	// safe renders the target's objects with placeholders for its secret
@@ -241,12 +257,12 @@ func (r *Renderer) renderNow(ctx context.Context, t *layout.Target) *Result {
 		res.Err = fmt.Errorf("render %s: %w", t.Name(), err)
 		return res
 	}
-	vals, red, err := r.values(ctx, t, r.decrypter)
+	vals, red, fallbacks, err := r.valuesFallback(ctx, t, r.decrypter)
 	if err != nil {
 		res.Err = fmt.Errorf("render %s: %w", t.Name(), err)
 		return res
 	}
-	res.red = red
+	res.red, res.Placeholders = red, fallbacks
 	res.Conflicts = valueConflicts(entry.chart, vals, false)
 	r.locateConflicts(t, res.Conflicts)
 	secret := r.decrypts(t)

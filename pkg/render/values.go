@@ -2,6 +2,7 @@ package render
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io/fs"
 
@@ -16,32 +17,50 @@ import (
 // merged key by key). It also returns a redactor that knows every decrypted
 // value.
 func (r *Renderer) values(ctx context.Context, t *layout.Target, dec Decrypter) (map[string]any, *redactor, error) {
+	vals, red, _, err := r.valuesFallback(ctx, t, dec)
+	return vals, red, err
+}
+
+// valuesFallback is values, also returning the decryption failures that
+// were replaced by placeholders (Renderer.placeholdersOnFailure).
+func (r *Renderer) valuesFallback(ctx context.Context, t *layout.Target, dec Decrypter) (map[string]any, *redactor, []error, error) {
 	red := newRedactor()
+	var fallbacks []error
 	base := map[string]any{}
 	for _, vf := range t.Values {
 		if err := ctx.Err(); err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		real, err := fsutil.Resolve(r.fsys, vf.Path)
 		if err != nil {
-			return nil, nil, &ValuesError{File: vf.Path, Err: err}
+			return nil, nil, nil, &ValuesError{File: vf.Path, Err: err}
 		}
 		data, err := readLimited(r.fsys, real, r.opts.MaxValuesSize)
 		if err != nil {
-			return nil, nil, &ValuesError{File: vf.Path, Err: err}
+			return nil, nil, nil, &ValuesError{File: vf.Path, Err: err}
 		}
 		if vf.Secret {
-			if data, err = dec.Decrypt(ctx, vf.Path, data); err != nil {
-				return nil, nil, err
+			plain, err := dec.Decrypt(ctx, vf.Path, data)
+			var de *DecryptError
+			switch {
+			case err == nil:
+			case r.placeholdersOnFailure && errors.As(err, &de):
+				if plain, err = placeholdersFor(vf.Path, data); err != nil {
+					return nil, nil, nil, de
+				}
+				fallbacks = append(fallbacks, de)
+			default:
+				return nil, nil, nil, err
 			}
+			data = plain
 		}
 		current := map[string]any{}
 		if err := yaml.Unmarshal(data, &current); err != nil {
 			if vf.Secret {
 				// The parser may quote content; say only where.
-				return nil, nil, &ValuesError{File: vf.Path, Err: fmt.Errorf("the decrypted content is not a YAML mapping")}
+				return nil, nil, nil, &ValuesError{File: vf.Path, Err: fmt.Errorf("the decrypted content is not a YAML mapping")}
 			}
-			return nil, nil, &ValuesError{File: vf.Path, Err: err}
+			return nil, nil, nil, &ValuesError{File: vf.Path, Err: err}
 		}
 		if vf.Secret {
 			red.add(current)
@@ -49,7 +68,7 @@ func (r *Renderer) values(ctx context.Context, t *layout.Target, dec Decrypter) 
 		base = mergeMaps(base, current)
 	}
 	red.seal()
-	return base, red, nil
+	return base, red, fallbacks, nil
 }
 
 // mergeMaps is helm's values merge (pkg/cli/values): b over a, maps merged
