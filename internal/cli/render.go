@@ -94,34 +94,40 @@ func addLimitFlags(fl *pflag.FlagSet, o *render.Options) {
 	fl.Int64Var(&o.MaxOutputSize, "max-output-size", o.MaxOutputSize, "size limit of one target's rendered manifest, in bytes (0: none)")
 }
 
-// selectTargets applies --cluster/--namespace/--all. It also returns the
-// layout errors, outside any target, of what was selected (a cluster folder
-// replaced by a file, for --all): they fail the run like a failed target.
-func selectTargets(repo *layout.Repo, f *renderFlags) ([]layout.Target, error, error) {
+// selection is what --cluster/--namespace/--all select: the targets, and
+// the layout's errors outside any target in what was selected (a cluster
+// folder replaced by a file, for --all), which fail the run too.
+type selection struct {
+	targets []layout.Target
+	outside error
+}
+
+// selectTargets applies --cluster/--namespace/--all.
+func selectTargets(repo *layout.Repo, f *renderFlags) (selection, error) {
 	switch {
 	case f.all && (f.cluster != "" || f.namespace != ""):
-		return nil, nil, errors.New("--all renders every target: do not combine it with --cluster or --namespace")
+		return selection{}, errors.New("--all renders every target: do not combine it with --cluster or --namespace")
 	case f.all:
-		return repo.Targets, repo.ErrorsOutside(""), nil
+		return selection{repo.Targets, repo.ErrorsOutside("")}, nil
 	case f.cluster == "":
-		return nil, nil, errors.New("say what to render: --cluster C [--namespace N], or --all")
+		return selection{}, errors.New("say what to render: --cluster C [--namespace N], or --all")
 	case f.namespace != "":
 		t, ok := repo.Target(f.cluster, f.namespace)
 		if !ok {
-			return nil, nil, notFound(repo, fmt.Sprintf("no target %s/%s: run `repotool layout` to list the targets", f.cluster, f.namespace))
+			return selection{}, notFound(repo, fmt.Sprintf("no target %s/%s: run `repotool layout` to list the targets", f.cluster, f.namespace))
 		}
-		return []layout.Target{*t}, nil, nil
+		return selection{targets: []layout.Target{*t}}, nil
 	}
 	cl, ok := repo.Cluster(f.cluster)
 	if !ok {
-		return nil, nil, notFound(repo, fmt.Sprintf("no cluster %q: run `repotool layout` to list the clusters", f.cluster))
+		return selection{}, notFound(repo, fmt.Sprintf("no cluster %q: run `repotool layout` to list the clusters", f.cluster))
 	}
 	var out []layout.Target
 	for _, ns := range cl.Namespaces {
 		t, _ := repo.Target(cl.Name, ns)
 		out = append(out, *t)
 	}
-	return out, repo.ErrorsOutside(cl.Dir), nil
+	return selection{out, repo.ErrorsOutside(cl.Dir)}, nil
 }
 
 // notFound is the error for a target or cluster that is not in the
@@ -138,7 +144,7 @@ func runRender(cmd *cobra.Command, env Env, f *renderFlags, args []string) error
 	if err != nil {
 		return err
 	}
-	targets, outside, err := selectTargets(repo, f)
+	sel, err := selectTargets(repo, f)
 	if err != nil {
 		return usageErr(err)
 	}
@@ -147,21 +153,18 @@ func runRender(cmd *cobra.Command, env Env, f *renderFlags, args []string) error
 	}
 	f.opts.CacheDir = cacheDir(env, f.opts.CacheDir)
 	f.opts.Redacted = f.outDir != "" || f.redact
-	results := render.New(repo, f.opts, decrypter(f.noDecrypt)...).RenderAll(cmd.Context(), targets)
+	results := render.New(repo, f.opts, decrypter(f.noDecrypt)...).RenderAll(cmd.Context(), sel.targets)
 	if err := cmd.Context().Err(); err != nil {
 		return err // interrupted: Run says so, once; nothing was written
 	}
 	switch {
 	case f.tier != "":
-		return writeTier(cmd, argocd.NewTiers(repo), results, f.tier, outside)
+		return writeTier(cmd, argocd.NewTiers(repo), results, f.tier, sel.outside)
 	case f.outDir != "":
-		return writeOutDir(cmd, f.outDir, results, outside)
+		return writeOutDir(cmd, f.outDir, results, sel.outside)
 	}
 	var out bytes.Buffer
 	var failed []error
-	if outside != nil {
-		failed = append(failed, outside)
-	}
 	for _, res := range results {
 		if res.Err != nil {
 			failed = append(failed, res.Err)
@@ -175,8 +178,8 @@ func runRender(cmd *cobra.Command, env Env, f *renderFlags, args []string) error
 		}
 		out.Write(data)
 	}
-	if len(failed) > 0 {
-		return reportFailures(cmd.ErrOrStderr(), failed, len(results), "nothing was written to standard output")
+	if len(failed) > 0 || sel.outside != nil {
+		return reportFailures(cmd.ErrOrStderr(), sel.outside, failed, len(results), "nothing was written to standard output")
 	}
 	_, err = cmd.OutOrStdout().Write(out.Bytes())
 	return err
@@ -188,9 +191,6 @@ func runRender(cmd *cobra.Command, env Env, f *renderFlags, args []string) error
 // renderings with stale ones.
 func writeOutDir(cmd *cobra.Command, dir string, results []*render.Result, outside error) error {
 	var failed []error
-	if outside != nil {
-		failed = append(failed, outside)
-	}
 	written := 0
 	w := cmd.ErrOrStderr()
 	for _, res := range results {
@@ -214,17 +214,24 @@ func writeOutDir(cmd *cobra.Command, dir string, results []*render.Result, outsi
 		written++
 	}
 	fmt.Fprintf(w, "rendered %d of %d targets into %s (secret values redacted)\n", written, len(results), dir)
-	if len(failed) > 0 {
-		return reportFailures(w, failed, len(results), "their files were removed")
+	if len(failed) > 0 || outside != nil {
+		return reportFailures(w, outside, failed, len(results), "their files were removed")
 	}
 	return nil
 }
 
-func reportFailures(w io.Writer, failed []error, total int, note string) error {
-	n := len(failed)
-	fmt.Fprintf(w, "%d of %d targets failed to render (%s):\n", n, total, note)
-	for _, err := range failed {
-		fmt.Fprintf(w, "  %s\n", strings.ReplaceAll(err.Error(), "\n", "\n  "))
+// reportFailures lists the layout's errors outside any target (when not
+// nil) and the targets that failed, and returns the findings exit.
+func reportFailures(w io.Writer, outside error, failed []error, total int, note string) error {
+	indent := func(err error) string { return strings.ReplaceAll(err.Error(), "\n", "\n  ") }
+	if outside != nil {
+		fmt.Fprintf(w, "  %s\n", indent(outside))
+	}
+	if len(failed) > 0 {
+		fmt.Fprintf(w, "%d of %d targets failed to render (%s):\n", len(failed), total, note)
+		for _, err := range failed {
+			fmt.Fprintf(w, "  %s\n", indent(err))
+		}
 	}
 	return findings()
 }
@@ -281,9 +288,6 @@ func runRenderArgoCD(cmd *cobra.Command, env Env, f *renderFlags, args []string)
 func writeTier(cmd *cobra.Command, tiers *argocd.Tiers, results []*render.Result, tier string, outside error) error {
 	var out bytes.Buffer
 	var failed []error
-	if outside != nil {
-		failed = append(failed, outside)
-	}
 	for _, res := range results {
 		if res.Err == nil {
 			data, err := tiers.Split(res, tier)
@@ -296,8 +300,8 @@ func writeTier(cmd *cobra.Command, tiers *argocd.Tiers, results []*render.Result
 		}
 		failed = append(failed, res.Err)
 	}
-	if len(failed) > 0 {
-		return reportFailures(cmd.ErrOrStderr(), failed, len(results), "nothing was written to standard output")
+	if len(failed) > 0 || outside != nil {
+		return reportFailures(cmd.ErrOrStderr(), outside, failed, len(results), "nothing was written to standard output")
 	}
 	_, err := cmd.OutOrStdout().Write(out.Bytes())
 	return err
