@@ -225,7 +225,7 @@ func writeOutDir(cmd *cobra.Command, dir string, results []*render.Result, outsi
 func reportFailures(w io.Writer, outside error, failed []error, total int, note string) error {
 	indent := func(err error) string { return strings.ReplaceAll(err.Error(), "\n", "\n  ") }
 	if outside != nil {
-		fmt.Fprintf(w, "  %s\n", indent(outside))
+		fmt.Fprintf(w, "%s\n", outside)
 	}
 	if len(failed) > 0 {
 		fmt.Fprintf(w, "%d of %d targets failed to render (%s):\n", len(failed), total, note)
