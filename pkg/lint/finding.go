@@ -1,6 +1,9 @@
 package lint
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
+	"regexp"
 	"cmp"
 	"fmt"
 	"slices"
@@ -60,6 +63,28 @@ type Finding struct {
 	// Targets are the cluster/namespace targets whose rendering has the
 	// problem, sorted; empty for findings about repository files alone.
 	Targets []string `json:"targets,omitempty"`
+	// Key tells findings of one rule about one file and object apart when
+	// the message cannot (it names things that change while the problem
+	// stays, such as the clusters and their versions); "" when the message
+	// does. See Fingerprint.
+	Key string `json:"-"`
+}
+
+// versionRE matches Kubernetes versions in messages ("v1.34.1", "1.22").
+var versionRE = regexp.MustCompile(`\bv?\d+\.\d+(?:\.\d+)?\b`)
+
+// Fingerprint identifies a finding across runs: the rule, severity, file,
+// object and template, and the Key, or else the message with Kubernetes
+// versions taken out. It leaves out the line (an alert survives edits above it),
+// the targets and the versions (raising a cluster's kubeVersion re-keys
+// nothing).
+func (f Finding) Fingerprint() string {
+	key := f.Key
+	if key == "" {
+		key = versionRE.ReplaceAllString(f.Message, "#")
+	}
+	sum := sha256.Sum256([]byte(strings.Join([]string{f.Rule, string(f.Severity), f.File, f.Object, f.Template, key}, "\x00")))
+	return hex.EncodeToString(sum[:16])
 }
 
 // Location is "file:line:column" with the parts that are known.

@@ -94,7 +94,7 @@ func checkAPIVersions(in *Input, report func(Finding)) {
 			if msg == "" {
 				continue
 			}
-			f := Finding{Severity: sev, Object: o.ID(), Targets: []string{t.Name()}, Message: msg, File: templateRef(o)}
+			f := Finding{Severity: sev, Object: o.ID(), Targets: []string{t.Name()}, Message: msg, File: templateRef(o), Key: o.APIVersion + "/" + o.Kind}
 			if n := in.objectNode(o); n != nil {
 				f.Line = n.Line
 			} else {
@@ -147,7 +147,7 @@ func checkRawAPIVersions(in *Input, table map[string]layout.Deprecation, report 
 				deprecated = append(deprecated, c.name+" ("+c.kv.Original()+")")
 			}
 		}
-		f := Finding{Object: o.ID(), File: o.File, Line: o.Line}
+		f := Finding{Object: o.ID(), File: o.File, Line: o.Line, Key: o.APIVersion + "/" + o.Kind}
 		switch {
 		case d.Removed:
 			f.Severity = SeverityError

@@ -1,8 +1,10 @@
 package output
 
 import (
+	"cmp"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/repotool/repotool/pkg/lint"
@@ -24,7 +26,7 @@ func (lintGitHub) Write(w io.Writer, res *lint.Result, opts LintOptions) error {
 	ew := &errWriter{w: w}
 	count := map[string]int{}
 	var overflow []lint.Finding
-	for _, f := range res.Findings {
+	for _, f := range byImportance(res.Findings) {
 		level := githubLevel(f.Severity)
 		if count[level] >= GitHubAnnotationLimit {
 			overflow = append(overflow, f)
@@ -71,17 +73,53 @@ func githubLevel(s lint.Severity) string {
 	return "notice"
 }
 
-// writeStepSummary writes every finding as a Markdown table.
+// GitHubStepSummaryLimit is the size of a step's job summary above which
+// GitHub shows none of it.
+const GitHubStepSummaryLimit = 1 << 20
+
+// writeStepSummary writes the findings as a Markdown table, the most
+// important first, within GitHubStepSummaryLimit (with room to spare for
+// what other steps write), and says how many it left out.
 func writeStepSummary(w io.Writer, res *lint.Result) {
-	ew := &errWriter{w: w}
-	ew.printf("## repotool lint\n\n%s\n\n", summaryLine(res))
-	if len(res.Findings) == 0 {
-		return
+	var b strings.Builder
+	fmt.Fprintf(&b, "## repotool lint\n\n%s\n\n", summaryLine(res))
+	if len(res.Findings) > 0 {
+		b.WriteString("| severity | rule | location | message |\n|---|---|---|---|\n")
 	}
-	ew.printf("| severity | rule | location | message |\n|---|---|---|---|\n")
-	for _, f := range res.Findings {
-		ew.printf("| %s | `%s` | `%s` | %s |\n", f.Severity, f.Rule, f.Location(), markdownCell(sarifMessage(f)))
+	const budget = GitHubStepSummaryLimit - 64<<10
+	findings := byImportance(res.Findings)
+	for i, f := range findings {
+		row := fmt.Sprintf("| %s | `%s` | `%s` | %s |\n", f.Severity, f.Rule, f.Location(), markdownCell(sarifMessage(f)))
+		if b.Len()+len(row) > budget {
+			fmt.Fprintf(&b, "\n%d more findings are not shown: GitHub shows no job summary over 1 MiB. The step's log lists every finding.\n", len(findings)-i)
+			break
+		}
+		b.WriteString(row)
 	}
+	io.WriteString(w, b.String())
+}
+
+// annotationPriority orders rules for GitHub's annotation budget, SARIF's
+// result limit and the job summary: security first, then what stops the
+// rest from being checked, then the rest.
+var annotationPriority = []string{"plaintext-secret", "render", "layout", "schema", "stray-api-version", "shortname-collision", "values-type-mismatch", "invalid-suppression"}
+
+// byImportance returns findings in the order they are worth showing when
+// not all can be: errors before warnings before infos, then by rule
+// priority, then as given (file order).
+func byImportance(findings []lint.Finding) []lint.Finding {
+	rank := func(f lint.Finding) int {
+		if i := slices.Index(annotationPriority, f.Rule); i >= 0 {
+			return i
+		}
+		return len(annotationPriority)
+	}
+	sev := map[lint.Severity]int{lint.SeverityError: 0, lint.SeverityWarning: 1, lint.SeverityInfo: 2}
+	out := slices.Clone(findings)
+	slices.SortStableFunc(out, func(a, b lint.Finding) int {
+		return cmp.Or(cmp.Compare(sev[a.Severity], sev[b.Severity]), cmp.Compare(rank(a), rank(b)))
+	})
+	return out
 }
 
 func markdownCell(s string) string {

@@ -1,9 +1,8 @@
 package output
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"io"
 	"strings"
 	"unicode"
@@ -31,10 +30,29 @@ type sarifLog struct {
 }
 
 type sarifRun struct {
-	Tool       sarifTool     `json:"tool"`
-	Results    []sarifResult `json:"results"`
-	ColumnKind string        `json:"columnKind"`
+	Tool        sarifTool         `json:"tool"`
+	Invocations []sarifInvocation `json:"invocations,omitempty"`
+	Results     []sarifResult     `json:"results"`
+	ColumnKind  string            `json:"columnKind"`
 }
+
+type sarifInvocation struct {
+	ExecutionSuccessful        bool                `json:"executionSuccessful"`
+	ToolExecutionNotifications []sarifNotification `json:"toolExecutionNotifications,omitempty"`
+}
+
+type sarifNotification struct {
+	Level   string    `json:"level"`
+	Message sarifText `json:"message"`
+}
+
+// GitHub code scanning's limits on one SARIF run: results beyond them are
+// dropped, or the upload refused. repotool keeps within them, in the order
+// of importance the annotations use, and says what it left out.
+const (
+	SARIFMaxResults = 25_000
+	SARIFMaxBytes   = 10 << 20
+)
 
 type sarifTool struct {
 	Driver sarifDriver `json:"driver"`
@@ -127,13 +145,14 @@ func (lintSARIF) Write(w io.Writer, res *lint.Result, opts LintOptions) error {
 		driver.Rules = append(driver.Rules, sr)
 	}
 	results := []sarifResult{}
-	for _, f := range res.Findings {
+	size, dropped := 0, 0
+	for _, f := range byImportance(res.Findings) {
 		r := sarifResult{
 			RuleID:              f.Rule,
 			RuleIndex:           index[f.Rule],
 			Level:               sarifLevel(f.Severity),
 			Message:             sarifText{Text: sarifMessage(f)},
-			PartialFingerprints: map[string]string{"repotool/v1": fingerprint(f)},
+			PartialFingerprints: map[string]string{"repotool/v2": f.Fingerprint()},
 		}
 		if f.File != "" {
 			// GitHub requires a start line; a finding about a whole file
@@ -147,9 +166,28 @@ func (lintSARIF) Write(w io.Writer, res *lint.Result, opts LintOptions) error {
 		if len(f.Targets) > 0 {
 			r.Properties = map[string]any{"targets": f.Targets}
 		}
+		// Its size as written: indented three levels deep, and a comma.
+		b, err := json.MarshalIndent(r, "      ", "  ")
+		if err != nil {
+			return err
+		}
+		// The rules take well under 1 MB; the rest is for results.
+		if len(results) >= SARIFMaxResults || size+len(b) > SARIFMaxBytes-(1<<20) {
+			dropped++
+			continue
+		}
+		size += len(b) + 8
 		results = append(results, r)
 	}
-	log := sarifLog{Schema: SARIFSchema, Version: "2.1.0", Runs: []sarifRun{{Tool: sarifTool{Driver: driver}, Results: results, ColumnKind: "unicodeCodePoints"}}}
+	run := sarifRun{Tool: sarifTool{Driver: driver}, Results: results, ColumnKind: "unicodeCodePoints"}
+	if dropped > 0 {
+		run.Invocations = []sarifInvocation{{ExecutionSuccessful: true, ToolExecutionNotifications: []sarifNotification{{
+			Level: "warning",
+			Message: sarifText{Text: fmt.Sprintf("%d of %d findings were left out to keep within GitHub's limits (%d results, %d MB a run): the most important are kept; run repotool lint for all of them",
+				dropped, len(res.Findings), SARIFMaxResults, SARIFMaxBytes>>20)},
+		}}}}
+	}
+	log := sarifLog{Schema: SARIFSchema, Version: "2.1.0", Runs: []sarifRun{run}}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(log)
@@ -164,13 +202,6 @@ func sarifMessage(f lint.Finding) string {
 		m += " [targets: " + strings.Join(f.Targets, ", ") + "]"
 	}
 	return m
-}
-
-// fingerprint identifies a finding across runs without its line, so an
-// alert survives edits above it.
-func fingerprint(f lint.Finding) string {
-	sum := sha256.Sum256([]byte(strings.Join([]string{f.Rule, f.File, f.Object, f.Template, f.Message}, "\x00")))
-	return hex.EncodeToString(sum[:16])
 }
 
 // camel turns "plaintext-secret" into "PlaintextSecret".

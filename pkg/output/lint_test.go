@@ -181,3 +181,135 @@ func boolInt(b bool) int {
 	}
 	return 0
 }
+
+// TestGitHubAnnotationBudget: GitHub shows 10 error annotations a step; they
+// go to security findings first, then by rule priority, whatever the file
+// order. (Before, all ten went to stray-api-version and none of 25
+// plain-text Secrets was annotated.)
+func TestGitHubAnnotationBudget(t *testing.T) {
+	res := &lint.Result{}
+	for i := range 15 {
+		res.Findings = append(res.Findings, lint.Finding{Rule: "stray-api-version", Severity: lint.SeverityError,
+			File: fmt.Sprintf("a/%02d.yaml", i), Line: 1, Message: "extensions/v1beta1 Ingress was removed in Kubernetes 1.22"})
+	}
+	for i := range 3 {
+		res.Findings = append(res.Findings, lint.Finding{Rule: "plaintext-secret", Severity: lint.SeverityError,
+			File: fmt.Sprintf("z/%02d.yaml", i), Line: 2, Message: "Secret s: data key \"k\" is committed in plain text"})
+	}
+	res.Findings = append(res.Findings, lint.Finding{Rule: "plaintext-secret", Severity: lint.SeverityWarning, File: "z/w.yaml", Message: "a warning"})
+	res.Summary = lint.Summary{Errors: 18, Warnings: 1, Targets: 1, Rendered: 1}
+	f, _ := output.NewLintFormatter("github")
+	var out bytes.Buffer
+	if err := f.Write(&out, res, output.LintOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	golden.Check(t, filepath.Join("testdata", "lint.github-budget.golden"), out.Bytes())
+	annotated := out.String()[:strings.Index(out.String(), "::notice")]
+	if n := strings.Count(annotated, "::error file=z/"); n != 3 {
+		t.Errorf("%d of the 3 plaintext-secret findings annotated", n)
+	}
+}
+
+// TestStepSummaryLimit: GitHub shows no job summary over 1 MiB; 4,000
+// findings with long messages stay under it, the most important first, and
+// the summary says how many it left out.
+func TestStepSummaryLimit(t *testing.T) {
+	res := &lint.Result{}
+	long := strings.Repeat("a long message about a field ", 10)
+	for i := range 4000 {
+		res.Findings = append(res.Findings, lint.Finding{Rule: "schema", Severity: lint.SeverityError, File: fmt.Sprintf("f/%04d.yaml", i), Line: 1, Message: long})
+	}
+	res.Findings = append(res.Findings, lint.Finding{Rule: "plaintext-secret", Severity: lint.SeverityError, File: "z/secret.yaml", Line: 1, Message: "Secret s: committed in plain text"})
+	res.Summary = lint.Summary{Errors: 4001, Targets: 1, Rendered: 1}
+	f, _ := output.NewLintFormatter("github")
+	var out, summary bytes.Buffer
+	if err := f.Write(&out, res, output.LintOptions{StepSummary: &summary}); err != nil {
+		t.Fatal(err)
+	}
+	s := summary.String()
+	if summary.Len() >= output.GitHubStepSummaryLimit {
+		t.Errorf("summary is %d bytes, GitHub drops it from %d", summary.Len(), output.GitHubStepSummaryLimit)
+	}
+	shown := strings.Count(s, "| error | `schema`")
+	if !strings.Contains(s, fmt.Sprintf("\n%d more findings are not shown", 4000-shown)) || shown == 0 || shown == 4000 {
+		t.Errorf("%d schema rows shown; the summary does not say how many were left out:\n%s", shown, s[len(s)-300:])
+	}
+	if !strings.Contains(s[:2000], "`plaintext-secret`") {
+		t.Error("the security finding is not among the first rows")
+	}
+	golden.Check(t, filepath.Join("testdata", "lint.github-summary-capped.golden"), []byte(s[len(s)-400:]))
+}
+
+// TestSARIFLimits: GitHub keeps 25,000 results of a run and takes SARIF
+// files up to 10 MB; the SARIF keeps within both (here the size binds
+// first), the most important first, validates, and says how many it left
+// out.
+func TestSARIFLimits(t *testing.T) {
+	res := &lint.Result{}
+	for i := range output.SARIFMaxResults + 10 {
+		res.Findings = append(res.Findings, lint.Finding{Rule: "schema", Severity: lint.SeverityWarning, File: fmt.Sprintf("f/%05d.yaml", i), Line: 1, Message: "m"})
+	}
+	res.Findings = append(res.Findings, lint.Finding{Rule: "plaintext-secret", Severity: lint.SeverityError, File: "z/secret.yaml", Line: 1, Message: "Secret s: committed in plain text"})
+	f, _ := output.NewLintFormatter("sarif")
+	var out bytes.Buffer
+	if err := f.Write(&out, res, output.LintOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if out.Len() > output.SARIFMaxBytes {
+		t.Errorf("SARIF is %d bytes", out.Len())
+	}
+	var raw struct {
+		Runs []struct {
+			Invocations []struct {
+				Notifications []struct {
+					Message struct{ Text string } `json:"message"`
+				} `json:"toolExecutionNotifications"`
+			} `json:"invocations"`
+			Results []struct {
+				RuleID string `json:"ruleId"`
+			} `json:"results"`
+		} `json:"runs"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &raw); err != nil {
+		t.Fatal(err)
+	}
+	run := raw.Runs[0]
+	if len(run.Results) > output.SARIFMaxResults || len(run.Results) < 10_000 || run.Results[0].RuleID != "plaintext-secret" {
+		t.Errorf("%d results, first %s", len(run.Results), run.Results[0].RuleID)
+	}
+	left := fmt.Sprintf("%d of %d findings were left out", len(res.Findings)-len(run.Results), len(res.Findings))
+	if len(run.Invocations) != 1 || !strings.HasPrefix(run.Invocations[0].Notifications[0].Message.Text, left) {
+		t.Errorf("the SARIF does not say it is capped: %+v", run.Invocations)
+	}
+	result, err := gojsonschema.Validate(gojsonschema.NewStringLoader(sarifSchema(t)), gojsonschema.NewBytesLoader(out.Bytes()))
+	if err != nil || !result.Valid() {
+		t.Fatalf("capped SARIF does not validate: %v %v", err, result.Errors())
+	}
+}
+
+// TestFingerprintStable: a finding keeps its fingerprint when its line
+// moves, its targets change, or a cluster's Kubernetes version in its
+// message changes; it differs for another rule, file or object.
+func TestFingerprintStable(t *testing.T) {
+	base := lint.Finding{Rule: "stray-api-version", Severity: lint.SeverityWarning, File: "a.yaml", Line: 3, Object: "extensions/v1beta1/Ingress web",
+		Targets: []string{"old/app"}, Message: "extensions/v1beta1 Ingress is deprecated since Kubernetes 1.14, to be removed in 1.22 (cluster old runs v1.21.4)"}
+	same := base
+	same.Line, same.Targets = 9, []string{"old/app", "older/app"}
+	same.Message = "extensions/v1beta1 Ingress is deprecated since Kubernetes 1.14, to be removed in 1.22 (cluster old runs v1.21.9)"
+	if base.Fingerprint() != same.Fingerprint() {
+		t.Error("the fingerprint changed with the line, the targets or the cluster's version")
+	}
+	keyed := base
+	keyed.Key, keyed.Message = "extensions/v1beta1/Ingress", "anything about clusters a, b (v1.21.4)"
+	keyed2 := keyed
+	keyed2.Message = "anything about clusters a, b, c"
+	if keyed.Fingerprint() != keyed2.Fingerprint() {
+		t.Error("with a Key, the message does not count")
+	}
+	for _, other := range []lint.Finding{{Rule: "schema", File: base.File, Object: base.Object, Message: base.Message}, {Rule: base.Rule, File: "b.yaml", Object: base.Object, Message: base.Message}} {
+		other.Severity = base.Severity
+		if other.Fingerprint() == base.Fingerprint() {
+			t.Errorf("%+v has the same fingerprint", other)
+		}
+	}
+}
