@@ -1,11 +1,11 @@
 package lint
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
-	"regexp"
-	"cmp"
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 )
