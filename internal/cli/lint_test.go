@@ -2,11 +2,13 @@ package cli_test
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/repotool/repotool/internal/cli"
+	"github.com/repotool/repotool/internal/testtool"
 )
 
 const strayCase = "../../testdata/lint/stray-api-version/repo"
@@ -94,12 +96,23 @@ func TestLintNoDecrypt(t *testing.T) {
 
 func TestVersionCommand(t *testing.T) {
 	got, code := runCLI(t, "version")
-	if code != cli.ExitOK || got != "(devel)\n" {
+	if code != cli.ExitOK || !strings.HasPrefix(got, "repotool (devel)\ngo:          go1.") {
 		t.Errorf("version: exit %d, %q", code, got)
 	}
-	got, _ = runCLIEnv(t, cli.Env{Version: "v1.2.3"}, "version")
-	if got != "v1.2.3\n" {
-		t.Errorf("version = %q", got)
+	// A binary records its dependencies (a test binary does not).
+	out, err := exec.Command(testtool.Repotool(t), "version").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"\nhelm:        v3.", "\nsops:        v3.", "\nkubeconform: v", "\nkubernetes:  schemas for 1.29 to 1."} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("version does not say %q:\n%s", want, out)
+		}
+	}
+	flag, _ := runCLIEnv(t, cli.Env{Version: "v1.2.3"}, "--version")
+	cmd, _ := runCLIEnv(t, cli.Env{Version: "v1.2.3"}, "version")
+	if !strings.HasPrefix(cmd, "repotool v1.2.3\n") || flag != cmd {
+		t.Errorf("version = %q, --version = %q", cmd, flag)
 	}
 }
 

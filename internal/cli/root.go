@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"runtime/debug"
 
 	"github.com/spf13/cobra"
 
@@ -73,6 +74,9 @@ See https://github.com/repotool/repotool for documentation.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
+	bi, _ := debug.ReadBuildInfo()
+	root.Version = s.version()
+	root.SetVersionTemplate(versionText(s.version(), bi))
 	root.SetIn(s.In)
 	root.SetOut(s.Out)
 	root.SetErr(s.Err)
