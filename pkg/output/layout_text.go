@@ -20,7 +20,7 @@ func (layoutText) Write(w io.Writer, repo *layout.Repo) error {
 	for _, t := range repo.Targets {
 		ew.printf("\n%s (%s tier, Kubernetes %s, chart %s)\n", t.Name(), t.Tier, t.KubeVersion, t.ChartDir)
 		if n := len(t.Errors); n > 0 {
-			ew.printf("  FAILS: %d layout error(s) below; every command fails this target until they are fixed\n", n)
+			ew.printf("  FAILS: %s below; every command fails this target until they are fixed\n", count(n, "layout error"))
 		}
 		tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)
 		for i, v := range t.Values {
@@ -54,7 +54,7 @@ func (layoutText) Write(w io.Writer, repo *layout.Repo) error {
 			ew.printf("    fix: %s\n", d.Hint)
 		}
 	}
-	ew.printf("\n%d errors, %d warnings\n", errs, warns)
+	ew.printf("\n%s, %s\n", count(errs, "error"), count(warns, "warning"))
 	return ew.err
 }
 

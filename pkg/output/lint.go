@@ -61,13 +61,13 @@ func rulesOf(opts LintOptions) []lint.Rule {
 func summaryLine(res *lint.Result) string {
 	s := res.Summary
 	if len(res.Findings) == 0 {
-		line := fmt.Sprintf("no problems found in %d targets", s.Targets)
+		line := fmt.Sprintf("no problems found in %s", count(s.Targets, "target"))
 		if s.Suppressed > 0 {
 			line += fmt.Sprintf(" (%d suppressed)", s.Suppressed)
 		}
 		return line
 	}
-	line := fmt.Sprintf("%d errors, %d warnings, %d infos in %d targets (%d rendered)", s.Errors, s.Warnings, s.Infos, s.Targets, s.Rendered)
+	line := fmt.Sprintf("%s, %s, %s in %s (%d rendered)", count(s.Errors, "error"), count(s.Warnings, "warning"), count(s.Infos, "info"), count(s.Targets, "target"), s.Rendered)
 	if len(s.Placeholders) > 0 {
 		line += fmt.Sprintf("; checked with placeholders for secrets that could not be decrypted: %s", strings.Join(s.Placeholders, ", "))
 	}
@@ -75,4 +75,12 @@ func summaryLine(res *lint.Result) string {
 		line += fmt.Sprintf(", %d suppressed", s.Suppressed)
 	}
 	return line
+}
+
+// count is "1 error", "2 errors".
+func count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
