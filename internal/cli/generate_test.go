@@ -45,10 +45,22 @@ func TestGenerateFiles(t *testing.T) {
 		t.Error("root.yaml changed between identical runs")
 	}
 
+	if out, code := runCLI(t, "generate", repo, "--check"); code != cli.ExitOK || !strings.Contains(out, "25 files in "+filepath.Join(repo, "argocd")+" are up to date") {
+		t.Errorf("--check on fresh files: exit %d\n%s", code, out)
+	}
 	if err := os.RemoveAll(filepath.Join(repo, "clusters", "dev-cluster", "namespace-c")); err != nil {
 		t.Fatal(err)
 	}
-	out, code = runCLI(t, "generate", repo)
+	snap := snapshot(t, filepath.Join(repo, "argocd"))
+	out, code = runCLI(t, "generate", repo, "--check")
+	if code != cli.ExitFindings || !strings.Contains(out, "stale   "+filepath.Join(repo, "argocd", "dev-cluster", "appproject-namespaces.yaml")) ||
+		!strings.Contains(out, "extra   "+filepath.Join(repo, "argocd", "dev-cluster", "appproject-namespace-c.yaml")) || !strings.Contains(out, "1 to write, 21 unchanged, 3 to remove") {
+		t.Errorf("--check on stale files: exit %d\n%s", code, out)
+	}
+	if !maps.Equal(snap, snapshot(t, filepath.Join(repo, "argocd"))) {
+		t.Error("--check changed files")
+	}
+	out, code = runCLI(t, "generate", repo, "--list-files")
 	if code != cli.ExitOK {
 		t.Fatalf("exit %d\n%s", code, out)
 	}

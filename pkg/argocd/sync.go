@@ -21,6 +21,9 @@ type SyncOptions struct {
 	// AllClusters says the files cover every cluster of the repository, so
 	// the folders of clusters that are gone are cleaned up too.
 	AllClusters bool
+	// DryRun reports what Sync would write and remove, and changes
+	// nothing (generate --check).
+	DryRun bool
 }
 
 // SyncReport says what Sync changed. Paths are the files' paths on disk,
@@ -90,6 +93,13 @@ func Sync(dir string, files []File, opts SyncOptions) (*SyncReport, error) {
 	removals, err := staleFiles(dir, keep, opts)
 	if err != nil {
 		return nil, err
+	}
+	if opts.DryRun {
+		for _, w := range writes {
+			rep.Written = append(rep.Written, w.path)
+		}
+		rep.Removed = removals
+		return rep, nil
 	}
 	for _, w := range writes {
 		if err := fsutil.WriteFileAtomic(w.path, w.data); err != nil {
