@@ -127,6 +127,18 @@ type LintConfig struct {
 	// file or URL templates) for custom resources whose CRDs are installed
 	// some other way; URLs are downloaded once into the cache.
 	SchemaLocations []string `yaml:"schemaLocations" json:"schemaLocations,omitempty"`
+	// Rules configure rules by ID: lint.rules.<id>.severity.
+	Rules map[string]RuleConfig `yaml:"rules" json:"rules,omitempty"`
+}
+
+// RuleConfig configures one lint rule.
+type RuleConfig struct {
+	// Severity replaces the severity of every finding of the rule: error,
+	// warning or info; off turns the rule off. Empty: the rule's own.
+	Severity string `yaml:"severity" json:"severity,omitempty"`
+
+	// Line is where the entry is in repotool.yaml (set by ParseConfig).
+	Line int `yaml:"-" json:"-"`
 }
 
 // LintIgnore suppresses the findings of one rule that match every pattern
@@ -432,6 +444,16 @@ func validateConfig(file string, root *yaml.Node, cfg *Config) error {
 			if i < len(node.Content) {
 				cfg.Lint.Ignore[i].Line = node.Content[i].Line
 			}
+		}
+	}
+	for _, id := range slices.Sorted(maps.Keys(cfg.Lint.Rules)) {
+		rc := cfg.Lint.Rules[id]
+		rc.Line = yamlpos.Line(root, 1, "lint", "rules", id)
+		cfg.Lint.Rules[id] = rc
+		switch rc.Severity {
+		case "", "error", "warning", "info", "off":
+		default:
+			return bad(fmt.Sprintf("lint.rules.%s.severity: %q is not a severity; use error, warning, info or off", id, rc.Severity), "lint", "rules", id, "severity")
 		}
 	}
 	for i, ig := range cfg.Lint.Ignore {

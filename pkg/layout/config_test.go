@@ -24,6 +24,7 @@ func TestParseConfigErrors(t *testing.T) {
 		{"list where a mapping belongs", "clusters: [a, b]\n", 1, "expected a mapping (key: value) here, found a list"},
 		{"string where a list belongs", "layout:\n  commonValues: abc\n", 2, "expected a list of strings here, found a string"},
 		{"number where cluster settings belong", "clusters:\n  dev: 5\n", 2, "expected a mapping of settings here, found a number"},
+		{"rule severity that is not one", "lint:\n  rules:\n    schema: {severity: fatal}\n", 3, "lint.rules.schema.severity: \"fatal\" is not a severity"},
 		{"unknown nested key", "clusters:\n  dev:\n    kubeVersion: v1.30.0\n    kubeversion: v1.31.0\n", 4, `unknown key "kubeversion"`},
 		{"wrong type", "clusters:\n  dev:\n    apiVersions: monitoring.coreos.com/v1\n", 3, "expected a list of strings here, found a string"},
 		{"invalid YAML", "git:\n  repoURL: [x\n", 2, "not valid YAML"},

@@ -50,10 +50,17 @@ func Check(repo *layout.Repo, results []*render.Result, opts Options) *Result {
 	var all []Finding
 	in.sup = in.loadSuppressions(func(f Finding) { in.suppressionFindings = append(in.suppressionFindings, f) })
 	for _, r := range registry {
+		override := repo.Config.Lint.Rules[r.ID].Severity
+		if override == "off" && r != ruleInvalidSuppression {
+			continue
+		}
 		r.check(in, func(f Finding) {
 			f.Rule = r.ID
 			if f.Severity == "" {
 				f.Severity = r.Severity
+			}
+			if override != "" && override != "off" && r != ruleInvalidSuppression {
+				f.Severity = Severity(override)
 			}
 			all = append(all, f)
 		})

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -117,5 +118,37 @@ func TestExitCode(t *testing.T) {
 	}
 	if _, err := lint.ParseSeverity("fatal"); err == nil || !strings.Contains(err.Error(), "error, warning or info") {
 		t.Errorf("ParseSeverity error = %v", err)
+	}
+}
+
+// TestRuleSeverityConfig: lint.rules.<id>.severity replaces the severity of
+// every finding of a rule, or turns it off; a rule that does not exist is
+// an invalid-suppression finding at its line.
+func TestRuleSeverityConfig(t *testing.T) {
+	repo := filepath.Join(t.TempDir(), "repo")
+	if err := os.CopyFS(repo, os.DirFS(filepath.Join(casesDir, "stray-api-version", "repo"))); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := os.ReadFile(filepath.Join(repo, "repotool.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg = append(cfg, []byte("  rules:\n    stray-api-version: {severity: info}\n    schema: {severity: off}\n    no-such-rule: {severity: error}\n")...)
+	if err := os.WriteFile(filepath.Join(repo, "repotool.yaml"), cfg, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res := lintDir(t, repo)
+	byRule := map[string][]lint.Severity{}
+	for _, f := range res.Findings {
+		byRule[f.Rule] = append(byRule[f.Rule], f.Severity)
+	}
+	if len(byRule["stray-api-version"]) < 5 || slices.ContainsFunc(byRule["stray-api-version"], func(s lint.Severity) bool { return s != lint.SeverityInfo }) {
+		t.Errorf("stray-api-version severities = %v, want all info", byRule["stray-api-version"])
+	}
+	if len(byRule["schema"]) != 0 {
+		t.Errorf("schema is off but reported %d findings", len(byRule["schema"]))
+	}
+	if len(byRule["invalid-suppression"]) != 1 || res.ExitCode(lint.SeverityError) != 1 {
+		t.Errorf("the unknown rule: %v, exit %d", byRule["invalid-suppression"], res.ExitCode(lint.SeverityError))
 	}
 }

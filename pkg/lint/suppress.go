@@ -3,8 +3,10 @@ package lint
 import (
 	"bytes"
 	"fmt"
+	"maps"
 	"path"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/repotool/repotool/pkg/layout"
@@ -144,6 +146,17 @@ func (in *Input) loadSuppressions(report func(Finding)) *suppressor {
 			}
 		}
 		s.byFile[p] = sups
+	}
+	for _, id := range slices.Sorted(maps.Keys(in.Repo.Config.Lint.Rules)) {
+		line := in.Repo.Config.Lint.Rules[id].Line
+		switch _, ok := RuleByID(id); {
+		case !ok:
+			report(Finding{Rule: ruleInvalidSuppression.ID, Severity: ruleInvalidSuppression.Severity, File: in.Repo.ConfigFile, Line: line,
+				Message: fmt.Sprintf("lint.rules names %q, which is not a rule; see docs/rules.md for the rule IDs", id)})
+		case id == ruleInvalidSuppression.ID:
+			report(Finding{Rule: ruleInvalidSuppression.ID, Severity: ruleInvalidSuppression.Severity, File: in.Repo.ConfigFile, Line: line,
+				Message: "lint.rules cannot configure invalid-suppression: a malformed suppression must always be reported"})
+		}
 	}
 	for i, ig := range s.cfg {
 		if _, ok := RuleByID(ig.Rule); !ok {
