@@ -15,7 +15,7 @@ import (
 
 func newLintCmd(env Env) *cobra.Command {
 	opts := lint.DefaultOptions()
-	var format, failOn, sarifFile string
+	var format, failOn, sarifFile, baseline, writeBaseline string
 	var noDecrypt bool
 	cmd := &cobra.Command{
 		Use:   "lint [REPO]",
@@ -54,6 +54,14 @@ a usage error, an invalid repotool.yaml or an unreadable repository.`,
 			if err != nil {
 				return err
 			}
+			if writeBaseline != "" {
+				return writeBaselineFile(cmd, writeBaseline, res)
+			}
+			if baseline != "" {
+				if err := applyBaselineFile(baseline, res); err != nil {
+					return usageErr(err)
+				}
+			}
 			fo := output.LintOptions{ToolVersion: env.version()}
 			var summary bytes.Buffer
 			if p := env.Getenv("GITHUB_STEP_SUMMARY"); p != "" && format == "github" {
@@ -83,6 +91,8 @@ a usage error, an invalid repotool.yaml or an unreadable repository.`,
 	fl.StringVarP(&format, "output", "o", "text", "output format: "+strings.Join(output.LintFormats(), "|"))
 	fl.StringVar(&failOn, "fail-on", "error", "exit 1 when a finding is at least this severe: error|warning|info")
 	fl.StringVar(&sarifFile, "sarif-file", "", "also write SARIF 2.1.0 to this file")
+	fl.StringVar(&baseline, "baseline", "", "leave out the findings recorded in this baseline file: report only new ones")
+	fl.StringVar(&writeBaseline, "write-baseline", "", "record every finding in this baseline file (for --baseline) and exit 0")
 	fl.StringVar(&opts.SchemaDir, "schema-dir", "", "keep the JSON schemas the schema rule used in this folder, in kubeconform's layout")
 	fl.BoolVar(&noDecrypt, "no-decrypt", false, "do not decrypt secret values files: use typed placeholders (for runs without SOPS keys, such as pull requests from forks)")
 	fl.StringVar(&opts.Render.KubeVersion, "kube-version", "", "Kubernetes version for every target (default: from repotool.yaml)")
@@ -91,6 +101,34 @@ a usage error, an invalid repotool.yaml or an unreadable repository.`,
 	fl.IntVar(&opts.Render.Concurrency, "concurrency", opts.Render.Concurrency, "targets rendered at once")
 	addLimitFlags(fl, &opts.Render)
 	return cmd
+}
+
+// writeBaselineFile records res in a baseline file.
+func writeBaselineFile(cmd *cobra.Command, file string, res *lint.Result) error {
+	var b bytes.Buffer
+	if err := lint.NewBaseline(res).Write(&b); err != nil {
+		return err
+	}
+	if err := fsutil.WriteFileAtomic(file, b.Bytes()); err != nil {
+		return fmt.Errorf("write %s: %w", file, err)
+	}
+	fmt.Fprintf(cmd.ErrOrStderr(), "recorded %d findings in %s; lint with --baseline %s reports only new ones\n", len(res.Findings), file, file)
+	return nil
+}
+
+// applyBaselineFile leaves out of res the findings a baseline file records.
+func applyBaselineFile(file string, res *lint.Result) error {
+	f, err := os.Open(file)
+	if err != nil {
+		return fmt.Errorf("--baseline: %w", err)
+	}
+	defer f.Close()
+	b, err := lint.ReadBaseline(file, f)
+	if err != nil {
+		return err
+	}
+	res.ApplyBaseline(b)
+	return nil
 }
 
 // appendFile appends the buffer to a file (GitHub's step summary is shared

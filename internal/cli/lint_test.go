@@ -213,3 +213,42 @@ func TestLintSchemaLocations(t *testing.T) {
 		t.Errorf("unreachable location, offline: exit %d, want 0 (nothing downloaded)\n%s", code, got)
 	}
 }
+
+// TestLintBaseline: --write-baseline records today's findings; --baseline
+// then reports only new ones, says how many it left out, and still fails
+// on a new one. A broken baseline file is a usage error.
+func TestLintBaseline(t *testing.T) {
+	repo := filepath.Join(t.TempDir(), "repo")
+	if err := os.CopyFS(repo, os.DirFS(strayCase)); err != nil {
+		t.Fatal(err)
+	}
+	baseline := filepath.Join(t.TempDir(), "baseline.json")
+	out, code := runCLI(t, "lint", repo, "--write-baseline", baseline)
+	if code != cli.ExitOK || !strings.Contains(out, "recorded 14 findings in "+baseline) {
+		t.Fatalf("--write-baseline: exit %d\n%s", code, out)
+	}
+	first, _ := os.ReadFile(baseline)
+	runCLI(t, "lint", repo, "--write-baseline", baseline)
+	if again, _ := os.ReadFile(baseline); string(again) != string(first) {
+		t.Error("the baseline differs between runs")
+	}
+	out, code = runCLI(t, "lint", repo, "--baseline", baseline)
+	if code != cli.ExitOK || out != "no problems found in 2 targets (14 in the baseline)\n" {
+		t.Errorf("--baseline on the same repository: exit %d\n%s", code, out)
+	}
+	// A cluster upgrade changes messages, not fingerprints.
+	cfg, _ := os.ReadFile(filepath.Join(repo, "repotool.yaml"))
+	os.WriteFile(filepath.Join(repo, "repotool.yaml"), []byte(strings.Replace(string(cfg), "v1.34.1", "v1.35.0", 1)), 0o644)
+	if out, code = runCLI(t, "lint", repo, "--baseline", baseline); code != cli.ExitOK {
+		t.Errorf("--baseline after raising kubeVersion: exit %d\n%s", code, out)
+	}
+	os.WriteFile(filepath.Join(repo, "bootstrap", "new.yaml"), []byte("apiVersion: batch/v1beta1\nkind: CronJob\nmetadata:\n  name: fresh\n"), 0o644)
+	out, code = runCLI(t, "lint", repo, "--baseline", baseline)
+	if code != cli.ExitFindings || !strings.Contains(out, "bootstrap/new.yaml") || strings.Count(out, "[stray-api-version]") != 1 || !strings.Contains(out, "14 in the baseline") {
+		t.Errorf("--baseline with a new finding: exit %d\n%s", code, out)
+	}
+	os.WriteFile(baseline, []byte("{\"version\": 7}"), 0o644)
+	if out, code = runCLI(t, "lint", repo, "--baseline", baseline); code != cli.ExitError || !strings.Contains(out, "baseline version 7") {
+		t.Errorf("broken baseline: exit %d\n%s", code, out)
+	}
+}

@@ -130,6 +130,8 @@ type Summary struct {
 	// the values of a secret file that could not be decrypted (reported by
 	// the render or plaintext-secret rule), in target order.
 	Placeholders []string `json:"placeholders,omitempty"`
+	// Baselined is how many findings a baseline left out (ApplyBaseline).
+	Baselined int `json:"baselined,omitempty"`
 }
 
 // Result is the outcome of a lint run.

@@ -65,6 +65,9 @@ func summaryLine(res *lint.Result) string {
 		if s.Suppressed > 0 {
 			line += fmt.Sprintf(" (%d suppressed)", s.Suppressed)
 		}
+		if s.Baselined > 0 {
+			line += fmt.Sprintf(" (%d in the baseline)", s.Baselined)
+		}
 		return line
 	}
 	line := fmt.Sprintf("%s, %s, %s in %s (%d rendered)", count(s.Errors, "error"), count(s.Warnings, "warning"), count(s.Infos, "info"), count(s.Targets, "target"), s.Rendered)
@@ -73,6 +76,9 @@ func summaryLine(res *lint.Result) string {
 	}
 	if s.Suppressed > 0 {
 		line += fmt.Sprintf(", %d suppressed", s.Suppressed)
+	}
+	if s.Baselined > 0 {
+		line += fmt.Sprintf(", %d in the baseline", s.Baselined)
 	}
 	return line
 }
