@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -51,6 +52,10 @@ a usage error, an invalid repotool.yaml or an unreadable repository.`,
 			}
 			opts.Render.CacheDir = cacheDir(env, opts.Render.CacheDir)
 			res, err := lint.Lint(cmd.Context(), repo, opts, decrypter(noDecrypt)...)
+			var se *lint.ScopeError
+			if errors.As(err, &se) {
+				return usageErr(err)
+			}
 			if err != nil {
 				return err
 			}
@@ -93,6 +98,8 @@ a usage error, an invalid repotool.yaml or an unreadable repository.`,
 	fl.StringVar(&sarifFile, "sarif-file", "", "also write SARIF 2.1.0 to this file")
 	fl.StringVar(&baseline, "baseline", "", "leave out the findings recorded in this baseline file: report only new ones")
 	fl.StringVar(&writeBaseline, "write-baseline", "", "record every finding in this baseline file (for --baseline) and exit 0")
+	fl.StringVarP(&opts.Cluster, "cluster", "c", "", "lint only this cluster's targets (and findings about their files)")
+	fl.StringVarP(&opts.Namespace, "namespace", "n", "", "with --cluster: lint only this target")
 	fl.StringVar(&opts.SchemaDir, "schema-dir", "", "keep the JSON schemas the schema rule used in this folder, in kubeconform's layout")
 	fl.BoolVar(&noDecrypt, "no-decrypt", false, "do not decrypt secret values files: use typed placeholders (for runs without SOPS keys, such as pull requests from forks)")
 	fl.StringVar(&opts.Render.KubeVersion, "kube-version", "", "Kubernetes version for every target (default: from repotool.yaml)")

@@ -252,3 +252,25 @@ func TestLintBaseline(t *testing.T) {
 		t.Errorf("broken baseline: exit %d\n%s", code, out)
 	}
 }
+
+// TestLintScope: --cluster (and --namespace) lint a team's own targets:
+// only their findings, with only their targets named.
+func TestLintScope(t *testing.T) {
+	all, _ := runCLI(t, "lint", strayCase, "-o", "json")
+	old, code := runCLI(t, "lint", strayCase, "--cluster", "old", "-o", "json")
+	if code != cli.ExitFindings || strings.Contains(old, `"new/app"`) || !strings.Contains(old, `"old/app"`) || !strings.Contains(old, `"targets": 1,`) {
+		t.Errorf("--cluster old: exit %d\n%s", code, old)
+	}
+	if strings.Contains(old, "bootstrap/legacy-2019.yaml") {
+		t.Error("a finding about a file outside the cluster's folders was kept")
+	}
+	if len(old) >= len(all) {
+		t.Error("the scoped run is not smaller")
+	}
+	if out, code := runCLI(t, "lint", strayCase, "--cluster", "nope"); code != cli.ExitError || !strings.Contains(out, "no target nope") {
+		t.Errorf("unknown cluster: exit %d\n%s", code, out)
+	}
+	if out, code := runCLI(t, "lint", strayCase, "--namespace", "app"); code != cli.ExitError || !strings.Contains(out, "needs its cluster") {
+		t.Errorf("namespace without cluster: exit %d\n%s", code, out)
+	}
+}

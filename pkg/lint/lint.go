@@ -2,6 +2,9 @@ package lint
 
 import (
 	"context"
+	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/repotool/repotool/pkg/layout"
 	"github.com/repotool/repotool/pkg/render"
@@ -17,6 +20,12 @@ type Options struct {
 	// builtin/v1.<minor>/<kind>-<group>-<version>.json), for other tools.
 	// Empty: a temporary folder, removed after the run.
 	SchemaDir string
+	// Cluster, and Namespace with it, scope the run to those targets: only
+	// they are rendered, and only findings about them, or about files in
+	// their folders, are kept. Checks across targets then see only these
+	// (a CRD short name shared with a target outside the scope is not
+	// found). Empty: every target.
+	Cluster, Namespace string
 }
 
 // DefaultOptions returns the default settings.
@@ -33,12 +42,68 @@ func Lint(ctx context.Context, repo *layout.Repo, opts Options, extra ...render.
 	// checked with placeholders for that file's values: one defect must not
 	// hide the others.
 	extra = append([]render.Option{render.AllowLayoutErrors(layout.CodeSecretNotEncrypted), render.PlaceholdersOnDecryptFailure()}, extra...)
-	results := render.New(repo, opts.Render, extra...).RenderAll(ctx, repo.Targets)
+	targets, err := scope(repo, opts)
+	if err != nil {
+		return nil, err
+	}
+	results := render.New(repo, opts.Render, extra...).RenderAll(ctx, targets)
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	res := Check(repo, results, opts)
+	if opts.Cluster != "" {
+		res.keepScope(targets)
+	}
 	return res, res.Err()
+}
+
+// ScopeError is an Options.Cluster or Namespace that selects nothing.
+type ScopeError struct{ msg string }
+
+func (e *ScopeError) Error() string { return e.msg }
+
+// scope returns the targets Options.Cluster and Namespace select.
+func scope(repo *layout.Repo, opts Options) ([]layout.Target, error) {
+	if opts.Cluster == "" {
+		if opts.Namespace != "" {
+			return nil, &ScopeError{"a namespace scope needs its cluster"}
+		}
+		return repo.Targets, nil
+	}
+	var out []layout.Target
+	for _, t := range repo.Targets {
+		if t.Cluster == opts.Cluster && (opts.Namespace == "" || t.Namespace == opts.Namespace) {
+			out = append(out, t)
+		}
+	}
+	if len(out) == 0 {
+		return nil, &ScopeError{fmt.Sprintf("no target %s: run `repotool layout` to list the targets", strings.TrimSuffix(opts.Cluster+"/"+opts.Namespace, "/"))}
+	}
+	return out, nil
+}
+
+// keepScope keeps the findings about the targets, or about files in their
+// folders (cluster and namespace folders), and recounts.
+func (r *Result) keepScope(targets []layout.Target) {
+	names := map[string]bool{}
+	var dirs []string
+	for _, t := range targets {
+		names[t.Name()] = true
+		dirs = append(dirs, t.Dir+"/", t.ChartDir+"/")
+	}
+	kept := r.Findings[:0]
+	for _, f := range r.Findings {
+		in := slices.ContainsFunc(f.Targets, func(t string) bool { return names[t] })
+		if len(f.Targets) == 0 {
+			in = slices.ContainsFunc(dirs, func(d string) bool { return strings.HasPrefix(RepoFile(f.File)+"/", d) })
+		}
+		if in {
+			f.Targets = slices.DeleteFunc(f.Targets, func(t string) bool { return !names[t] })
+			kept = append(kept, f)
+		}
+	}
+	r.Findings = kept
+	r.finish()
 }
 
 // Check runs every rule over renderings already made (one per target of
