@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -67,7 +68,7 @@ a usage error, an invalid repotool.yaml or an unreadable repository.`,
 					return usageErr(err)
 				}
 			}
-			fo := output.LintOptions{ToolVersion: env.version()}
+			fo := output.LintOptions{ToolVersion: env.version(), PathPrefix: gitPrefix(repoArg(args))}
 			var summary bytes.Buffer
 			if p := env.Getenv("GITHUB_STEP_SUMMARY"); p != "" && format == "github" {
 				fo.StepSummary = &summary
@@ -108,6 +109,28 @@ a usage error, an invalid repotool.yaml or an unreadable repository.`,
 	fl.IntVar(&opts.Render.Concurrency, "concurrency", opts.Render.Concurrency, "targets rendered at once")
 	addLimitFlags(fl, &opts.Render)
 	return cmd
+}
+
+// gitPrefix is the repository folder's path inside the Git repository that
+// holds it ("" when it is the Git repository's root, or in none): GitHub
+// resolves annotation and SARIF paths from the Git root.
+func gitPrefix(dir string) string {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return ""
+	}
+	for d := abs; ; d = filepath.Dir(d) {
+		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
+			rel, err := filepath.Rel(d, abs)
+			if err != nil || rel == "." {
+				return ""
+			}
+			return filepath.ToSlash(rel)
+		}
+		if filepath.Dir(d) == d {
+			return ""
+		}
+	}
 }
 
 // writeBaselineFile records res in a baseline file.

@@ -50,20 +50,30 @@ func TestLintGitHubAndSARIFFile(t *testing.T) {
 	summary := filepath.Join(dir, "summary.md")
 	os.WriteFile(summary, []byte("previous step\n"), 0o644)
 	sarif := filepath.Join(dir, "out", "repotool.sarif")
-	got, code := runCLIEnv(t, cli.Env{Environ: []string{"GITHUB_STEP_SUMMARY=" + summary}}, "lint", strayCase, "-o", "github", "--sarif-file", sarif)
+	// The repository is a subfolder of its Git repository (the Action's
+	// path: input): GitHub resolves paths from the Git root.
+	repo := filepath.Join(dir, "git", "deploy", "gitops")
+	if err := os.CopyFS(repo, os.DirFS(strayCase)); err != nil {
+		t.Fatal(err)
+	}
+	os.MkdirAll(filepath.Join(dir, "git", ".git"), 0o755)
+	got, code := runCLIEnv(t, cli.Env{Environ: []string{"GITHUB_STEP_SUMMARY=" + summary}}, "lint", repo, "-o", "github", "--sarif-file", sarif)
 	if code != cli.ExitFindings {
 		t.Fatalf("exit %d", code)
 	}
-	if !strings.HasPrefix(got, "::error file=bootstrap/legacy-2019.yaml,line=4,title=repotool stray-api-version::") {
-		t.Errorf("not annotations:\n%s", got)
+	if !strings.HasPrefix(got, "::error file=deploy/gitops/bootstrap/legacy-2019.yaml,line=4,title=repotool stray-api-version::") {
+		t.Errorf("annotations not at paths from the Git root:\n%s", got)
 	}
 	s, _ := os.ReadFile(summary)
 	if !strings.HasPrefix(string(s), "previous step\n## repotool lint\n") || !strings.Contains(string(s), "| error | `stray-api-version` |") {
 		t.Errorf("step summary not appended:\n%s", s)
 	}
 	data, err := os.ReadFile(sarif)
-	if err != nil || !strings.Contains(string(data), `"version": "2.1.0"`) {
+	if err != nil || !strings.Contains(string(data), `"version": "2.1.0"`) || !strings.Contains(string(data), `"uri": "deploy/gitops/bootstrap/legacy-2019.yaml"`) {
 		t.Errorf("SARIF file: %v\n%s", err, data)
+	}
+	if !strings.Contains(string(s), "`deploy/gitops/bootstrap/legacy-2019.yaml:4`") {
+		t.Errorf("step summary paths are not from the Git root:\n%s", s)
 	}
 }
 

@@ -3,6 +3,7 @@ package output
 import (
 	"fmt"
 	"io"
+	"path"
 	"slices"
 	"strings"
 
@@ -18,6 +19,17 @@ type LintOptions struct {
 	// StepSummary, when non-nil, receives a Markdown summary (the github
 	// format writes the findings it could not annotate there).
 	StepSummary io.Writer
+	// PathPrefix is the repository's folder inside its Git repository
+	// ("deploy/gitops"; "" at the root). GitHub resolves annotation and
+	// SARIF paths from the Git repository's root, so the github and sarif
+	// formats put it before every path.
+	PathPrefix string
+}
+
+// gitPath is a finding's file as GitHub wants it: relative to the Git
+// repository's root, the archive for a file inside a vendored chart.
+func (o LintOptions) gitPath(file string) string {
+	return path.Join(o.PathPrefix, lint.RepoFile(file))
 }
 
 // LintFormatter writes lint findings.

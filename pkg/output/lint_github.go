@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"io"
+	"path"
 	"slices"
 	"strings"
 
@@ -35,7 +36,7 @@ func (lintGitHub) Write(w io.Writer, res *lint.Result, opts LintOptions) error {
 		count[level]++
 		var props []string
 		if f.File != "" {
-			props = append(props, "file="+escapeProperty(lint.RepoFile(f.File)))
+			props = append(props, "file="+escapeProperty(opts.gitPath(f.File)))
 			if f.Line > 0 {
 				props = append(props, fmt.Sprintf("line=%d", f.Line))
 				if f.Column > 0 {
@@ -58,7 +59,7 @@ func (lintGitHub) Write(w io.Writer, res *lint.Result, opts LintOptions) error {
 	}
 	ew.printf("%s\n", summaryLine(res))
 	if opts.StepSummary != nil {
-		writeStepSummary(opts.StepSummary, res)
+		writeStepSummary(opts.StepSummary, res, opts)
 	}
 	return ew.err
 }
@@ -80,7 +81,7 @@ const GitHubStepSummaryLimit = 1 << 20
 // writeStepSummary writes the findings as a Markdown table, the most
 // important first, within GitHubStepSummaryLimit (with room to spare for
 // what other steps write), and says how many it left out.
-func writeStepSummary(w io.Writer, res *lint.Result) {
+func writeStepSummary(w io.Writer, res *lint.Result, opts LintOptions) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "## repotool lint\n\n%s\n\n", summaryLine(res))
 	if len(res.Findings) > 0 {
@@ -89,7 +90,11 @@ func writeStepSummary(w io.Writer, res *lint.Result) {
 	const budget = GitHubStepSummaryLimit - 64<<10
 	findings := byImportance(res.Findings)
 	for i, f := range findings {
-		row := fmt.Sprintf("| %s | `%s` | `%s` | %s |\n", f.Severity, f.Rule, f.Location(), markdownCell(sarifMessage(f)))
+		loc := f.Location()
+		if opts.PathPrefix != "" && f.File != "" {
+			loc = path.Join(opts.PathPrefix, loc)
+		}
+		row := fmt.Sprintf("| %s | `%s` | `%s` | %s |\n", f.Severity, f.Rule, loc, markdownCell(sarifMessage(f)))
 		if b.Len()+len(row) > budget {
 			fmt.Fprintf(&b, "\n%d more findings are not shown: GitHub shows no job summary over 1 MiB. The step's log lists every finding.\n", len(findings)-i)
 			break

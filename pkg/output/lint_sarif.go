@@ -159,7 +159,7 @@ func (lintSARIF) Write(w io.Writer, res *lint.Result, opts LintOptions) error {
 			// is shown on its first line.
 			region := &sarifRegion{StartLine: max(f.Line, 1), StartColumn: f.Column}
 			r.Locations = []sarifLocation{{PhysicalLocation: sarifPhysical{
-				ArtifactLocation: sarifArtifact{URI: lint.RepoFile(f.File), URIBaseID: "%SRCROOT%"},
+				ArtifactLocation: sarifArtifact{URI: opts.gitPath(f.File), URIBaseID: "%SRCROOT%"},
 				Region:           region,
 			}}}
 		}
