@@ -33,6 +33,11 @@ func TestActionlint(t *testing.T) {
 		t.Fatal(err)
 	}
 	write(t, filepath.Join(dir, "action.yml"), action)
+	release, err := os.ReadFile(".github/workflows/release.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(t, filepath.Join(dir, ".github", "workflows", "release.yml"), release)
 	git(t, dir, "init", "-q")
 	cmd := exec.Command(actionlint, "-color")
 	cmd.Dir = dir
@@ -93,6 +98,139 @@ func TestActionScripts(t *testing.T) {
 	}
 	if scripts == 0 {
 		t.Fatal("no run steps found")
+	}
+}
+
+// actionSteps reads action.yml's steps.
+func actionSteps(t *testing.T) []actionStep {
+	t.Helper()
+	var action struct {
+		Runs struct {
+			Steps []actionStep `yaml:"steps"`
+		} `yaml:"runs"`
+	}
+	data, err := os.ReadFile("action.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := yaml.Unmarshal(data, &action); err != nil {
+		t.Fatal(err)
+	}
+	return action.Runs.Steps
+}
+
+type actionStep struct {
+	Name string            `yaml:"name"`
+	ID   string            `yaml:"id"`
+	Run  string            `yaml:"run"`
+	Env  map[string]string `yaml:"env"`
+}
+
+// runStep runs one of the Action's scripts with bash as the runner would,
+// env given in the runner's terms, and returns what it wrote to
+// $GITHUB_OUTPUT, $GITHUB_PATH and its output.
+func runStep(t *testing.T, step actionStep, dir string, env ...string) (outputs, ghPath, out string, err error) {
+	t.Helper()
+	tmp := t.TempDir()
+	outFile, pathFile := filepath.Join(tmp, "output"), filepath.Join(tmp, "path")
+	os.WriteFile(outFile, nil, 0o644)
+	os.WriteFile(pathFile, nil, 0o644)
+	cmd := exec.Command("bash", "-e", "-o", "pipefail", "-c", step.Run)
+	cmd.Dir = dir
+	cmd.Env = append([]string{"GITHUB_OUTPUT=" + outFile, "GITHUB_PATH=" + pathFile, "RUNNER_TEMP=" + tmp, "HOME=" + tmp}, env...)
+	b, err := cmd.CombinedOutput()
+	o, _ := os.ReadFile(outFile)
+	p, _ := os.ReadFile(pathFile)
+	return string(o), string(p), string(b), err
+}
+
+// TestActionSteps runs the Action's own scripts: the release download with
+// a ref that is no release (it must fall back to building, without the
+// network), and the lint step on a repository in a subfolder of its Git
+// repository (the path: input), whose annotations must name paths from the
+// Git root.
+func TestActionSteps(t *testing.T) {
+	steps := map[string]actionStep{}
+	for _, s := range actionSteps(t) {
+		steps[s.ID] = s
+	}
+	outputs, _, out, err := runStep(t, steps["release"], t.TempDir(), "INPUT_VERSION=", "ACTION_REF=main", "PATH="+os.Getenv("PATH"))
+	if err != nil || !strings.Contains(outputs, "found=false") || !strings.Contains(outputs, "version=main") {
+		t.Errorf("release step with ref main: %v\n%s\n%s", err, outputs, out)
+	}
+	outputs, _, _, _ = runStep(t, steps["release"], t.TempDir(), "INPUT_VERSION=", "ACTION_REF=", "PATH="+os.Getenv("PATH"))
+	if !strings.Contains(outputs, "version=latest") {
+		t.Errorf("no version and no ref: %s", outputs)
+	}
+
+	bin := testtool.Repotool(t)
+	work := t.TempDir()
+	repo := filepath.Join(work, "deploy", "gitops")
+	if err := os.CopyFS(repo, os.DirFS("testdata/lint/stray-api-version/repo")); err != nil {
+		t.Fatal(err)
+	}
+	git(t, work, "init", "-q")
+	outputs, _, out, err = runStep(t, steps["lint"], work, "INPUT_PATH=deploy/gitops", "INPUT_FAIL_ON=error", "INPUT_SARIF_FILE=repotool.sarif", "INPUT_DECRYPT=false",
+		"SOPS_AGE_KEY=", "PATH="+filepath.Dir(bin)+":"+os.Getenv("PATH"))
+	if err == nil || !strings.Contains(out, "::error file=deploy/gitops/bootstrap/legacy-2019.yaml,line=4,") || !strings.Contains(out, "repotool (devel)") {
+		t.Errorf("lint step with path: deploy/gitops: %v\n%s", err, out)
+	}
+	if !strings.Contains(outputs, "sarif-file=repotool.sarif") {
+		t.Errorf("outputs: %s", outputs)
+	}
+	sarif, err := os.ReadFile(filepath.Join(work, "repotool.sarif"))
+	if err != nil || !bytes.Contains(sarif, []byte(`"uri": "deploy/gitops/bootstrap/legacy-2019.yaml"`)) {
+		t.Errorf("SARIF paths are not from the Git root: %v", err)
+	}
+}
+
+// TestReleaseMatchesAction: the archives .goreleaser.yaml publishes are the
+// ones action.yml downloads, for the platforms GitHub runs.
+func TestReleaseMatchesAction(t *testing.T) {
+	var cfg struct {
+		Builds []struct {
+			GOOS   []string `yaml:"goos"`
+			GOARCH []string `yaml:"goarch"`
+			Main   string   `yaml:"main"`
+			Binary string   `yaml:"binary"`
+		} `yaml:"builds"`
+		Archives []struct {
+			Formats      []string `yaml:"formats"`
+			NameTemplate string   `yaml:"name_template"`
+		} `yaml:"archives"`
+		Checksum struct {
+			NameTemplate string `yaml:"name_template"`
+			Algorithm    string `yaml:"algorithm"`
+		} `yaml:"checksum"`
+	}
+	data, err := os.ReadFile(".goreleaser.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := yaml.Unmarshal(data, &cfg); err != nil {
+		t.Fatal(err)
+	}
+	b := cfg.Builds[0]
+	if strings.Join(b.GOOS, ",") != "linux,darwin" || strings.Join(b.GOARCH, ",") != "amd64,arm64" || b.Main != "./cmd/repotool" || b.Binary != "repotool" {
+		t.Errorf("builds = %+v", b)
+	}
+	a := cfg.Archives[0]
+	if a.NameTemplate != "{{ .ProjectName }}_{{ .Version }}_{{ .Os }}_{{ .Arch }}" || strings.Join(a.Formats, ",") != "tar.gz" {
+		t.Errorf("archives = %+v", a)
+	}
+	if cfg.Checksum.NameTemplate != "checksums.txt" || cfg.Checksum.Algorithm != "sha256" {
+		t.Errorf("checksum = %+v", cfg.Checksum)
+	}
+	var release actionStep
+	for _, s := range actionSteps(t) {
+		if s.ID == "release" {
+			release = s
+		}
+	}
+	for _, want := range []string{`archive="repotool_${version#v}_${os}_${arch}.tar.gz"`, `"$base/checksums.txt"`, "sha256sum -c", `tar -xzf "$dir/$archive" -C "$dir" repotool`} {
+		if !strings.Contains(release.Run, want) {
+			t.Errorf("action.yml's release step does not say %s", want)
+		}
 	}
 }
 
