@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -245,7 +246,12 @@ func preCommitEnv(t *testing.T, tmp string, extra ...string) []string {
 		"GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com",
 	}
 	for _, k := range []string{"PATH", "GOPROXY", "GOFLAGS", "GOCACHE", "GOMODCACHE", "GONOSUMDB", "GOSUMDB", "GOTOOLCHAIN", "LANG"} {
-		if v := os.Getenv(k); v != "" {
+		v := os.Getenv(k)
+		if k == "GOFLAGS" {
+			// Let go install stamp the version from Git, as on a user's machine.
+			v = strings.Join(slices.DeleteFunc(strings.Fields(v), func(f string) bool { return strings.HasPrefix(f, "-buildvcs") }), " ")
+		}
+		if v != "" {
 			env = append(env, k+"="+v)
 		}
 	}
@@ -360,6 +366,17 @@ func TestPreCommitGolangHook(t *testing.T) {
 	}
 	if !strings.Contains(out, "repotool lint") || !strings.Contains(out, "Passed") {
 		t.Errorf("unexpected output:\n%s", out)
+	}
+	// pre-commit runs go install ./... in the hook repository: only the CLI
+	// is installed (the development tools need the tools tag), and it knows
+	// its version (Go stamps it from the hook repository's commit).
+	bins, _ := filepath.Glob(filepath.Join(tmp, "pre-commit", "*", "golangenv-*", "bin", "*"))
+	if len(bins) != 1 || filepath.Base(bins[0]) != "repotool" {
+		t.Fatalf("pre-commit installed %v, want repotool alone", bins)
+	}
+	version, err := exec.Command(bins[0], "version").Output()
+	if err != nil || strings.HasPrefix(string(version), "repotool (devel)") || !strings.Contains(string(version), "\ncommit:      ") {
+		t.Errorf("the installed repotool does not know its version: %v\n%s", err, version)
 	}
 }
 

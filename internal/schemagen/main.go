@@ -1,3 +1,5 @@
+//go:build tools
+
 // Command schemagen regenerates the Kubernetes schemas embedded in
 // pkg/schema: for each Kubernetes minor version it downloads the
 // k8s.io/kubernetes module (through the Go module proxy, as `go mod
@@ -8,7 +10,9 @@
 //	go generate ./pkg/schema
 //
 // To add the next Kubernetes version, widen the -minors range of the
-// generate directive in pkg/schema/embedded.go and run it again.
+// generate directive in pkg/schema/embedded.go and run it again. It is a
+// development tool, built only with the tools tag, so that installing
+// repotool (go install ./..., as pre-commit does) installs the CLI alone.
 package main
 
 import (

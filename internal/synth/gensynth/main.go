@@ -1,6 +1,10 @@
-// Command gensynth writes a synthetic monorepo for benchmarks:
+//go:build tools
+
+// Command gensynth writes a synthetic monorepo for benchmarks. It is a
+// development tool, built only with the tools tag, so that installing
+// repotool (go install ./..., as pre-commit does) installs the CLI alone:
 //
-//	go run ./internal/synth/gensynth -clusters 10 -namespaces 20 -out /tmp/synth
+//	go run -tags tools ./internal/synth/gensynth -clusters 10 -namespaces 20 -out /tmp/synth
 package main
 
 import (
