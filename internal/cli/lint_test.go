@@ -254,7 +254,7 @@ func TestLintBaseline(t *testing.T) {
 	}
 	os.WriteFile(filepath.Join(repo, "bootstrap", "new.yaml"), []byte("apiVersion: batch/v1beta1\nkind: CronJob\nmetadata:\n  name: fresh\n"), 0o644)
 	out, code = runCLI(t, "lint", repo, "--baseline", baseline)
-	if code != cli.ExitFindings || !strings.Contains(out, "bootstrap/new.yaml") || strings.Count(out, "[stray-api-version]") != 1 || !strings.Contains(out, "14 in the baseline") {
+	if code != cli.ExitFindings || !strings.Contains(out, "bootstrap/new.yaml") || strings.Count(out, "error [stray-api-version]") != 1 || !strings.Contains(out, "14 in the baseline") {
 		t.Errorf("--baseline with a new finding: exit %d\n%s", code, out)
 	}
 	os.WriteFile(baseline, []byte("{\"version\": 7}"), 0o644)

@@ -2,18 +2,20 @@ package output
 
 import (
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/repotool/repotool/pkg/lint"
 )
 
 // lintText writes one finding per line, "file:line:col: severity [rule]
-// message", with the object, template and targets indented below.
+// message", with the object, template and targets indented below, then, for
+// each rule that found something, how to fix it and where it is documented.
 type lintText struct{}
 
 func (lintText) Name() string { return "text" }
 
-func (lintText) Write(w io.Writer, res *lint.Result, _ LintOptions) error {
+func (lintText) Write(w io.Writer, res *lint.Result, opts LintOptions) error {
 	ew := &errWriter{w: w}
 	for _, f := range res.Findings {
 		ew.printf("%s: %s [%s] %s\n", f.Location(), f.Severity, f.Rule, f.Message)
@@ -28,6 +30,12 @@ func (lintText) Write(w io.Writer, res *lint.Result, _ LintOptions) error {
 		}
 	}
 	if len(res.Findings) > 0 {
+		ew.printf("\nHow to fix:\n")
+		for _, r := range rulesOf(opts) {
+			if slices.ContainsFunc(res.Findings, func(f lint.Finding) bool { return f.Rule == r.ID }) {
+				ew.printf("  [%s] %s See %s%s\n", r.ID, r.Remediation, rulesDocURI, r.ID)
+			}
+		}
 		ew.printf("\n")
 	}
 	ew.printf("%s\n", summaryLine(res))
