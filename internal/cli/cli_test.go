@@ -85,3 +85,29 @@ func TestBrokenFixtureSecretNotPrinted(t *testing.T) {
 		}
 	}
 }
+
+// TestCompletion: shells complete flag values from the repository: the
+// clusters, a cluster's namespaces, output formats, tiers.
+func TestCompletion(t *testing.T) {
+	tests := []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"__complete", "render", monorepo, "--cluster", ""}, []string{"dev-cluster", "prod-cluster"}},
+		{[]string{"__complete", "lint", monorepo, "--cluster", "dev-cluster", "--namespace", ""}, []string{"namespace-a", "namespace-c"}},
+		{[]string{"__complete", "lint", "-o", ""}, []string{"github", "json", "sarif", "text"}},
+		{[]string{"__complete", "render", "--tier", ""}, []string{"application", "cluster", "namespaces"}},
+		{[]string{"__complete", "generate", monorepo, "--cluster", ""}, []string{"dev-cluster", "prod-cluster"}},
+	}
+	for _, tt := range tests {
+		got, code := runCLI(t, tt.args...)
+		if code != cli.ExitOK {
+			t.Errorf("%v: exit %d\n%s", tt.args, code, got)
+		}
+		for _, w := range tt.want {
+			if !strings.Contains(got, w+"\n") {
+				t.Errorf("%v: %q not offered:\n%s", tt.args, w, got)
+			}
+		}
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/repotool/repotool/internal/fsutil"
+	"github.com/repotool/repotool/pkg/output"
 )
 
 // Env is the process context a command may use: standard streams, the
@@ -82,7 +83,21 @@ See https://github.com/repotool/repotool for documentation.`,
 	root.SetErr(s.Err)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageErr(err) })
 	root.AddCommand(newGenerateCmd(), newLayoutCmd(), newLintCmd(s), newRenderCmd(s), newVersionCmd(s))
+	for _, c := range root.Commands() {
+		registerCompletions(c, formatsOf(c.Name()))
+	}
 	return root
+}
+
+// formatsOf is the -o values of a command.
+func formatsOf(command string) []string {
+	switch command {
+	case "lint":
+		return output.LintFormats()
+	case "layout":
+		return output.LayoutFormats()
+	}
+	return nil
 }
 
 // repoArg returns the repository argument, "." when absent.
