@@ -15,7 +15,7 @@ import (
 	"github.com/repotool/repotool/pkg/output"
 )
 
-func newLintCmd(env Env) *cobra.Command {
+func newLintCmd(env Env, v *verbosity) *cobra.Command {
 	opts := lint.DefaultOptions()
 	var format, failOn, sarifFile, baseline, writeBaseline string
 	var noDecrypt bool
@@ -52,7 +52,7 @@ a usage error, an invalid repotool.yaml or an unreadable repository.`,
 				return err
 			}
 			opts.Render.CacheDir = cacheDir(env, opts.Render.CacheDir)
-			res, err := lint.Lint(cmd.Context(), repo, opts, decrypter(noDecrypt)...)
+			res, err := lint.Lint(cmd.Context(), repo, opts, append(decrypter(noDecrypt), v.renderOptions(cmd.ErrOrStderr(), "rendering")...)...)
 			var se *lint.ScopeError
 			if errors.As(err, &se) {
 				return usageErr(err)
@@ -61,7 +61,7 @@ a usage error, an invalid repotool.yaml or an unreadable repository.`,
 				return err
 			}
 			if writeBaseline != "" {
-				return writeBaselineFile(cmd, writeBaseline, res)
+				return writeBaselineFile(cmd, writeBaseline, res, v)
 			}
 			if baseline != "" {
 				if err := applyBaselineFile(baseline, res); err != nil {
@@ -134,7 +134,7 @@ func gitPrefix(dir string) string {
 }
 
 // writeBaselineFile records res in a baseline file.
-func writeBaselineFile(cmd *cobra.Command, file string, res *lint.Result) error {
+func writeBaselineFile(cmd *cobra.Command, file string, res *lint.Result, v *verbosity) error {
 	var b bytes.Buffer
 	if err := lint.NewBaseline(res).Write(&b); err != nil {
 		return err
@@ -142,7 +142,7 @@ func writeBaselineFile(cmd *cobra.Command, file string, res *lint.Result) error 
 	if err := fsutil.WriteFileAtomic(file, b.Bytes()); err != nil {
 		return fmt.Errorf("write %s: %w", file, err)
 	}
-	fmt.Fprintf(cmd.ErrOrStderr(), "recorded %d findings in %s; lint with --baseline %s reports only new ones\n", len(res.Findings), file, file)
+	v.info(cmd.ErrOrStderr(), "recorded %d findings in %s; lint with --baseline %s reports only new ones\n", len(res.Findings), file, file)
 	return nil
 }
 

@@ -32,7 +32,7 @@ type renderFlags struct {
 	opts               render.Options
 }
 
-func newRenderCmd(env Env) *cobra.Command {
+func newRenderCmd(env Env, v *verbosity) *cobra.Command {
 	f := renderFlags{opts: render.DefaultOptions()}
 	cmd := &cobra.Command{
 		Use:   "render [REPO] (--cluster C [--namespace N] | --all) [--out-dir DIR]",
@@ -61,9 +61,9 @@ interrupted.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if f.argocd {
-				return runRenderArgoCD(cmd, env, &f, args)
+				return runRenderArgoCD(cmd, env, &f, args, v)
 			}
-			return runRender(cmd, env, &f, args)
+			return runRender(cmd, env, &f, args, v)
 		},
 	}
 	fl := cmd.Flags()
@@ -139,7 +139,7 @@ func notFound(repo *layout.Repo, msg string) error {
 	return errors.New(msg)
 }
 
-func runRender(cmd *cobra.Command, env Env, f *renderFlags, args []string) error {
+func runRender(cmd *cobra.Command, env Env, f *renderFlags, args []string, v *verbosity) error {
 	repo, err := loadRepo(cmd, repoArg(args), &f.opts)
 	if err != nil {
 		return err
@@ -153,7 +153,8 @@ func runRender(cmd *cobra.Command, env Env, f *renderFlags, args []string) error
 	}
 	f.opts.CacheDir = cacheDir(env, f.opts.CacheDir)
 	f.opts.Redacted = f.outDir != "" || f.redact
-	results := render.New(repo, f.opts, decrypter(f.noDecrypt)...).RenderAll(cmd.Context(), sel.targets)
+	ropts := append(decrypter(f.noDecrypt), v.renderOptions(cmd.ErrOrStderr(), "rendering")...)
+	results := render.New(repo, f.opts, ropts...).RenderAll(cmd.Context(), sel.targets)
 	if err := cmd.Context().Err(); err != nil {
 		return err // interrupted: Run says so, once; nothing was written
 	}
@@ -161,7 +162,7 @@ func runRender(cmd *cobra.Command, env Env, f *renderFlags, args []string) error
 	case f.tier != "":
 		return writeTier(cmd, argocd.NewTiers(repo), results, f.tier, sel.outside)
 	case f.outDir != "":
-		return writeOutDir(cmd, f.outDir, results, sel.outside)
+		return writeOutDir(cmd, f.outDir, results, sel.outside, v)
 	}
 	var out bytes.Buffer
 	var failed []error
@@ -189,7 +190,7 @@ func runRender(cmd *cobra.Command, env Env, f *renderFlags, args []string) error
 // (redacted, atomically) and reports the failures. The file of a target
 // that failed is removed, so that the folder never mixes this run's
 // renderings with stale ones.
-func writeOutDir(cmd *cobra.Command, dir string, results []*render.Result, outside error) error {
+func writeOutDir(cmd *cobra.Command, dir string, results []*render.Result, outside error, v *verbosity) error {
 	var failed []error
 	written := 0
 	w := cmd.ErrOrStderr()
@@ -198,7 +199,7 @@ func writeOutDir(cmd *cobra.Command, dir string, results []*render.Result, outsi
 		if res.Err != nil {
 			failed = append(failed, res.Err)
 			if err := os.Remove(file); err == nil {
-				fmt.Fprintf(w, "removed %s (the target failed: its old rendering would be stale)\n", file)
+				v.info(w, "removed %s (the target failed: its old rendering would be stale)\n", file)
 			} else if !errors.Is(err, fs.ErrNotExist) {
 				return fmt.Errorf("remove the stale %s: %w", file, err)
 			}
@@ -213,7 +214,7 @@ func writeOutDir(cmd *cobra.Command, dir string, results []*render.Result, outsi
 		}
 		written++
 	}
-	fmt.Fprintf(w, "rendered %d of %d targets into %s (secret values redacted)\n", written, len(results), dir)
+	v.info(w, "rendered %d of %d targets into %s (secret values redacted)\n", written, len(results), dir)
 	if len(failed) > 0 || outside != nil {
 		return reportFailures(w, outside, failed, len(results), "their files were removed")
 	}
@@ -236,7 +237,7 @@ func reportFailures(w io.Writer, outside error, failed []error, total int, note 
 	return findings()
 }
 
-func runRenderArgoCD(cmd *cobra.Command, env Env, f *renderFlags, args []string) error {
+func runRenderArgoCD(cmd *cobra.Command, env Env, f *renderFlags, args []string, v *verbosity) error {
 	if len(args) > 0 || f.all || f.cluster != "" || f.namespace != "" || f.outDir != "" || f.redact || f.noDecrypt {
 		return usageErr(errors.New("--argocd takes its target from the Argo CD plugin environment and needs real secret values: give no REPO, --cluster, --namespace, --all, --out-dir, --redact or --no-decrypt"))
 	}
@@ -271,7 +272,7 @@ func runRenderArgoCD(cmd *cobra.Command, env Env, f *renderFlags, args []string)
 	}
 	f.opts.APIVersions = append(f.opts.APIVersions, pe.APIVersions...)
 	f.opts.CacheDir = cacheDir(env, f.opts.CacheDir)
-	res, err := render.New(repo, f.opts).Render(cmd.Context(), t)
+	res, err := render.New(repo, f.opts, v.renderOptions(cmd.ErrOrStderr(), "rendering")...).Render(cmd.Context(), t)
 	if err != nil {
 		return &exitError{Code: ExitFindings, Err: err}
 	}

@@ -82,7 +82,10 @@ See https://github.com/repotool/repotool for documentation.`,
 	root.SetOut(s.Out)
 	root.SetErr(s.Err)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageErr(err) })
-	root.AddCommand(newGenerateCmd(), newLayoutCmd(), newLintCmd(s), newRenderCmd(s), newVersionCmd(s))
+	v := &verbosity{}
+	root.PersistentFlags().BoolVarP(&v.quiet, "quiet", "q", false, "print only results and errors: no progress, summaries or warnings on standard error")
+	root.PersistentFlags().BoolVar(&v.verbose, "verbose", false, "print the library's log (downloads, cache use, warnings) on standard error")
+	root.AddCommand(newGenerateCmd(v), newLayoutCmd(), newLintCmd(s, v), newRenderCmd(s, v), newVersionCmd(s))
 	for _, c := range root.Commands() {
 		registerCompletions(c, formatsOf(c.Name()))
 	}

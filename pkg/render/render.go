@@ -113,6 +113,13 @@ func AllowLayoutErrors(codes ...layout.Code) Option {
 	return func(r *Renderer) { r.allowed = append(r.allowed, codes...) }
 }
 
+// WithProgress calls progress(done, total) each time RenderAll finishes a
+// target (from one goroutine at a time, done increasing), for a progress
+// display; the library itself never prints.
+func WithProgress(progress func(done, total int)) Option {
+	return func(r *Renderer) { r.progress = progress }
+}
+
 // PlaceholdersOnDecryptFailure renders a target whose secret values file
 // cannot be decrypted (no key for it, tampered, or not encrypted at all)
 // with that file's values replaced by typed placeholders, as --no-decrypt
@@ -138,6 +145,7 @@ type Renderer struct {
 	allowed   []layout.Code
 	// placeholdersOnFailure: see PlaceholdersOnDecryptFailure.
 	placeholdersOnFailure bool
+	progress              func(done, total int)
 
 	sumsOnce sync.Once
 	sumsMap  map[string]string
@@ -202,12 +210,20 @@ func (r *Renderer) RenderAll(ctx context.Context, targets []layout.Target) []*Re
 	results := make([]*Result, len(targets))
 	sem := make(chan struct{}, r.opts.Concurrency)
 	var wg sync.WaitGroup
+	var mu sync.Mutex
+	done := 0
 	for i := range targets {
 		wg.Add(1)
 		sem <- struct{}{}
 		go func() {
 			defer func() { <-sem; wg.Done() }()
 			results[i] = r.render(ctx, &targets[i])
+			if r.progress != nil {
+				mu.Lock()
+				done++
+				r.progress(done, len(targets))
+				mu.Unlock()
+			}
 		}()
 	}
 	wg.Wait()
