@@ -68,23 +68,7 @@ a usage error, an invalid repotool.yaml or an unreadable repository.`,
 					return usageErr(err)
 				}
 			}
-			fo := output.LintOptions{ToolVersion: env.version(), PathPrefix: gitPrefix(repoArg(args))}
-			var summary bytes.Buffer
-			if p := env.Getenv("GITHUB_STEP_SUMMARY"); p != "" && format == "github" {
-				fo.StepSummary = &summary
-				defer appendFile(p, &summary)
-			}
-			if sarifFile != "" {
-				var b bytes.Buffer
-				s, _ := output.NewLintFormatter("sarif")
-				if err := s.Write(&b, res, fo); err != nil {
-					return err
-				}
-				if err := fsutil.WriteFileAtomic(sarifFile, b.Bytes()); err != nil {
-					return fmt.Errorf("write %s: %w", sarifFile, err)
-				}
-			}
-			if err := f.Write(cmd.OutOrStdout(), res, fo); err != nil {
+			if err := writeLint(cmd, env, res, f, format, sarifFile, repoArg(args)); err != nil {
 				return err
 			}
 			if res.ExitCode(threshold) != 0 {
@@ -109,6 +93,29 @@ a usage error, an invalid repotool.yaml or an unreadable repository.`,
 	fl.IntVar(&opts.Render.Concurrency, "concurrency", opts.Render.Concurrency, "targets rendered at once")
 	addLimitFlags(fl, &opts.Render)
 	return cmd
+}
+
+// writeLint writes the findings in format f to standard output, SARIF to
+// sarifFile when given, and, for the github format in GitHub Actions, the
+// job summary.
+func writeLint(cmd *cobra.Command, env Env, res *lint.Result, f output.LintFormatter, format, sarifFile, repo string) error {
+	fo := output.LintOptions{ToolVersion: env.version(), PathPrefix: gitPrefix(repo)}
+	var summary bytes.Buffer
+	if p := env.Getenv("GITHUB_STEP_SUMMARY"); p != "" && format == "github" {
+		fo.StepSummary = &summary
+		defer appendFile(p, &summary)
+	}
+	if sarifFile != "" {
+		var b bytes.Buffer
+		s, _ := output.NewLintFormatter("sarif")
+		if err := s.Write(&b, res, fo); err != nil {
+			return err
+		}
+		if err := fsutil.WriteFileAtomic(sarifFile, b.Bytes()); err != nil {
+			return fmt.Errorf("write %s: %w", sarifFile, err)
+		}
+	}
+	return f.Write(cmd.OutOrStdout(), res, fo)
 }
 
 // gitPrefix is the repository folder's path inside the Git repository that
