@@ -59,23 +59,7 @@ func TestActionlint(t *testing.T) {
 // with the ${{ }} expressions replaced by placeholders.
 func TestActionScripts(t *testing.T) {
 	shellcheck := testtool.Require(t, "shellcheck")
-	var action struct {
-		Runs struct {
-			Using string `yaml:"using"`
-			Steps []struct {
-				Name  string `yaml:"name"`
-				Run   string `yaml:"run"`
-				Shell string `yaml:"shell"`
-			} `yaml:"steps"`
-		} `yaml:"runs"`
-	}
-	data, err := os.ReadFile("action.yml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := yaml.Unmarshal(data, &action); err != nil {
-		t.Fatal(err)
-	}
+	action := readAction(t)
 	if action.Runs.Using != "composite" {
 		t.Fatalf("runs.using = %q, want composite", action.Runs.Using)
 	}
@@ -102,14 +86,25 @@ func TestActionScripts(t *testing.T) {
 	}
 }
 
-// actionSteps reads action.yml's steps.
-func actionSteps(t *testing.T) []actionStep {
+// actionFile is the part of action.yml the tests read.
+type actionFile struct {
+	Runs struct {
+		Using string       `yaml:"using"`
+		Steps []actionStep `yaml:"steps"`
+	} `yaml:"runs"`
+}
+
+type actionStep struct {
+	Name  string            `yaml:"name"`
+	ID    string            `yaml:"id"`
+	Run   string            `yaml:"run"`
+	Shell string            `yaml:"shell"`
+	Env   map[string]string `yaml:"env"`
+}
+
+func readAction(t *testing.T) actionFile {
 	t.Helper()
-	var action struct {
-		Runs struct {
-			Steps []actionStep `yaml:"steps"`
-		} `yaml:"runs"`
-	}
+	var action actionFile
 	data, err := os.ReadFile("action.yml")
 	if err != nil {
 		t.Fatal(err)
@@ -117,14 +112,13 @@ func actionSteps(t *testing.T) []actionStep {
 	if err := yaml.Unmarshal(data, &action); err != nil {
 		t.Fatal(err)
 	}
-	return action.Runs.Steps
+	return action
 }
 
-type actionStep struct {
-	Name string            `yaml:"name"`
-	ID   string            `yaml:"id"`
-	Run  string            `yaml:"run"`
-	Env  map[string]string `yaml:"env"`
+// actionSteps reads action.yml's steps.
+func actionSteps(t *testing.T) []actionStep {
+	t.Helper()
+	return readAction(t).Runs.Steps
 }
 
 // runStep runs one of the Action's scripts with bash as the runner would,

@@ -41,9 +41,14 @@ func (PlaceholderDecrypter) Decrypt(_ context.Context, file string, data []byte)
 		}
 	}
 	placeholders(root)
+	return encodeYAML(&doc)
+}
+
+// encodeYAML writes a YAML document node.
+func encodeYAML(doc *yaml.Node) ([]byte, error) {
 	var out bytes.Buffer
 	enc := yaml.NewEncoder(&out)
-	if err := enc.Encode(&doc); err != nil {
+	if err := enc.Encode(doc); err != nil {
 		return nil, err
 	}
 	if err := enc.Close(); err != nil {
@@ -116,13 +121,5 @@ func placeholdersFor(file string, data []byte) ([]byte, error) {
 		}
 	}
 	walk(&doc)
-	var out bytes.Buffer
-	enc := yaml.NewEncoder(&out)
-	if err := enc.Encode(&doc); err != nil {
-		return nil, err
-	}
-	if err := enc.Close(); err != nil {
-		return nil, err
-	}
-	return out.Bytes(), nil
+	return encodeYAML(&doc)
 }

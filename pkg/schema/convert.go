@@ -128,17 +128,7 @@ func objectMeta() map[string]any {
 // objectFields adds the implicit apiVersion, kind and metadata to a root
 // or embedded-resource schema, and walks the rest for embedded resources.
 func objectFields(in map[string]any) map[string]any {
-	out := maps.Clone(in)
-	if props, ok := in["properties"].(map[string]any); ok {
-		conv := make(map[string]any, len(props))
-		for k, v := range props {
-			if m, ok := v.(map[string]any); ok {
-				v = embedded(m)
-			}
-			conv[k] = v
-		}
-		out["properties"] = conv
-	}
+	out := walkEmbedded(in)
 	props, _ := out["properties"].(map[string]any)
 	if props == nil {
 		if in["x-kubernetes-preserve-unknown-fields"] == true {
@@ -168,12 +158,19 @@ func objectFields(in map[string]any) map[string]any {
 	return out
 }
 
-// embedded walks a schema for x-kubernetes-embedded-resource objects. It
+// embedded returns in with the implicit fields added to every
+// x-kubernetes-embedded-resource object in it (in itself included). It
 // returns a new map; in is not modified.
 func embedded(in map[string]any) map[string]any {
 	if in["x-kubernetes-embedded-resource"] == true {
 		return objectFields(in)
 	}
+	return walkEmbedded(in)
+}
+
+// walkEmbedded is a copy of in whose properties, items and
+// additionalProperties have been through embedded.
+func walkEmbedded(in map[string]any) map[string]any {
 	out := maps.Clone(in)
 	if props, ok := in["properties"].(map[string]any); ok {
 		conv := make(map[string]any, len(props))
