@@ -17,7 +17,7 @@ import (
 
 func newLintCmd(env Env, v *verbosity) *cobra.Command {
 	opts := lint.DefaultOptions()
-	var format, failOn, sarifFile, baseline, writeBaseline string
+	var format, failOn, sarifFile, baseline, writeBaseline, shard string
 	var noDecrypt bool
 	cmd := &cobra.Command{
 		Use:   "lint [REPO]",
@@ -46,6 +46,9 @@ a usage error, an invalid repotool.yaml or an unreadable repository.`,
 			threshold, err := lint.ParseSeverity(failOn)
 			if err != nil {
 				return usageErr(fmt.Errorf("--fail-on: %w", err))
+			}
+			if opts.Shard, err = parseShard(shard); err != nil {
+				return usageErr(err)
 			}
 			repo, err := loadRepo(cmd, repoArg(args), &opts.Render)
 			if err != nil {
@@ -85,6 +88,7 @@ a usage error, an invalid repotool.yaml or an unreadable repository.`,
 	fl.StringVar(&writeBaseline, "write-baseline", "", "record every finding in this baseline file (for --baseline) and exit 0")
 	fl.StringVarP(&opts.Cluster, "cluster", "c", "", "lint only this cluster's targets (and findings about their files)")
 	fl.StringVarP(&opts.Namespace, "namespace", "n", "", "with --cluster: lint only this target")
+	fl.StringVar(&shard, "shard", "", "lint part i of n of the targets (i/n), for spreading a large repository over CI jobs")
 	fl.StringVar(&opts.SchemaDir, "schema-dir", "", "keep the JSON schemas the schema rule used in this folder, in kubeconform's layout")
 	fl.BoolVar(&noDecrypt, "no-decrypt", false, "do not decrypt secret values files: use typed placeholders (for runs without SOPS keys, such as pull requests from forks)")
 	fl.StringVar(&opts.Render.KubeVersion, "kube-version", "", "Kubernetes version for every target (default: from repotool.yaml)")

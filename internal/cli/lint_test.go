@@ -1,6 +1,8 @@
 package cli_test
 
 import (
+	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -282,5 +284,85 @@ func TestLintScope(t *testing.T) {
 	}
 	if out, code := runCLI(t, "lint", strayCase, "--namespace", "app"); code != cli.ExitError || !strings.Contains(out, "needs its cluster") {
 		t.Errorf("namespace without cluster: exit %d\n%s", code, out)
+	}
+}
+
+// TestShards: lint --shard i/n over every i finds exactly what one run
+// finds, each finding once, a namespace's targets always in one shard, and
+// findings about no target in the first shard only. render --shard splits
+// the same way.
+func TestShards(t *testing.T) {
+	repo := t.TempDir()
+	files := map[string]string{
+		"repotool.yaml":           "clusters:\n  a: {kubeVersion: v1.34.0}\n  b: {kubeVersion: v1.34.0}\n",
+		"bootstrap/old.yaml":      "apiVersion: extensions/v1beta1\nkind: Ingress\nmetadata:\n  name: old\n",
+		"namespaces/.placeholder": "",
+	}
+	for i := range 8 {
+		ns := fmt.Sprintf("ns%d", i)
+		files["namespaces/"+ns+"/Chart.yaml"] = "apiVersion: v2\nname: " + ns + "\nversion: 1.0.0\n"
+		files["namespaces/"+ns+"/templates/ing.yaml"] = "apiVersion: networking.k8s.io/v1beta1\nkind: Ingress\nmetadata:\n  name: " + ns + "\n"
+		files["clusters/a/"+ns+"/a-values.yaml"] = "x: 1\n"
+		files["clusters/b/"+ns+"/b-values.yaml"] = "x: 1\n"
+	}
+	for name, content := range files {
+		p := filepath.Join(repo, filepath.FromSlash(name))
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		os.WriteFile(p, []byte(content), 0o644)
+	}
+	type finding struct {
+		File    string   `json:"file"`
+		Targets []string `json:"targets"`
+		Print   string   `json:"fingerprint"`
+	}
+	lintJSON := func(args ...string) []finding {
+		t.Helper()
+		out, code := runCLI(t, append([]string{"lint", repo, "-o", "json"}, args...)...)
+		if code != cli.ExitFindings {
+			t.Fatalf("%v: exit %d\n%s", args, code, out)
+		}
+		var res struct{ Findings []finding }
+		if err := json.Unmarshal([]byte(out), &res); err != nil {
+			t.Fatal(err)
+		}
+		return res.Findings
+	}
+	all := lintJSON()
+	key := func(f finding) string { return f.Print + " " + strings.Join(f.Targets, ",") }
+	seen := map[string]int{}
+	busy := 0
+	for i := 1; i <= 3; i++ {
+		part := lintJSON("--shard", fmt.Sprintf("%d/3", i))
+		if len(part) > 1 {
+			busy++
+		}
+		for _, f := range part {
+			seen[key(f)]++
+			if len(f.Targets) == 0 && i != 1 {
+				t.Errorf("shard %d/3 reports %s, which belongs to no target", i, f.File)
+			}
+		}
+	}
+	if len(seen) != len(all) || busy < 2 {
+		t.Errorf("the shards found %d findings, one run %d; %d shards had work", len(seen), len(all), busy)
+	}
+	for _, f := range all {
+		if seen[key(f)] != 1 {
+			t.Errorf("%s %v found by %d shards", f.File, f.Targets, seen[key(f)])
+		}
+	}
+	rendered := 0
+	for i := 1; i <= 3; i++ {
+		out, code := runCLI(t, "render", repo, "--all", "--no-decrypt", "--shard", fmt.Sprintf("%d/3", i))
+		if code != cli.ExitOK {
+			t.Fatalf("render shard %d: exit %d\n%s", i, code, out)
+		}
+		rendered += strings.Count(out, "kind: Ingress")
+	}
+	if rendered != 16 {
+		t.Errorf("the render shards rendered %d objects, want 16", rendered)
+	}
+	if out, code := runCLI(t, "lint", repo, "--shard", "4/3"); code != cli.ExitError || !strings.Contains(out, "1 <= i <= n") {
+		t.Errorf("--shard 4/3: exit %d\n%s", code, out)
 	}
 }

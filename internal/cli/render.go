@@ -21,6 +21,7 @@ import (
 )
 
 type renderFlags struct {
+	shard              string
 	cluster, namespace string
 	all                bool
 	outDir             string
@@ -83,6 +84,7 @@ interrupted.`,
 	fl.BoolVar(&f.opts.Offline, "offline", false, "never download: remote dependencies must be vendored or cached")
 	fl.StringVar(&f.opts.CacheDir, "cache-dir", "", "dependency cache (default $REPOTOOL_CACHE_DIR, else $XDG_CACHE_HOME/repotool)")
 	fl.IntVar(&f.opts.Concurrency, "concurrency", f.opts.Concurrency, "targets rendered at once")
+	fl.StringVar(&f.shard, "shard", "", "render part i of n of the selected targets (i/n), for spreading the work over CI jobs")
 	addLimitFlags(fl, &f.opts)
 	return cmd
 }
@@ -130,6 +132,18 @@ func selectTargets(repo *layout.Repo, f *renderFlags) (selection, error) {
 	return selection{out, repo.ErrorsOutside(cl.Dir)}, nil
 }
 
+// parseShard parses --shard ("" for none).
+func parseShard(s string) (layout.Shard, error) {
+	if s == "" {
+		return layout.Shard{}, nil
+	}
+	sh, err := layout.ParseShard(s)
+	if err != nil {
+		return layout.Shard{}, fmt.Errorf("--shard: %w", err)
+	}
+	return sh, nil
+}
+
 // notFound is the error for a target or cluster that is not in the
 // layout, with the layout's errors outside any target, which may be why.
 func notFound(repo *layout.Repo, msg string) error {
@@ -147,6 +161,14 @@ func runRender(cmd *cobra.Command, env Env, f *renderFlags, args []string, v *ve
 	sel, err := selectTargets(repo, f)
 	if err != nil {
 		return usageErr(err)
+	}
+	shard, err := parseShard(f.shard)
+	if err != nil {
+		return usageErr(err)
+	}
+	sel.targets = shard.Targets(sel.targets)
+	if !shard.First() {
+		sel.outside = nil // the first shard reports what belongs to no target
 	}
 	if f.tier != "" && (f.outDir != "" || f.redact) {
 		return usageErr(errors.New("--tier writes to standard output: do not combine it with --out-dir or --redact"))

@@ -26,6 +26,12 @@ type Options struct {
 	// (a CRD short name shared with a target outside the scope is not
 	// found). Empty: every target.
 	Cluster, Namespace string
+	// Shard lints one part of the targets (see layout.Shard), for spreading
+	// a large repository over CI jobs: findings about the shard's targets,
+	// and, in the first shard only, those about no target. Checks across
+	// targets see only the shard's renderings (CRDs in charts' crds/
+	// folders and plain files are seen by every shard).
+	Shard layout.Shard
 }
 
 // DefaultOptions returns the default settings.
@@ -46,15 +52,36 @@ func Lint(ctx context.Context, repo *layout.Repo, opts Options, extra ...render.
 	if err != nil {
 		return nil, err
 	}
+	targets = opts.Shard.Targets(targets)
 	results := render.New(repo, opts.Render, extra...).RenderAll(ctx, targets)
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	res := Check(repo, results, opts)
-	if opts.Cluster != "" {
-		res.keepScope(targets)
+	switch {
+	case opts.Cluster != "":
+		res.keepScope(targets, opts.Shard.First())
+	case opts.Shard.N > 1:
+		res.keepShard(targets, opts.Shard.First())
 	}
 	return res, res.Err()
+}
+
+// keepShard keeps the findings about the shard's targets, and, in the
+// first shard, those about no target; and recounts.
+func (r *Result) keepShard(targets []layout.Target, first bool) {
+	names := map[string]bool{}
+	for _, t := range targets {
+		names[t.Name()] = true
+	}
+	kept := r.Findings[:0]
+	for _, f := range r.Findings {
+		if len(f.Targets) == 0 && first || slices.ContainsFunc(f.Targets, func(t string) bool { return names[t] }) {
+			kept = append(kept, f)
+		}
+	}
+	r.Findings = kept
+	r.finish()
 }
 
 // ScopeError is an Options.Cluster or Namespace that selects nothing.
@@ -83,8 +110,9 @@ func scope(repo *layout.Repo, opts Options) ([]layout.Target, error) {
 }
 
 // keepScope keeps the findings about the targets, or about files in their
-// folders (cluster and namespace folders), and recounts.
-func (r *Result) keepScope(targets []layout.Target) {
+// folders (cluster and namespace folders), and recounts. Findings about no
+// target are kept in the first shard only.
+func (r *Result) keepScope(targets []layout.Target, first bool) {
 	names := map[string]bool{}
 	var dirs []string
 	for _, t := range targets {
@@ -95,7 +123,7 @@ func (r *Result) keepScope(targets []layout.Target) {
 	for _, f := range r.Findings {
 		in := slices.ContainsFunc(f.Targets, func(t string) bool { return names[t] })
 		if len(f.Targets) == 0 {
-			in = slices.ContainsFunc(dirs, func(d string) bool { return strings.HasPrefix(RepoFile(f.File)+"/", d) })
+			in = first && slices.ContainsFunc(dirs, func(d string) bool { return strings.HasPrefix(RepoFile(f.File)+"/", d) })
 		}
 		if in {
 			f.Targets = slices.DeleteFunc(f.Targets, func(t string) bool { return !names[t] })
