@@ -101,7 +101,7 @@ func TestLintNoDecrypt(t *testing.T) {
 	if out, code := runCLI(t, "lint", monorepo); code != cli.ExitFindings || !strings.Contains(out, "[render]") {
 		t.Errorf("without a key: exit %d\n%s", code, out)
 	}
-	if out, code := runCLI(t, "lint", monorepo, "--no-decrypt"); code != cli.ExitOK || out != "no problems found in 9 targets\n" {
+	if out, code := runCLI(t, "lint", monorepo, "--no-decrypt"); code != cli.ExitOK || out != "no problems found in 10 targets\n" {
 		t.Errorf("--no-decrypt: exit %d\n%s", code, out)
 	}
 }
