@@ -285,6 +285,15 @@ func TestSARIFLimits(t *testing.T) {
 	if err != nil || !result.Valid() {
 		t.Fatalf("capped SARIF does not validate: %v %v", err, result.Errors())
 	}
+	var inv struct {
+		Runs []struct {
+			Invocations json.RawMessage `json:"invocations"`
+		} `json:"runs"`
+	}
+	json.Unmarshal(out.Bytes(), &inv)
+	var pretty bytes.Buffer
+	json.Indent(&pretty, inv.Runs[0].Invocations, "", "  ")
+	golden.Check(t, filepath.Join("testdata", "lint.sarif-capped-invocations.golden"), pretty.Bytes())
 }
 
 // TestFingerprintStable: a finding keeps its fingerprint when its line
