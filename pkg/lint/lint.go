@@ -58,30 +58,10 @@ func Lint(ctx context.Context, repo *layout.Repo, opts Options, extra ...render.
 		return nil, err
 	}
 	res := Check(repo, results, opts)
-	switch {
-	case opts.Cluster != "":
-		res.keepScope(targets, opts.Shard.First())
-	case opts.Shard.N > 1:
-		res.keepShard(targets, opts.Shard.First())
+	if opts.Cluster != "" || opts.Shard.N > 1 {
+		res.keepTargets(targets, opts.Shard.First(), opts.Cluster != "")
 	}
 	return res, res.Err()
-}
-
-// keepShard keeps the findings about the shard's targets, and, in the
-// first shard, those about no target; and recounts.
-func (r *Result) keepShard(targets []layout.Target, first bool) {
-	names := map[string]bool{}
-	for _, t := range targets {
-		names[t.Name()] = true
-	}
-	kept := r.Findings[:0]
-	for _, f := range r.Findings {
-		if len(f.Targets) == 0 && first || slices.ContainsFunc(f.Targets, func(t string) bool { return names[t] }) {
-			kept = append(kept, f)
-		}
-	}
-	r.Findings = kept
-	r.finish()
 }
 
 // ScopeError is an Options.Cluster or Namespace that selects nothing.
@@ -109,10 +89,11 @@ func scope(repo *layout.Repo, opts Options) ([]layout.Target, error) {
 	return out, nil
 }
 
-// keepScope keeps the findings about the targets, or about files in their
-// folders (cluster and namespace folders), and recounts. Findings about no
-// target are kept in the first shard only.
-func (r *Result) keepScope(targets []layout.Target, first bool) {
+// keepTargets keeps the findings about the targets, their Targets narrowed
+// to them, and recounts. Findings about no target are kept in the first
+// shard only and, with inFolders, only when they are about a file in the
+// targets' folders (cluster and namespace folders).
+func (r *Result) keepTargets(targets []layout.Target, first, inFolders bool) {
 	names := map[string]bool{}
 	var dirs []string
 	for _, t := range targets {
@@ -123,7 +104,7 @@ func (r *Result) keepScope(targets []layout.Target, first bool) {
 	for _, f := range r.Findings {
 		in := slices.ContainsFunc(f.Targets, func(t string) bool { return names[t] })
 		if len(f.Targets) == 0 {
-			in = first && slices.ContainsFunc(dirs, func(d string) bool { return strings.HasPrefix(RepoFile(f.File)+"/", d) })
+			in = first && (!inFolders || slices.ContainsFunc(dirs, func(d string) bool { return strings.HasPrefix(RepoFile(f.File)+"/", d) }))
 		}
 		if in {
 			f.Targets = slices.DeleteFunc(f.Targets, func(t string) bool { return !names[t] })
@@ -144,7 +125,10 @@ func Check(repo *layout.Repo, results []*render.Result, opts Options) *Result {
 	in.sup = in.loadSuppressions(func(f Finding) { in.suppressionFindings = append(in.suppressionFindings, f) })
 	for _, r := range registry {
 		override := repo.Config.Lint.Rules[r.ID].Severity
-		if override == "off" && r != ruleInvalidSuppression {
+		if r == ruleInvalidSuppression {
+			override = "" // a malformed suppression is always reported
+		}
+		if override == "off" {
 			continue
 		}
 		r.check(in, func(f Finding) {
@@ -152,7 +136,7 @@ func Check(repo *layout.Repo, results []*render.Result, opts Options) *Result {
 			if f.Severity == "" {
 				f.Severity = r.Severity
 			}
-			if override != "" && override != "off" && r != ruleInvalidSuppression {
+			if override != "" {
 				f.Severity = Severity(override)
 			}
 			all = append(all, f)

@@ -130,20 +130,12 @@ func checkRawAPIVersions(in *Input, table map[string]layout.Deprecation, report 
 		if !ok || o.Encrypted || isPlainManifest(o.File) {
 			continue // charts' crds/ files are checked as rendered
 		}
-		use := ""
-		if d.Replacement != "" {
-			use = ": use " + d.Replacement
-		}
-		note := ""
-		if d.Note != "" {
-			note = " (" + d.Note + ")"
-		}
 		var removed, deprecated []string
 		for _, c := range clusters {
-			switch {
-			case d.Removed, d.RemovedIn != "" && !c.kv.LessThan(minor(d.RemovedIn)):
+			switch r, dep := servedState(d, c.kv); {
+			case d.Removed, r:
 				removed = append(removed, c.name+" ("+c.kv.Original()+")")
-			case d.DeprecatedIn != "" && !c.kv.LessThan(minor(d.DeprecatedIn)):
+			case dep:
 				deprecated = append(deprecated, c.name+" ("+c.kv.Original()+")")
 			}
 		}
@@ -151,25 +143,50 @@ func checkRawAPIVersions(in *Input, table map[string]layout.Deprecation, report 
 		switch {
 		case d.Removed:
 			f.Severity = SeverityError
-			f.Message = fmt.Sprintf("%s %s is no longer served by current releases of its project%s%s", o.APIVersion, o.Kind, use, note)
+			f.Message = fmt.Sprintf("%s %s is no longer served by current releases of its project%s", o.APIVersion, o.Kind, advice(d))
 		case len(removed) > 0:
 			f.Severity = SeverityError
-			f.Message = fmt.Sprintf("%s %s was removed in Kubernetes %s: no longer served by %s%s%s", o.APIVersion, o.Kind, d.RemovedIn, clusterList(removed), use, note)
+			f.Message = fmt.Sprintf("%s %s was removed in Kubernetes %s: no longer served by %s%s", o.APIVersion, o.Kind, d.RemovedIn, clusterList(removed), advice(d))
 			if len(deprecated) > 0 {
 				f.Message += fmt.Sprintf("; deprecated on %s", clusterList(deprecated))
 			}
 		case len(deprecated) > 0:
 			f.Severity = SeverityWarning
-			when := ""
-			if d.RemovedIn != "" {
-				when = ", to be removed in " + d.RemovedIn
-			}
-			f.Message = fmt.Sprintf("%s %s is deprecated since Kubernetes %s%s, on %s%s%s", o.APIVersion, o.Kind, d.DeprecatedIn, when, clusterList(deprecated), use, note)
+			f.Message = fmt.Sprintf("%s %s is deprecated since Kubernetes %s%s, on %s%s", o.APIVersion, o.Kind, d.DeprecatedIn, toBeRemoved(d), clusterList(deprecated), advice(d))
 		default:
 			continue
 		}
 		report(f)
 	}
+}
+
+// servedState says whether a cluster at kv no longer serves a Kubernetes
+// API version by its deprecation (removed), or serves it deprecated.
+func servedState(d layout.Deprecation, kv *semver.Version) (removed, deprecated bool) {
+	removed = d.RemovedIn != "" && !kv.LessThan(minor(d.RemovedIn))
+	deprecated = !removed && d.DeprecatedIn != "" && !kv.LessThan(minor(d.DeprecatedIn))
+	return removed, deprecated
+}
+
+// advice ends a deprecation message: ": use <replacement>" and " (<note>)",
+// each when known.
+func advice(d layout.Deprecation) string {
+	s := ""
+	if d.Replacement != "" {
+		s = ": use " + d.Replacement
+	}
+	if d.Note != "" {
+		s += " (" + d.Note + ")"
+	}
+	return s
+}
+
+// toBeRemoved is ", to be removed in <version>" when one is scheduled.
+func toBeRemoved(d layout.Deprecation) string {
+	if d.RemovedIn == "" {
+		return ""
+	}
+	return ", to be removed in " + d.RemovedIn
 }
 
 func clusterList(names []string) string {
@@ -259,25 +276,13 @@ func apiVersionProblem(apiVersion, kind string, kv *semver.Version, cluster stri
 		return "the object has no apiVersion or kind, so it cannot be applied", SeverityError
 	}
 	if d, ok := table[apiVersion+"/"+kind]; ok {
-		use := ""
-		if d.Replacement != "" {
-			use = ": use " + d.Replacement
-		}
-		note := ""
-		if d.Note != "" {
-			note = " (" + d.Note + ")"
-		}
-		switch {
+		switch removed, deprecated := servedState(d, kv); {
 		case d.Removed:
-			return fmt.Sprintf("%s %s is no longer served by current releases of its project%s%s", apiVersion, kind, use, note), SeverityError
-		case d.RemovedIn != "" && !kv.LessThan(minor(d.RemovedIn)):
-			return fmt.Sprintf("%s %s was removed in Kubernetes %s and cluster %s runs %s%s%s", apiVersion, kind, d.RemovedIn, cluster, kv.Original(), use, note), SeverityError
-		case d.DeprecatedIn != "" && !kv.LessThan(minor(d.DeprecatedIn)):
-			when := ""
-			if d.RemovedIn != "" {
-				when = ", to be removed in " + d.RemovedIn
-			}
-			return fmt.Sprintf("%s %s is deprecated since Kubernetes %s%s (cluster %s runs %s)%s%s", apiVersion, kind, d.DeprecatedIn, when, cluster, kv.Original(), use, note), SeverityWarning
+			return fmt.Sprintf("%s %s is no longer served by current releases of its project%s", apiVersion, kind, advice(d)), SeverityError
+		case removed:
+			return fmt.Sprintf("%s %s was removed in Kubernetes %s and cluster %s runs %s%s", apiVersion, kind, d.RemovedIn, cluster, kv.Original(), advice(d)), SeverityError
+		case deprecated:
+			return fmt.Sprintf("%s %s is deprecated since Kubernetes %s%s (cluster %s runs %s)%s", apiVersion, kind, d.DeprecatedIn, toBeRemoved(d), cluster, kv.Original(), advice(d)), SeverityWarning
 		}
 	}
 	if knownKinds()[apiVersion+"/"+kind] {
