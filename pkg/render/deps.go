@@ -244,19 +244,17 @@ func (r *Renderer) index(ctx context.Context, repository string) (*repo.IndexFil
 // archives are used from the cache.
 const SumsFile = "repotool.sum"
 
-// sums reads SumsFile once per Renderer.
-func (r *Renderer) sums() (map[string]string, error) {
-	r.sumsOnce.Do(func() {
-		r.sumsMap, r.sumsErr = parseSums(r.fsys)
-	})
-	return r.sumsMap, r.sumsErr
-}
-
+// parseSums reads SumsFile (Renderer.sums reads it once per Renderer). No
+// file means no pins; a link to a file that is gone is an error, not "no
+// pins".
 func parseSums(fsys fs.FS) (map[string]string, error) {
 	out := map[string]string{}
 	real, err := fsutil.Resolve(fsys, SumsFile)
 	if errors.Is(err, fs.ErrNotExist) {
-		return out, nil
+		if _, lerr := fs.Lstat(fsys, SumsFile); lerr != nil {
+			return out, nil
+		}
+		return nil, &ChartError{Chart: SumsFile, Err: errors.New("the file is a symbolic link whose target does not exist"), Hint: "point it at the pins, or remove it"}
 	}
 	var data []byte
 	if err == nil {
@@ -351,8 +349,7 @@ func readCached(file string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	sum := sha256.Sum256(data)
-	if hex.EncodeToString(sum[:]) != strings.TrimSpace(string(want)) {
+	if digestOf(data) != "sha256:"+strings.TrimSpace(string(want)) {
 		return nil, errors.New("digest mismatch")
 	}
 	return data, nil
@@ -362,9 +359,8 @@ func readCached(file string) ([]byte, error) {
 // concurrent runs never see a partial entry (an archive without its digest
 // is a cache miss).
 func writeCached(file string, data []byte) error {
-	sum := sha256.Sum256(data)
 	if err := fsutil.WriteFileAtomic(file, data); err != nil {
 		return err
 	}
-	return fsutil.WriteFileAtomic(file+".sha256", []byte(hex.EncodeToString(sum[:])+"\n"))
+	return fsutil.WriteFileAtomic(file+".sha256", []byte(strings.TrimPrefix(digestOf(data), "sha256:")+"\n"))
 }

@@ -231,6 +231,10 @@ func TestRemoteDependencyCache(t *testing.T) {
 	if _, err := render.New(bad, opts).Render(context.Background(), &bad.Targets[0]); err == nil || !strings.Contains(err.Error(), "repotool.sum:1") {
 		t.Errorf("malformed repotool.sum: err = %v", err)
 	}
+	dangling := mapRepo(t, remoteRepoFiles(url, "7.2.4", map[string]string{"repotool.sum": "symlink:pins-renamed.sum"}))
+	if _, err := render.New(dangling, opts).Render(context.Background(), &dangling.Targets[0]); err == nil || !strings.Contains(err.Error(), "repotool.sum: the file is a symbolic link whose target does not exist") {
+		t.Errorf("dangling repotool.sum: err = %v", err)
+	}
 }
 
 func digestHex(data []byte) string {

@@ -146,10 +146,8 @@ type Renderer struct {
 	// placeholdersOnFailure: see PlaceholdersOnDecryptFailure.
 	placeholdersOnFailure bool
 	progress              func(done, total int)
-
-	sumsOnce sync.Once
-	sumsMap  map[string]string
-	sumsErr  error
+	// sums are the pins of SumsFile, read once.
+	sums func() (map[string]string, error)
 }
 
 // New returns a Renderer for repo (read through repo.FS).
@@ -162,6 +160,7 @@ func New(repo *layout.Repo, opts Options, extra ...Option) *Renderer {
 		http:      http.DefaultClient,
 		log:       slog.New(slog.DiscardHandler),
 	}
+	r.sums = sync.OnceValues(func() (map[string]string, error) { return parseSums(r.fsys) })
 	for _, o := range extra {
 		o(r)
 	}
