@@ -272,7 +272,7 @@ func (r *Renderer) renderNow(ctx context.Context, t *layout.Target) *Result {
 		res.Err = fmt.Errorf("render %s: %w", t.Name(), err)
 		return res
 	}
-	vals, red, fallbacks, err := r.valuesFallback(ctx, t, r.decrypter)
+	vals, red, fallbacks, err := r.values(ctx, t, r.decrypter)
 	if err != nil {
 		res.Err = fmt.Errorf("render %s: %w", t.Name(), err)
 		return res
@@ -328,7 +328,7 @@ func (r *Renderer) decrypts(t *layout.Target) bool {
 // renderPlaceholders renders t with every secret value replaced by a typed
 // placeholder, as --no-decrypt does.
 func (r *Renderer) renderPlaceholders(ctx context.Context, t *layout.Target, entry *chartEntry) ([]byte, []Object, error) {
-	vals, _, err := r.values(ctx, t, PlaceholderDecrypter{})
+	vals, _, _, err := r.values(ctx, t, PlaceholderDecrypter{})
 	if err != nil {
 		return nil, nil, err
 	}

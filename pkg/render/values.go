@@ -15,15 +15,9 @@ import (
 // values reads a target's values files in merge order, decrypting secret
 // ones in memory, and merges them as helm's --values does (later wins, maps
 // merged key by key). It also returns a redactor that knows every decrypted
-// value.
-func (r *Renderer) values(ctx context.Context, t *layout.Target, dec Decrypter) (map[string]any, *redactor, error) {
-	vals, red, _, err := r.valuesFallback(ctx, t, dec)
-	return vals, red, err
-}
-
-// valuesFallback is values, also returning the decryption failures that
-// were replaced by placeholders (Renderer.placeholdersOnFailure).
-func (r *Renderer) valuesFallback(ctx context.Context, t *layout.Target, dec Decrypter) (map[string]any, *redactor, []error, error) {
+// value, and the decryption failures that were replaced by placeholders
+// (PlaceholdersOnDecryptFailure).
+func (r *Renderer) values(ctx context.Context, t *layout.Target, dec Decrypter) (map[string]any, *redactor, []error, error) {
 	red := newRedactor()
 	var fallbacks []error
 	base := map[string]any{}
