@@ -67,6 +67,7 @@ func TestCanarySecrets(t *testing.T) {
 	sarif := filepath.Join(tmp, "lint.sarif")
 	summary := filepath.Join(tmp, "summary.md")
 	outDir := filepath.Join(tmp, "rendered")
+	baseline := filepath.Join(tmp, "baseline.json")
 	var runs []run
 	for _, format := range []string{"text", "json"} {
 		runs = append(runs, run{name: "layout " + format, args: []string{"layout", repo, "-o", format}})
@@ -92,6 +93,8 @@ func TestCanarySecrets(t *testing.T) {
 		run{name: "render --all --redact", args: []string{"render", repo, "--all", "--redact"}},
 		run{name: "render --all --out-dir", args: []string{"render", repo, "--all", "--out-dir", outDir}, outDirs: []string{outDir}},
 		run{name: "generate --stdout", args: []string{"generate", repo, "--stdout"}},
+		run{name: "lint --write-baseline", args: []string{"lint", repo, "--write-baseline", baseline}, files: []string{baseline}},
+		run{name: "lint --verbose", args: []string{"lint", repo, "--verbose"}},
 	)
 	fragments := canaryFragments()
 	decrypted := false
@@ -137,6 +140,9 @@ func TestCanarySecrets(t *testing.T) {
 				}
 			}
 		}
+	}
+	if data, _ := os.ReadFile(baseline); !bytes.Contains(data, []byte(`"fingerprint"`)) {
+		t.Error("the baseline run wrote no findings, so it proves nothing")
 	}
 	if !decrypted {
 		t.Error("no plain render printed the canary: the secrets were not decrypted, so the test proves nothing")
