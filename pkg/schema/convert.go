@@ -22,10 +22,18 @@ import (
 //
 // $refs are kept; Inline resolves them. Convert does not modify its input.
 func Convert(in map[string]any) map[string]any {
+	return convert(in, true)
+}
+
+// convert is Convert; orNull says whether a null is accepted wherever a
+// value is. It is false inside a "not", where accepting null would turn
+// into rejecting it: the API server prunes the null before validating, so
+// a "not" never sees it.
+func convert(in map[string]any, orNull bool) map[string]any {
 	out := map[string]any{}
 	if enum, ok := in["enum"].([]any); ok {
 		out["enum"] = enum
-		if !slices.Contains(enum, nil) {
+		if orNull && !slices.Contains(enum, nil) {
 			out["enum"] = append(slices.Clone(enum), nil)
 		}
 	}
@@ -35,17 +43,21 @@ func Convert(in map[string]any) map[string]any {
 		}
 	}
 	intOrString := in["format"] == "int-or-string" || in["x-kubernetes-int-or-string"] == true
-	if intOrString {
+	switch t, ok := in["type"].(string); {
+	case intOrString:
 		delete(out, "format")
-		out["type"] = []any{"string", "integer", "null"}
-	} else if t, ok := in["type"].(string); ok {
-		out["type"] = []any{t, "null"}
+		out["type"] = []any{"string", "integer"}
+	case ok:
+		out["type"] = []any{t}
+	}
+	if t, ok := out["type"].([]any); ok && orNull {
+		out["type"] = append(t, "null")
 	}
 	if props, ok := in["properties"].(map[string]any); ok {
 		conv := make(map[string]any, len(props))
 		for k, v := range props {
 			if m, ok := v.(map[string]any); ok {
-				conv[k] = Convert(m)
+				conv[k] = convert(m, orNull)
 			}
 		}
 		out["properties"] = conv
@@ -55,19 +67,24 @@ func Convert(in map[string]any) map[string]any {
 	}
 	switch ap := in["additionalProperties"].(type) {
 	case map[string]any:
-		out["additionalProperties"] = Convert(ap)
+		out["additionalProperties"] = convert(ap, orNull)
 	case bool:
 		out["additionalProperties"] = ap
 	}
 	if items, ok := in["items"].(map[string]any); ok {
-		out["items"] = Convert(items)
+		out["items"] = convert(items, orNull)
+	}
+	if not, ok := in["not"].(map[string]any); ok {
+		c := convert(not, false)
+		delete(c, "additionalProperties") // as for the alternatives below
+		out["not"] = c
 	}
 	for _, k := range []string{"allOf", "anyOf", "oneOf"} {
 		if list, ok := in[k].([]any); ok {
 			var conv []any
 			for _, v := range list {
 				if m, ok := v.(map[string]any); ok {
-					c := Convert(m)
+					c := convert(m, orNull)
 					// Alternatives only constrain; their objects stay open so
 					// that the alternatives do not reject each other's keys.
 					delete(c, "additionalProperties")

@@ -254,8 +254,8 @@ func FuzzConvert(f *testing.F) {
 // TestCRDStructuralRules validates custom resources against CRDs as the API
 // server reads them: apiVersion, kind and metadata are accepted at the root
 // (and in embedded resources) whether or not the schema lists them, metadata
-// is checked as ObjectMeta, and a null is accepted anywhere (the API server
-// prunes it), enums included.
+// is checked as ObjectMeta, a null is accepted anywhere (the API server
+// prunes it), enums included, and defaults are applied before validating.
 func TestCRDStructuralRules(t *testing.T) {
 	v, err := schema.New(schema.Options{})
 	if err != nil {
@@ -274,6 +274,16 @@ func TestCRDStructuralRules(t *testing.T) {
 	var named map[string]any
 	json.Unmarshal([]byte(`{"type":"object","properties":{"metadata":{"type":"object","properties":{"name":{"type":"string","maxLength":5}}}}}`), &named)
 	v.AddCRD("acme.io", "v1", "Short", named)
+	// Defaults, as gateway-api and external-secrets write them: required
+	// fields with defaults, and a oneOf told apart by a defaulted field.
+	var defaulted map[string]any
+	json.Unmarshal([]byte(`{"type":"object","properties":{"spec":{"type":"object","required":["length","upper"],"properties":{
+		"length":{"type":"integer","default":24},
+		"upper":{"type":"boolean","default":false},
+		"addresses":{"type":"array","items":{"type":"object",
+			"oneOf":[{"properties":{"type":{"enum":["IP"]},"value":{"format":"ipv4"}}},{"properties":{"type":{"not":{"enum":["IP"]}}}}],
+			"properties":{"type":{"type":"string","default":"IP"},"value":{"type":"string"}}}}}}}}`), &defaulted)
+	v.AddCRD("acme.io", "v1", "Defaulted", defaulted)
 	tests := []struct {
 		name, doc string
 		status    schema.Status
@@ -288,6 +298,15 @@ func TestCRDStructuralRules(t *testing.T) {
 		{"embedded resource still strict", "apiVersion: acme.io/v1\nkind: Gadget\nmetadata: {name: g}\nspec:\n  target: {apiVersion: v1, kind: Thing, spec: {x: 1, z: 2}}\n", schema.Invalid, []schema.FieldError{{Path: "/spec/target/spec", Message: "additional properties 'z' not allowed", Unknown: []string{"z"}}}},
 		{"status preserved", "apiVersion: acme.io/v1\nkind: Gadget\nmetadata: {name: g}\nstatus: {whatever: [1, 2]}\n", schema.Valid, nil},
 		{"unknown root field", "apiVersion: acme.io/v1\nkind: Gadget\nmetadata: {name: g}\nspek: {}\n", schema.Invalid, []schema.FieldError{{Path: "", Message: "additional properties 'spek' not allowed", Unknown: []string{"spek"}}}},
+		{"required fields with defaults", "apiVersion: acme.io/v1\nkind: Defaulted\nmetadata: {name: d}\nspec: {}\n", schema.Valid, nil},
+		{"a null where a default is", "apiVersion: acme.io/v1\nkind: Defaulted\nmetadata: {name: d}\nspec: {length: null}\n", schema.Valid, nil},
+		{"a default in every array item", "apiVersion: acme.io/v1\nkind: Defaulted\nmetadata: {name: d}\nspec:\n  addresses: [{value: 1.2.3.4}, {type: Hostname, value: example.com}, {value: 5.6.7.8}]\n", schema.Valid, nil},
+		{"a defaulted field selects the alternative", "apiVersion: acme.io/v1\nkind: Defaulted\nmetadata: {name: d}\nspec:\n  addresses: [{value: example.com}]\n", schema.Invalid, []schema.FieldError{
+			{Path: "/spec/addresses/0", Message: "'oneOf' failed, none matched"},
+			{Path: "/spec/addresses/0/type", Message: "'not' failed"},
+			{Path: "/spec/addresses/0/value", Message: "is not a valid ipv4"},
+		}},
+		{"duplicate keys are still found with defaults", "apiVersion: acme.io/v1\nkind: Defaulted\nmetadata: {name: d}\nspec: {length: 1, length: 2}\n", schema.Error, nil},
 		{"the CRD's constraint on metadata.name", "apiVersion: acme.io/v1\nkind: Short\nmetadata: {name: too-long-a-name, labels: {a: b}}\n", schema.Invalid, []schema.FieldError{{Path: "/metadata/name", Message: "must be at most 5 characters long"}}},
 	}
 	for _, tt := range tests {

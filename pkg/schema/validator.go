@@ -76,8 +76,11 @@ type Validator struct {
 	ownDir  bool
 	mu      sync.Mutex
 	written map[string]bool
-	crds    map[string]map[string]any // apiVersion/Kind -> converted schema
-	byMinor map[int]validator.Validator
+	crds    map[string]map[string]any // group/version/kind -> converted schema
+	// defaults holds the structural schema of each custom resource whose
+	// CRD gives defaults, applied before validating (see defaults.go).
+	defaults map[string]map[string]any
+	byMinor  map[int]validator.Validator
 	// results remembers the result for each (minor, document): clusters
 	// render many identical objects (CRDs, shared charts).
 	results map[[sha256.Size]byte]Result
@@ -85,7 +88,7 @@ type Validator struct {
 
 // New returns a Validator.
 func New(opts Options) (*Validator, error) {
-	v := &Validator{opts: opts, written: map[string]bool{}, crds: map[string]map[string]any{}, byMinor: map[int]validator.Validator{}, results: map[[sha256.Size]byte]Result{}}
+	v := &Validator{opts: opts, written: map[string]bool{}, crds: map[string]map[string]any{}, defaults: map[string]map[string]any{}, byMinor: map[int]validator.Validator{}, results: map[[sha256.Size]byte]Result{}}
 	if v.opts.Dir == "" {
 		dir, err := os.MkdirTemp("", "repotool-schemas-")
 		if err != nil {
@@ -115,7 +118,12 @@ func (v *Validator) Close() error {
 func (v *Validator) AddCRD(group, version, kind string, openAPIV3Schema map[string]any) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	v.crds[group+"/"+version+"/"+kind] = ConvertCRD(openAPIV3Schema)
+	gvk := group + "/" + version + "/" + kind
+	v.crds[gvk] = ConvertCRD(openAPIV3Schema)
+	delete(v.defaults, gvk)
+	if hasDefaults(openAPIV3Schema) {
+		v.defaults[gvk] = openAPIV3Schema
+	}
 	clear(v.results)
 }
 
@@ -158,12 +166,18 @@ func (v *Validator) validate(minor int, doc []byte) Result {
 	if err == nil && (found || len(v.opts.ExtraLocations) > 0) {
 		kc, err = v.kubeconform(minor)
 	}
+	defaults := v.defaults[groupVersionKind(head.APIVersion, head.Kind)]
 	v.mu.Unlock()
 	if err != nil {
 		return Result{Status: Error, Err: err, Internal: true}
 	}
 	if kc == nil {
 		return Result{Status: NoSchema}
+	}
+	if defaults != nil {
+		if d := defaulted(doc, defaults); d != nil {
+			doc = d
+		}
 	}
 	res := kc.ValidateResource(resource.Resource{Bytes: doc})
 	switch res.Status {
@@ -223,11 +237,8 @@ func fieldError(path, msg string) FieldError {
 // prepare writes the schema of apiVersion/kind where kubeconform will look
 // for it, once; it reports whether repotool knows a schema for it.
 func (v *Validator) prepare(minor int, apiVersion, kind string) (bool, error) {
-	group, version, ok := strings.Cut(apiVersion, "/")
-	if !ok {
-		group, version = "", apiVersion
-	}
-	if s, ok := v.crds[group+"/"+version+"/"+kind]; ok {
+	if s, ok := v.crds[groupVersionKind(apiVersion, kind)]; ok {
+		_, version, _ := strings.Cut(apiVersion, "/")
 		// kubeconform's {{ .Group }} is the part before the slash.
 		return true, v.write(filepath.Join("crd", strings.SplitN(apiVersion, "/", 2)[0], strings.ToLower(kind)+"_"+version+".json"), s)
 	}
@@ -240,6 +251,16 @@ func (v *Validator) prepare(minor int, apiVersion, kind string) (bool, error) {
 		return false, nil
 	}
 	return true, v.write(filepath.Join("builtin", fmt.Sprintf("v1.%d", minor), strings.ToLower(kind)+kindSuffix(apiVersion)+".json"), s)
+}
+
+// groupVersionKind is the key of a custom resource's schema: its group
+// (empty for the core API), version and kind.
+func groupVersionKind(apiVersion, kind string) string {
+	group, version, ok := strings.Cut(apiVersion, "/")
+	if !ok {
+		group, version = "", apiVersion
+	}
+	return group + "/" + version + "/" + kind
 }
 
 // kindSuffix is kubeconform's {{ .KindSuffix }}: "-<first label of the
