@@ -1,7 +1,6 @@
 package lint_test
 
 import (
-	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,7 +14,6 @@ import (
 	"k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/yaml"
 
-	"github.com/repotool/repotool/pkg/layout"
 	"github.com/repotool/repotool/pkg/lint"
 )
 
@@ -37,11 +35,7 @@ func TestRemovedAPIsInUpstreamManifests(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fsys := fstest.MapFS{
-		"repotool.yaml":                    {Data: []byte("clusters:\n  new: {kubeVersion: v1.34.0}\n")},
-		"namespaces/app/Chart.yaml":        {Data: []byte("apiVersion: v2\nname: app\nversion: 1.0.0\n")},
-		"clusters/new/app/new-values.yaml": {Data: []byte("a: 1\n")},
-	}
+	fsys := fstest.MapFS{}
 	removed := map[string]bool{} // files a v1.34 cluster does not serve
 	for _, e := range entries {
 		if !strings.HasSuffix(e.Name(), ".yaml") {
@@ -71,14 +65,7 @@ func TestRemovedAPIsInUpstreamManifests(t *testing.T) {
 			t.Errorf("the answer key does not count %s as removed", f)
 		}
 	}
-	repo, err := layout.Load(context.Background(), fsys, layout.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := lint.Lint(context.Background(), repo, lint.DefaultOptions())
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := lintManifests(t, "new", "v1.34.0", fsys)
 	reported := map[string]int{} // errors; deprecations still served are warnings
 	for _, f := range res.Findings {
 		if f.Rule == "stray-api-version" && f.Severity == lint.SeverityError {
