@@ -123,7 +123,7 @@ var corpusBroken = []struct {
 		file: "gateway-api/examples/standard/simple-gateway/gateway.yaml",
 		old:  "  gatewayClassName: example\n", new: "  gatewayClassName: example\n  addresses:\n  - value: not-an-ip-address\n  - type: Hostname\n    value: example.com\n",
 		want: []string{
-			"11: Gateway prod-web: /spec/addresses/0/type: 'not' failed",
+			"11: Gateway prod-web: /spec/addresses/0/type: 'not' failed (the field is not set: this is the CRD's default)",
 			"11: Gateway prod-web: /spec/addresses/0/value: 'anyOf' failed",
 			"11: Gateway prod-web: /spec/addresses/0/value: is not a valid ipv4",
 			"11: Gateway prod-web: /spec/addresses/0/value: is not a valid ipv6",

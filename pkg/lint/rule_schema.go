@@ -135,11 +135,10 @@ func checkSchemas(in *Input, report func(Finding)) {
 		node := in.objectNode(o)
 		for _, p := range problems {
 			f := Finding{Object: o.ID(), Targets: []string{j.res.Target.Name()}, File: templateRef(o), Message: p.message}
-			switch {
-			case node != nil:
+			if node != nil {
 				f.Line = lineAtPath(node, p.field)
-			case lastKey(p.field) != "":
-				f.Line = in.objectLine(o, lastKey(p.field)+":")
+			} else {
+				f.Line = in.templateLine(o, p.field)
 			}
 			if file, line := valueOrigin(in, j.res, o, p.path); file != "" {
 				f.File, f.Line, f.Template = file, line, templateRef(o)
@@ -257,6 +256,20 @@ func lineAtPath(n *yaml.Node, pointer string) int {
 		n = next
 	}
 	return line
+}
+
+// templateLine finds the line of a field of an object rendered from a
+// template: the line of its key in the template, or else of the nearest
+// enclosing key (a field the object does not set, a default, has none).
+func (in *Input) templateLine(o *render.Object, pointer string) int {
+	for p := pointer; p != ""; p = p[:strings.LastIndex(p, "/")] {
+		if k := lastKey(p); k != "" {
+			if line := in.objectLine(o, k+":"); line > 0 {
+				return line
+			}
+		}
+	}
+	return 0
 }
 
 // valueOrigin finds the plain values file and line an offending scalar came

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"maps"
 	"slices"
+	"strconv"
+	"strings"
 
 	"sigs.k8s.io/yaml"
 )
@@ -42,10 +44,11 @@ func hasDefaults(s map[string]any) bool {
 // applyDefaults sets the defaults of structural schema s in v, as the API
 // server's structural defaulting does: in objects, for absent properties
 // and for nulls the schema does not allow; then inside every property,
-// array item and additional property. It reports whether v changed.
+// array item and additional property. It adds the JSON pointer of every
+// value it sets (v being at ptr) to set, and reports whether v changed.
 // Defaults are not applied in the alternatives of allOf, anyOf or oneOf:
 // the API server does not allow them there.
-func applyDefaults(v any, s map[string]any) bool {
+func applyDefaults(v any, s map[string]any, ptr string, set map[string]bool) bool {
 	changed := false
 	switch v := v.(type) {
 	case map[string]any:
@@ -58,24 +61,25 @@ func applyDefaults(v any, s map[string]any) bool {
 			if def, ok := p["default"]; ok {
 				if x, present := v[k]; !present || x == nil && p["nullable"] != true {
 					v[k] = deepCopyJSON(def)
+					set[ptr+"/"+escapePointer(k)] = true
 					changed = true
 				}
 			}
-			if x, ok := v[k]; ok && applyDefaults(x, p) {
+			if x, ok := v[k]; ok && applyDefaults(x, p, ptr+"/"+escapePointer(k), set) {
 				changed = true
 			}
 		}
 		if ap, ok := s["additionalProperties"].(map[string]any); ok {
 			for _, k := range slices.Sorted(maps.Keys(v)) {
-				if _, known := props[k]; !known && applyDefaults(v[k], ap) {
+				if _, known := props[k]; !known && applyDefaults(v[k], ap, ptr+"/"+escapePointer(k), set) {
 					changed = true
 				}
 			}
 		}
 	case []any:
 		if items, ok := s["items"].(map[string]any); ok {
-			for _, x := range v {
-				if applyDefaults(x, items) {
+			for i, x := range v {
+				if applyDefaults(x, items, ptr+"/"+strconv.Itoa(i), set) {
 					changed = true
 				}
 			}
@@ -104,24 +108,44 @@ func deepCopyJSON(v any) any {
 	return v
 }
 
+// escapePointer escapes a key for a JSON pointer.
+func escapePointer(k string) string {
+	return strings.NewReplacer("~", "~0", "/", "~1").Replace(k)
+}
+
 // defaulted returns doc as JSON with the defaults of structural schema s
-// applied, or nil when there is nothing to apply or doc cannot be decoded
-// (kubeconform then reports what is wrong with it). Numbers keep their
-// exact text.
-func defaulted(doc []byte, s map[string]any) []byte {
+// applied, and the pointers of the values set; nil when there is nothing
+// to apply or doc cannot be decoded (kubeconform then reports what is
+// wrong with it). Numbers keep their exact text.
+func defaulted(doc []byte, s map[string]any) ([]byte, map[string]bool) {
 	js, err := yaml.YAMLToJSONStrict(doc) // duplicate keys are kubeconform's to report
 	if err != nil {
-		return nil
+		return nil, nil
 	}
 	dec := json.NewDecoder(bytes.NewReader(js))
 	dec.UseNumber()
 	var obj any
-	if err := dec.Decode(&obj); err != nil || !applyDefaults(obj, s) {
-		return nil
+	set := map[string]bool{}
+	if err := dec.Decode(&obj); err != nil || !applyDefaults(obj, s, "", set) {
+		return nil, nil
 	}
 	out, err := json.Marshal(obj)
 	if err != nil {
-		return nil
+		return nil, nil
 	}
-	return out
+	return out, set
+}
+
+// noteDefaulted says, in the message of an error at or under a value the
+// object does not set, that the value is the CRD's default: the finding
+// names a field the user never wrote.
+func noteDefaulted(errs []FieldError, set map[string]bool) {
+	for i, e := range errs {
+		for p := e.Path; p != ""; p = p[:strings.LastIndex(p, "/")] {
+			if set[p] {
+				errs[i].Message += " (the field is not set: this is the CRD's default)"
+				break
+			}
+		}
+	}
 }

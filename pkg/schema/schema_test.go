@@ -303,7 +303,7 @@ func TestCRDStructuralRules(t *testing.T) {
 		{"a default in every array item", "apiVersion: acme.io/v1\nkind: Defaulted\nmetadata: {name: d}\nspec:\n  addresses: [{value: 1.2.3.4}, {type: Hostname, value: example.com}, {value: 5.6.7.8}]\n", schema.Valid, nil},
 		{"a defaulted field selects the alternative", "apiVersion: acme.io/v1\nkind: Defaulted\nmetadata: {name: d}\nspec:\n  addresses: [{value: example.com}]\n", schema.Invalid, []schema.FieldError{
 			{Path: "/spec/addresses/0", Message: "'oneOf' failed, none matched"},
-			{Path: "/spec/addresses/0/type", Message: "'not' failed"},
+			{Path: "/spec/addresses/0/type", Message: "'not' failed (the field is not set: this is the CRD's default)"},
 			{Path: "/spec/addresses/0/value", Message: "is not a valid ipv4"},
 		}},
 		{"duplicate keys are still found with defaults", "apiVersion: acme.io/v1\nkind: Defaulted\nmetadata: {name: d}\nspec: {length: 1, length: 2}\n", schema.Error, nil},

@@ -174,9 +174,10 @@ func (v *Validator) validate(minor int, doc []byte) Result {
 	if kc == nil {
 		return Result{Status: NoSchema}
 	}
+	var set map[string]bool // pointers of defaulted values
 	if defaults != nil {
-		if d := defaulted(doc, defaults); d != nil {
-			doc = d
+		if d, s := defaulted(doc, defaults); d != nil {
+			doc, set = d, s
 		}
 	}
 	res := kc.ValidateResource(resource.Resource{Bytes: doc})
@@ -192,6 +193,7 @@ func (v *Validator) validate(minor int, doc []byte) Result {
 				out.Errors = append(out.Errors, fieldError(e.Path, e.Msg))
 			}
 		}
+		noteDefaulted(out.Errors, set)
 		slices.SortFunc(out.Errors, func(a, b FieldError) int {
 			if c := strings.Compare(a.Path, b.Path); c != 0 {
 				return c
