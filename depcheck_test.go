@@ -37,6 +37,35 @@ func TestLibraryBoundaries(t *testing.T) {
 	}
 }
 
+// TestLibraryWeight keeps the heavy dependencies where they are needed: the
+// packages that only model, generate or format (layout, manifest, finding,
+// argocd, output, schema, sopsfile) link neither Helm nor SOPS nor the
+// cloud KMS clients SOPS brings, so that a program generating Argo CD
+// objects or formatting findings stays small. Only render (and lint, which
+// renders) may. It also reports each package's dependency count, recorded
+// in ARCHITECTURE.md.
+func TestLibraryWeight(t *testing.T) {
+	heavy := []string{
+		"helm.sh/helm/",
+		"github.com/getsops/sops/",
+		"cloud.google.com/go/kms",
+		"github.com/aws/aws-sdk-go",
+		"github.com/Azure/azure-sdk-for-go",
+	}
+	light := []string{"layout", "manifest", "finding", "argocd", "output", "schema", "sopsfile"}
+	for _, p := range light {
+		deps := strings.Fields(goList(t, "{{.ImportPath}}", "-deps", "./pkg/"+p))
+		for _, dep := range deps {
+			for _, h := range heavy {
+				if strings.HasPrefix(dep, h) {
+					t.Errorf("pkg/%s depends on %s: keep it out of packages that only model, generate or format", p, dep)
+				}
+			}
+		}
+		t.Logf("pkg/%s: %d packages", p, len(deps))
+	}
+}
+
 func goList(t *testing.T, format string, args ...string) string {
 	t.Helper()
 	out, err := exec.Command("go", append([]string{"list", "-f", format}, args...)...).CombinedOutput()

@@ -103,7 +103,7 @@ a usage error, an invalid repotool.yaml or an unreadable repository.`,
 // sarifFile when given, and, for the github format in GitHub Actions, the
 // job summary.
 func writeLint(cmd *cobra.Command, env Env, res *lint.Result, f output.LintFormatter, format, sarifFile, repo string) error {
-	fo := output.LintOptions{ToolVersion: env.version(), PathPrefix: gitPrefix(repo)}
+	fo := output.LintOptions{Rules: lint.Docs(), ToolVersion: env.version(), PathPrefix: gitPrefix(repo)}
 	var summary bytes.Buffer
 	if p := env.Getenv("GITHUB_STEP_SUMMARY"); p != "" && format == "github" {
 		fo.StepSummary = &summary
@@ -112,14 +112,14 @@ func writeLint(cmd *cobra.Command, env Env, res *lint.Result, f output.LintForma
 	if sarifFile != "" {
 		var b bytes.Buffer
 		s, _ := output.NewLintFormatter("sarif")
-		if err := s.Write(&b, res, fo); err != nil {
+		if err := s.Write(&b, &res.Report, fo); err != nil {
 			return err
 		}
 		if err := fsutil.WriteFileAtomic(sarifFile, b.Bytes()); err != nil {
 			return fmt.Errorf("write %s: %w", sarifFile, err)
 		}
 	}
-	return f.Write(cmd.OutOrStdout(), res, fo)
+	return f.Write(cmd.OutOrStdout(), &res.Report, fo)
 }
 
 // gitPrefix is the repository folder's path inside the Git repository that

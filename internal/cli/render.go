@@ -313,7 +313,7 @@ func writeTier(cmd *cobra.Command, tiers *argocd.Tiers, results []*render.Result
 	var failed []error
 	for _, res := range results {
 		if res.Err == nil {
-			data, err := tiers.Split(res, tier)
+			data, err := tiers.Split(res.Target, res.Manifest, res.Objects, tier)
 			if err != nil {
 				res.Err = err
 			} else {

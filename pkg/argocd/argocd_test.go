@@ -229,18 +229,18 @@ func TestSplitLosesAndDoublesNothing(t *testing.T) {
 	tiers := argocd.NewTiers(repo)
 	for _, res := range render.New(repo, render.DefaultOptions()).RenderAll(context.Background(), repo.Targets) {
 		if res.Target.Tier == layout.TierCluster {
-			all, err := tiers.Split(res, layout.ArgoTierCluster)
+			all, err := tiers.Split(res.Target, res.Manifest, res.Objects, layout.ArgoTierCluster)
 			if err != nil || !bytes.Equal(all, res.Manifest) {
 				t.Errorf("%s: the cluster tier must hold the whole rendering (%v)", res.Target.Name(), err)
 			}
-			if _, err := tiers.Split(res, layout.ArgoTierApplication); err == nil {
+			if _, err := tiers.Split(res.Target, res.Manifest, res.Objects, layout.ArgoTierApplication); err == nil {
 				t.Errorf("%s: a cluster-tier target rendered as an application tier", res.Target.Name())
 			}
 			continue
 		}
 		count := map[string]int{}
 		for _, tier := range []string{layout.ArgoTierNamespaces, layout.ArgoTierApplication} {
-			data, err := tiers.Split(res, tier)
+			data, err := tiers.Split(res.Target, res.Manifest, res.Objects, tier)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -291,12 +291,12 @@ func TestSplitRejectsClusterScopedInApplicationNamespace(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, tier := range []string{layout.ArgoTierNamespaces, layout.ArgoTierApplication} {
-		_, err := argocd.NewTiers(repo).Split(res, tier)
+		_, err := argocd.NewTiers(repo).Split(res.Target, res.Manifest, res.Objects, tier)
 		if err == nil || !strings.Contains(err.Error(), "ClusterRole is cluster-scoped: only the cluster tier may create it") {
 			t.Errorf("tier %s: err = %v", tier, err)
 		}
 	}
-	if _, err := argocd.NewTiers(repo).Split(res, "everything"); err == nil {
+	if _, err := argocd.NewTiers(repo).Split(res.Target, res.Manifest, res.Objects, "everything"); err == nil {
 		t.Error("unknown tier accepted")
 	}
 }

@@ -11,7 +11,7 @@ import (
 	yaml "go.yaml.in/yaml/v3"
 
 	"github.com/repotool/repotool/pkg/layout"
-	"github.com/repotool/repotool/pkg/render"
+	"github.com/repotool/repotool/pkg/manifest"
 )
 
 // DefaultSecurityKinds are the kinds the "namespaces" tier owns, as
@@ -167,47 +167,43 @@ func (t *Tiers) TierOf(apiVersion, kind string) (string, error) {
 }
 
 // Split returns the part of a target's rendering that tier owns, as a YAML
-// stream in the rendering's order. Cluster-tier targets own everything.
-// For the namespaces tier the stream starts with the Namespace object when
-// the chart does not render one. It fails when an application namespace's
-// chart renders a cluster-scoped object, which no application tier may
-// hold.
-func (t *Tiers) Split(res *render.Result, tier string) ([]byte, error) {
+// stream in the rendering's order: stream is the whole rendering (what a
+// cluster-tier target owns) and objects its documents. For the namespaces
+// tier the stream starts with the Namespace object when the chart does not
+// render one. It fails when an application namespace's chart renders a
+// cluster-scoped object, which no application tier may hold.
+func (t *Tiers) Split(target layout.Target, stream []byte, objects []manifest.Object, tier string) ([]byte, error) {
 	switch tier {
 	case layout.ArgoTierCluster, layout.ArgoTierNamespaces, layout.ArgoTierApplication:
 	default:
 		return nil, fmt.Errorf("unknown tier %q: use %s, %s or %s", tier, layout.ArgoTierCluster, layout.ArgoTierNamespaces, layout.ArgoTierApplication)
 	}
-	if res.Target.Tier == layout.TierCluster {
+	if target.Tier == layout.TierCluster {
 		if tier != layout.ArgoTierCluster {
-			return nil, fmt.Errorf("%s is a cluster-tier namespace: render it with tier %s, not %s", res.Target.Name(), layout.ArgoTierCluster, tier)
+			return nil, fmt.Errorf("%s is a cluster-tier namespace: render it with tier %s, not %s", target.Name(), layout.ArgoTierCluster, tier)
 		}
-		return res.Manifest, nil
+		return stream, nil
 	}
 	if tier == layout.ArgoTierCluster {
-		return nil, fmt.Errorf("%s is an application namespace: render it with tier %s or %s, not %s", res.Target.Name(), layout.ArgoTierNamespaces, layout.ArgoTierApplication, tier)
+		return nil, fmt.Errorf("%s is an application namespace: render it with tier %s or %s, not %s", target.Name(), layout.ArgoTierNamespaces, layout.ArgoTierApplication, tier)
 	}
-	var out bytes.Buffer
+	var out []byte
 	hasNamespace := false
-	for i := range res.Objects {
-		o := &res.Objects[i]
+	for i := range objects {
+		o := &objects[i]
 		owner, err := t.TierOf(o.APIVersion, o.Kind)
 		if err != nil {
-			return nil, fmt.Errorf("%s renders %s (template %s): %w", res.Target.Name(), o.ID(), o.Template, err)
+			return nil, fmt.Errorf("%s renders %s (template %s): %w", target.Name(), o.ID(), o.Template, err)
 		}
 		if owner != tier {
 			continue
 		}
 		hasNamespace = hasNamespace || (o.Kind == "Namespace" && o.APIVersion == "v1")
-		out.WriteString("---\n")
-		if o.Template != "" {
-			out.WriteString("# Source: " + o.Template + "\n")
-		}
-		out.Write(o.YAML)
+		out = manifest.Append(out, *o)
 	}
 	if tier == layout.ArgoTierNamespaces && !hasNamespace && t.security["/Namespace"] {
-		ns := fmt.Sprintf("---\n# Source: repotool (the target's namespace)\napiVersion: v1\nkind: Namespace\nmetadata:\n  name: %s\n  labels:\n    app.kubernetes.io/managed-by: repotool\n", res.Target.Namespace)
-		return append([]byte(ns), out.Bytes()...), nil
+		ns := fmt.Sprintf("---\n# Source: repotool (the target's namespace)\napiVersion: v1\nkind: Namespace\nmetadata:\n  name: %s\n  labels:\n    app.kubernetes.io/managed-by: repotool\n", target.Namespace)
+		return append([]byte(ns), out...), nil
 	}
-	return out.Bytes(), nil
+	return out, nil
 }

@@ -78,5 +78,5 @@ func (r *Result) ApplyBaseline(b *Baseline) {
 		kept = append(kept, f)
 	}
 	r.Findings = kept
-	r.finish()
+	r.Finish()
 }

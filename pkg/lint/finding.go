@@ -1,143 +1,34 @@
 package lint
 
-import (
-	"cmp"
-	"crypto/sha256"
-	"encoding/hex"
-	"fmt"
-	"regexp"
-	"slices"
-	"strings"
-)
+import "github.com/repotool/repotool/pkg/finding"
 
-// Severity of a finding.
-type Severity string
+// The finding model lives in pkg/finding, which formatters and other
+// producers of findings share without linking the checks; these names keep
+// lint's API whole.
+type (
+	// Severity of a finding.
+	Severity = finding.Severity
+	// Finding is one problem. It never contains a secret value.
+	Finding = finding.Finding
+	// Summary counts a run's findings and targets.
+	Summary = finding.Summary
+	// Example is a documented example: a file name and its content.
+	Example = finding.Example
+)
 
 // Severities, most severe first.
 const (
-	SeverityError   Severity = "error"
-	SeverityWarning Severity = "warning"
-	SeverityInfo    Severity = "info"
+	SeverityError   = finding.SeverityError
+	SeverityWarning = finding.SeverityWarning
+	SeverityInfo    = finding.SeverityInfo
 )
 
-func (s Severity) rank() int {
-	switch s {
-	case SeverityError:
-		return 3
-	case SeverityWarning:
-		return 2
-	case SeverityInfo:
-		return 1
-	}
-	return 0
-}
-
-// AtLeast reports whether s is as severe as t or more.
-func (s Severity) AtLeast(t Severity) bool { return s.rank() >= t.rank() }
-
 // ParseSeverity parses "error", "warning" or "info".
-func ParseSeverity(s string) (Severity, error) {
-	switch sev := Severity(s); sev {
-	case SeverityError, SeverityWarning, SeverityInfo:
-		return sev, nil
-	}
-	return "", fmt.Errorf("unknown severity %q: use error, warning or info", s)
-}
+func ParseSeverity(s string) (Severity, error) { return finding.ParseSeverity(s) }
 
-// Finding is one problem. It never contains a secret value.
-type Finding struct {
-	Rule     string   `json:"rule"`
-	Severity Severity `json:"severity"`
-	Message  string   `json:"message"`
-	// File is where to fix it, relative to the repository root: a values
-	// file when the offending value came from one, else the chart template
-	// or manifest. Line and Column are 1-based, 0 when unknown.
-	File   string `json:"file,omitempty"`
-	Line   int    `json:"line,omitempty"`
-	Column int    `json:"column,omitempty"`
-	// Object is "apiVersion/Kind namespace/name" for findings about an object.
-	Object string `json:"object,omitempty"`
-	// Template is the chart template (repository path; "archive.tgz!member"
-	// inside a vendored chart) that renders the object, when File is not it.
-	Template string `json:"template,omitempty"`
-	// Targets are the cluster/namespace targets whose rendering has the
-	// problem, sorted; empty for findings about repository files alone.
-	Targets []string `json:"targets,omitempty"`
-	// Key tells findings of one rule about one file and object apart when
-	// the message cannot (it names things that change while the problem
-	// stays, such as the clusters and their versions); "" when the message
-	// does. See Fingerprint.
-	Key string `json:"-"`
-}
-
-// versionRE matches Kubernetes versions in messages ("v1.34.1", "1.22").
-var versionRE = regexp.MustCompile(`\bv?\d+\.\d+(?:\.\d+)?\b`)
-
-// Fingerprint identifies a finding across runs: the rule, severity, file,
-// object and template, and the Key, or else the message with Kubernetes
-// versions taken out. It leaves out the line (an alert survives edits above it),
-// the targets and the versions (raising a cluster's kubeVersion re-keys
-// nothing).
-func (f Finding) Fingerprint() string {
-	key := f.Key
-	if key == "" {
-		key = versionRE.ReplaceAllString(f.Message, "#")
-	}
-	sum := sha256.Sum256([]byte(strings.Join([]string{f.Rule, string(f.Severity), f.File, f.Object, f.Template, key}, "\x00")))
-	return hex.EncodeToString(sum[:16])
-}
-
-// Location is "file:line:column" with the parts that are known.
-func (f Finding) Location() string {
-	switch {
-	case f.File == "":
-		return "(repository)"
-	case f.Line == 0:
-		return f.File
-	case f.Column == 0:
-		return fmt.Sprintf("%s:%d", f.File, f.Line)
-	}
-	return fmt.Sprintf("%s:%d:%d", f.File, f.Line, f.Column)
-}
-
-// key identifies a finding independently of the targets it appears in.
-func (f Finding) key() string {
-	return strings.Join([]string{f.Rule, string(f.Severity), f.File, fmt.Sprint(f.Line, ":", f.Column), f.Object, f.Template, f.Message}, "\x00")
-}
-
-func compareFindings(a, b Finding) int {
-	return cmp.Or(
-		cmp.Compare(a.File, b.File),
-		cmp.Compare(a.Line, b.Line),
-		cmp.Compare(a.Column, b.Column),
-		cmp.Compare(a.Rule, b.Rule),
-		cmp.Compare(a.Object, b.Object),
-		cmp.Compare(a.Message, b.Message),
-		slices.Compare(a.Targets, b.Targets),
-	)
-}
-
-// Summary counts findings.
-type Summary struct {
-	Errors     int `json:"errors"`
-	Warnings   int `json:"warnings"`
-	Infos      int `json:"infos"`
-	Suppressed int `json:"suppressed"`
-	Targets    int `json:"targets"`
-	// Rendered is how many targets rendered (the others have a render finding).
-	Rendered int `json:"rendered"`
-	// Placeholders are the rendered targets checked with placeholders for
-	// the values of a secret file that could not be decrypted (reported by
-	// the render or plaintext-secret rule), in target order.
-	Placeholders []string `json:"placeholders,omitempty"`
-	// Baselined is how many findings a baseline left out (ApplyBaseline).
-	Baselined int `json:"baselined,omitempty"`
-}
-
-// Result is the outcome of a lint run.
+// Result is the outcome of a lint run: the findings and their summary.
 type Result struct {
-	Findings []Finding `json:"findings"`
-	Summary  Summary   `json:"summary"`
+	finding.Report
 
 	err error
 }
@@ -146,49 +37,3 @@ type Result struct {
 // that cannot be read, a schema download that fails): not a finding about
 // the repository, and the findings are incomplete. The CLI exits 2.
 func (r *Result) Err() error { return r.err }
-
-// ExitCode is 1 when any finding is at or above failOn, else 0.
-func (r *Result) ExitCode(failOn Severity) int {
-	for _, f := range r.Findings {
-		if f.Severity.AtLeast(failOn) {
-			return 1
-		}
-	}
-	return 0
-}
-
-// finish sorts, merges findings that differ only by target, and counts.
-func (r *Result) finish() {
-	merged := map[string]int{}
-	var out []Finding
-	for _, f := range r.Findings {
-		k := f.key()
-		if i, ok := merged[k]; ok {
-			out[i].Targets = append(out[i].Targets, f.Targets...)
-			continue
-		}
-		merged[k] = len(out)
-		f.Targets = slices.Clone(f.Targets)
-		out = append(out, f)
-	}
-	for i := range out {
-		slices.Sort(out[i].Targets)
-		out[i].Targets = slices.Compact(out[i].Targets)
-	}
-	slices.SortFunc(out, compareFindings)
-	if out == nil {
-		out = []Finding{}
-	}
-	r.Findings = out
-	r.Summary.Errors, r.Summary.Warnings, r.Summary.Infos = 0, 0, 0
-	for _, f := range out {
-		switch f.Severity {
-		case SeverityError:
-			r.Summary.Errors++
-		case SeverityWarning:
-			r.Summary.Warnings++
-		default:
-			r.Summary.Infos++
-		}
-	}
-}

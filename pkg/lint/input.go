@@ -16,6 +16,7 @@ import (
 	"github.com/repotool/repotool/internal/fsutil"
 	"github.com/repotool/repotool/internal/yamlpos"
 	"github.com/repotool/repotool/pkg/layout"
+	"github.com/repotool/repotool/pkg/manifest"
 	"github.com/repotool/repotool/pkg/render"
 	"github.com/repotool/repotool/pkg/sopsfile"
 )
@@ -49,25 +50,13 @@ type Input struct {
 	toolErr error
 }
 
-// RawObject is a Kubernetes manifest found in a repository file.
+// RawObject is a Kubernetes manifest found in a repository file: an
+// object whose Source is the file, whose Line is its document's first line
+// there and whose Node is its top-level mapping.
 type RawObject struct {
-	File                              string
-	Line                              int // first line of the document
-	APIVersion, Kind, Name, Namespace string
-	// Node is the document's top-level mapping.
-	Node *yaml.Node
+	manifest.Object
 	// Encrypted is true when the file is SOPS-encrypted.
 	Encrypted bool
-}
-
-// ID is "apiVersion/Kind namespace/name".
-func (o RawObject) ID() string { return objectID(o.APIVersion, o.Kind, o.Namespace, o.Name) }
-
-func objectID(apiVersion, kind, ns, name string) string {
-	if ns == "" {
-		return apiVersion + "/" + kind + " " + name
-	}
-	return apiVersion + "/" + kind + " " + ns + "/" + name
 }
 
 // CRD is a CustomResourceDefinition the repository installs.
@@ -168,7 +157,7 @@ func (in *Input) file(p string) *fileDocs {
 // lineOf returns the line of needle's first occurrence in a repository file
 // (a template), or 0.
 func (in *Input) lineOf(file, needle string) int {
-	if file == "" || needle == "" || strings.Contains(file, "!") {
+	if file == "" || needle == "" || manifest.ParseSource(file).InArchive() {
 		return 0
 	}
 	fd := in.file(file)
@@ -187,7 +176,7 @@ func (in *Input) lineOf(file, needle string) int {
 // object: within the template document that names the object when the
 // template holds several documents, else anywhere in the file; 0 when not
 // found (computed keys, archives).
-func (in *Input) objectLine(o *render.Object, needle string) int {
+func (in *Input) objectLine(o *manifest.Object, needle string) int {
 	if o.File == "" || o.Member != "" {
 		return 0
 	}
@@ -222,7 +211,7 @@ func (in *Input) objectLine(o *render.Object, needle string) int {
 
 // objectNode returns the document node of a rendered object when its
 // template is a plain file (a chart's crds/ file) that can be located.
-func (in *Input) objectNode(o *render.Object) *yaml.Node {
+func (in *Input) objectNode(o *manifest.Object) *yaml.Node {
 	if o.File == "" || o.Member != "" || !isPlainManifest(o.File) {
 		return nil
 	}
@@ -232,22 +221,6 @@ func (in *Input) objectNode(o *render.Object) *yaml.Node {
 		}
 	}
 	return nil
-}
-
-// templateRef names an object's template for findings: the repository
-// file, or "archive.tgz!member" inside a vendored chart.
-func templateRef(o *render.Object) string {
-	if o.Member != "" {
-		return o.File + "!" + o.Member
-	}
-	return o.File
-}
-
-// RepoFile returns the repository file a Finding's File or Template names:
-// for "archive.tgz!member", the archive.
-func RepoFile(ref string) string {
-	file, _, _ := strings.Cut(ref, "!")
-	return file
 }
 
 // isPlainManifest reports whether a chart file is used without templating.
@@ -347,11 +320,11 @@ func (in *Input) scanRaw() {
 			if apiVersion == "" || kind == "" {
 				continue
 			}
-			in.Raw = append(in.Raw, RawObject{
-				File: p, Line: doc.Line, APIVersion: apiVersion, Kind: kind,
+			in.Raw = append(in.Raw, RawObject{Object: manifest.Object{
+				Source: manifest.Source{File: p}, Line: doc.Line, APIVersion: apiVersion, Kind: kind,
 				Name: str(doc, "metadata", "name"), Namespace: str(doc, "metadata", "namespace"),
-				Node: doc, Encrypted: encrypted,
-			})
+				Node: doc,
+			}, Encrypted: encrypted})
 		}
 	}
 }
@@ -437,7 +410,7 @@ func (in *Input) collectCRDs() {
 			var n yaml.Node
 			if err := yaml.Unmarshal(o.YAML, &n); err == nil {
 				// A templated CRD: find the names in the template source.
-				c := crdFromNode(yamlpos.Root(&n), templateRef(o))
+				c := crdFromNode(yamlpos.Root(&n), o.Source.String())
 				c.Line = in.lineOf(o.File, "names:")
 				c.pluralLine = in.lineOf(o.File, "plural: "+c.Plural)
 				c.singularLine = in.lineOf(o.File, "singular: "+c.Singular)

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/repotool/repotool/pkg/layout"
+	"github.com/repotool/repotool/pkg/manifest"
 	"github.com/repotool/repotool/pkg/render"
 )
 
@@ -104,7 +105,7 @@ func (r *Result) keepTargets(targets []layout.Target, first, inFolders bool) {
 	for _, f := range r.Findings {
 		in := slices.ContainsFunc(f.Targets, func(t string) bool { return names[t] })
 		if len(f.Targets) == 0 {
-			in = first && (!inFolders || slices.ContainsFunc(dirs, func(d string) bool { return strings.HasPrefix(RepoFile(f.File)+"/", d) }))
+			in = first && (!inFolders || slices.ContainsFunc(dirs, func(d string) bool { return strings.HasPrefix(manifest.ParseSource(f.File).File+"/", d) }))
 		}
 		if in {
 			f.Targets = slices.DeleteFunc(f.Targets, func(t string) bool { return !names[t] })
@@ -112,7 +113,7 @@ func (r *Result) keepTargets(targets []layout.Target, first, inFolders bool) {
 		}
 	}
 	r.Findings = kept
-	r.finish()
+	r.Finish()
 }
 
 // Check runs every rule over renderings already made (one per target of
@@ -159,7 +160,7 @@ func Check(repo *layout.Repo, results []*render.Result, opts Options) *Result {
 			}
 		}
 	}
-	res.finish()
+	res.Finish()
 	res.err = in.toolErr
 	return res
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/repotool/repotool/internal/golden"
 	"github.com/repotool/repotool/internal/testtool"
+	"github.com/repotool/repotool/pkg/finding"
 	"github.com/repotool/repotool/pkg/layout"
 	"github.com/repotool/repotool/pkg/lint"
 )
@@ -112,7 +113,7 @@ func TestLintDeterministic(t *testing.T) {
 }
 
 func TestExitCode(t *testing.T) {
-	res := &lint.Result{Findings: []lint.Finding{{Rule: "x", Severity: lint.SeverityWarning}}}
+	res := &lint.Result{Report: finding.Report{Findings: []lint.Finding{{Rule: "x", Severity: lint.SeverityWarning}}}}
 	if res.ExitCode(lint.SeverityError) != 0 || res.ExitCode(lint.SeverityWarning) != 1 || res.ExitCode(lint.SeverityInfo) != 1 {
 		t.Error("ExitCode thresholds wrong")
 	}

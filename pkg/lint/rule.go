@@ -3,32 +3,17 @@ package lint
 import (
 	"slices"
 	"strings"
+
+	"github.com/repotool/repotool/pkg/finding"
 )
 
-// Rule is one check. Rules are values; all of them are listed, sorted by
-// ID, in registry.
+// Rule is one check: its documentation (finding.Rule: ID, summary,
+// remediation, severity, examples) and the check itself. Rules are values;
+// all of them are listed, sorted by ID, in registry.
 type Rule struct {
-	// ID is stable and kebab-case; suppressions and configuration use it.
-	ID string
-	// Summary is one line saying what the rule finds.
-	Summary string
-	// Remediation says what to do about a finding, as a sentence ending in
-	// a period.
-	Remediation string
-	// Severity is the default severity of its findings.
-	Severity Severity
-	// Description explains the rule for docs/rules.md (Markdown).
-	Description string
-	// Bad and Good are examples for docs/rules.md.
-	Bad, Good Example
+	finding.Rule
 	// check reports the rule's findings for in.
 	check func(in *Input, report func(Finding))
-}
-
-// Example is a documented example: a file name and its content.
-type Example struct {
-	File    string
-	Content string
 }
 
 // registry holds every rule, sorted by ID (a test keeps it so).
@@ -48,6 +33,16 @@ func Rules() []Rule {
 	out := make([]Rule, len(registry))
 	for i, r := range registry {
 		out[i] = *r
+	}
+	return out
+}
+
+// Docs returns the documentation of every rule, sorted by ID: what
+// formatters (SARIF's rule list) and docs/rules.md show.
+func Docs() []finding.Rule {
+	out := make([]finding.Rule, len(registry))
+	for i, r := range registry {
+		out[i] = r.Rule
 	}
 	return out
 }

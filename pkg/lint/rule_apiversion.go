@@ -15,16 +15,18 @@ import (
 	"k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/yaml"
 
+	"github.com/repotool/repotool/pkg/finding"
 	"github.com/repotool/repotool/pkg/layout"
 )
 
 var ruleStrayAPIVersion = &Rule{
-	ID:          "stray-api-version",
-	Summary:     "An object uses an apiVersion/kind that the target cluster does not serve: deprecated, removed, archived, or provided by nothing.",
-	Remediation: "Change the object to the replacement apiVersion (migrating its fields), or add the CRD that provides it to the repository, or declare it in repotool.yaml (clusters.<cluster>.apiVersions) if it is installed another way.",
-	Severity:    SeverityError,
-	Description: "Checks every rendered object against the target cluster's Kubernetes version, and every plain manifest in the repository (outside charts) against every cluster's version, naming the clusters that no longer serve it (as pluto does), with a deprecation table: Kubernetes' own lifecycle data for every pre-release API version the client libraries know (the APILifecycleDeprecated/Removed methods of k8s.io/api, what the API server serves by), and a table embedded in repotool (each entry with the Kubernetes version it was deprecated and removed in, and the replacement), extendable with `lint.deprecations` in repotool.yaml: removed APIs such as `extensions/v1beta1` Ingress are errors, deprecated ones warnings. It knows third-party APIs that their projects no longer serve: the archived kubernetes-external-secrets `kubernetes-client.io/v1` (migrate to External Secrets Operator), and External Secrets Operator `v1alpha1` (removed) and `v1beta1` (no longer served: use `v1`). The table is per kind, not per group: ESO's PushSecret is still current at `v1alpha1`. Finally it reports any apiVersion/kind that neither Kubernetes nor a CRD in the repository provides (or a version the repository's CRD does not serve), unless the cluster's `apiVersions` in repotool.yaml declare it.",
-	Bad: Example{File: "namespaces/shop/templates/ingress.yaml", Content: `apiVersion: extensions/v1beta1   # removed in Kubernetes 1.22
+	Rule: finding.Rule{
+		ID:          "stray-api-version",
+		Summary:     "An object uses an apiVersion/kind that the target cluster does not serve: deprecated, removed, archived, or provided by nothing.",
+		Remediation: "Change the object to the replacement apiVersion (migrating its fields), or add the CRD that provides it to the repository, or declare it in repotool.yaml (clusters.<cluster>.apiVersions) if it is installed another way.",
+		Severity:    SeverityError,
+		Description: "Checks every rendered object against the target cluster's Kubernetes version, and every plain manifest in the repository (outside charts) against every cluster's version, naming the clusters that no longer serve it (as pluto does), with a deprecation table: Kubernetes' own lifecycle data for every pre-release API version the client libraries know (the APILifecycleDeprecated/Removed methods of k8s.io/api, what the API server serves by), and a table embedded in repotool (each entry with the Kubernetes version it was deprecated and removed in, and the replacement), extendable with `lint.deprecations` in repotool.yaml: removed APIs such as `extensions/v1beta1` Ingress are errors, deprecated ones warnings. It knows third-party APIs that their projects no longer serve: the archived kubernetes-external-secrets `kubernetes-client.io/v1` (migrate to External Secrets Operator), and External Secrets Operator `v1alpha1` (removed) and `v1beta1` (no longer served: use `v1`). The table is per kind, not per group: ESO's PushSecret is still current at `v1alpha1`. Finally it reports any apiVersion/kind that neither Kubernetes nor a CRD in the repository provides (or a version the repository's CRD does not serve), unless the cluster's `apiVersions` in repotool.yaml declare it.",
+		Bad: Example{File: "namespaces/shop/templates/ingress.yaml", Content: `apiVersion: extensions/v1beta1   # removed in Kubernetes 1.22
 kind: Ingress
 metadata:
   name: shop
@@ -33,7 +35,7 @@ spec:
     serviceName: shop
     servicePort: 80
 `},
-	Good: Example{File: "namespaces/shop/templates/ingress.yaml", Content: `apiVersion: networking.k8s.io/v1
+		Good: Example{File: "namespaces/shop/templates/ingress.yaml", Content: `apiVersion: networking.k8s.io/v1
 kind: Ingress
 metadata:
   name: shop
@@ -44,6 +46,7 @@ spec:
       port:
         number: 80
 `},
+	},
 	check: checkAPIVersions,
 }
 
@@ -94,7 +97,7 @@ func checkAPIVersions(in *Input, report func(Finding)) {
 			if msg == "" {
 				continue
 			}
-			f := Finding{Severity: sev, Object: o.ID(), Targets: []string{t.Name()}, Message: msg, File: templateRef(o), Key: o.APIVersion + "/" + o.Kind}
+			f := Finding{Severity: sev, Object: o.ID(), Targets: []string{t.Name()}, Message: msg, File: o.Source.String(), Key: o.APIVersion + "/" + o.Kind}
 			if n := in.objectNode(o); n != nil {
 				f.Line = n.Line
 			} else {

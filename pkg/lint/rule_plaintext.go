@@ -11,23 +11,26 @@ import (
 	yaml "go.yaml.in/yaml/v3"
 
 	"github.com/repotool/repotool/internal/yamlpos"
+	"github.com/repotool/repotool/pkg/finding"
 	"github.com/repotool/repotool/pkg/layout"
+	"github.com/repotool/repotool/pkg/manifest"
 	"github.com/repotool/repotool/pkg/render"
 	"github.com/repotool/repotool/pkg/sopsfile"
 )
 
 var rulePlaintextSecret = &Rule{
-	ID:          "plaintext-secret",
-	Summary:     "A secret is committed, or rendered, in plain text.",
-	Remediation: "Move the value into a SOPS-encrypted .secret.yaml values file (or an ExternalSecret), encrypt the file with sops, and rotate any secret that was pushed in plain text.",
-	Severity:    SeverityError,
-	Description: "Finds secrets that escaped encryption: a `kind: Secret` whose `data` or `stringData` values are committed in plain text (in a manifest file, or rendered from values that did not come from a `.secret.yaml` file: the finding points at the values file and line the value came from, or at the chart template); a `.secret.yaml` file, or any file a `.sops.yaml` creation rule says must be encrypted, that is not SOPS-encrypted; values in an encrypted file left unencrypted although the file's `encrypted_regex`/`unencrypted_regex`/suffix settings say they must be encrypted (typically added by hand after encryption); and `ENC[...]` strings in rendered output (a value from an encrypted file that was never decrypted). Findings never print the secret value.",
-	Bad: Example{File: "clusters/prod/shop/prod-values-shop.yaml", Content: `# rendered into a Secret by the chart: committed in plain text
+	Rule: finding.Rule{
+		ID:          "plaintext-secret",
+		Summary:     "A secret is committed, or rendered, in plain text.",
+		Remediation: "Move the value into a SOPS-encrypted .secret.yaml values file (or an ExternalSecret), encrypt the file with sops, and rotate any secret that was pushed in plain text.",
+		Severity:    SeverityError,
+		Description: "Finds secrets that escaped encryption: a `kind: Secret` whose `data` or `stringData` values are committed in plain text (in a manifest file, or rendered from values that did not come from a `.secret.yaml` file: the finding points at the values file and line the value came from, or at the chart template); a `.secret.yaml` file, or any file a `.sops.yaml` creation rule says must be encrypted, that is not SOPS-encrypted; values in an encrypted file left unencrypted although the file's `encrypted_regex`/`unencrypted_regex`/suffix settings say they must be encrypted (typically added by hand after encryption); and `ENC[...]` strings in rendered output (a value from an encrypted file that was never decrypted). Findings never print the secret value.",
+		Bad: Example{File: "clusters/prod/shop/prod-values-shop.yaml", Content: `# rendered into a Secret by the chart: committed in plain text
 secrets:
   db:
     PASSWORD: hunter2
 `},
-	Good: Example{File: "clusters/prod/shop/prod-values-shop.secret.yaml", Content: `# encrypted with: sops --encrypt --in-place prod-values-shop.secret.yaml
+		Good: Example{File: "clusters/prod/shop/prod-values-shop.secret.yaml", Content: `# encrypted with: sops --encrypt --in-place prod-values-shop.secret.yaml
 secrets:
   db:
     PASSWORD: ENC[AES256_GCM,data:mYqs9xQ=,iv:...,tag:...,type:str]
@@ -37,6 +40,7 @@ sops:
   mac: ENC[AES256_GCM,data:...]
   version: 3.13.3
 `},
+	},
 	check: checkPlaintext,
 }
 
@@ -68,10 +72,10 @@ func checkPlaintext(in *Input, report func(Finding)) {
 				f := Finding{Object: o.ID(), Targets: []string{res.Target.Name()},
 					Message: "the rendered object holds a SOPS-encrypted value (ENC[...]): a value came from an encrypted file that was not decrypted"}
 				if file, line := findInValues(in, &res.Target, scalarMatching(sopsfile.IsEncryptedValue)); file != "" {
-					f.File, f.Line, f.Template = file, line, templateRef(o)
+					f.File, f.Line, f.Template = file, line, o.Source.String()
 					f.Message += "; rename " + file + " to end in .secret.yaml so that it is decrypted"
 				} else {
-					f.File = templateRef(o)
+					f.File = o.Source.String()
 				}
 				report(f)
 			}
@@ -205,7 +209,7 @@ func checkRawSecret(o *RawObject, report func(Finding)) {
 
 // checkRenderedSecret reports Secret values that did not come from
 // decrypted secret values.
-func checkRenderedSecret(in *Input, res *render.Result, o *render.Object, report func(Finding)) {
+func checkRenderedSecret(in *Input, res *render.Result, o *manifest.Object, report func(Finding)) {
 	for _, field := range []string{"data", "stringData"} {
 		m, ok := o.Content[field].(map[string]any)
 		if !ok {
@@ -233,10 +237,10 @@ func checkRenderedSecret(in *Input, res *render.Result, o *render.Object, report
 			f := Finding{Object: o.ID(), Targets: []string{res.Target.Name()},
 				Message: fmt.Sprintf("Secret %s: %s key %q is rendered from a plain-text value, not from a .secret.yaml file", secretName(o.Namespace, o.Name), field, k)}
 			if file, line := findInValues(in, &res.Target, scalarMatching(func(v string) bool { return v == value || v == raw })); file != "" {
-				f.File, f.Line, f.Template = file, line, templateRef(o)
+				f.File, f.Line, f.Template = file, line, o.Source.String()
 				f.Message += fmt.Sprintf(" (the value comes from %s:%d)", file, line)
 			} else {
-				f.File = templateRef(o)
+				f.File = o.Source.String()
 				f.Line = in.objectLine(o, k+":")
 				f.Message += " (the value is in the chart template, or computed there)"
 			}

@@ -12,18 +12,21 @@ import (
 	"github.com/Masterminds/semver/v3"
 	yaml "go.yaml.in/yaml/v3"
 
+	"github.com/repotool/repotool/pkg/finding"
 	"github.com/repotool/repotool/pkg/layout"
+	"github.com/repotool/repotool/pkg/manifest"
 	"github.com/repotool/repotool/pkg/render"
 	"github.com/repotool/repotool/pkg/schema"
 )
 
 var ruleSchema = &Rule{
-	ID:          "schema",
-	Summary:     "An object does not match the schema of its kind: an unknown or misspelled field, a wrong type, a missing required field, a value outside an enum, a duplicate key.",
-	Remediation: "Fix the field the finding names in the chart template or the values that feed it; the path is a JSON pointer into the rendered object.",
-	Severity:    SeverityError,
-	Description: "Validates every rendered object, and every plain manifest in the repository, with kubeconform (as a library) in strict mode, offline. Built-in kinds are checked against the OpenAPI schemas of the target cluster's Kubernetes version, embedded in repotool for a window of versions (the nearest one is used outside it; see docs/schemas.md). Custom resources are checked against the CRD in the repository that defines them, for exactly the version the object uses. Objects whose kind has no known schema are left to `stray-api-version`. The official Kubernetes schemas carry no enums, so enum checks apply to custom resources.",
-	Bad: Example{File: "namespaces/shop/templates/deployment.yaml", Content: `apiVersion: apps/v1
+	Rule: finding.Rule{
+		ID:          "schema",
+		Summary:     "An object does not match the schema of its kind: an unknown or misspelled field, a wrong type, a missing required field, a value outside an enum, a duplicate key.",
+		Remediation: "Fix the field the finding names in the chart template or the values that feed it; the path is a JSON pointer into the rendered object.",
+		Severity:    SeverityError,
+		Description: "Validates every rendered object, and every plain manifest in the repository, with kubeconform (as a library) in strict mode, offline. Built-in kinds are checked against the OpenAPI schemas of the target cluster's Kubernetes version, embedded in repotool for a window of versions (the nearest one is used outside it; see docs/schemas.md). Custom resources are checked against the CRD in the repository that defines them, for exactly the version the object uses. Objects whose kind has no known schema are left to `stray-api-version`. The official Kubernetes schemas carry no enums, so enum checks apply to custom resources.",
+		Bad: Example{File: "namespaces/shop/templates/deployment.yaml", Content: `apiVersion: apps/v1
 kind: Deployment
 metadata:
   name: shop
@@ -40,7 +43,7 @@ spec:
           image: shop:1.0
           imagePullPolcy: Always   # misspelled: unknown field
 `},
-	Good: Example{File: "namespaces/shop/templates/deployment.yaml", Content: `apiVersion: apps/v1
+		Good: Example{File: "namespaces/shop/templates/deployment.yaml", Content: `apiVersion: apps/v1
 kind: Deployment
 metadata:
   name: shop
@@ -57,6 +60,7 @@ spec:
           image: shop:1.0
           imagePullPolicy: Always
 `},
+	},
 	check: checkSchemas,
 }
 
@@ -86,7 +90,7 @@ func checkSchemas(in *Input, report func(Finding)) {
 	// Validate every rendered object, in parallel; report in order.
 	type job struct {
 		res *render.Result
-		obj *render.Object
+		obj *manifest.Object
 		kv  *semver.Version
 	}
 	var jobs []job
@@ -134,14 +138,14 @@ func checkSchemas(in *Input, report func(Finding)) {
 		}
 		node := in.objectNode(o)
 		for _, p := range problems {
-			f := Finding{Object: o.ID(), Targets: []string{j.res.Target.Name()}, File: templateRef(o), Message: p.message}
+			f := Finding{Object: o.ID(), Targets: []string{j.res.Target.Name()}, File: o.Source.String(), Message: p.message}
 			if node != nil {
 				f.Line = lineAtPath(node, p.field)
 			} else {
 				f.Line = in.templateLine(o, p.field)
 			}
 			if file, line := valueOrigin(in, j.res, o, p.path); file != "" {
-				f.File, f.Line, f.Template = file, line, templateRef(o)
+				f.File, f.Line, f.Template = file, line, o.Source.String()
 				f.Message += fmt.Sprintf(" (the value comes from %s:%d)", file, line)
 			}
 			report(f)
@@ -261,7 +265,7 @@ func lineAtPath(n *yaml.Node, pointer string) int {
 // templateLine finds the line of a field of an object rendered from a
 // template: the line of its key in the template, or else of the nearest
 // enclosing key (a field the object does not set, a default, has none).
-func (in *Input) templateLine(o *render.Object, pointer string) int {
+func (in *Input) templateLine(o *manifest.Object, pointer string) int {
 	for p := pointer; p != ""; p = p[:strings.LastIndex(p, "/")] {
 		if k := lastKey(p); k != "" {
 			if line := in.objectLine(o, k+":"); line > 0 {
@@ -276,7 +280,7 @@ func (in *Input) templateLine(o *render.Object, pointer string) int {
 // from: the last values file, in merge order, with an entry of the same key
 // and value. Nothing is returned for values that are not scalars, or that
 // may have come from a secret.
-func valueOrigin(in *Input, res *render.Result, o *render.Object, pointer string) (string, int) {
+func valueOrigin(in *Input, res *render.Result, o *manifest.Object, pointer string) (string, int) {
 	key := lastKey(pointer)
 	segs := strings.Split(strings.Trim(pointer, "/"), "/")
 	if key == "" || segs[len(segs)-1] != key {

@@ -8,15 +8,18 @@ import (
 	"sync"
 
 	"sigs.k8s.io/yaml"
+
+	"github.com/repotool/repotool/pkg/finding"
 )
 
 var ruleShortnameCollision = &Rule{
-	ID:          "shortname-collision",
-	Summary:     "A CRD claims a short name, plural or singular that another resource also claims, so kubectl resolves it to only one of them.",
-	Remediation: "Remove or rename the clashing name in the CRD you control, and use the full name (kubectl get externalsecrets.external-secrets.io) in scripts and runbooks.",
-	Severity:    SeverityError,
-	Description: "`kubectl get es` silently returned Argo Events EventSources instead of External Secrets Operator ExternalSecrets: both CRDs claim the short name `es` (so do ECK's Elasticsearch and the archived kubernetes-external-secrets ExternalSecret). kubectl resolves a short name, plural or singular by API discovery order: built-in groups first, then custom resource groups, which share one priority and are listed by group name. The rule collects every CRD the repository installs (plain YAML files, charts' `crds/` folders and CRDs that templates render), reports every name claimed by more than one resource with all claimants and the one kubectl picks, and every name that shadows a built-in one (`po`, `svc`, `deploy`, `cm`, `ns`, `ing`, `sa`, ...).",
-	Bad: Example{File: "namespaces/argo-events/crds/eventsources.yaml", Content: `apiVersion: apiextensions.k8s.io/v1
+	Rule: finding.Rule{
+		ID:          "shortname-collision",
+		Summary:     "A CRD claims a short name, plural or singular that another resource also claims, so kubectl resolves it to only one of them.",
+		Remediation: "Remove or rename the clashing name in the CRD you control, and use the full name (kubectl get externalsecrets.external-secrets.io) in scripts and runbooks.",
+		Severity:    SeverityError,
+		Description: "`kubectl get es` silently returned Argo Events EventSources instead of External Secrets Operator ExternalSecrets: both CRDs claim the short name `es` (so do ECK's Elasticsearch and the archived kubernetes-external-secrets ExternalSecret). kubectl resolves a short name, plural or singular by API discovery order: built-in groups first, then custom resource groups, which share one priority and are listed by group name. The rule collects every CRD the repository installs (plain YAML files, charts' `crds/` folders and CRDs that templates render), reports every name claimed by more than one resource with all claimants and the one kubectl picks, and every name that shadows a built-in one (`po`, `svc`, `deploy`, `cm`, `ns`, `ing`, `sa`, ...).",
+		Bad: Example{File: "namespaces/argo-events/crds/eventsources.yaml", Content: `apiVersion: apiextensions.k8s.io/v1
 kind: CustomResourceDefinition
 metadata:
   name: eventsources.argoproj.io
@@ -28,7 +31,7 @@ spec:
     singular: eventsource
     shortNames: [es]   # also claimed by externalsecrets.external-secrets.io
 `},
-	Good: Example{File: "namespaces/argo-events/crds/eventsources.yaml", Content: `apiVersion: apiextensions.k8s.io/v1
+		Good: Example{File: "namespaces/argo-events/crds/eventsources.yaml", Content: `apiVersion: apiextensions.k8s.io/v1
 kind: CustomResourceDefinition
 metadata:
   name: eventsources.argoproj.io
@@ -40,6 +43,7 @@ spec:
     singular: eventsource
     shortNames: [evs]
 `},
+	},
 	check: checkShortnames,
 }
 

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/repotool/repotool/pkg/layout"
+	"github.com/repotool/repotool/pkg/manifest"
 )
 
 // SuppressionToken starts a suppression comment:
@@ -171,7 +172,7 @@ func (s *suppressor) suppressed(f Finding) bool {
 	if f.Rule == ruleInvalidSuppression.ID {
 		return false
 	}
-	for _, file := range []string{f.File, RepoFile(f.Template)} {
+	for _, file := range []string{f.File, manifest.ParseSource(f.Template).File} {
 		for _, sp := range s.byFile[file] {
 			if sp.covers(f) && (file == f.File || sp.WholeFile) {
 				return true
@@ -191,7 +192,7 @@ func matchIgnore(ig layout.LintIgnore, f Finding) bool {
 		ok, _ := path.Match(pattern, s)
 		return ok
 	}
-	if ig.Path != "" && !match(ig.Path, f.File) && !match(ig.Path, RepoFile(f.Template)) {
+	if ig.Path != "" && !match(ig.Path, f.File) && !match(ig.Path, manifest.ParseSource(f.Template).File) {
 		return false
 	}
 	if ig.Object != "" && !match(ig.Object, f.Object) {

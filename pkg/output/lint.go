@@ -7,13 +7,16 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/repotool/repotool/pkg/lint"
+	"github.com/repotool/repotool/pkg/finding"
+	"github.com/repotool/repotool/pkg/manifest"
 )
 
 // LintOptions carry what some lint formats need besides the result.
 type LintOptions struct {
-	// Rules is the rule metadata (SARIF lists it). Default lint.Rules().
-	Rules []lint.Rule
+	// Rules documents the rules (lint.Docs()): SARIF lists them, and the
+	// text format gives the remediation of each rule it reports. Without
+	// them, SARIF lists the IDs of the reported rules only.
+	Rules []finding.Rule
 	// ToolVersion is repotool's version, for SARIF.
 	ToolVersion string
 	// StepSummary, when non-nil, receives a Markdown summary (the github
@@ -29,7 +32,7 @@ type LintOptions struct {
 // gitPath is a finding's file as GitHub wants it: relative to the Git
 // repository's root, the archive for a file inside a vendored chart.
 func (o LintOptions) gitPath(file string) string {
-	return path.Join(o.PathPrefix, lint.RepoFile(file))
+	return path.Join(o.PathPrefix, manifest.ParseSource(file).File)
 }
 
 // LintFormatter writes lint findings.
@@ -37,7 +40,7 @@ type LintFormatter interface {
 	// Name is the format's name as given to -o.
 	Name() string
 	// Write formats res to w.
-	Write(w io.Writer, res *lint.Result, opts LintOptions) error
+	Write(w io.Writer, res *finding.Report, opts LintOptions) error
 }
 
 var lintFormatters = []LintFormatter{lintGitHub{}, lintJSON{}, lintSARIF{}, lintText{}}
@@ -62,15 +65,25 @@ func NewLintFormatter(name string) (LintFormatter, error) {
 	return nil, fmt.Errorf("unknown output format %q: use one of %s", name, strings.Join(LintFormats(), ", "))
 }
 
-func rulesOf(opts LintOptions) []lint.Rule {
+// rulesOf is opts.Rules, or else a bare entry for each rule res reports.
+func rulesOf(opts LintOptions, res *finding.Report) []finding.Rule {
 	if opts.Rules != nil {
 		return opts.Rules
 	}
-	return lint.Rules()
+	var ids []string
+	for _, f := range res.Findings {
+		ids = append(ids, f.Rule)
+	}
+	slices.Sort(ids)
+	var out []finding.Rule
+	for _, id := range slices.Compact(ids) {
+		out = append(out, finding.Rule{ID: id, Severity: finding.SeverityWarning})
+	}
+	return out
 }
 
 // summaryLine is the one-line count every human format ends with.
-func summaryLine(res *lint.Result) string {
+func summaryLine(res *finding.Report) string {
 	s := res.Summary
 	if len(res.Findings) == 0 {
 		line := fmt.Sprintf("no problems found in %s", count(s.Targets, "target"))

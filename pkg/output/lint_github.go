@@ -8,7 +8,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/repotool/repotool/pkg/lint"
+	"github.com/repotool/repotool/pkg/finding"
 )
 
 // GitHubAnnotationLimit is how many annotations of one level (error,
@@ -23,10 +23,10 @@ type lintGitHub struct{}
 
 func (lintGitHub) Name() string { return "github" }
 
-func (lintGitHub) Write(w io.Writer, res *lint.Result, opts LintOptions) error {
+func (lintGitHub) Write(w io.Writer, res *finding.Report, opts LintOptions) error {
 	ew := &errWriter{w: w}
 	count := map[string]int{}
-	var overflow []lint.Finding
+	var overflow []finding.Finding
 	for _, f := range byImportance(res.Findings) {
 		level := githubLevel(f.Severity)
 		if count[level] >= GitHubAnnotationLimit {
@@ -64,11 +64,11 @@ func (lintGitHub) Write(w io.Writer, res *lint.Result, opts LintOptions) error {
 	return ew.err
 }
 
-func githubLevel(s lint.Severity) string {
+func githubLevel(s finding.Severity) string {
 	switch s {
-	case lint.SeverityError:
+	case finding.SeverityError:
 		return "error"
-	case lint.SeverityWarning:
+	case finding.SeverityWarning:
 		return "warning"
 	}
 	return "notice"
@@ -81,7 +81,7 @@ const GitHubStepSummaryLimit = 1 << 20
 // writeStepSummary writes the findings as a Markdown table, the most
 // important first, within GitHubStepSummaryLimit (with room to spare for
 // what other steps write), and says how many it left out.
-func writeStepSummary(w io.Writer, res *lint.Result, opts LintOptions) {
+func writeStepSummary(w io.Writer, res *finding.Report, opts LintOptions) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "## repotool lint\n\n%s\n\n", summaryLine(res))
 	if len(res.Findings) > 0 {
@@ -112,16 +112,16 @@ var annotationPriority = []string{"plaintext-secret", "render", "layout", "schem
 // byImportance returns findings in the order they are worth showing when
 // not all can be: errors before warnings before infos, then by rule
 // priority, then as given (file order).
-func byImportance(findings []lint.Finding) []lint.Finding {
-	rank := func(f lint.Finding) int {
+func byImportance(findings []finding.Finding) []finding.Finding {
+	rank := func(f finding.Finding) int {
 		if i := slices.Index(annotationPriority, f.Rule); i >= 0 {
 			return i
 		}
 		return len(annotationPriority)
 	}
-	sev := map[lint.Severity]int{lint.SeverityError: 0, lint.SeverityWarning: 1, lint.SeverityInfo: 2}
+	sev := map[finding.Severity]int{finding.SeverityError: 0, finding.SeverityWarning: 1, finding.SeverityInfo: 2}
 	out := slices.Clone(findings)
-	slices.SortStableFunc(out, func(a, b lint.Finding) int {
+	slices.SortStableFunc(out, func(a, b finding.Finding) int {
 		return cmp.Or(cmp.Compare(sev[a.Severity], sev[b.Severity]), cmp.Compare(rank(a), rank(b)))
 	})
 	return out

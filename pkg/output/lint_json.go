@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"io"
 
-	"github.com/repotool/repotool/pkg/lint"
+	"github.com/repotool/repotool/pkg/finding"
 )
 
 // LintJSONVersion is the version of the JSON lint output (docs/ci.md,
@@ -13,22 +13,22 @@ import (
 const LintJSONVersion = 1
 
 // lintJSON writes {"schemaVersion": 1, "findings": [...], "summary":
-// {...}}: the lint.Result with its json tags and each finding's
+// {...}}: the finding.Report with its json tags and each finding's
 // fingerprint, indented.
 type lintJSON struct{}
 
 func (lintJSON) Name() string { return "json" }
 
 type jsonFinding struct {
-	lint.Finding
+	finding.Finding
 	Fingerprint string `json:"fingerprint"`
 }
 
-func (lintJSON) Write(w io.Writer, res *lint.Result, _ LintOptions) error {
+func (lintJSON) Write(w io.Writer, res *finding.Report, _ LintOptions) error {
 	out := struct {
-		SchemaVersion int           `json:"schemaVersion"`
-		Findings      []jsonFinding `json:"findings"`
-		Summary       lint.Summary  `json:"summary"`
+		SchemaVersion int             `json:"schemaVersion"`
+		Findings      []jsonFinding   `json:"findings"`
+		Summary       finding.Summary `json:"summary"`
 	}{SchemaVersion: LintJSONVersion, Findings: []jsonFinding{}, Summary: res.Summary}
 	for _, f := range res.Findings {
 		out.Findings = append(out.Findings, jsonFinding{f, f.Fingerprint()})

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/repotool/repotool/pkg/lint"
+	"github.com/repotool/repotool/pkg/finding"
 )
 
 // SARIFSchema is the schema URI written into SARIF output.
@@ -114,18 +114,18 @@ type sarifRegion struct {
 	StartColumn int `json:"startColumn,omitempty"`
 }
 
-func sarifLevel(s lint.Severity) string {
+func sarifLevel(s finding.Severity) string {
 	switch s {
-	case lint.SeverityError:
+	case finding.SeverityError:
 		return "error"
-	case lint.SeverityWarning:
+	case finding.SeverityWarning:
 		return "warning"
 	}
 	return "note"
 }
 
-func (lintSARIF) Write(w io.Writer, res *lint.Result, opts LintOptions) error {
-	rules := rulesOf(opts)
+func (lintSARIF) Write(w io.Writer, res *finding.Report, opts LintOptions) error {
+	rules := rulesOf(opts, res)
 	index := map[string]int{}
 	driver := sarifDriver{Name: "repotool", InformationURI: "https://github.com/repotool/repotool", Version: opts.ToolVersion, Rules: []sarifRule{}}
 	for i, r := range rules {
@@ -193,7 +193,7 @@ func (lintSARIF) Write(w io.Writer, res *lint.Result, opts LintOptions) error {
 	return enc.Encode(log)
 }
 
-func sarifMessage(f lint.Finding) string {
+func sarifMessage(f finding.Finding) string {
 	m := f.Message
 	if f.Object != "" {
 		m += " (object " + f.Object + ")"

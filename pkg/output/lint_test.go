@@ -14,6 +14,7 @@ import (
 	"github.com/xeipuuv/gojsonschema"
 
 	"github.com/repotool/repotool/internal/golden"
+	"github.com/repotool/repotool/pkg/finding"
 	"github.com/repotool/repotool/pkg/lint"
 	"github.com/repotool/repotool/pkg/output"
 )
@@ -21,21 +22,21 @@ import (
 // sharedLintResult is the one input every lint format's golden is made
 // from: each severity, a finding without a line, one inside an archive,
 // targets, text that needs escaping, and more errors than GitHub shows.
-func sharedLintResult() *lint.Result {
-	res := &lint.Result{Findings: []lint.Finding{
-		{Rule: "plaintext-secret", Severity: lint.SeverityError, File: "clusters/prod/shop/prod-values.yaml", Line: 4, Column: 15,
+func sharedLintResult() *finding.Report {
+	res := &finding.Report{Findings: []finding.Finding{
+		{Rule: "plaintext-secret", Severity: finding.SeverityError, File: "clusters/prod/shop/prod-values.yaml", Line: 4, Column: 15,
 			Object: "v1/Secret shop/db", Template: "namespaces/shop/templates/secret.yaml", Targets: []string{"prod/shop"},
 			Message: `Secret shop/db: stringData key "PASSWORD" is rendered from a plain-text value, not from a .secret.yaml file`},
-		{Rule: "stray-api-version", Severity: lint.SeverityWarning, File: "namespaces/shop/templates/ingress.yaml", Line: 1,
+		{Rule: "stray-api-version", Severity: finding.SeverityWarning, File: "namespaces/shop/templates/ingress.yaml", Line: 1,
 			Object: "extensions/v1beta1/Ingress shop/web", Targets: []string{"dev/shop", "old/shop"},
 			Message: "extensions/v1beta1 Ingress is deprecated since Kubernetes 1.14, to be removed in 1.22 (cluster old runs v1.21.4): use networking.k8s.io/v1"},
-		{Rule: "layout", Severity: lint.SeverityWarning, File: "namespaces/legacy/Chart.yaml",
+		{Rule: "layout", Severity: finding.SeverityWarning, File: "namespaces/legacy/Chart.yaml",
 			Message: "namespace \"legacy\" has a chart but no cluster deploys it [namespace-unused]; 100% sure, with a | pipe\nand a newline"},
-		{Rule: "stray-api-version", Severity: lint.SeverityInfo, File: "namespaces/shop/charts/redis-7.2.4.tgz!redis/templates/pdb.yaml",
+		{Rule: "stray-api-version", Severity: finding.SeverityInfo, File: "namespaces/shop/charts/redis-7.2.4.tgz!redis/templates/pdb.yaml",
 			Message: "informational finding inside a vendored chart"},
 	}, Summary: lint.Summary{Suppressed: 2, Targets: 3, Rendered: 3}}
 	for i := range 11 {
-		res.Findings = append(res.Findings, lint.Finding{Rule: "render", Severity: lint.SeverityError,
+		res.Findings = append(res.Findings, finding.Finding{Rule: "render", Severity: finding.SeverityError,
 			File: fmt.Sprintf("namespaces/app%02d/Chart.yaml", i), Targets: []string{fmt.Sprintf("prod/app%02d", i)},
 			Message: fmt.Sprintf("render prod/app%02d: chart namespaces/app%02d: dependency %q missing", i, i, "common")})
 	}
@@ -51,7 +52,7 @@ func TestLintFormats(t *testing.T) {
 				t.Fatal(err)
 			}
 			var out, summary bytes.Buffer
-			if err := f.Write(&out, sharedLintResult(), output.LintOptions{ToolVersion: "v0.0.0-test", StepSummary: &summary}); err != nil {
+			if err := f.Write(&out, sharedLintResult(), output.LintOptions{Rules: lint.Docs(), ToolVersion: "v0.0.0-test", StepSummary: &summary}); err != nil {
 				t.Fatal(err)
 			}
 			golden.Check(t, filepath.Join("testdata", "lint."+name+".golden"), out.Bytes())
@@ -69,10 +70,10 @@ func TestLintFormats(t *testing.T) {
 // schema (embedded in go-sarif), with findings and with none, and checks
 // what GitHub code scanning needs besides the schema.
 func TestSARIFValid(t *testing.T) {
-	for _, res := range []*lint.Result{sharedLintResult(), {Findings: []lint.Finding{}}} {
+	for _, res := range []*finding.Report{sharedLintResult(), {Findings: []finding.Finding{}}} {
 		f, _ := output.NewLintFormatter("sarif")
 		var out bytes.Buffer
-		if err := f.Write(&out, res, output.LintOptions{}); err != nil {
+		if err := f.Write(&out, res, output.LintOptions{Rules: lint.Docs()}); err != nil {
 			t.Fatal(err)
 		}
 		result, err := gojsonschema.Validate(gojsonschema.NewStringLoader(sarifSchema(t)), gojsonschema.NewBytesLoader(out.Bytes()))
@@ -140,7 +141,7 @@ func TestSARIFValid(t *testing.T) {
 func TestGitHubAnnotationLimits(t *testing.T) {
 	f, _ := output.NewLintFormatter("github")
 	var out bytes.Buffer
-	if err := f.Write(&out, sharedLintResult(), output.LintOptions{}); err != nil {
+	if err := f.Write(&out, sharedLintResult(), output.LintOptions{Rules: lint.Docs()}); err != nil {
 		t.Fatal(err)
 	}
 	if n := strings.Count(out.String(), "\n::error "); n+boolInt(strings.HasPrefix(out.String(), "::error ")) > output.GitHubAnnotationLimit {
@@ -187,20 +188,20 @@ func boolInt(b bool) int {
 // order. (Before, all ten went to stray-api-version and none of 25
 // plain-text Secrets was annotated.)
 func TestGitHubAnnotationBudget(t *testing.T) {
-	res := &lint.Result{}
+	res := &finding.Report{}
 	for i := range 15 {
-		res.Findings = append(res.Findings, lint.Finding{Rule: "stray-api-version", Severity: lint.SeverityError,
+		res.Findings = append(res.Findings, finding.Finding{Rule: "stray-api-version", Severity: finding.SeverityError,
 			File: fmt.Sprintf("a/%02d.yaml", i), Line: 1, Message: "extensions/v1beta1 Ingress was removed in Kubernetes 1.22"})
 	}
 	for i := range 3 {
-		res.Findings = append(res.Findings, lint.Finding{Rule: "plaintext-secret", Severity: lint.SeverityError,
+		res.Findings = append(res.Findings, finding.Finding{Rule: "plaintext-secret", Severity: finding.SeverityError,
 			File: fmt.Sprintf("z/%02d.yaml", i), Line: 2, Message: "Secret s: data key \"k\" is committed in plain text"})
 	}
-	res.Findings = append(res.Findings, lint.Finding{Rule: "plaintext-secret", Severity: lint.SeverityWarning, File: "z/w.yaml", Message: "a warning"})
+	res.Findings = append(res.Findings, finding.Finding{Rule: "plaintext-secret", Severity: finding.SeverityWarning, File: "z/w.yaml", Message: "a warning"})
 	res.Summary = lint.Summary{Errors: 18, Warnings: 1, Targets: 1, Rendered: 1}
 	f, _ := output.NewLintFormatter("github")
 	var out bytes.Buffer
-	if err := f.Write(&out, res, output.LintOptions{}); err != nil {
+	if err := f.Write(&out, res, output.LintOptions{Rules: lint.Docs()}); err != nil {
 		t.Fatal(err)
 	}
 	golden.Check(t, filepath.Join("testdata", "lint.github-budget.golden"), out.Bytes())
@@ -214,16 +215,16 @@ func TestGitHubAnnotationBudget(t *testing.T) {
 // findings with long messages stay under it, the most important first, and
 // the summary says how many it left out.
 func TestStepSummaryLimit(t *testing.T) {
-	res := &lint.Result{}
+	res := &finding.Report{}
 	long := strings.Repeat("a long message about a field ", 10)
 	for i := range 4000 {
-		res.Findings = append(res.Findings, lint.Finding{Rule: "schema", Severity: lint.SeverityError, File: fmt.Sprintf("f/%04d.yaml", i), Line: 1, Message: long})
+		res.Findings = append(res.Findings, finding.Finding{Rule: "schema", Severity: finding.SeverityError, File: fmt.Sprintf("f/%04d.yaml", i), Line: 1, Message: long})
 	}
-	res.Findings = append(res.Findings, lint.Finding{Rule: "plaintext-secret", Severity: lint.SeverityError, File: "z/secret.yaml", Line: 1, Message: "Secret s: committed in plain text"})
+	res.Findings = append(res.Findings, finding.Finding{Rule: "plaintext-secret", Severity: finding.SeverityError, File: "z/secret.yaml", Line: 1, Message: "Secret s: committed in plain text"})
 	res.Summary = lint.Summary{Errors: 4001, Targets: 1, Rendered: 1}
 	f, _ := output.NewLintFormatter("github")
 	var out, summary bytes.Buffer
-	if err := f.Write(&out, res, output.LintOptions{StepSummary: &summary}); err != nil {
+	if err := f.Write(&out, res, output.LintOptions{Rules: lint.Docs(), StepSummary: &summary}); err != nil {
 		t.Fatal(err)
 	}
 	s := summary.String()
@@ -245,14 +246,14 @@ func TestStepSummaryLimit(t *testing.T) {
 // first), the most important first, validates, and says how many it left
 // out.
 func TestSARIFLimits(t *testing.T) {
-	res := &lint.Result{}
+	res := &finding.Report{}
 	for i := range output.SARIFMaxResults + 10 {
-		res.Findings = append(res.Findings, lint.Finding{Rule: "schema", Severity: lint.SeverityWarning, File: fmt.Sprintf("f/%05d.yaml", i), Line: 1, Message: "m"})
+		res.Findings = append(res.Findings, finding.Finding{Rule: "schema", Severity: finding.SeverityWarning, File: fmt.Sprintf("f/%05d.yaml", i), Line: 1, Message: "m"})
 	}
-	res.Findings = append(res.Findings, lint.Finding{Rule: "plaintext-secret", Severity: lint.SeverityError, File: "z/secret.yaml", Line: 1, Message: "Secret s: committed in plain text"})
+	res.Findings = append(res.Findings, finding.Finding{Rule: "plaintext-secret", Severity: finding.SeverityError, File: "z/secret.yaml", Line: 1, Message: "Secret s: committed in plain text"})
 	f, _ := output.NewLintFormatter("sarif")
 	var out bytes.Buffer
-	if err := f.Write(&out, res, output.LintOptions{}); err != nil {
+	if err := f.Write(&out, res, output.LintOptions{Rules: lint.Docs()}); err != nil {
 		t.Fatal(err)
 	}
 	if out.Len() > output.SARIFMaxBytes {
@@ -300,7 +301,7 @@ func TestSARIFLimits(t *testing.T) {
 // moves, its targets change, or a cluster's Kubernetes version in its
 // message changes; it differs for another rule, file or object.
 func TestFingerprintStable(t *testing.T) {
-	base := lint.Finding{Rule: "stray-api-version", Severity: lint.SeverityWarning, File: "a.yaml", Line: 3, Object: "extensions/v1beta1/Ingress web",
+	base := finding.Finding{Rule: "stray-api-version", Severity: finding.SeverityWarning, File: "a.yaml", Line: 3, Object: "extensions/v1beta1/Ingress web",
 		Targets: []string{"old/app"}, Message: "extensions/v1beta1 Ingress is deprecated since Kubernetes 1.14, to be removed in 1.22 (cluster old runs v1.21.4)"}
 	same := base
 	same.Line, same.Targets = 9, []string{"old/app", "older/app"}
@@ -315,7 +316,7 @@ func TestFingerprintStable(t *testing.T) {
 	if keyed.Fingerprint() != keyed2.Fingerprint() {
 		t.Error("with a Key, the message does not count")
 	}
-	for _, other := range []lint.Finding{{Rule: "schema", File: base.File, Object: base.Object, Message: base.Message}, {Rule: base.Rule, File: "b.yaml", Object: base.Object, Message: base.Message}} {
+	for _, other := range []finding.Finding{{Rule: "schema", File: base.File, Object: base.Object, Message: base.Message}, {Rule: base.Rule, File: "b.yaml", Object: base.Object, Message: base.Message}} {
 		other.Severity = base.Severity
 		if other.Fingerprint() == base.Fingerprint() {
 			t.Errorf("%+v has the same fingerprint", other)

@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/repotool/repotool/pkg/lint"
+	"github.com/repotool/repotool/pkg/finding"
 )
 
 // lintText writes one finding per line, "file:line:col: severity [rule]
@@ -15,7 +15,7 @@ type lintText struct{}
 
 func (lintText) Name() string { return "text" }
 
-func (lintText) Write(w io.Writer, res *lint.Result, opts LintOptions) error {
+func (lintText) Write(w io.Writer, res *finding.Report, opts LintOptions) error {
 	ew := &errWriter{w: w}
 	for _, f := range res.Findings {
 		ew.printf("%s: %s [%s] %s\n", f.Location(), f.Severity, f.Rule, f.Message)
@@ -31,8 +31,8 @@ func (lintText) Write(w io.Writer, res *lint.Result, opts LintOptions) error {
 	}
 	if len(res.Findings) > 0 {
 		ew.printf("\nHow to fix:\n")
-		for _, r := range rulesOf(opts) {
-			if slices.ContainsFunc(res.Findings, func(f lint.Finding) bool { return f.Rule == r.ID }) {
+		for _, r := range rulesOf(opts, res) {
+			if slices.ContainsFunc(res.Findings, func(f finding.Finding) bool { return f.Rule == r.ID }) {
 				ew.printf("  [%s] %s See %s%s\n", r.ID, r.Remediation, rulesDocURI, r.ID)
 			}
 		}

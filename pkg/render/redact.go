@@ -7,6 +7,7 @@ import (
 	yaml "go.yaml.in/yaml/v3"
 
 	"github.com/repotool/repotool/internal/yamlpos"
+	"github.com/repotool/repotool/pkg/manifest"
 )
 
 // RedactedValue replaces secret values in Redacted output. Under a
@@ -42,7 +43,7 @@ func (res *Result) Redacted() ([]byte, error) {
 		}
 		out.WriteString("---\n")
 		if o.Template != "" {
-			out.WriteString(sourcePrefix + o.Template + "\n")
+			out.WriteString(manifest.SourcePrefix + o.Template + "\n")
 		}
 		out.Write(doc)
 	}

@@ -24,6 +24,7 @@ import (
 	"helm.sh/helm/v3/pkg/repo"
 
 	"github.com/repotool/repotool/pkg/layout"
+	"github.com/repotool/repotool/pkg/manifest"
 )
 
 // Options are the serialisable render settings. Start from DefaultOptions.
@@ -178,7 +179,7 @@ type Result struct {
 	// release, namespace and capabilities.
 	Manifest []byte
 	// Objects are the stream's documents, parsed, in stream order.
-	Objects []Object
+	Objects []manifest.Object
 	// Err is why the target did not render (RenderAll only). Its message
 	// never contains a decrypted value.
 	Err error
@@ -193,7 +194,7 @@ type Result struct {
 	red *redactor
 	// safe renders the target's objects with placeholders for its secret
 	// values, once; nil when the target has no decrypted values.
-	safe func() ([]Object, error)
+	safe func() ([]manifest.Object, error)
 }
 
 // Render renders one target.
@@ -287,9 +288,9 @@ func (r *Renderer) renderNow(ctx context.Context, t *layout.Target) *Result {
 		// value is a placeholder: decrypted bytes never reach it.
 		// It may run after this rendering's context is gone (on demand).
 		safeCtx := context.WithoutCancel(ctx)
-		res.safe = sync.OnceValues(func() ([]Object, error) {
+		res.safe = sync.OnceValues(func() ([]manifest.Object, error) {
 			type out struct {
-				objs []Object
+				objs []manifest.Object
 				err  error
 			}
 			o, err := bounded(safeCtx, r.opts.Timeout, func(ctx context.Context) out {
@@ -327,7 +328,7 @@ func (r *Renderer) decrypts(t *layout.Target) bool {
 
 // renderPlaceholders renders t with every secret value replaced by a typed
 // placeholder, as --no-decrypt does.
-func (r *Renderer) renderPlaceholders(ctx context.Context, t *layout.Target, entry *chartEntry) ([]byte, []Object, error) {
+func (r *Renderer) renderPlaceholders(ctx context.Context, t *layout.Target, entry *chartEntry) ([]byte, []manifest.Object, error) {
 	vals, _, _, err := r.values(ctx, t, PlaceholderDecrypter{})
 	if err != nil {
 		return nil, nil, err
@@ -337,7 +338,7 @@ func (r *Renderer) renderPlaceholders(ctx context.Context, t *layout.Target, ent
 
 // renderValues runs the templates with vals and splits the output into
 // objects.
-func (r *Renderer) renderValues(ctx context.Context, t *layout.Target, entry *chartEntry, vals map[string]any) ([]byte, []Object, error) {
+func (r *Renderer) renderValues(ctx context.Context, t *layout.Target, entry *chartEntry, vals map[string]any) ([]byte, []manifest.Object, error) {
 	manifest, err := r.template(ctx, t, entry, vals)
 	if err != nil {
 		return nil, nil, templateError(t, entry, cleanHelmError(err))

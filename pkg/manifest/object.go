@@ -1,0 +1,101 @@
+package manifest
+
+import (
+	"strings"
+
+	yaml "go.yaml.in/yaml/v3"
+)
+
+// Object is one Kubernetes object of a manifest stream: a document of a
+// rendering, or of a plain manifest file.
+type Object struct {
+	APIVersion string
+	Kind       string
+	Name       string
+	// Namespace is metadata.namespace as written; "" when the object
+	// leaves it to the destination (as Argo CD does).
+	Namespace string
+	// Template is Helm's "# Source:" path of a rendered object, e.g.
+	// "app/charts/common/templates/deployment.yaml"; "" otherwise.
+	Template string
+	// Source is the repository file the object comes from: the chart
+	// template (or the archive and member holding it) of a rendered
+	// object; zero when it cannot be told.
+	Source
+	// Line is the 1-based line of the document's first line in the stream
+	// it was read from.
+	Line int
+	// YAML is the document, without the separator and the Source comment.
+	YAML []byte
+	// Content is the parsed document.
+	Content map[string]any
+	// Node is the document's top-level mapping with the position of every
+	// key and value, when the object was read with positions (repository
+	// manifests); nil otherwise.
+	Node *yaml.Node
+}
+
+// ID is "apiVersion/kind namespace/name" (namespace omitted when empty),
+// the way findings name an object.
+func (o *Object) ID() string {
+	if o.Namespace == "" {
+		return o.APIVersion + "/" + o.Kind + " " + o.Name
+	}
+	return o.APIVersion + "/" + o.Kind + " " + o.Namespace + "/" + o.Name
+}
+
+// Group is the API group of the object's apiVersion, "" for the core API.
+func (o *Object) Group() string {
+	group, _ := splitAPIVersion(o.APIVersion)
+	return group
+}
+
+// Version is the version part of the object's apiVersion.
+func (o *Object) Version() string {
+	_, version := splitAPIVersion(o.APIVersion)
+	return version
+}
+
+// Key identifies the object without its version: the same object served
+// at another apiVersion has the same key.
+func (o *Object) Key() Key {
+	return Key{Group: o.Group(), Kind: o.Kind, Namespace: o.Namespace, Name: o.Name}
+}
+
+func splitAPIVersion(apiVersion string) (group, version string) {
+	group, version, ok := strings.Cut(apiVersion, "/")
+	if !ok {
+		return "", apiVersion
+	}
+	return group, version
+}
+
+// Key identifies an object across revisions: group, kind, namespace and
+// name. An apiVersion bump keeps the key, so comparing two revisions shows
+// it as a change rather than a removal and an addition.
+type Key struct {
+	Group, Kind, Namespace, Name string
+}
+
+// String is "group/kind namespace/name" ("kind" alone for the core API,
+// namespace omitted when empty).
+func (k Key) String() string {
+	gk := k.Kind
+	if k.Group != "" {
+		gk = k.Group + "/" + k.Kind
+	}
+	if k.Namespace == "" {
+		return gk + " " + k.Name
+	}
+	return gk + " " + k.Namespace + "/" + k.Name
+}
+
+// Compare orders keys by group, kind, namespace and name.
+func (k Key) Compare(o Key) int {
+	for _, c := range [][2]string{{k.Group, o.Group}, {k.Kind, o.Kind}, {k.Namespace, o.Namespace}, {k.Name, o.Name}} {
+		if c := strings.Compare(c[0], c[1]); c != 0 {
+			return c
+		}
+	}
+	return 0
+}
