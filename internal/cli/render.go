@@ -17,6 +17,7 @@ import (
 	"github.com/repotool/repotool/internal/fsutil"
 	"github.com/repotool/repotool/pkg/argocd"
 	"github.com/repotool/repotool/pkg/layout"
+	"github.com/repotool/repotool/pkg/manifest"
 	"github.com/repotool/repotool/pkg/render"
 )
 
@@ -182,7 +183,7 @@ func runRender(cmd *cobra.Command, env Env, f *renderFlags, args []string, v *ve
 	}
 	switch {
 	case f.tier != "":
-		return writeTier(cmd, argocd.NewTiers(repo), results, f.tier, sel.outside)
+		return writeTier(cmd, repo, results, f.tier, sel.outside)
 	case f.outDir != "":
 		return writeOutDir(cmd, f.outDir, results, sel.outside, v)
 	}
@@ -303,12 +304,23 @@ func runRenderArgoCD(cmd *cobra.Command, env Env, f *renderFlags, args []string,
 		_, err = cmd.OutOrStdout().Write(res.Manifest)
 		return err
 	}
-	return writeTier(cmd, argocd.NewTiers(repo), []*render.Result{res}, tier, nil)
+	return writeTier(cmd, repo, []*render.Result{res}, tier, nil)
 }
 
 // writeTier prints the part of each rendering that tier owns; all or
-// nothing, like the plain stream.
-func writeTier(cmd *cobra.Command, tiers *argocd.Tiers, results []*render.Result, tier string, outside error) error {
+// nothing, like the plain stream. The scope of custom kinds comes from the
+// charts' crds/ folders and the CRDs the renderings hold.
+func writeTier(cmd *cobra.Command, repo *layout.Repo, results []*render.Result, tier string, outside error) error {
+	crds, err := argocd.ChartCRDs(repo)
+	if err != nil {
+		outside = errors.Join(outside, err)
+	}
+	for _, res := range results {
+		if res.Err == nil {
+			crds = append(crds, manifest.CRDsOf(res.Objects)...)
+		}
+	}
+	tiers := argocd.NewTiers(repo, manifest.NewCRDs(crds...))
 	var out bytes.Buffer
 	var failed []error
 	for _, res := range results {
@@ -326,7 +338,7 @@ func writeTier(cmd *cobra.Command, tiers *argocd.Tiers, results []*render.Result
 	if len(failed) > 0 || outside != nil {
 		return reportFailures(cmd.ErrOrStderr(), outside, failed, len(results), "nothing was written to standard output")
 	}
-	_, err := cmd.OutOrStdout().Write(out.Bytes())
+	_, err = cmd.OutOrStdout().Write(out.Bytes())
 	return err
 }
 

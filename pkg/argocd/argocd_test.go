@@ -17,6 +17,7 @@ import (
 	"github.com/repotool/repotool/internal/testtool"
 	"github.com/repotool/repotool/pkg/argocd"
 	"github.com/repotool/repotool/pkg/layout"
+	"github.com/repotool/repotool/pkg/manifest"
 	"github.com/repotool/repotool/pkg/render"
 )
 
@@ -138,7 +139,7 @@ func permits(p *argocd.AppProject, group, kind string, clusterScoped bool, names
 func TestTierPermissions(t *testing.T) {
 	repo := loadFixture(t)
 	projects, _ := generated(t, repo, "dev-cluster")
-	security := argocd.NewTiers(repo).SecurityKinds()
+	security := newTiers(t, repo).SecurityKinds()
 	clusterScoped := []argocd.GroupKind{
 		{Group: "rbac.authorization.k8s.io", Kind: "ClusterRole"}, {Group: "rbac.authorization.k8s.io", Kind: "ClusterRoleBinding"},
 		{Group: "apiextensions.k8s.io", Kind: "CustomResourceDefinition"}, {Group: "external-secrets.io", Kind: "ClusterSecretStore"},
@@ -183,7 +184,7 @@ func TestTierPermissions(t *testing.T) {
 func TestEveryRenderedKindHasExactlyOneProject(t *testing.T) {
 	testtool.UseTestKey(t)
 	repo := loadFixture(t)
-	tiers := argocd.NewTiers(repo)
+	tiers := newTiers(t, repo)
 	for _, res := range render.New(repo, render.DefaultOptions()).RenderAll(context.Background(), repo.Targets) {
 		if res.Err != nil {
 			t.Fatal(res.Err)
@@ -226,7 +227,7 @@ func TestEveryRenderedKindHasExactlyOneProject(t *testing.T) {
 func TestSplitLosesAndDoublesNothing(t *testing.T) {
 	testtool.UseTestKey(t)
 	repo := loadFixture(t)
-	tiers := argocd.NewTiers(repo)
+	tiers := newTiers(t, repo)
 	for _, res := range render.New(repo, render.DefaultOptions()).RenderAll(context.Background(), repo.Targets) {
 		if res.Target.Tier == layout.TierCluster {
 			all, err := tiers.Split(res.Target, res.Manifest, res.Objects, layout.ArgoTierCluster)
@@ -291,13 +292,52 @@ func TestSplitRejectsClusterScopedInApplicationNamespace(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, tier := range []string{layout.ArgoTierNamespaces, layout.ArgoTierApplication} {
-		_, err := argocd.NewTiers(repo).Split(res.Target, res.Manifest, res.Objects, tier)
+		_, err := newTiers(t, repo).Split(res.Target, res.Manifest, res.Objects, tier)
 		if err == nil || !strings.Contains(err.Error(), "ClusterRole is cluster-scoped: only the cluster tier may create it") {
 			t.Errorf("tier %s: err = %v", tier, err)
 		}
 	}
-	if _, err := argocd.NewTiers(repo).Split(res.Target, res.Manifest, res.Objects, "everything"); err == nil {
+	if _, err := newTiers(t, repo).Split(res.Target, res.Manifest, res.Objects, "everything"); err == nil {
 		t.Error("unknown tier accepted")
+	}
+}
+
+// TestClusterScopedCustomKinds: the scope of a custom kind comes from its
+// CRD wherever the chart ships it: crds/ folders without rendering (a
+// packaged subchart's included), templates once rendered.
+func TestClusterScopedCustomKinds(t *testing.T) {
+	crd := func(kind string) string {
+		return "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {name: " + strings.ToLower(kind) + "s.acme.io}\n" +
+			"spec: {group: acme.io, scope: Cluster, names: {kind: " + kind + ", plural: " + strings.ToLower(kind) + "s}, versions: [{name: v1, served: true, storage: true}]}\n"
+	}
+	fsys := fstest.MapFS{
+		"namespaces/app/Chart.yaml":         {Data: []byte("apiVersion: v2\nname: app\nversion: 1.0.0\n")},
+		"namespaces/app/crds/gadget.yaml":   {Data: []byte(crd("Gadget"))},
+		"namespaces/app/templates/crd.yaml": {Data: []byte(crd("Widget"))},
+		"namespaces/app/templates/crs.yaml": {Data: []byte("apiVersion: acme.io/v1\nkind: Widget\nmetadata: {name: w}\n")},
+		"clusters/c1/app/values.yaml":       {Data: []byte("a: 1\n")},
+	}
+	repo, err := layout.Load(context.Background(), fsys, layout.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := newTiers(t, repo).TierOf("acme.io/v1", "Gadget"); err == nil {
+		t.Error("Gadget, cluster-scoped by a crds/ file, taken as namespaced")
+	}
+	res, err := render.New(repo, render.DefaultOptions()).Render(context.Background(), &repo.Targets[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	static, err := argocd.ChartCRDs(repo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tiers := argocd.NewTiers(repo, manifest.NewCRDs(append(static, manifest.CRDsOf(res.Objects)...)...))
+	if _, err := tiers.TierOf("acme.io/v1", "Widget"); err == nil || !strings.Contains(err.Error(), "acme.io/v1 Widget is cluster-scoped") {
+		t.Errorf("a cluster-scoped kind whose CRD is in templates: err = %v", err)
+	}
+	if _, err := newTiers(t, repo).TierOf("acme.io/v1", "Widget"); err != nil {
+		t.Errorf("without the rendering, a kind of no known CRD is namespaced: %v", err)
 	}
 }
 
@@ -338,4 +378,15 @@ func TestGenerateErrors(t *testing.T) {
 	if _, err := argocd.Generate(base(withURL, nil), argocd.Options{Clusters: []string{"nope"}}); err == nil {
 		t.Error("unknown cluster accepted")
 	}
+}
+
+// newTiers builds the tiers of repo with the CRDs of its charts' crds/
+// folders, as generate does.
+func newTiers(t *testing.T, repo *layout.Repo) *argocd.Tiers {
+	t.Helper()
+	crds, err := argocd.ChartCRDs(repo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return argocd.NewTiers(repo, manifest.NewCRDs(crds...))
 }

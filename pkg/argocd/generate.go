@@ -11,6 +11,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/repotool/repotool/pkg/layout"
+	"github.com/repotool/repotool/pkg/manifest"
 )
 
 // Header starts every generated file. repotool generate only ever deletes
@@ -34,6 +35,11 @@ const (
 type Options struct {
 	// Clusters restricts generation to these clusters; all when empty.
 	Clusters []string
+	// CRDs is the repository's CRD inventory, which tells which custom
+	// kinds are cluster-scoped. nil: the CRDs of the charts' crds/ folders
+	// (ChartCRDs); lint's inventory also has those charts render from
+	// templates.
+	CRDs *manifest.CRDs
 }
 
 // File is one generated object and the file it is written to.
@@ -73,6 +79,15 @@ func SettingsOf(cfg *layout.Config) Settings {
 	}
 }
 
+// InputError is a repository file generate needs but cannot read or
+// parse (a CRD that decides where a kind may be deployed): nothing is
+// generated.
+type InputError struct{ Err error }
+
+func (e *InputError) Error() string { return e.Err.Error() }
+
+func (e *InputError) Unwrap() error { return e.Err }
+
 // ErrNoRepoURL is returned when repotool.yaml does not say where the
 // repository is.
 var ErrNoRepoURL = errors.New("git.repoURL is not set in repotool.yaml: Argo CD needs the repository's URL to fetch it")
@@ -95,7 +110,15 @@ func Generate(repo *layout.Repo, opts Options) ([]File, error) {
 			return nil, fmt.Errorf("no cluster %q: run `repotool layout` to list the clusters", c)
 		}
 	}
-	g := &generator{repo: repo, cfg: cfg, set: SettingsOf(cfg), tiers: NewTiers(repo)}
+	crds := opts.CRDs
+	if crds == nil {
+		found, err := ChartCRDs(repo)
+		if err != nil {
+			return nil, &InputError{Err: fmt.Errorf("%w\nnothing was generated", err)}
+		}
+		crds = manifest.NewCRDs(found...)
+	}
+	g := &generator{repo: repo, cfg: cfg, set: SettingsOf(cfg), tiers: NewTiers(repo, crds)}
 	var files []File
 	for _, cl := range repo.Clusters {
 		if len(opts.Clusters) > 0 && !slices.Contains(opts.Clusters, cl.Name) {

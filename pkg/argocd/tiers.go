@@ -1,14 +1,9 @@
 package argocd
 
 import (
-	"bytes"
 	"fmt"
-	"io/fs"
-	"path"
 	"slices"
 	"strings"
-
-	yaml "go.yaml.in/yaml/v3"
 
 	"github.com/repotool/repotool/pkg/layout"
 	"github.com/repotool/repotool/pkg/manifest"
@@ -65,10 +60,10 @@ type Tiers struct {
 }
 
 // NewTiers builds the tier rules for repo: the security kinds from
-// repotool.yaml (or DefaultSecurityKinds), and the cluster-scoped kinds
-// (built-in, and every CRD with scope Cluster in the repository's charts'
-// crds/ folders).
-func NewTiers(repo *layout.Repo) *Tiers {
+// repotool.yaml (or DefaultSecurityKinds), and the cluster-scoped kinds:
+// built-in, and every CRD in crds with scope Cluster (see ChartCRDs, and
+// lint's inventory, which adds the CRDs charts render from templates).
+func NewTiers(repo *layout.Repo, crds *manifest.CRDs) *Tiers {
 	t := &Tiers{security: map[string]bool{}, clusterScoped: map[string]bool{}}
 	kinds := repo.Config.ArgoCD.SecurityKinds
 	if len(kinds) == 0 {
@@ -80,15 +75,25 @@ func NewTiers(repo *layout.Repo) *Tiers {
 	for _, k := range builtinClusterScoped {
 		t.clusterScoped[k] = true
 	}
-	for _, ns := range repo.Namespaces {
-		if ns.Chart == nil {
-			continue
-		}
-		for _, gk := range clusterScopedCRDs(repo.FS, path.Join(ns.Chart.Dir, "crds")) {
-			t.clusterScoped[gk] = true
+	for _, c := range crds.All() {
+		if c.Scope == "Cluster" {
+			t.clusterScoped[c.Group+"/"+c.Kind] = true
 		}
 	}
 	return t
+}
+
+// ChartCRDs returns the CRDs that repo's namespace charts install from
+// their crds/ folders (their subcharts', packaged or not, included),
+// without rendering. It fails on a file it cannot read or parse.
+func ChartCRDs(repo *layout.Repo) ([]*manifest.CRD, error) {
+	var dirs []string
+	for _, ns := range repo.Namespaces {
+		if ns.Chart != nil {
+			dirs = append(dirs, ns.Chart.Dir)
+		}
+	}
+	return manifest.ReadChartCRDs(repo.FS, dirs...)
 }
 
 // SecurityKinds returns the security kinds, sorted.
@@ -105,40 +110,6 @@ func groupKinds(m map[string]bool) []GroupKind {
 			return c
 		}
 		return strings.Compare(a.Kind, b.Kind)
-	})
-	return out
-}
-
-func clusterScopedCRDs(fsys fs.FS, dir string) []string {
-	var out []string
-	fs.WalkDir(fsys, dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() || !(strings.HasSuffix(p, ".yaml") || strings.HasSuffix(p, ".yml")) {
-			return nil
-		}
-		data, err := fs.ReadFile(fsys, p)
-		if err != nil {
-			return nil
-		}
-		dec := yaml.NewDecoder(bytes.NewReader(data))
-		for {
-			var crd struct {
-				Kind string `yaml:"kind"`
-				Spec struct {
-					Group string `yaml:"group"`
-					Scope string `yaml:"scope"`
-					Names struct {
-						Kind string `yaml:"kind"`
-					} `yaml:"names"`
-				} `yaml:"spec"`
-			}
-			if dec.Decode(&crd) != nil {
-				break
-			}
-			if crd.Kind == "CustomResourceDefinition" && crd.Spec.Scope == "Cluster" {
-				out = append(out, crd.Spec.Group+"/"+crd.Spec.Names.Kind)
-			}
-		}
-		return nil
 	})
 	return out
 }

@@ -33,8 +33,8 @@ type Input struct {
 	// templates (plain manifests, charts' crds/ files), in file order.
 	Raw []RawObject
 	// CRDs are every CRD the repository installs, from raw files and
-	// renderings, one per name, sorted by name.
-	CRDs []CRD
+	// renderings, one per name.
+	CRDs *manifest.CRDs
 	// Sops is the repository's .sops.yaml, nil when there is none.
 	Sops *SopsConfig
 
@@ -60,38 +60,10 @@ type RawObject struct {
 }
 
 // CRD is a CustomResourceDefinition the repository installs.
-type CRD struct {
-	Name, Group, Kind, Plural, Singular, Scope string
-	ShortNames                                 []string
-	Versions                                   []CRDVersion
-	// File and Line locate the CRD (Line is the names: field when known).
-	File string
-	Line int
-	// lines of individual names, where known
-	shortNameLines map[string]int
-	pluralLine     int
-	singularLine   int
-}
+type CRD = manifest.CRD
 
 // CRDVersion is one version a CRD defines.
-type CRDVersion struct {
-	Name    string
-	Served  bool
-	Storage bool
-	// Schema is the version's openAPIV3Schema, nil when it has none.
-	Schema map[string]any
-}
-
-// Served returns the names of the versions the CRD serves.
-func (c CRD) Served() []string {
-	var out []string
-	for _, v := range c.Versions {
-		if v.Served {
-			out = append(out, v.Name)
-		}
-	}
-	return out
-}
+type CRDVersion = manifest.CRDVersion
 
 // SopsConfig is the part of .sops.yaml lint needs.
 type SopsConfig struct {
@@ -382,76 +354,36 @@ func (c *SopsConfig) RuleFor(p string) *SopsRule {
 
 // collectCRDs gathers every CRD from raw files and renderings.
 func (in *Input) collectCRDs() {
-	byName := map[string]*CRD{}
-	add := func(c *CRD) {
-		if c.Name == "" || c.Group == "" || c.Plural == "" {
-			return
-		}
-		if _, ok := byName[c.Name]; !ok {
-			byName[c.Name] = c
-		}
-	}
+	var crds []*CRD
 	for i := range in.Raw {
 		o := &in.Raw[i]
-		if o.Kind == "CustomResourceDefinition" && strings.HasPrefix(o.APIVersion, "apiextensions.k8s.io/") {
-			add(crdFromNode(o.Node, o.File))
+		if manifest.IsCRD(o.APIVersion, o.Kind) {
+			crds = append(crds, manifest.CRDFromNode(o.Node, o.Source))
 		}
 	}
 	for _, res := range in.Results {
 		for i := range res.Objects {
 			o := &res.Objects[i]
-			if o.Kind != "CustomResourceDefinition" || !strings.HasPrefix(o.APIVersion, "apiextensions.k8s.io/") {
+			if !manifest.IsCRD(o.APIVersion, o.Kind) {
 				continue
 			}
 			if n := in.objectNode(o); n != nil {
-				add(crdFromNode(n, o.File))
+				crds = append(crds, manifest.CRDFromNode(n, o.Source))
 				continue
 			}
 			var n yaml.Node
 			if err := yaml.Unmarshal(o.YAML, &n); err == nil {
 				// A templated CRD: find the names in the template source.
-				c := crdFromNode(yamlpos.Root(&n), o.Source.String())
+				c := manifest.CRDFromNode(yamlpos.Root(&n), o.Source)
 				c.Line = in.lineOf(o.File, "names:")
-				c.pluralLine = in.lineOf(o.File, "plural: "+c.Plural)
-				c.singularLine = in.lineOf(o.File, "singular: "+c.Singular)
+				c.PluralLine = in.lineOf(o.File, "plural: "+c.Plural)
+				c.SingularLine = in.lineOf(o.File, "singular: "+c.Singular)
 				for _, s := range c.ShortNames {
-					c.shortNameLines[s] = in.lineOf(o.File, "shortNames:")
+					c.ShortNameLines[s] = in.lineOf(o.File, "shortNames:")
 				}
-				add(c)
+				crds = append(crds, c)
 			}
 		}
 	}
-	for _, c := range byName {
-		in.CRDs = append(in.CRDs, *c)
-	}
-	slices.SortFunc(in.CRDs, func(a, b CRD) int { return strings.Compare(a.Name, b.Name) })
-}
-
-func crdFromNode(n *yaml.Node, file string) *CRD {
-	c := &CRD{
-		Name: str(n, "metadata", "name"), Group: str(n, "spec", "group"), Scope: str(n, "spec", "scope"),
-		Kind: str(n, "spec", "names", "kind"), Plural: str(n, "spec", "names", "plural"), Singular: str(n, "spec", "names", "singular"),
-		File: file, shortNameLines: map[string]int{},
-	}
-	_, c.Line = yamlpos.Lookup(n, "spec", "names")
-	_, c.pluralLine = yamlpos.Lookup(n, "spec", "names", "plural")
-	_, c.singularLine = yamlpos.Lookup(n, "spec", "names", "singular")
-	if sn, _ := yamlpos.Lookup(n, "spec", "names", "shortNames"); sn != nil && sn.Kind == yaml.SequenceNode {
-		for _, s := range sn.Content {
-			c.ShortNames = append(c.ShortNames, s.Value)
-			c.shortNameLines[s.Value] = s.Line
-		}
-	}
-	if vs, _ := yamlpos.Lookup(n, "spec", "versions"); vs != nil && vs.Kind == yaml.SequenceNode {
-		for _, v := range vs.Content {
-			cv := CRDVersion{Name: str(v, "name"), Served: str(v, "served") == "true", Storage: str(v, "storage") == "true"}
-			if s, _ := yamlpos.Lookup(v, "schema", "openAPIV3Schema"); s != nil {
-				_ = s.Decode(&cv.Schema)
-			}
-			c.Versions = append(c.Versions, cv)
-		}
-	} else if v := str(n, "spec", "version"); v != "" { // apiextensions.k8s.io/v1beta1
-		c.Versions = append(c.Versions, CRDVersion{Name: v, Served: true, Storage: true})
-	}
-	return c
+	in.CRDs = manifest.NewCRDs(crds...)
 }

@@ -17,6 +17,7 @@ import (
 
 	"github.com/repotool/repotool/pkg/finding"
 	"github.com/repotool/repotool/pkg/layout"
+	"github.com/repotool/repotool/pkg/manifest"
 )
 
 var ruleStrayAPIVersion = &Rule{
@@ -79,11 +80,7 @@ var knownKinds = sync.OnceValue(func() map[string]bool {
 
 func checkAPIVersions(in *Input, report func(Finding)) {
 	table := deprecationTable(in.Repo.Config.Lint.Deprecations)
-	crds := map[string]*CRD{} // group/Kind -> CRD
-	for i := range in.CRDs {
-		c := &in.CRDs[i]
-		crds[c.Group+"/"+c.Kind] = c
-	}
+	crds := in.CRDs
 	for _, res := range in.Results {
 		if res.Err != nil {
 			continue
@@ -274,7 +271,7 @@ var lifecycleDeprecations = sync.OnceValue(func() []layout.Deprecation {
 
 // apiVersionProblem returns what is wrong with apiVersion/kind on a cluster
 // at version kv, or "".
-func apiVersionProblem(apiVersion, kind string, kv *semver.Version, cluster string, table map[string]layout.Deprecation, crds map[string]*CRD, declared []string) (string, Severity) {
+func apiVersionProblem(apiVersion, kind string, kv *semver.Version, cluster string, table map[string]layout.Deprecation, crds *manifest.CRDs, declared []string) (string, Severity) {
 	if apiVersion == "" || kind == "" {
 		return "the object has no apiVersion or kind, so it cannot be applied", SeverityError
 	}
@@ -295,7 +292,7 @@ func apiVersionProblem(apiVersion, kind string, kv *semver.Version, cluster stri
 	if !ok {
 		group, version = "", apiVersion
 	}
-	if c, ok := crds[group+"/"+kind]; ok {
+	if c, ok := crds.Lookup(group, kind); ok {
 		for _, v := range c.Versions {
 			if v.Name == version && v.Served {
 				return "", ""

@@ -80,7 +80,7 @@ func checkSchemas(in *Input, report func(Finding)) {
 		return
 	}
 	defer v.Close()
-	for _, c := range in.CRDs {
+	for _, c := range in.CRDs.All() {
 		for _, ver := range c.Versions {
 			if ver.Served && ver.Schema != nil {
 				v.AddCRD(c.Group, ver.Name, c.Kind, ver.Schema)

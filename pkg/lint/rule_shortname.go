@@ -99,13 +99,13 @@ func checkShortnames(in *Input, report func(Finding)) {
 			add(s, claim{resource: res, group: b.Group, how: "short name"})
 		}
 	}
-	for i := range in.CRDs {
-		c := &in.CRDs[i]
+	for i, crds := 0, in.CRDs.All(); i < len(crds); i++ {
+		c := &crds[i]
 		res := resourceName(c.Plural, c.Group)
-		add(c.Plural, claim{resource: res, group: c.Group, how: "plural", crd: c, line: c.pluralLine})
-		add(c.Singular, claim{resource: res, group: c.Group, how: "singular", crd: c, line: c.singularLine})
+		add(c.Plural, claim{resource: res, group: c.Group, how: "plural", crd: c, line: c.PluralLine})
+		add(c.Singular, claim{resource: res, group: c.Group, how: "singular", crd: c, line: c.SingularLine})
 		for _, s := range c.ShortNames {
-			add(s, claim{resource: res, group: c.Group, how: "short name", crd: c, line: c.shortNameLines[s]})
+			add(s, claim{resource: res, group: c.Group, how: "short name", crd: c, line: c.ShortNameLines[s]})
 		}
 	}
 	tokens := make([]string, 0, len(claims))
@@ -145,7 +145,7 @@ func checkShortnames(in *Input, report func(Finding)) {
 			if line == 0 {
 				line = c.crd.Line
 			}
-			report(Finding{File: c.crd.File, Line: line, Object: "apiextensions.k8s.io/v1/CustomResourceDefinition " + c.crd.Name, Message: msg})
+			report(Finding{File: c.crd.Source.String(), Line: line, Object: "apiextensions.k8s.io/v1/CustomResourceDefinition " + c.crd.Name, Message: msg})
 		}
 	}
 }

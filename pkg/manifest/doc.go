@@ -4,7 +4,10 @@
 // chart), and its parsed content; a Key that identifies an object across
 // revisions; and one reader for YAML streams, rendered or not.
 //
-// It is a leaf of the library: it depends on no other repotool package and
-// on neither Helm nor SOPS, so that every consumer of objects (render, lint,
+// It also holds the CRD inventory every consumer shares (CRDs), and
+// ReadChartCRDs, which finds the CRDs charts install without rendering.
+//
+// It is a leaf of the library: it depends on no other pkg/ package and on
+// neither Helm nor SOPS, so that every consumer of objects (render, lint,
 // argocd, and the comparisons and rewrites built on them) shares one model.
 package manifest
