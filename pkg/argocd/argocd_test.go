@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -110,30 +109,19 @@ func generated(t *testing.T, repo *layout.Repo, cluster string) (map[string]*arg
 // a clusterResourceWhitelist match; a namespaced one must match the
 // namespace whitelist (all, when it is empty), no blacklist entry, and a
 // destination namespace.
+// permits asks the project model whether p permits a kind in namespace
+// ("" for a cluster-scoped object) on the fixture's cluster.
 func permits(p *argocd.AppProject, group, kind string, clusterScoped bool, namespace string) bool {
-	match := func(list []argocd.GroupKind) bool {
-		for _, gk := range list {
-			if (gk.Group == "*" || gk.Group == group) && (gk.Kind == "*" || gk.Kind == kind) {
-				return true
-			}
-		}
-		return false
-	}
 	if clusterScoped {
-		return match(p.Spec.ClusterResourceWhitelist)
+		namespace = ""
+	} else if namespace == "" {
+		namespace = "default"
 	}
-	if len(p.Spec.NamespaceResourceWhitelist) > 0 && !match(p.Spec.NamespaceResourceWhitelist) {
-		return false
+	server := "https://kubernetes.default.svc"
+	if len(p.Spec.Destinations) > 0 {
+		server = p.Spec.Destinations[0].Server
 	}
-	if match(p.Spec.NamespaceResourceBlacklist) {
-		return false
-	}
-	for _, d := range p.Spec.Destinations {
-		if ok, _ := path.Match(d.Namespace, namespace); ok {
-			return true
-		}
-	}
-	return false
+	return p.Permits(argocd.GroupKind{Group: group, Kind: kind}, namespace, argocd.ApplicationDestination{Server: server, Name: p.Spec.Destinations[0].Name}) == nil
 }
 
 func TestTierPermissions(t *testing.T) {

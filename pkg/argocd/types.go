@@ -31,6 +31,7 @@ type AppProjectSpec struct {
 	SourceRepos                []string                 `json:"sourceRepos"`
 	Destinations               []ApplicationDestination `json:"destinations"`
 	ClusterResourceWhitelist   []GroupKind              `json:"clusterResourceWhitelist"`
+	ClusterResourceBlacklist   []GroupKind              `json:"clusterResourceBlacklist,omitempty"`
 	NamespaceResourceWhitelist []GroupKind              `json:"namespaceResourceWhitelist,omitempty"`
 	NamespaceResourceBlacklist []GroupKind              `json:"namespaceResourceBlacklist,omitempty"`
 	Roles                      []ProjectRole            `json:"roles,omitempty"`

@@ -17,6 +17,22 @@ type Rule struct {
 	Description string
 	// Bad and Good are examples for docs/rules.md.
 	Bad, Good Example
+	// HelpURI is where the rule is documented; empty for repotool's own
+	// rules, documented in docs/rules.md.
+	HelpURI string
+}
+
+// RepotoolRulesURI is where repotool's rules are documented, one anchor
+// per rule ID.
+const RepotoolRulesURI = "https://github.com/repotool/repotool/blob/main/docs/rules.md#"
+
+// DocURI is where the rule is documented: HelpURI, or its anchor in
+// repotool's docs/rules.md.
+func (r Rule) DocURI() string {
+	if r.HelpURI != "" {
+		return r.HelpURI
+	}
+	return RepotoolRulesURI + r.ID
 }
 
 // Example is a documented example: a file name and its content.

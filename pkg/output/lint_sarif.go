@@ -13,8 +13,6 @@ import (
 // SARIFSchema is the schema URI written into SARIF output.
 const SARIFSchema = "https://json.schemastore.org/sarif-2.1.0.json"
 
-const rulesDocURI = "https://github.com/repotool/repotool/blob/main/docs/rules.md#"
-
 // lintSARIF writes SARIF 2.1.0 for GitHub code scanning: every rule's
 // metadata, and per finding the rule, level, message, location (artifact
 // relative to the repository root, region) and a fingerprint that does not
@@ -135,8 +133,8 @@ func (lintSARIF) Write(w io.Writer, res *finding.Report, opts LintOptions) error
 			Name:                 camel(r.ID),
 			ShortDescription:     sarifText{Text: r.Summary},
 			FullDescription:      sarifText{Text: r.Description},
-			Help:                 sarifText{Text: r.Remediation, Markdown: r.Remediation + "\n\nSee [" + r.ID + "](" + rulesDocURI + r.ID + ")."},
-			HelpURI:              rulesDocURI + r.ID,
+			Help:                 sarifText{Text: r.Remediation, Markdown: r.Remediation + "\n\nSee [" + r.ID + "](" + r.DocURI() + ")."},
+			HelpURI:              r.DocURI(),
 			DefaultConfiguration: sarifRuleConfig{Level: sarifLevel(r.Severity)},
 		}
 		if r.ID == "plaintext-secret" {

@@ -33,7 +33,7 @@ func (lintText) Write(w io.Writer, res *finding.Report, opts LintOptions) error 
 		ew.printf("\nHow to fix:\n")
 		for _, r := range rulesOf(opts, res) {
 			if slices.ContainsFunc(res.Findings, func(f finding.Finding) bool { return f.Rule == r.ID }) {
-				ew.printf("  [%s] %s See %s%s\n", r.ID, r.Remediation, rulesDocURI, r.ID)
+				ew.printf("  [%s] %s See %s\n", r.ID, r.Remediation, r.DocURI())
 			}
 		}
 		ew.printf("\n")
