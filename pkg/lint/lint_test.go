@@ -9,6 +9,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"testing/fstest"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/repotool/repotool/internal/golden"
 	"github.com/repotool/repotool/internal/testtool"
@@ -151,5 +154,47 @@ func TestRuleSeverityConfig(t *testing.T) {
 	}
 	if len(byRule["invalid-suppression"]) != 1 || res.ExitCode(lint.SeverityError) != 1 {
 		t.Errorf("the unknown rule: %v, exit %d", byRule["invalid-suppression"], res.ExitCode(lint.SeverityError))
+	}
+}
+
+// TestChecksUseRenderCapabilities: lint judges API versions by what render
+// rendered for, Options.Render's API versions and Kubernetes version
+// included, not by re-reading repotool.yaml.
+func TestChecksUseRenderCapabilities(t *testing.T) {
+	fsys := fstest.MapFS{
+		"repotool.yaml":                 {Data: []byte("clusters:\n  prod: {kubeVersion: v1.34.0}\n")},
+		"namespaces/app/Chart.yaml":     {Data: []byte("apiVersion: v2\nname: app\nversion: 1.0.0\n")},
+		"clusters/prod/app/values.yaml": {Data: []byte("a: 1\n")},
+		"namespaces/app/templates/w.yaml": {Data: []byte(`{{- if .Capabilities.APIVersions.Has "acme.io/v1/Widget" }}
+apiVersion: acme.io/v1
+kind: Widget
+metadata: {name: w}
+{{- end }}
+---
+apiVersion: batch/v1beta1
+kind: CronJob
+metadata: {name: c}
+`)},
+	}
+	repo, err := layout.Load(context.Background(), fsys, layout.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := lint.DefaultOptions()
+	opts.Render.APIVersions = []string{"acme.io/v1/Widget"}
+	opts.Render.KubeVersion = "v1.22.0"
+	res, err := lint.Lint(context.Background(), repo, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, f := range res.Findings {
+		got = append(got, f.Rule+" "+string(f.Severity)+" "+f.Message)
+	}
+	// The Widget renders and is declared; on v1.22 batch/v1beta1 CronJob is
+	// still served (deprecated), so a warning, not an error.
+	want := []string{"stray-api-version warning batch/v1beta1 CronJob is deprecated since Kubernetes 1.21, to be removed in 1.25 (cluster prod runs v1.22.0): use batch/v1"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("findings (-want +got):\n%s", diff)
 	}
 }

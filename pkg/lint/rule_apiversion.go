@@ -1,6 +1,7 @@
 package lint
 
 import (
+	"cmp"
 	_ "embed"
 	"fmt"
 	"slices"
@@ -85,9 +86,10 @@ func checkAPIVersions(in *Input, report func(Finding)) {
 		if res.Err != nil {
 			continue
 		}
+		// What the target was rendered for, as render decided it.
 		t := &res.Target
-		kv := in.kubeVersion(t)
-		declared := in.Repo.Config.ClusterAPIVersions(t.Cluster)
+		kv := parseKubeVersion(res.Capabilities.KubeVersion)
+		declared := res.Capabilities.APIVersions
 		for i := range res.Objects {
 			o := &res.Objects[i]
 			msg, sev := apiVersionProblem(o.APIVersion, o.Kind, kv, t.Cluster, table, crds, declared)
@@ -119,10 +121,10 @@ func checkRawAPIVersions(in *Input, table map[string]layout.Deprecation, report 
 	}
 	var clusters []cluster
 	for _, c := range in.Repo.Clusters {
-		clusters = append(clusters, cluster{c.Name, in.kubeVersion(&layout.Target{KubeVersion: c.KubeVersion})})
+		clusters = append(clusters, cluster{c.Name, in.kubeVersion(c.KubeVersion)})
 	}
 	if len(clusters) == 0 {
-		clusters = append(clusters, cluster{"(default)", in.kubeVersion(&layout.Target{KubeVersion: in.Repo.Config.ClusterKubeVersion("")})})
+		clusters = append(clusters, cluster{"(default)", in.kubeVersion(in.Repo.Config.ClusterKubeVersion(""))})
 	}
 	for i := range in.Raw {
 		o := &in.Raw[i]
@@ -196,12 +198,16 @@ func clusterList(names []string) string {
 	return "clusters " + strings.Join(names, ", ")
 }
 
-// kubeVersion is the version a target renders against.
-func (in *Input) kubeVersion(t *layout.Target) *semver.Version {
-	v := t.KubeVersion
-	if in.renderOpts.KubeVersion != "" {
-		v = in.renderOpts.KubeVersion
-	}
+// kubeVersion is the Kubernetes version checks use for a cluster running
+// version cluster: --kube-version (render.Options.KubeVersion) overrides
+// it, as it overrides rendering.
+func (in *Input) kubeVersion(cluster string) *semver.Version {
+	return parseKubeVersion(cmp.Or(in.renderOpts.KubeVersion, cluster))
+}
+
+// parseKubeVersion parses a Kubernetes version that layout or render
+// already checked (the default version if it somehow does not parse).
+func parseKubeVersion(v string) *semver.Version {
 	sv, err := semver.NewVersion(v)
 	if err != nil {
 		sv, _ = semver.NewVersion(layout.DefaultKubeVersion)

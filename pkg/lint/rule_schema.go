@@ -101,7 +101,7 @@ func checkSchemas(in *Input, report func(Finding)) {
 		if res.Err != nil {
 			continue
 		}
-		kv := in.kubeVersion(&res.Target)
+		kv := parseKubeVersion(res.Capabilities.KubeVersion)
 		if newest == nil || kv.GreaterThan(newest) {
 			newest = kv
 		}
@@ -152,7 +152,7 @@ func checkSchemas(in *Input, report func(Finding)) {
 		}
 	}
 	if newest == nil {
-		newest = in.kubeVersion(&layout.Target{KubeVersion: in.Repo.Config.ClusterKubeVersion("")})
+		newest = in.kubeVersion(in.Repo.Config.ClusterKubeVersion(""))
 	}
 	for i := range in.Raw {
 		o := &in.Raw[i]

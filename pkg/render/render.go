@@ -171,9 +171,24 @@ func New(repo *layout.Repo, opts Options, extra ...Option) *Renderer {
 	return r
 }
 
+// Capabilities are what a target was rendered for: Helm's
+// .Capabilities.KubeVersion and .Capabilities.APIVersions beyond the
+// built-in ones.
+type Capabilities struct {
+	// KubeVersion is the Kubernetes version: Options.KubeVersion, or the
+	// target's cluster's.
+	KubeVersion string
+	// APIVersions are the extra API versions the cluster serves: the
+	// target's, then Options.APIVersions.
+	APIVersions []string
+}
+
 // Result is one target's rendering.
 type Result struct {
 	Target layout.Target
+	// Capabilities are what the target was rendered for; checks of the
+	// result (lint's API versions and schemas) use exactly these.
+	Capabilities Capabilities
 	// Manifest is the YAML stream, byte-identical to what
 	// `helm template --include-crds` prints for the same chart, values,
 	// release, namespace and capabilities.
@@ -236,13 +251,21 @@ func (r *Renderer) RenderAll(ctx context.Context, targets []layout.Target) []*Re
 // is up: an interrupt ends a run within moments even when a template loops.
 func (r *Renderer) render(ctx context.Context, t *layout.Target) *Result {
 	if err := ctx.Err(); err != nil {
-		return &Result{Target: *t, Err: err}
+		return &Result{Target: *t, Capabilities: r.capabilities(t), Err: err}
 	}
 	res, err := bounded(ctx, r.opts.Timeout, func(ctx context.Context) *Result { return r.renderNow(ctx, t) })
 	if err != nil {
-		return &Result{Target: *t, Err: r.boundErr(t, err)}
+		return &Result{Target: *t, Capabilities: r.capabilities(t), Err: r.boundErr(t, err)}
 	}
 	return res
+}
+
+// capabilities are the capabilities t is rendered for.
+func (r *Renderer) capabilities(t *layout.Target) Capabilities {
+	return Capabilities{
+		KubeVersion: cmp.Or(r.opts.KubeVersion, t.KubeVersion),
+		APIVersions: slices.Concat(t.APIVersions, r.opts.APIVersions),
+	}
 }
 
 // boundErr turns the error bounded returns into a TimeoutError when the
@@ -257,7 +280,7 @@ func (r *Renderer) boundErr(t *layout.Target, err error) error {
 var errTimeout = errors.New("render timeout")
 
 func (r *Renderer) renderNow(ctx context.Context, t *layout.Target) *Result {
-	res := &Result{Target: *t}
+	res := &Result{Target: *t, Capabilities: r.capabilities(t)}
 	if err := r.layoutErr(t); err != nil {
 		// Declared by the repository but not loadable: fail it, never
 		// render what is left of it.
@@ -491,9 +514,10 @@ func (r *Renderer) layoutErr(t *layout.Target) error {
 // template runs Helm's install action in client-only dry-run mode, as
 // `helm template` does, and assembles its output the same way.
 func (r *Renderer) template(ctx context.Context, t *layout.Target, entry *chartEntry, vals map[string]any) ([]byte, error) {
-	kv, err := chartutil.ParseKubeVersion(cmp.Or(r.opts.KubeVersion, t.KubeVersion))
+	caps := r.capabilities(t)
+	kv, err := chartutil.ParseKubeVersion(caps.KubeVersion)
 	if err != nil {
-		return nil, fmt.Errorf("invalid Kubernetes version %q: %w", cmp.Or(r.opts.KubeVersion, t.KubeVersion), err)
+		return nil, fmt.Errorf("invalid Kubernetes version %q: %w", caps.KubeVersion, err)
 	}
 	install := action.NewInstall(&action.Configuration{Log: func(string, ...any) {}})
 	install.DryRun = true
@@ -504,7 +528,7 @@ func (r *Renderer) template(ctx context.Context, t *layout.Target, entry *chartE
 	install.Namespace = t.Namespace
 	install.IncludeCRDs = !r.opts.SkipCRDs
 	install.KubeVersion = kv
-	install.APIVersions = chartutil.VersionSet(append(append([]string{}, t.APIVersions...), r.opts.APIVersions...))
+	install.APIVersions = chartutil.VersionSet(caps.APIVersions)
 	c := copyChart(entry.chart)
 	valueConflicts(c, vals, true) // reported by renderNow; Helm would print them
 	if req := c.Metadata.Dependencies; req != nil {
