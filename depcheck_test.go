@@ -38,8 +38,8 @@ func TestLibraryBoundaries(t *testing.T) {
 }
 
 // TestLibraryWeight keeps the heavy dependencies where they are needed: the
-// packages that only model, generate or format (layout, manifest, finding,
-// argocd, output, schema, sopsfile) link neither Helm nor SOPS nor the
+// packages that only model, generate or format (config, layout, manifest,
+// finding, argocd, output, schema, sopsfile) link neither Helm nor SOPS nor the
 // cloud KMS clients SOPS brings, so that a program generating Argo CD
 // objects or formatting findings stays small. Only render (and lint, which
 // renders) may. It also reports each package's dependency count, recorded
@@ -52,7 +52,7 @@ func TestLibraryWeight(t *testing.T) {
 		"github.com/aws/aws-sdk-go",
 		"github.com/Azure/azure-sdk-for-go",
 	}
-	light := []string{"layout", "manifest", "finding", "argocd", "output", "schema", "sopsfile"}
+	light := []string{"config", "layout", "manifest", "finding", "argocd", "output", "schema", "sopsfile"}
 	for _, p := range light {
 		deps := strings.Fields(goList(t, "{{.ImportPath}}", "-deps", "./pkg/"+p))
 		for _, dep := range deps {

@@ -5,6 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/repotool/repotool/pkg/config"
 	"github.com/repotool/repotool/pkg/layout"
 )
 
@@ -63,7 +64,7 @@ func registerCompletions(cmd *cobra.Command, formats []string) {
 		"cluster":   completeClusters,
 		"namespace": completeNamespaces,
 		"output":    fixed(formats...),
-		"tier":      fixed(layout.ArgoTierCluster, layout.ArgoTierNamespaces, layout.ArgoTierApplication),
+		"tier":      fixed(string(config.ArgoTierCluster), string(config.ArgoTierNamespaces), string(config.ArgoTierApplication)),
 		"fail-on":   fixed("error", "warning", "info"),
 	}
 	for name, f := range funcs {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/repotool/repotool/internal/fsutil"
 	"github.com/repotool/repotool/pkg/argocd"
+	"github.com/repotool/repotool/pkg/config"
 	"github.com/repotool/repotool/pkg/layout"
 	"github.com/repotool/repotool/pkg/manifest"
 	"github.com/repotool/repotool/pkg/render"
@@ -325,7 +326,7 @@ func writeTier(cmd *cobra.Command, repo *layout.Repo, results []*render.Result, 
 	var failed []error
 	for _, res := range results {
 		if res.Err == nil {
-			data, err := tiers.Split(res.Target, res.Manifest, res.Objects, tier)
+			data, err := tiers.Split(res.Target, res.Manifest, res.Objects, config.ArgoTier(tier))
 			if err != nil {
 				res.Err = err
 			} else {
@@ -362,7 +363,7 @@ func loadRepo(cmd *cobra.Command, dir string, limits ...*render.Options) (*layou
 	}
 	repo, err := layout.LoadDir(cmd.Context(), dir, opts)
 	if err != nil {
-		var ce *layout.ConfigError
+		var ce *config.Error
 		if errors.As(err, &ce) {
 			return nil, usageErr(fmt.Errorf("invalid configuration: %w", err))
 		}

@@ -15,6 +15,7 @@ import (
 	"github.com/repotool/repotool/internal/golden"
 	"github.com/repotool/repotool/internal/testtool"
 	"github.com/repotool/repotool/pkg/argocd"
+	"github.com/repotool/repotool/pkg/config"
 	"github.com/repotool/repotool/pkg/layout"
 	"github.com/repotool/repotool/pkg/manifest"
 	"github.com/repotool/repotool/pkg/render"
@@ -197,8 +198,8 @@ func TestEveryRenderedKindHasExactlyOneProject(t *testing.T) {
 				continue
 			}
 			appName := res.Target.Namespace
-			if res.Target.Tier == layout.TierApplication {
-				if tier, _ := tiers.TierOf(o.APIVersion, o.Kind); tier == layout.ArgoTierNamespaces {
+			if res.Target.Tier == config.TierApplication {
+				if tier, _ := tiers.TierOf(o.APIVersion, o.Kind); tier == config.ArgoTierNamespaces {
 					appName += "-security"
 				}
 			}
@@ -217,18 +218,18 @@ func TestSplitLosesAndDoublesNothing(t *testing.T) {
 	repo := loadFixture(t)
 	tiers := newTiers(t, repo)
 	for _, res := range render.New(repo, render.DefaultOptions()).RenderAll(context.Background(), repo.Targets) {
-		if res.Target.Tier == layout.TierCluster {
-			all, err := tiers.Split(res.Target, res.Manifest, res.Objects, layout.ArgoTierCluster)
+		if res.Target.Tier == config.TierCluster {
+			all, err := tiers.Split(res.Target, res.Manifest, res.Objects, config.ArgoTierCluster)
 			if err != nil || !bytes.Equal(all, res.Manifest) {
 				t.Errorf("%s: the cluster tier must hold the whole rendering (%v)", res.Target.Name(), err)
 			}
-			if _, err := tiers.Split(res.Target, res.Manifest, res.Objects, layout.ArgoTierApplication); err == nil {
+			if _, err := tiers.Split(res.Target, res.Manifest, res.Objects, config.ArgoTierApplication); err == nil {
 				t.Errorf("%s: a cluster-tier target rendered as an application tier", res.Target.Name())
 			}
 			continue
 		}
 		count := map[string]int{}
-		for _, tier := range []string{layout.ArgoTierNamespaces, layout.ArgoTierApplication} {
+		for _, tier := range []config.ArgoTier{config.ArgoTierNamespaces, config.ArgoTierApplication} {
 			data, err := tiers.Split(res.Target, res.Manifest, res.Objects, tier)
 			if err != nil {
 				t.Fatal(err)
@@ -279,7 +280,7 @@ func TestSplitRejectsClusterScopedInApplicationNamespace(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, tier := range []string{layout.ArgoTierNamespaces, layout.ArgoTierApplication} {
+	for _, tier := range []config.ArgoTier{config.ArgoTierNamespaces, config.ArgoTierApplication} {
 		_, err := newTiers(t, repo).Split(res.Target, res.Manifest, res.Objects, tier)
 		if err == nil || !strings.Contains(err.Error(), "ClusterRole is cluster-scoped: only the cluster tier may create it") {
 			t.Errorf("tier %s: err = %v", tier, err)

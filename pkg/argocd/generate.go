@@ -10,6 +10,7 @@ import (
 
 	"sigs.k8s.io/yaml"
 
+	"github.com/repotool/repotool/pkg/config"
 	"github.com/repotool/repotool/pkg/layout"
 	"github.com/repotool/repotool/pkg/manifest"
 )
@@ -71,7 +72,7 @@ type Settings struct {
 }
 
 // SettingsOf returns repo's argocd settings with defaults applied.
-func SettingsOf(cfg *layout.Config) Settings {
+func SettingsOf(cfg *config.Config) Settings {
 	return Settings{
 		Namespace:  cmp.Or(cfg.ArgoCD.Namespace, DefaultNamespace),
 		OutputDir:  cmp.Or(cfg.ArgoCD.OutputDir, DefaultOutputDir),
@@ -138,7 +139,7 @@ func Generate(repo *layout.Repo, opts Options) ([]File, error) {
 
 type generator struct {
 	repo  *layout.Repo
-	cfg   *layout.Config
+	cfg   *config.Config
 	set   Settings
 	tiers *Tiers
 }
@@ -147,7 +148,7 @@ func (g *generator) cluster(cl *layout.Cluster) ([]File, error) {
 	var clusterNS, appNS []string
 	for _, ns := range cl.Namespaces {
 		t, _ := g.repo.Target(cl.Name, ns)
-		if t.Tier == layout.TierCluster {
+		if t.Tier == config.TierCluster {
 			clusterNS = append(clusterNS, ns)
 		} else {
 			appNS = append(appNS, ns)
@@ -163,7 +164,7 @@ func (g *generator) cluster(cl *layout.Cluster) ([]File, error) {
 		names[key] = what
 		return nil
 	}
-	for _, reserved := range []string{layout.ArgoTierCluster, layout.ArgoTierNamespaces, "default"} {
+	for _, reserved := range []string{string(config.ArgoTierCluster), string(config.ArgoTierNamespaces), "default"} {
 		names["AppProject/"+reserved] = "repotool's " + reserved + " project"
 	}
 	names["Application/"+RootName] = "the root application"
@@ -176,13 +177,13 @@ func (g *generator) cluster(cl *layout.Cluster) ([]File, error) {
 	for _, ns := range slices.Compact(slices.Sorted(slices.Values(append(slices.Clone(clusterNS), g.set.Namespace)))) {
 		clusterDests = append(clusterDests, g.dest(cl, ns))
 	}
-	add(g.project(cl, layout.ArgoTierCluster, "Cluster-wide platform components of "+cl.Name+": may create cluster-scoped resources; only the SRE groups may sync.",
+	add(g.project(cl, string(config.ArgoTierCluster), "Cluster-wide platform components of "+cl.Name+": may create cluster-scoped resources; only the SRE groups may sync.",
 		clusterDests, []GroupKind{{Group: "*", Kind: "*"}}, []GroupKind{{Group: "*", Kind: "*"}}, nil, nil), "appproject-cluster.yaml")
 	for _, ns := range clusterNS {
 		if err := claim("Application", ns, "cluster-tier namespace "+ns); err != nil {
 			return nil, err
 		}
-		add(g.application(cl, ns, ns, layout.ArgoTierCluster, layout.ArgoTierCluster), "application-"+ns+".yaml")
+		add(g.application(cl, ns, ns, string(config.ArgoTierCluster), config.ArgoTierCluster), "application-"+ns+".yaml")
 	}
 	if len(appNS) > 0 {
 		var dests []ApplicationDestination
@@ -197,7 +198,7 @@ func (g *generator) cluster(cl *layout.Cluster) ([]File, error) {
 				nsKinds = append(nsKinds, gk)
 			}
 		}
-		add(g.project(cl, layout.ArgoTierNamespaces, "Security-relevant manifests of "+cl.Name+"'s application namespaces (the Namespace, secrets, ingress, RBAC, network policy, quotas); only the SRE groups may sync.",
+		add(g.project(cl, string(config.ArgoTierNamespaces), "Security-relevant manifests of "+cl.Name+"'s application namespaces (the Namespace, secrets, ingress, RBAC, network policy, quotas); only the SRE groups may sync.",
 			dests, orEmpty(clusterKinds), nsKinds, nil, nil), "appproject-namespaces.yaml")
 	}
 	for _, ns := range appNS {
@@ -213,8 +214,8 @@ func (g *generator) cluster(cl *layout.Cluster) ([]File, error) {
 		owners := g.cfg.Namespaces[ns].Owners
 		add(g.project(cl, ns, "The "+ns+" application's own manifests on "+cl.Name+": only namespace "+ns+", no cluster-scoped or security kinds; the SRE groups and the owners may sync.",
 			[]ApplicationDestination{g.dest(cl, ns)}, []GroupKind{}, []GroupKind{{Group: "*", Kind: "*"}}, g.tiers.SecurityKinds(), owners), "appproject-"+ns+".yaml")
-		add(g.application(cl, ns+"-security", ns, layout.ArgoTierNamespaces, layout.ArgoTierNamespaces), "application-"+ns+"-security.yaml")
-		add(g.application(cl, ns, ns, ns, layout.ArgoTierApplication), "application-"+ns+".yaml")
+		add(g.application(cl, ns+"-security", ns, string(config.ArgoTierNamespaces), config.ArgoTierNamespaces), "application-"+ns+"-security.yaml")
+		add(g.application(cl, ns, ns, ns, config.ArgoTierApplication), "application-"+ns+".yaml")
 	}
 	add(g.root(cl), "root.yaml")
 	return files, nil
@@ -235,14 +236,14 @@ func (g *generator) dest(cl *layout.Cluster, ns string) ApplicationDestination {
 	return d
 }
 
-func (g *generator) meta(cl *layout.Cluster, name, tier string) ObjectMeta {
+func (g *generator) meta(cl *layout.Cluster, name string, tier config.ArgoTier) ObjectMeta {
 	return ObjectMeta{
 		Name:      name,
 		Namespace: g.set.Namespace,
 		Labels: map[string]string{
 			"app.kubernetes.io/managed-by": "repotool",
 			"repotool.dev/cluster":         cl.Name,
-			"repotool.dev/tier":            tier,
+			"repotool.dev/tier":            string(tier),
 		},
 	}
 }
@@ -250,9 +251,9 @@ func (g *generator) meta(cl *layout.Cluster, name, tier string) ObjectMeta {
 // project builds an AppProject; tierKey selects the tier's sync windows
 // (the application projects use the "application" tier's).
 func (g *generator) project(cl *layout.Cluster, name, description string, dests []ApplicationDestination, clusterWhite, nsWhite, nsBlack []GroupKind, owners []string) *AppProject {
-	tier := name
-	if name != layout.ArgoTierCluster && name != layout.ArgoTierNamespaces {
-		tier = layout.ArgoTierApplication
+	tier := config.ArgoTier(name)
+	if tier != config.ArgoTierCluster && tier != config.ArgoTierNamespaces {
+		tier = config.ArgoTierApplication
 	}
 	p := &AppProject{
 		TypeMeta: TypeMeta{APIVersion: APIVersion, Kind: "AppProject"},
@@ -289,7 +290,7 @@ func (g *generator) role(project, name, description string, groups []string) Pro
 	}
 }
 
-func (g *generator) application(cl *layout.Cluster, name, ns, project, tier string) *Application {
+func (g *generator) application(cl *layout.Cluster, name, ns, project string, tier config.ArgoTier) *Application {
 	t, _ := g.repo.Target(cl.Name, ns)
 	app := &Application{
 		TypeMeta: TypeMeta{APIVersion: APIVersion, Kind: "Application"},
@@ -303,7 +304,7 @@ func (g *generator) application(cl *layout.Cluster, name, ns, project, tier stri
 				Plugin: &ApplicationSourcePlugin{Name: g.set.PluginName, Env: []EnvEntry{
 					{Name: "CLUSTER", Value: cl.Name},
 					{Name: "NAMESPACE", Value: ns},
-					{Name: "TIER", Value: tier},
+					{Name: "TIER", Value: string(tier)},
 				}},
 			},
 			Destination: g.dest(cl, ns),
@@ -323,9 +324,9 @@ func (g *generator) application(cl *layout.Cluster, name, ns, project, tier stri
 func (g *generator) root(cl *layout.Cluster) *Application {
 	return &Application{
 		TypeMeta: TypeMeta{APIVersion: APIVersion, Kind: "Application"},
-		Metadata: g.meta(cl, RootName, layout.ArgoTierCluster),
+		Metadata: g.meta(cl, RootName, config.ArgoTierCluster),
 		Spec: ApplicationSpec{
-			Project: layout.ArgoTierCluster,
+			Project: string(config.ArgoTierCluster),
 			Source: &ApplicationSource{
 				RepoURL:        g.cfg.Git.RepoURL,
 				TargetRevision: g.revision(),
@@ -333,18 +334,18 @@ func (g *generator) root(cl *layout.Cluster) *Application {
 				Directory:      &ApplicationSourceDirectory{},
 			},
 			Destination: g.dest(cl, g.set.Namespace),
-			SyncPolicy:  g.syncPolicy(layout.ArgoTierCluster),
+			SyncPolicy:  g.syncPolicy(config.ArgoTierCluster),
 		},
 	}
 }
 
-func (g *generator) syncPolicy(tier string) *SyncPolicy {
+func (g *generator) syncPolicy(tier config.ArgoTier) *SyncPolicy {
 	tc := g.cfg.ArgoCD.Tiers[tier]
 	sp := &SyncPolicy{}
 	if tc.Automated {
 		sp.Automated = &SyncPolicyAutomated{Prune: tc.Prune, SelfHeal: tc.SelfHeal}
 	}
-	if tier == layout.ArgoTierCluster {
+	if tier == config.ArgoTierCluster {
 		sp.SyncOptions = []string{"CreateNamespace=true"}
 	}
 	if sp.Automated == nil && sp.SyncOptions == nil {

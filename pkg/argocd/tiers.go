@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/repotool/repotool/pkg/config"
 	"github.com/repotool/repotool/pkg/layout"
 	"github.com/repotool/repotool/pkg/manifest"
 )
@@ -126,15 +127,15 @@ func groupKindOf(apiVersion, kind string) string {
 // namespace: "namespaces" for the security kinds, "application" for other
 // namespaced kinds, and an error for cluster-scoped kinds, which only the
 // cluster tier may create.
-func (t *Tiers) TierOf(apiVersion, kind string) (string, error) {
+func (t *Tiers) TierOf(apiVersion, kind string) (config.ArgoTier, error) {
 	gk := groupKindOf(apiVersion, kind)
 	switch {
 	case t.security[gk]:
-		return layout.ArgoTierNamespaces, nil
+		return config.ArgoTierNamespaces, nil
 	case t.clusterScoped[gk]:
 		return "", fmt.Errorf("%s %s is cluster-scoped: only the cluster tier may create it; move it to a cluster-tier namespace's chart", apiVersion, kind)
 	}
-	return layout.ArgoTierApplication, nil
+	return config.ArgoTierApplication, nil
 }
 
 // Split returns the part of a target's rendering that tier owns, as a YAML
@@ -143,20 +144,20 @@ func (t *Tiers) TierOf(apiVersion, kind string) (string, error) {
 // tier the stream starts with the Namespace object when the chart does not
 // render one. It fails when an application namespace's chart renders a
 // cluster-scoped object, which no application tier may hold.
-func (t *Tiers) Split(target layout.Target, stream []byte, objects []manifest.Object, tier string) ([]byte, error) {
+func (t *Tiers) Split(target layout.Target, stream []byte, objects []manifest.Object, tier config.ArgoTier) ([]byte, error) {
 	switch tier {
-	case layout.ArgoTierCluster, layout.ArgoTierNamespaces, layout.ArgoTierApplication:
+	case config.ArgoTierCluster, config.ArgoTierNamespaces, config.ArgoTierApplication:
 	default:
-		return nil, fmt.Errorf("unknown tier %q: use %s, %s or %s", tier, layout.ArgoTierCluster, layout.ArgoTierNamespaces, layout.ArgoTierApplication)
+		return nil, fmt.Errorf("unknown tier %q: use %s, %s or %s", tier, config.ArgoTierCluster, config.ArgoTierNamespaces, config.ArgoTierApplication)
 	}
-	if target.Tier == layout.TierCluster {
-		if tier != layout.ArgoTierCluster {
-			return nil, fmt.Errorf("%s is a cluster-tier namespace: render it with tier %s, not %s", target.Name(), layout.ArgoTierCluster, tier)
+	if target.Tier == config.TierCluster {
+		if tier != config.ArgoTierCluster {
+			return nil, fmt.Errorf("%s is a cluster-tier namespace: render it with tier %s, not %s", target.Name(), config.ArgoTierCluster, tier)
 		}
 		return stream, nil
 	}
-	if tier == layout.ArgoTierCluster {
-		return nil, fmt.Errorf("%s is an application namespace: render it with tier %s or %s, not %s", target.Name(), layout.ArgoTierNamespaces, layout.ArgoTierApplication, tier)
+	if tier == config.ArgoTierCluster {
+		return nil, fmt.Errorf("%s is an application namespace: render it with tier %s or %s, not %s", target.Name(), config.ArgoTierNamespaces, config.ArgoTierApplication, tier)
 	}
 	var out []byte
 	hasNamespace := false
@@ -172,7 +173,7 @@ func (t *Tiers) Split(target layout.Target, stream []byte, objects []manifest.Ob
 		hasNamespace = hasNamespace || (o.Kind == "Namespace" && o.APIVersion == "v1")
 		out = manifest.Append(out, *o)
 	}
-	if tier == layout.ArgoTierNamespaces && !hasNamespace && t.security["/Namespace"] {
+	if tier == config.ArgoTierNamespaces && !hasNamespace && t.security["/Namespace"] {
 		ns := fmt.Sprintf("---\n# Source: repotool (the target's namespace)\napiVersion: v1\nkind: Namespace\nmetadata:\n  name: %s\n  labels:\n    app.kubernetes.io/managed-by: repotool\n", target.Namespace)
 		return append([]byte(ns), out...), nil
 	}

@@ -3,105 +3,13 @@ package layout_test
 import (
 	"context"
 	"errors"
-	"os"
-	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/repotool/repotool/pkg/config"
 	"github.com/repotool/repotool/pkg/layout"
 )
-
-func TestParseConfigErrors(t *testing.T) {
-	tests := []struct {
-		name     string
-		yaml     string
-		wantLine int
-		wantMsg  string
-	}{
-		{"unknown top-level key", "git:\n  repoURL: x\nclsters: {}\n", 3, `unknown key "clsters"`},
-		{"list where a mapping belongs", "clusters: [a, b]\n", 1, "expected a mapping (key: value) here, found a list"},
-		{"string where a list belongs", "layout:\n  commonValues: abc\n", 2, "expected a list of strings here, found a string"},
-		{"number where cluster settings belong", "clusters:\n  dev: 5\n", 2, "expected a mapping of settings here, found a number"},
-		{"rule severity that is not one", "lint:\n  rules:\n    schema: {severity: fatal}\n", 3, "lint.rules.schema.severity: \"fatal\" is not a severity"},
-		{"unknown nested key", "clusters:\n  dev:\n    kubeVersion: v1.30.0\n    kubeversion: v1.31.0\n", 4, `unknown key "kubeversion"`},
-		{"wrong type", "clusters:\n  dev:\n    apiVersions: monitoring.coreos.com/v1\n", 3, "expected a list of strings here, found a string"},
-		{"invalid YAML", "git:\n  repoURL: [x\n", 2, "not valid YAML"},
-		{"not a mapping", "- a\n- b\n", 1, "must be a mapping"},
-		{"two documents", "git: {}\n---\ngit: {}\n", 2, "single YAML document"},
-		{"bad kube version", "clusters:\n  dev:\n    kubeVersion: latest\n", 3, `"latest" is not a Kubernetes version`},
-		{"kube version 2.x", "defaults:\n  kubeVersion: v2.0.0\n", 2, "not a Kubernetes 1.x version"},
-		{"bad api version", "defaults:\n  apiVersions: [\"Monitoring/v1\"]\n", 2, "is not an API version"},
-		{"bad tier", "namespaces:\n  argocd:\n    tier: platform\n", 3, `"platform" is not a tier`},
-		{"bad cluster name", "clusters:\n  Dev_Cluster: {}\n", 2, "not a valid name"},
-		{"bad pattern", "layout:\n  clusterValues: [\"[a-\"]\n", 2, "not a file-name pattern"},
-		{"pattern with slash", "layout:\n  commonValues: [\"a/*.yaml\"]\n", 2, "not a file-name pattern"},
-		{"bad dir", "layout:\n  clustersDir: ../clusters\n", 2, "relative folder inside the repository"},
-		{"same dirs", "layout:\n  clustersDir: x\n  namespacesDir: x\n", 1, "must be different folders"},
-		{"bad secret suffix", "layout:\n  secretSuffixes: [secret.yaml]\n", 2, "must be a file-name suffix"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			_, _, err := layout.ParseConfig("repotool.yaml", []byte(tt.yaml))
-			var ce *layout.ConfigError
-			if !errors.As(err, &ce) {
-				t.Fatalf("err = %v, want *ConfigError", err)
-			}
-			if ce.File != "repotool.yaml" || ce.Line != tt.wantLine || !strings.Contains(ce.Message, tt.wantMsg) {
-				t.Errorf("got %s (line %d), want line %d and message containing %q", ce, ce.Line, tt.wantLine, tt.wantMsg)
-			}
-			if !strings.HasPrefix(err.Error(), "repotool.yaml:") {
-				t.Errorf("error does not start with the file name: %v", err)
-			}
-		})
-	}
-}
-
-func TestParseConfigDefaultsAndOverrides(t *testing.T) {
-	cfg, _, err := layout.ParseConfig("repotool.yaml", []byte(`
-git:
-  repoURL: https://example.com/gitops.git
-defaults:
-  kubeVersion: v1.31.2
-  apiVersions: [monitoring.coreos.com/v1]
-clusters:
-  dev:
-    apiVersions: [cert-manager.io/v1, monitoring.coreos.com/v1]
-  prod:
-    kubeVersion: 1.32.0
-namespaces:
-  argocd:
-    tier: cluster
-layout:
-  clustersDir: envs
-`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := cfg.ClusterKubeVersion("dev"); got != "v1.31.2" {
-		t.Errorf("dev kube version = %q", got)
-	}
-	if got := cfg.ClusterKubeVersion("prod"); got != "1.32.0" {
-		t.Errorf("prod kube version = %q", got)
-	}
-	if diff := cmp.Diff([]string{"cert-manager.io/v1", "monitoring.coreos.com/v1"}, cfg.ClusterAPIVersions("dev")); diff != "" {
-		t.Errorf("dev api versions (-want +got):\n%s", diff)
-	}
-	if cfg.NamespaceTier("argocd") != layout.TierCluster || cfg.NamespaceTier("shop") != layout.TierApplication {
-		t.Error("tiers wrong")
-	}
-	if cfg.Git.Revision != "HEAD" || cfg.Layout.NamespacesDir != "namespaces" || cfg.Layout.ClustersDir != "envs" {
-		t.Errorf("defaults not kept: %+v", cfg)
-	}
-	empty, _, err := layout.ParseConfig("repotool.yaml", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if diff := cmp.Diff(layout.DefaultConfig(), empty); diff != "" {
-		t.Errorf("empty file is not the default config (-want +got):\n%s", diff)
-	}
-}
 
 func TestLoadWithConfig(t *testing.T) {
 	repo := load(t, map[string]string{
@@ -142,10 +50,10 @@ layout:
 	if !ok {
 		t.Fatal("no target dev/infra")
 	}
-	if tg.Tier != layout.TierCluster || tg.KubeVersion != "v1.30.1" || len(tg.Values) != 2 || !tg.Values[1].Secret {
+	if tg.Tier != config.TierCluster || tg.KubeVersion != "v1.30.1" || len(tg.Values) != 2 || !tg.Values[1].Secret {
 		t.Errorf("target = %+v", tg)
 	}
-	if cl, _ := repo.Cluster("dev"); cl.Destination != (layout.Destination{Name: "dev-cluster"}) {
+	if cl, _ := repo.Cluster("dev"); cl.Destination != (config.Destination{Name: "dev-cluster"}) {
 		t.Errorf("destination = %+v", cl.Destination)
 	}
 }
@@ -155,14 +63,14 @@ func TestLoadInvalidConfig(t *testing.T) {
 		"repotool.yaml":             "clusters:\n  dev:\n    kubeVerison: v1.30.0\n",
 		"namespaces/app/Chart.yaml": chart,
 	}), layout.Options{})
-	var ce *layout.ConfigError
+	var ce *config.Error
 	if !errors.As(err, &ce) || ce.Line != 3 {
 		t.Fatalf("err = %v, want ConfigError at line 3", err)
 	}
 }
 
 func TestLoadExplicitConfig(t *testing.T) {
-	cfg := layout.DefaultConfig()
+	cfg := config.DefaultConfig()
 	cfg.Layout.ClustersDir = "envs"
 	repo, err := layout.Load(context.Background(), mapFS(map[string]string{
 		"repotool.yaml":           "this file is ignored: [",
@@ -174,15 +82,5 @@ func TestLoadExplicitConfig(t *testing.T) {
 	}
 	if len(repo.Targets) != 1 || repo.ConfigFile != "" {
 		t.Errorf("targets = %v, config file = %q", repo.Targets, repo.ConfigFile)
-	}
-}
-
-func TestFixtureConfigParses(t *testing.T) {
-	data, err := os.ReadFile(filepath.Join("..", "..", "testdata", "monorepo", "repotool.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, _, err := layout.ParseConfig("repotool.yaml", data); err != nil {
-		t.Fatal(err)
 	}
 }

@@ -38,24 +38,3 @@ func ExampleLoad() {
 	//   clusters/prod/shop/prod-values-shop.secret.yaml (cluster, secret=true)
 	// clusters/prod/shop/prod-values-shop.secret.yaml: error: secret values file is not SOPS-encrypted: its values are in plain text [secret-not-encrypted]
 }
-
-// Parse a repotool.yaml and ask for a cluster's Kubernetes version.
-func ExampleParseConfig() {
-	cfg, _, err := layout.ParseConfig("repotool.yaml", []byte(`
-defaults:
-  kubeVersion: v1.33.0
-clusters:
-  legacy:
-    kubeVersion: v1.30.4
-`))
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	fmt.Println(cfg.ClusterKubeVersion("legacy"), cfg.ClusterKubeVersion("other"))
-	_, _, err = layout.ParseConfig("repotool.yaml", []byte("clusters:\n  legacy:\n    kubeversion: v1.30.4\n"))
-	fmt.Println(err)
-	// Output:
-	// v1.30.4 v1.33.0
-	// repotool.yaml:3: unknown key "kubeversion": remove it or check its spelling (see docs/layout.md for the keys repotool.yaml accepts)
-}

@@ -16,6 +16,7 @@ import (
 	yaml "go.yaml.in/yaml/v3"
 
 	"github.com/repotool/repotool/internal/yamlpos"
+	"github.com/repotool/repotool/pkg/config"
 	"github.com/repotool/repotool/pkg/sopsfile"
 )
 
@@ -50,9 +51,9 @@ type Chart struct {
 
 // Namespace is one folder under namespaces/.
 type Namespace struct {
-	Name string `json:"name"`
-	Dir  string `json:"dir"`
-	Tier Tier   `json:"tier"`
+	Name string      `json:"name"`
+	Dir  string      `json:"dir"`
+	Tier config.Tier `json:"tier"`
 	// Chart is nil when the folder has no (valid) Chart.yaml.
 	Chart *Chart `json:"chart,omitempty"`
 	// Values are the common values files, plain ones first, each class in
@@ -64,11 +65,11 @@ type Namespace struct {
 
 // Cluster is one folder under clusters/.
 type Cluster struct {
-	Name        string      `json:"name"`
-	Dir         string      `json:"dir"`
-	KubeVersion string      `json:"kubeVersion"`
-	APIVersions []string    `json:"apiVersions,omitempty"`
-	Destination Destination `json:"destination"`
+	Name        string             `json:"name"`
+	Dir         string             `json:"dir"`
+	KubeVersion string             `json:"kubeVersion"`
+	APIVersions []string           `json:"apiVersions,omitempty"`
+	Destination config.Destination `json:"destination"`
 	// Namespaces deployed to this cluster (targets), sorted.
 	Namespaces []string `json:"namespaces"`
 }
@@ -77,9 +78,9 @@ type Cluster struct {
 // deploys. It exists when clusters/<cluster>/<namespace>/ exists and
 // namespaces/<namespace>/ has a chart.
 type Target struct {
-	Cluster   string `json:"cluster"`
-	Namespace string `json:"namespace"`
-	Tier      Tier   `json:"tier"`
+	Cluster   string      `json:"cluster"`
+	Namespace string      `json:"namespace"`
+	Tier      config.Tier `json:"tier"`
 	// Dir is clusters/<cluster>/<namespace>.
 	Dir string `json:"dir"`
 	// ChartDir is namespaces/<namespace>.
@@ -110,7 +111,7 @@ type Repo struct {
 	// are relative to it.
 	Root string `json:"-"`
 	// Config is repotool.yaml merged over DefaultConfig.
-	Config Config `json:"-"`
+	Config config.Config `json:"-"`
 	// ConfigFile is the configuration file's path, "" when there is none.
 	ConfigFile string `json:"configFile,omitempty"`
 	// Clusters, Namespaces and Targets are sorted by name
@@ -169,10 +170,10 @@ type Options struct {
 	// too-large error. Zero: DefaultMaxValuesSize; negative: no limit.
 	MaxValuesSize int64
 	// ConfigFile is the configuration file's path inside the repository.
-	// Default ConfigFileName. A missing file means DefaultConfig.
+	// Default config.FileName. A missing file means DefaultConfig.
 	ConfigFile string
 	// Config, when non-nil, is used instead of reading ConfigFile.
-	Config *Config
+	Config *config.Config
 }
 
 // ErrNotRepository is returned when the file system has neither a
@@ -193,7 +194,7 @@ func LoadDir(ctx context.Context, dir string, opts Options) (*Repo, error) {
 	}
 	repo, err := Load(ctx, os.DirFS(dir), opts)
 	if err != nil {
-		var ce *ConfigError
+		var ce *config.Error
 		if errors.As(err, &ce) {
 			return nil, err
 		}
@@ -206,7 +207,7 @@ func LoadDir(ctx context.Context, dir string, opts Options) (*Repo, error) {
 // Load reads the repository in fsys into a Repo. Problems with the layout
 // are reported as Diagnostics; Load returns an error only when the
 // repository cannot be read at all, the context ends, or repotool.yaml is
-// invalid (a *ConfigError).
+// invalid (a *config.Error).
 func Load(ctx context.Context, fsys fs.FS, opts Options) (*Repo, error) {
 	l := &loader{ctx: ctx, fsys: fsys, repo: &Repo{FS: fsys}, maxValues: cmp.Or(opts.MaxValuesSize, DefaultMaxValuesSize)}
 	if err := l.loadConfig(opts); err != nil {
@@ -237,28 +238,28 @@ func (l *loader) diag(sev Severity, code Code, file string, line int, msg, hint 
 func (l *loader) loadConfig(opts Options) error {
 	if opts.Config != nil {
 		l.repo.Config = *opts.Config
-		applyLayoutDefaults(&l.repo.Config.Layout)
+		l.repo.Config.Layout.ApplyDefaults()
 		return nil
 	}
-	name := cmp.Or(opts.ConfigFile, ConfigFileName)
+	name := cmp.Or(opts.ConfigFile, config.FileName)
 	real, err := resolve(l.fsys, name)
 	if errors.Is(err, fs.ErrNotExist) {
 		if _, lerr := fs.Lstat(l.fsys, name); lerr == nil {
 			// A link to a configuration that is gone is not "no
 			// configuration": the defaults could deploy anything.
-			return &ConfigError{File: name, Message: "the file is a symbolic link whose target does not exist; point it at the configuration, or remove it"}
+			return &config.Error{File: name, Message: "the file is a symbolic link whose target does not exist; point it at the configuration, or remove it"}
 		}
-		l.repo.Config = DefaultConfig()
+		l.repo.Config = config.DefaultConfig()
 		return nil
 	}
 	if err != nil {
-		return &ConfigError{File: name, Message: err.Error()}
+		return &config.Error{File: name, Message: err.Error()}
 	}
 	data, err := fs.ReadFile(l.fsys, real)
 	if err != nil {
 		return fmt.Errorf("read %s: %w", name, err)
 	}
-	cfg, node, err := ParseConfig(name, data)
+	cfg, node, err := config.Parse(name, data)
 	if err != nil {
 		return err
 	}
@@ -272,7 +273,7 @@ func (l *loader) load() error {
 	clEntries, clErr := l.readDir(lc.ClustersDir)
 	if errors.Is(nsErr, fs.ErrNotExist) && errors.Is(clErr, fs.ErrNotExist) {
 		return fmt.Errorf("%w: it has neither a %s/ nor a %s/ folder (is this the repository root? folder names can be changed in %s)",
-			ErrNotRepository, lc.NamespacesDir, lc.ClustersDir, ConfigFileName)
+			ErrNotRepository, lc.NamespacesDir, lc.ClustersDir, config.FileName)
 	}
 	for _, err := range []error{nsErr, clErr} {
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -434,7 +435,7 @@ func (l *loader) loadTarget(cl Cluster, e entry) (Target, bool, error) {
 		case isYAML(f.name):
 			l.diag(SeverityWarning, CodeFileUnrecognized, f.path, 0,
 				fmt.Sprintf("YAML file matches no values pattern (%s) and is ignored", strings.Join(cfg.Layout.ClusterValues, ", ")),
-				"rename it like <env>-values-<name>.yaml (or <env>-values-<name>.secret.yaml), or change layout.clusterValues in "+ConfigFileName)
+				"rename it like <env>-values-<name>.yaml (or <env>-values-<name>.secret.yaml), or change layout.clusterValues in "+config.FileName)
 		}
 	}
 	sortValues(own)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/repotool/repotool/pkg/config"
 	"github.com/repotool/repotool/pkg/layout"
 )
 
@@ -137,11 +138,11 @@ func TestLoadTargetsAndMergeOrder(t *testing.T) {
 	if tg.Values[3].Scope != layout.ScopeCommon || !tg.Values[3].Secret || tg.Values[6].Scope != layout.ScopeCluster || !tg.Values[6].Secret {
 		t.Errorf("scope/secret classification wrong: %+v", tg.Values)
 	}
-	if tg.ChartDir != "namespaces/shop" || tg.Dir != "clusters/prod/shop" || tg.Tier != layout.TierApplication {
+	if tg.ChartDir != "namespaces/shop" || tg.Dir != "clusters/prod/shop" || tg.Tier != config.TierApplication {
 		t.Errorf("target fields: %+v", tg)
 	}
-	if tg.KubeVersion != layout.DefaultKubeVersion {
-		t.Errorf("KubeVersion = %q, want default %q", tg.KubeVersion, layout.DefaultKubeVersion)
+	if tg.KubeVersion != config.DefaultKubeVersion {
+		t.Errorf("KubeVersion = %q, want default %q", tg.KubeVersion, config.DefaultKubeVersion)
 	}
 	ns, _ := repo.Namespace("shop")
 	if diff := cmp.Diff([]string{"dev", "prod"}, ns.Clusters); diff != "" {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/repotool/repotool/internal/fsutil"
 	"github.com/repotool/repotool/internal/yamlpos"
+	"github.com/repotool/repotool/pkg/config"
 	"github.com/repotool/repotool/pkg/layout"
 	"github.com/repotool/repotool/pkg/manifest"
 	"github.com/repotool/repotool/pkg/render"
@@ -279,7 +280,7 @@ func (in *Input) scanRaw() {
 	}
 	for _, p := range in.filesWithExt(manifestExts...) {
 		switch path.Base(p) {
-		case "Chart.yaml", "Chart.lock", "values.yaml", "values.yml", "values.schema.json", layout.ConfigFileName, ".sops.yaml", ".pre-commit-config.yaml", ".pre-commit-hooks.yaml", "action.yml", "action.yaml":
+		case "Chart.yaml", "Chart.lock", "values.yaml", "values.yml", "values.schema.json", config.FileName, ".sops.yaml", ".pre-commit-config.yaml", ".pre-commit-hooks.yaml", "action.yml", "action.yaml":
 			continue
 		}
 		if skip[p] || in.inChartTemplates(p) {

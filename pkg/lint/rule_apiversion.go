@@ -16,8 +16,8 @@ import (
 	"k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/yaml"
 
+	"github.com/repotool/repotool/pkg/config"
 	"github.com/repotool/repotool/pkg/finding"
-	"github.com/repotool/repotool/pkg/layout"
 	"github.com/repotool/repotool/pkg/manifest"
 )
 
@@ -55,8 +55,8 @@ spec:
 //go:embed data/deprecations.yaml
 var deprecationsYAML []byte
 
-var builtinDeprecations = sync.OnceValue(func() []layout.Deprecation {
-	var out []layout.Deprecation
+var builtinDeprecations = sync.OnceValue(func() []config.Deprecation {
+	var out []config.Deprecation
 	if err := yaml.UnmarshalStrict(deprecationsYAML, &out); err != nil {
 		panic("lint: embedded data/deprecations.yaml: " + err.Error()) // a build defect, caught by tests
 	}
@@ -114,7 +114,7 @@ func checkAPIVersions(in *Input, report func(Finding)) {
 // finding per object, naming the clusters that no longer serve it. Kinds
 // the table does not know are left alone (a Kustomization, say, is not a
 // cluster object).
-func checkRawAPIVersions(in *Input, table map[string]layout.Deprecation, report func(Finding)) {
+func checkRawAPIVersions(in *Input, table map[string]config.Deprecation, report func(Finding)) {
 	type cluster struct {
 		name string
 		kv   *semver.Version
@@ -164,7 +164,7 @@ func checkRawAPIVersions(in *Input, table map[string]layout.Deprecation, report 
 
 // servedState says whether a cluster at kv no longer serves a Kubernetes
 // API version by its deprecation (removed), or serves it deprecated.
-func servedState(d layout.Deprecation, kv *semver.Version) (removed, deprecated bool) {
+func servedState(d config.Deprecation, kv *semver.Version) (removed, deprecated bool) {
 	removed = d.RemovedIn != "" && !kv.LessThan(minor(d.RemovedIn))
 	deprecated = !removed && d.DeprecatedIn != "" && !kv.LessThan(minor(d.DeprecatedIn))
 	return removed, deprecated
@@ -172,7 +172,7 @@ func servedState(d layout.Deprecation, kv *semver.Version) (removed, deprecated 
 
 // advice ends a deprecation message: ": use <replacement>" and " (<note>)",
 // each when known.
-func advice(d layout.Deprecation) string {
+func advice(d config.Deprecation) string {
 	s := ""
 	if d.Replacement != "" {
 		s = ": use " + d.Replacement
@@ -184,7 +184,7 @@ func advice(d layout.Deprecation) string {
 }
 
 // toBeRemoved is ", to be removed in <version>" when one is scheduled.
-func toBeRemoved(d layout.Deprecation) string {
+func toBeRemoved(d config.Deprecation) string {
 	if d.RemovedIn == "" {
 		return ""
 	}
@@ -210,13 +210,13 @@ func (in *Input) kubeVersion(cluster string) *semver.Version {
 func parseKubeVersion(v string) *semver.Version {
 	sv, err := semver.NewVersion(v)
 	if err != nil {
-		sv, _ = semver.NewVersion(layout.DefaultKubeVersion)
+		sv, _ = semver.NewVersion(config.DefaultKubeVersion)
 	}
 	return sv
 }
 
-func deprecationTable(extra []layout.Deprecation) map[string]layout.Deprecation {
-	out := map[string]layout.Deprecation{}
+func deprecationTable(extra []config.Deprecation) map[string]config.Deprecation {
+	out := map[string]config.Deprecation{}
 	// Kubernetes' own lifecycle data first; the embedded table (with its
 	// notes, third-party APIs and kinds k8s.io/api no longer has types
 	// for) over it; repotool.yaml entries win.
@@ -233,7 +233,7 @@ func deprecationTable(extra []layout.Deprecation) map[string]layout.Deprecation 
 // data the API server itself serves by. Every kind the client libraries
 // repotool is built with know is covered, whether or not the embedded
 // table lists it.
-var lifecycleDeprecations = sync.OnceValue(func() []layout.Deprecation {
+var lifecycleDeprecations = sync.OnceValue(func() []config.Deprecation {
 	type deprecated interface{ APILifecycleDeprecated() (int, int) }
 	type removed interface{ APILifecycleRemoved() (int, int) }
 	type replaced interface {
@@ -242,7 +242,7 @@ var lifecycleDeprecations = sync.OnceValue(func() []layout.Deprecation {
 	s := runtime.NewScheme()
 	_ = scheme.AddToScheme(s)
 	_ = apiextensionsv1beta1.AddToScheme(s)
-	var out []layout.Deprecation
+	var out []config.Deprecation
 	for gvk := range s.AllKnownTypes() {
 		if strings.HasSuffix(gvk.Kind, "List") || strings.HasSuffix(gvk.Kind, "Options") {
 			continue
@@ -255,7 +255,7 @@ var lifecycleDeprecations = sync.OnceValue(func() []layout.Deprecation {
 		if !ok {
 			continue
 		}
-		d := layout.Deprecation{APIVersion: gvk.GroupVersion().String(), Kind: gvk.Kind}
+		d := config.Deprecation{APIVersion: gvk.GroupVersion().String(), Kind: gvk.Kind}
 		major, minor := r.APILifecycleRemoved()
 		d.RemovedIn = fmt.Sprintf("%d.%d", major, minor)
 		if dep, ok := obj.(deprecated); ok {
@@ -269,7 +269,7 @@ var lifecycleDeprecations = sync.OnceValue(func() []layout.Deprecation {
 		}
 		out = append(out, d)
 	}
-	slices.SortFunc(out, func(a, b layout.Deprecation) int {
+	slices.SortFunc(out, func(a, b config.Deprecation) int {
 		return strings.Compare(a.APIVersion+"/"+a.Kind, b.APIVersion+"/"+b.Kind)
 	})
 	return out
@@ -277,7 +277,7 @@ var lifecycleDeprecations = sync.OnceValue(func() []layout.Deprecation {
 
 // apiVersionProblem returns what is wrong with apiVersion/kind on a cluster
 // at version kv, or "".
-func apiVersionProblem(apiVersion, kind string, kv *semver.Version, cluster string, table map[string]layout.Deprecation, crds *manifest.CRDs, declared []string) (string, Severity) {
+func apiVersionProblem(apiVersion, kind string, kv *semver.Version, cluster string, table map[string]config.Deprecation, crds *manifest.CRDs, declared []string) (string, Severity) {
 	if apiVersion == "" || kind == "" {
 		return "the object has no apiVersion or kind, so it cannot be applied", SeverityError
 	}

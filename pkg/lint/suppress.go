@@ -9,7 +9,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/repotool/repotool/pkg/layout"
+	"github.com/repotool/repotool/pkg/config"
 	"github.com/repotool/repotool/pkg/manifest"
 )
 
@@ -121,7 +121,7 @@ func (s Suppression) covers(f Finding) bool {
 // suppressor applies comments and configuration ignores.
 type suppressor struct {
 	byFile map[string][]Suppression
-	cfg    []layout.LintIgnore
+	cfg    []config.LintIgnore
 }
 
 // loadSuppressions reads suppression comments from every YAML and template
@@ -187,7 +187,7 @@ func (s *suppressor) suppressed(f Finding) bool {
 	return false
 }
 
-func matchIgnore(ig layout.LintIgnore, f Finding) bool {
+func matchIgnore(ig config.LintIgnore, f Finding) bool {
 	match := func(pattern, s string) bool {
 		ok, _ := path.Match(pattern, s)
 		return ok

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/repotool/repotool/internal/golden"
+	"github.com/repotool/repotool/pkg/config"
 	"github.com/repotool/repotool/pkg/layout"
 	"github.com/repotool/repotool/pkg/output"
 )
@@ -19,14 +20,14 @@ func sharedRepo() *layout.Repo {
 	}
 	return &layout.Repo{
 		Clusters: []layout.Cluster{{Name: "prod", Dir: "clusters/prod", KubeVersion: "v1.33.0",
-			Destination: layout.Destination{Server: "https://kubernetes.default.svc"}, Namespaces: []string{"infra", "shop"}}},
+			Destination: config.Destination{Server: "https://kubernetes.default.svc"}, Namespaces: []string{"infra", "shop"}}},
 		Namespaces: []layout.Namespace{
-			{Name: "infra", Dir: "namespaces/infra", Tier: layout.TierCluster, Chart: &layout.Chart{Dir: "namespaces/infra", Name: "infra", Version: "1.0.0"}, Values: []layout.ValueFile{}, Clusters: []string{"prod"}},
-			{Name: "shop", Dir: "namespaces/shop", Tier: layout.TierApplication, Chart: &layout.Chart{Dir: "namespaces/shop", Name: "shop", Version: "0.3.0"}, Values: vals[:2], Clusters: []string{"prod"}},
+			{Name: "infra", Dir: "namespaces/infra", Tier: config.TierCluster, Chart: &layout.Chart{Dir: "namespaces/infra", Name: "infra", Version: "1.0.0"}, Values: []layout.ValueFile{}, Clusters: []string{"prod"}},
+			{Name: "shop", Dir: "namespaces/shop", Tier: config.TierApplication, Chart: &layout.Chart{Dir: "namespaces/shop", Name: "shop", Version: "0.3.0"}, Values: vals[:2], Clusters: []string{"prod"}},
 		},
 		Targets: []layout.Target{
-			{Cluster: "prod", Namespace: "infra", Tier: layout.TierCluster, Dir: "clusters/prod/infra", ChartDir: "namespaces/infra", KubeVersion: "v1.33.0", Values: []layout.ValueFile{}},
-			{Cluster: "prod", Namespace: "shop", Tier: layout.TierApplication, Dir: "clusters/prod/shop", ChartDir: "namespaces/shop", KubeVersion: "v1.33.0", APIVersions: []string{"monitoring.coreos.com/v1"}, Values: vals},
+			{Cluster: "prod", Namespace: "infra", Tier: config.TierCluster, Dir: "clusters/prod/infra", ChartDir: "namespaces/infra", KubeVersion: "v1.33.0", Values: []layout.ValueFile{}},
+			{Cluster: "prod", Namespace: "shop", Tier: config.TierApplication, Dir: "clusters/prod/shop", ChartDir: "namespaces/shop", KubeVersion: "v1.33.0", APIVersions: []string{"monitoring.coreos.com/v1"}, Values: vals},
 		},
 		Diagnostics: []layout.Diagnostic{
 			{Severity: layout.SeverityError, Code: layout.CodeValuesInvalid, File: "clusters/prod/shop/prod-values-shop.yaml", Line: 3, Message: "not valid YAML: did not find expected key", Hint: "make it a YAML mapping"},

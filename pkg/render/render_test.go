@@ -18,6 +18,7 @@ import (
 	"filippo.io/age"
 
 	"github.com/google/go-cmp/cmp"
+
 	"github.com/repotool/repotool/internal/golden"
 	"github.com/repotool/repotool/internal/testtool"
 

@@ -1,4 +1,4 @@
-package layout
+package config
 
 import (
 	"bytes"
@@ -19,9 +19,9 @@ import (
 	"github.com/repotool/repotool/internal/yamlpos"
 )
 
-// ConfigFileName is the name of the optional configuration file at the
+// FileName is the name of the optional configuration file at the
 // repository root.
-const ConfigFileName = "repotool.yaml"
+const FileName = "repotool.yaml"
 
 // DefaultKubeVersion is the Kubernetes version a cluster is assumed to run
 // when neither the cluster nor the defaults in repotool.yaml say otherwise.
@@ -78,7 +78,7 @@ type ArgoCDConfig struct {
 	SecurityKinds []string `yaml:"securityKinds" json:"securityKinds,omitempty"`
 	// Tiers holds per-tier sync settings: keys "cluster", "namespaces",
 	// "application".
-	Tiers map[string]TierConfig `yaml:"tiers" json:"tiers,omitempty"`
+	Tiers map[ArgoTier]TierConfig `yaml:"tiers" json:"tiers,omitempty"`
 }
 
 // TierConfig is one responsibility tier's sync settings.
@@ -137,7 +137,7 @@ type RuleConfig struct {
 	// warning or info; off turns the rule off. Empty: the rule's own.
 	Severity string `yaml:"severity" json:"severity,omitempty"`
 
-	// Line is where the entry is in repotool.yaml (set by ParseConfig).
+	// Line is where the entry is in repotool.yaml (set by Parse).
 	Line int `yaml:"-" json:"-"`
 }
 
@@ -156,7 +156,7 @@ type LintIgnore struct {
 	// Reason says why; it is required.
 	Reason string `yaml:"reason" json:"reason"`
 
-	// Line is where the entry starts in repotool.yaml (set by ParseConfig).
+	// Line is where the entry starts in repotool.yaml (set by Parse).
 	Line int `yaml:"-" json:"-"`
 }
 
@@ -293,15 +293,15 @@ func (c *Config) NamespaceTier(ns string) Tier {
 	return TierApplication
 }
 
-// ConfigError is an invalid repotool.yaml. It names the file and line and
+// Error is an invalid repotool.yaml. It names the file and line and
 // says how to fix it.
-type ConfigError struct {
+type Error struct {
 	File    string
 	Line    int
 	Message string
 }
 
-func (e *ConfigError) Error() string {
+func (e *Error) Error() string {
 	if e.Line > 0 {
 		return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Message)
 	}
@@ -310,22 +310,22 @@ func (e *ConfigError) Error() string {
 
 var unknownFieldRE = regexp.MustCompile(`^field (\S+) not found in type \S+$`)
 
-// ParseConfig parses repotool.yaml content. Unknown keys, wrong types and
-// invalid values are a *ConfigError naming file and line. Settings the file
+// Parse parses repotool.yaml content. Unknown keys, wrong types and
+// invalid values are a *Error naming file and line. Settings the file
 // leaves out keep their DefaultConfig value. It also returns the parsed node
 // tree, so callers can point later diagnostics at lines of the file.
-func ParseConfig(file string, data []byte) (Config, *yaml.Node, error) {
+func Parse(file string, data []byte) (Config, *yaml.Node, error) {
 	cfg := DefaultConfig()
 	var root yaml.Node
 	if err := yaml.Unmarshal(data, &root); err != nil {
 		line, msg := yamlpos.ErrorLine(err)
-		return cfg, nil, &ConfigError{File: file, Line: line, Message: "not valid YAML: " + msg}
+		return cfg, nil, &Error{File: file, Line: line, Message: "not valid YAML: " + msg}
 	}
 	if len(root.Content) == 0 { // empty file
 		return cfg, &root, nil
 	}
 	if root.Content[0].Kind != yaml.MappingNode {
-		return cfg, nil, &ConfigError{File: file, Line: root.Content[0].Line, Message: "the file must be a mapping of settings (git, defaults, clusters, namespaces, layout)"}
+		return cfg, nil, &Error{File: file, Line: root.Content[0].Line, Message: "the file must be a mapping of settings (git, defaults, clusters, namespaces, layout)"}
 	}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
@@ -335,13 +335,13 @@ func ParseConfig(file string, data []byte) (Config, *yaml.Node, error) {
 			msg = fmt.Sprintf("unknown key %q: remove it or check its spelling (see docs/layout.md for the keys repotool.yaml accepts)", m[1])
 		}
 		msg = typeErrorWords(msg)
-		return cfg, nil, &ConfigError{File: file, Line: line, Message: msg}
+		return cfg, nil, &Error{File: file, Line: line, Message: msg}
 	}
 	var extra yaml.Node
 	if err := dec.Decode(&extra); !errors.Is(err, io.EOF) {
-		return cfg, nil, &ConfigError{File: file, Line: extra.Line, Message: "the file must hold a single YAML document; remove the second one"}
+		return cfg, nil, &Error{File: file, Line: extra.Line, Message: "the file must hold a single YAML document; remove the second one"}
 	}
-	applyLayoutDefaults(&cfg.Layout)
+	cfg.Layout.ApplyDefaults()
 	if err := validateConfig(file, &root, &cfg); err != nil {
 		return cfg, nil, err
 	}
@@ -380,7 +380,7 @@ func typeErrorWords(msg string) string {
 }
 
 // applyLayoutDefaults restores defaults for layout settings explicitly set empty.
-func applyLayoutDefaults(l *LayoutConfig) {
+func (l *LayoutConfig) ApplyDefaults() {
 	d := DefaultConfig().Layout
 	if l.NamespacesDir == "" {
 		l.NamespacesDir = d.NamespacesDir
@@ -401,7 +401,7 @@ func applyLayoutDefaults(l *LayoutConfig) {
 
 func validateConfig(file string, root *yaml.Node, cfg *Config) error {
 	bad := func(msg string, keys ...string) error {
-		return &ConfigError{File: file, Line: yamlpos.Line(root, 1, keys...), Message: msg}
+		return &Error{File: file, Line: yamlpos.Line(root, 1, keys...), Message: msg}
 	}
 	if cfg.Defaults.KubeVersion != "" {
 		if err := checkKubeVersion(cfg.Defaults.KubeVersion); err != nil {
@@ -458,7 +458,7 @@ func validateConfig(file string, root *yaml.Node, cfg *Config) error {
 	}
 	for i, ig := range cfg.Lint.Ignore {
 		at := func(msg string) error {
-			return &ConfigError{File: file, Line: ig.Line, Message: fmt.Sprintf("lint.ignore[%d]: %s", i, msg)}
+			return &Error{File: file, Line: ig.Line, Message: fmt.Sprintf("lint.ignore[%d]: %s", i, msg)}
 		}
 		switch {
 		case ig.Rule == "":
@@ -480,17 +480,17 @@ func validateConfig(file string, root *yaml.Node, cfg *Config) error {
 	for i, d := range cfg.Lint.Deprecations {
 		line := yamlpos.Line(root, 1, "lint", "deprecations")
 		if d.APIVersion == "" || d.Kind == "" {
-			return &ConfigError{File: file, Line: line, Message: fmt.Sprintf("lint.deprecations[%d]: apiVersion and kind are required", i)}
+			return &Error{File: file, Line: line, Message: fmt.Sprintf("lint.deprecations[%d]: apiVersion and kind are required", i)}
 		}
 		for _, v := range []string{d.DeprecatedIn, d.RemovedIn} {
 			if v != "" {
 				if err := checkKubeVersion(v); err != nil {
-					return &ConfigError{File: file, Line: line, Message: fmt.Sprintf("lint.deprecations[%d]: %v", i, err)}
+					return &Error{File: file, Line: line, Message: fmt.Sprintf("lint.deprecations[%d]: %v", i, err)}
 				}
 			}
 		}
 		if !d.Removed && d.DeprecatedIn == "" && d.RemovedIn == "" {
-			return &ConfigError{File: file, Line: line, Message: fmt.Sprintf("lint.deprecations[%d]: say when: deprecatedIn, removedIn, or removed: true", i)}
+			return &Error{File: file, Line: line, Message: fmt.Sprintf("lint.deprecations[%d]: say when: deprecatedIn, removedIn, or removed: true", i)}
 		}
 	}
 	l := cfg.Layout
@@ -553,18 +553,39 @@ func fsValidPath(p string) bool {
 	return p != "." && fs.ValidPath(p)
 }
 
-// ArgoCD tier names, as used in repotool.yaml argocd.tiers and the
-// plugin's TIER variable.
+// ArgoTier is one of Argo CD's three responsibility tiers, as named in
+// repotool.yaml argocd.tiers and the plugin's TIER variable.
+type ArgoTier string
+
+// The Argo CD tiers.
 const (
-	ArgoTierCluster     = "cluster"
-	ArgoTierNamespaces  = "namespaces"
-	ArgoTierApplication = "application"
+	// ArgoTierCluster holds the cluster-tier namespaces' manifests.
+	ArgoTierCluster ArgoTier = "cluster"
+	// ArgoTierNamespaces holds the security kinds of the application
+	// namespaces (the Namespace, secrets, ingress, RBAC, ...).
+	ArgoTierNamespaces ArgoTier = "namespaces"
+	// ArgoTierApplication holds the rest of an application namespace.
+	ArgoTierApplication ArgoTier = "application"
 )
+
+// ArgoTiers returns the Argo CD tiers, in the order above.
+func ArgoTiers() []ArgoTier {
+	return []ArgoTier{ArgoTierCluster, ArgoTierNamespaces, ArgoTierApplication}
+}
+
+// ParseArgoTier reads an Argo CD tier name.
+func ParseArgoTier(s string) (ArgoTier, error) {
+	switch t := ArgoTier(s); t {
+	case ArgoTierCluster, ArgoTierNamespaces, ArgoTierApplication:
+		return t, nil
+	}
+	return "", fmt.Errorf("unknown tier %q: use %s, %s or %s", s, ArgoTierCluster, ArgoTierNamespaces, ArgoTierApplication)
+}
 
 func validateArgoCD(file string, root *yaml.Node, cfg *Config) error {
 	a := cfg.ArgoCD
 	bad := func(msg string, keys ...string) error {
-		return &ConfigError{File: file, Line: yamlpos.Line(root, 1, keys...), Message: msg}
+		return &Error{File: file, Line: yamlpos.Line(root, 1, keys...), Message: msg}
 	}
 	if a.Namespace != "" {
 		if err := checkName(a.Namespace); err != nil {
@@ -583,11 +604,11 @@ func validateArgoCD(file string, root *yaml.Node, cfg *Config) error {
 		switch name {
 		case ArgoTierCluster, ArgoTierNamespaces, ArgoTierApplication:
 		default:
-			return bad(fmt.Sprintf("argocd.tiers: %q is not a tier; use %s, %s or %s", name, ArgoTierCluster, ArgoTierNamespaces, ArgoTierApplication), "argocd", "tiers", name)
+			return bad(fmt.Sprintf("argocd.tiers: %q is not a tier; use %s, %s or %s", name, ArgoTierCluster, ArgoTierNamespaces, ArgoTierApplication), "argocd", "tiers", string(name))
 		}
 		for i, w := range a.Tiers[name].SyncWindows {
 			if w.Kind != "allow" && w.Kind != "deny" || w.Schedule == "" || w.Duration == "" {
-				return bad(fmt.Sprintf("argocd.tiers.%s.syncWindows[%d]: kind (allow or deny), schedule and duration are required", name, i), "argocd", "tiers", name, "syncWindows")
+				return bad(fmt.Sprintf("argocd.tiers.%s.syncWindows[%d]: kind (allow or deny), schedule and duration are required", name, i), "argocd", "tiers", string(name), "syncWindows")
 			}
 		}
 	}

@@ -1,16 +1,16 @@
-package layout_test
+package config_test
 
 import (
 	"errors"
 	"strings"
 	"testing"
 
-	"github.com/repotool/repotool/pkg/layout"
+	"github.com/repotool/repotool/pkg/config"
 )
 
-// FuzzParseConfig checks that no input makes the repotool.yaml parser panic,
-// and that every rejection is a *ConfigError naming the file.
-func FuzzParseConfig(f *testing.F) {
+// FuzzParse checks that no input makes the repotool.yaml parser panic,
+// and that every rejection is a *config.Error naming the file.
+func FuzzParse(f *testing.F) {
 	for _, seed := range []string{
 		"",
 		"git:\n  repoURL: https://example.com/x.git\n  revision: main\n",
@@ -26,11 +26,11 @@ func FuzzParseConfig(f *testing.F) {
 		f.Add([]byte(seed))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		cfg, _, err := layout.ParseConfig("repotool.yaml", data)
+		cfg, _, err := config.Parse("repotool.yaml", data)
 		if err != nil {
-			var ce *layout.ConfigError
+			var ce *config.Error
 			if !errors.As(err, &ce) || !strings.HasPrefix(err.Error(), "repotool.yaml") {
-				t.Fatalf("error is not a ConfigError naming the file: %v", err)
+				t.Fatalf("error is not a config.Error naming the file: %v", err)
 			}
 			return
 		}
