@@ -41,8 +41,8 @@ func TestLibraryBoundaries(t *testing.T) {
 // packages that only model, generate or format (config, layout, manifest,
 // finding, argocd, output, schema, sopsfile) link neither Helm nor SOPS nor the
 // cloud KMS clients SOPS brings, so that a program generating Argo CD
-// objects or formatting findings stays small. Only render (and lint, which
-// renders) may. It also reports each package's dependency count, recorded
+// objects or formatting findings stays small. Only decrypt, and render and
+// lint through it, may. It also reports each package's dependency count, recorded
 // in ARCHITECTURE.md.
 func TestLibraryWeight(t *testing.T) {
 	heavy := []string{

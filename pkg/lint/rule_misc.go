@@ -3,6 +3,7 @@ package lint
 import (
 	"errors"
 
+	"github.com/repotool/repotool/pkg/decrypt"
 	"github.com/repotool/repotool/pkg/finding"
 	"github.com/repotool/repotool/pkg/layout"
 	"github.com/repotool/repotool/pkg/render"
@@ -58,7 +59,7 @@ var ruleRender = &Rule{
 	check: func(in *Input, report func(Finding)) {
 		for _, res := range in.Results {
 			for _, err := range res.Placeholders {
-				var de *render.DecryptError
+				var de *decrypt.Error
 				if errors.As(err, &de) && !layoutNotEncrypted(in, de.File) {
 					report(Finding{File: de.File, Targets: []string{res.Target.Name()},
 						Message: err.Error() + "; the other rules checked the target with placeholders for this file's values"})
@@ -95,7 +96,7 @@ var ruleInvalidSuppression = &Rule{
 
 // renderErrorLocation finds the file a render failure is about.
 func renderErrorLocation(res *render.Result) (string, int) {
-	var de *render.DecryptError
+	var de *decrypt.Error
 	var ve *render.ValuesError
 	var dep *render.DependencyError
 	var ce *render.ChartError

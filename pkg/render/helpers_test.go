@@ -9,8 +9,8 @@ import (
 	"testing"
 
 	"github.com/repotool/repotool/internal/testtool"
+	"github.com/repotool/repotool/pkg/decrypt"
 	"github.com/repotool/repotool/pkg/layout"
-	"github.com/repotool/repotool/pkg/render"
 )
 
 const fixture = "../../testdata/monorepo"
@@ -61,7 +61,7 @@ func decryptFixture(t *testing.T, file string) []byte {
 	if err != nil {
 		t.Fatal(err)
 	}
-	plain, err := render.SOPSDecrypter{}.Decrypt(context.Background(), file, data)
+	plain, err := (&decrypt.SOPS{}).Decrypt(context.Background(), file, data)
 	if err != nil {
 		t.Fatal(err)
 	}

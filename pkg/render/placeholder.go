@@ -8,6 +8,7 @@ import (
 	yaml "go.yaml.in/yaml/v3"
 
 	"github.com/repotool/repotool/internal/yamlpos"
+	"github.com/repotool/repotool/pkg/decrypt"
 	"github.com/repotool/repotool/pkg/sopsfile"
 )
 
@@ -21,17 +22,17 @@ const PlaceholderValue = "placeholder-not-decrypted"
 // dropped, so that charts render with the file's structure and every check
 // that does not need the real values can run: linting where no key is
 // available, such as pull requests from forks. A file that is not
-// SOPS-encrypted is an error, as with SOPSDecrypter.
+// SOPS-encrypted is an error, as with decrypt.SOPS.
 type PlaceholderDecrypter struct{}
 
 // Decrypt implements Decrypter.
 func (PlaceholderDecrypter) Decrypt(_ context.Context, file string, data []byte) ([]byte, error) {
 	if !sopsfile.IsEncrypted(data) {
-		return nil, notEncrypted(file)
+		return nil, decrypt.NotEncrypted(file)
 	}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return nil, &DecryptError{File: file, Reason: "it is not valid YAML", Hint: "restore it from a trusted revision"}
+		return nil, &decrypt.Error{File: file, Reason: "it is not valid YAML", Hint: "restore it from a trusted revision"}
 	}
 	root := yamlpos.Root(&doc)
 	for i := 0; i+1 < len(root.Content); i += 2 {

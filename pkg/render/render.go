@@ -23,6 +23,7 @@ import (
 	"helm.sh/helm/v3/pkg/chartutil"
 	"helm.sh/helm/v3/pkg/repo"
 
+	"github.com/repotool/repotool/pkg/decrypt"
 	"github.com/repotool/repotool/pkg/layout"
 	"github.com/repotool/repotool/pkg/manifest"
 )
@@ -95,7 +96,7 @@ func DefaultOptions() Options {
 type Option func(*Renderer)
 
 // WithDecrypter sets how secret values files are decrypted. Default
-// SOPSDecrypter.
+// decrypt.SOPS.
 func WithDecrypter(d Decrypter) Option { return func(r *Renderer) { r.decrypter = d } }
 
 // WithHTTPClient sets the client used to download remote dependencies.
@@ -157,7 +158,7 @@ func New(repo *layout.Repo, opts Options, extra ...Option) *Renderer {
 		repo:      repo,
 		fsys:      repo.FS,
 		opts:      opts,
-		decrypter: SOPSDecrypter{},
+		decrypter: &decrypt.SOPS{},
 		http:      http.DefaultClient,
 		log:       slog.New(slog.DiscardHandler),
 	}

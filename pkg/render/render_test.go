@@ -15,12 +15,9 @@ import (
 	"testing"
 	"testing/fstest"
 
-	"filippo.io/age"
-
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/repotool/repotool/internal/golden"
-	"github.com/repotool/repotool/internal/testtool"
 
 	"github.com/repotool/repotool/pkg/layout"
 	"github.com/repotool/repotool/pkg/render"
@@ -170,79 +167,6 @@ func TestChartsLoadedOnce(t *testing.T) {
 			t.Errorf("%s opened %d times for 3 x %d targets, want it read once", f, got, len(repo.Targets))
 		}
 	}
-}
-
-func TestDecryptErrors(t *testing.T) {
-	const file = "clusters/dev-cluster/namespace-c/dev-values-c.secret.yaml"
-	orig, err := os.ReadFile(filepath.Join(fixture, file))
-	if err != nil {
-		t.Fatal(err)
-	}
-	wrongKey := filepath.Join(t.TempDir(), "wrong.key")
-	id, err := age.GenerateX25519Identity()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(wrongKey, []byte(id.String()+"\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	testKey := testtool.TestKey(t)
-	tamper := func(key string) []byte {
-		i := bytes.Index(orig, []byte(key+": ENC[AES256_GCM,data:"))
-		if i < 0 {
-			t.Fatalf("fixture has no encrypted %s", key)
-		}
-		out := bytes.Clone(orig)
-		j := i + len(key) + len(": ENC[AES256_GCM,data:")
-		if out[j] == 'A' {
-			out[j] = 'B'
-		} else {
-			out[j] = 'A'
-		}
-		return out
-	}
-	tests := []struct {
-		name   string
-		data   []byte
-		key    string // SOPS_AGE_KEY_FILE; "" = none
-		reason string
-	}{
-		{"no key", orig, "", "no key is available"},
-		{"wrong key", orig, wrongKey, "none of the available keys can decrypt it"},
-		{"tampered mac", tamper("mac"), testKey, "changed after it was encrypted"},
-		{"tampered value", tamper("PROVIDER_API_KEY"), testKey, "encrypted value was changed"},
-		{"not encrypted", []byte("a: b\n"), testKey, "not a SOPS-encrypted YAML file"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			isolateKeys(t)
-			if tt.key != "" {
-				t.Setenv("SOPS_AGE_KEY_FILE", tt.key)
-			}
-			_, err := render.SOPSDecrypter{}.Decrypt(context.Background(), file, tt.data)
-			var de *render.DecryptError
-			if !errors.As(err, &de) {
-				t.Fatalf("err = %v, want *DecryptError", err)
-			}
-			if de.File != file || !strings.Contains(de.Reason, tt.reason) || de.Hint == "" {
-				t.Errorf("got %q, want reason containing %q", err, tt.reason)
-			}
-			for _, secret := range []string{"pk_sandbox_billing_3e7c19", "whsec_dev_billing_a41b"} {
-				if strings.Contains(err.Error(), secret) {
-					t.Errorf("error leaks a secret value: %v", err)
-				}
-			}
-		})
-	}
-	t.Run("empty SOPS_AGE_KEY_CMD does not panic", func(t *testing.T) {
-		isolateKeys(t)
-		t.Setenv("SOPS_AGE_KEY_CMD", "")
-		_, err := render.SOPSDecrypter{}.Decrypt(context.Background(), file, orig)
-		var de *render.DecryptError
-		if !errors.As(err, &de) {
-			t.Fatalf("err = %v, want *DecryptError", err)
-		}
-	})
 }
 
 // TestRenderFailsPerTarget: one target that cannot decrypt fails alone, with

@@ -9,6 +9,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/repotool/repotool/internal/fsutil"
+	"github.com/repotool/repotool/pkg/decrypt"
 	"github.com/repotool/repotool/pkg/layout"
 )
 
@@ -35,7 +36,7 @@ func (r *Renderer) values(ctx context.Context, t *layout.Target, dec Decrypter) 
 		}
 		if vf.Secret {
 			plain, err := dec.Decrypt(ctx, vf.Path, data)
-			var de *DecryptError
+			var de *decrypt.Error
 			switch {
 			case err == nil:
 			case r.placeholdersOnFailure && errors.As(err, &de):

@@ -1,0 +1,200 @@
+package decrypt
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/getsops/sops/v3"
+	"github.com/getsops/sops/v3/aes"
+	sopsage "github.com/getsops/sops/v3/age"
+	"github.com/getsops/sops/v3/cmd/sops/common"
+	"github.com/getsops/sops/v3/cmd/sops/formats"
+	sopsconfig "github.com/getsops/sops/v3/config"
+	"github.com/getsops/sops/v3/keyservice"
+
+	"github.com/repotool/repotool/internal/yamlpos"
+	"github.com/repotool/repotool/pkg/sopsfile"
+)
+
+// Decrypter decrypts a SOPS-encrypted YAML document in memory. file is the
+// document's repository path, for messages only: implementations must not
+// read or write it.
+type Decrypter interface {
+	Decrypt(ctx context.Context, file string, data []byte) ([]byte, error)
+}
+
+// Options configure a SOPS decrypter.
+type Options struct {
+	// AgeIdentities are age private keys ("AGE-SECRET-KEY-1..."; a string
+	// may hold several, one per line, with # comments), used for the
+	// files' age recipients instead of the environment's age keys. Empty:
+	// the environment's, as sops finds them. Other key types (GnuPG, KMS,
+	// Vault) always come from the environment.
+	AgeIdentities []string
+}
+
+// SOPS decrypts with the SOPS library. The zero value finds keys in the
+// environment, exactly as the sops CLI does; NewSOPS takes age identities
+// in memory.
+type SOPS struct {
+	age sopsage.ParsedIdentities
+}
+
+// NewSOPS returns a SOPS decrypter configured by opts. An age identity
+// that does not parse is an error that says which one (by position), never
+// what it holds.
+func NewSOPS(opts Options) (*SOPS, error) {
+	s := &SOPS{}
+	for i, id := range opts.AgeIdentities {
+		if err := s.age.Import(id); err != nil {
+			return nil, fmt.Errorf("age identity %d is not a valid age private key (AGE-SECRET-KEY-1..., one per line)", i+1)
+		}
+	}
+	if len(opts.AgeIdentities) > 0 && len(s.age) == 0 {
+		return nil, errors.New("the age identities given hold no key (only blank lines or comments)")
+	}
+	return s, nil
+}
+
+// Decrypt implements Decrypter. A panic inside the SOPS library (sops
+// 3.13 panics, for one, when SOPS_AGE_KEY_CMD is set but empty) becomes an
+// *Error instead of crashing the caller.
+func (s *SOPS) Decrypt(_ context.Context, file string, data []byte) (out []byte, err error) {
+	if !sopsfile.IsEncrypted(data) {
+		// Never let sops parse it: its parser errors quote content.
+		return nil, NotEncrypted(file)
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			out, err = nil, &Error{File: file, Reason: "the SOPS library failed unexpectedly",
+				Hint:   "check the SOPS key settings in the environment (an empty SOPS_AGE_KEY_CMD, for one, crashes sops 3.13: unset it)",
+				Detail: fmt.Sprint(p), showDetail: true}
+		}
+	}()
+	out, err = s.decrypt(data)
+	if err != nil {
+		return nil, sopsError(file, err)
+	}
+	return out, nil
+}
+
+// decrypt is sops' decrypt.DataWithFormat for YAML, with the data key
+// recovered through keyServices.
+func (s *SOPS) decrypt(data []byte) ([]byte, error) {
+	store := common.StoreForFormat(formats.Yaml, sopsconfig.NewStoresConfig())
+	tree, err := store.LoadEncryptedFile(data)
+	if err != nil {
+		return nil, err
+	}
+	key, err := tree.Metadata.GetDataKeyWithKeyServices(s.keyServices(), nil)
+	if err != nil {
+		return nil, err
+	}
+	cipher := aes.NewCipher()
+	mac, err := tree.Decrypt(key, cipher)
+	if err != nil {
+		return nil, err
+	}
+	originalMAC, err := cipher.Decrypt(tree.Metadata.MessageAuthenticationCode, key, tree.Metadata.LastModified.Format(time.RFC3339))
+	if err != nil {
+		return nil, fmt.Errorf("Failed to decrypt original mac: %w", err)
+	}
+	if originalMAC != mac {
+		return nil, errors.New("Failed to verify data integrity") // sops' words; never the MACs
+	}
+	return store.EmitPlainFile(tree.Branches)
+}
+
+// Error is a SOPS file that could not be decrypted. Its message says why in
+// plain words; it never contains decrypted content.
+type Error struct {
+	File   string
+	Reason string
+	Hint   string
+	// Detail is sops' own message, for debugging. Error includes it only
+	// when the reason could not be put in plain words.
+	Detail string
+
+	showDetail bool
+}
+
+func (e *Error) Error() string {
+	s := fmt.Sprintf("%s: cannot decrypt: %s", e.File, e.Reason)
+	if e.Hint != "" {
+		s += "; " + e.Hint
+	}
+	if e.showDetail && e.Detail != "" {
+		s += " (sops: " + e.Detail + ")"
+	}
+	return s
+}
+
+// sopsError puts an error of the SOPS library in plain words.
+func sopsError(file string, err error) *Error {
+	detail := err.Error()
+	var ue sops.UserError
+	if errors.As(err, &ue) {
+		detail = ue.UserError()
+	}
+	detail = strings.Join(strings.Fields(stripANSI(detail)), " ")
+	e := &Error{File: file, Detail: detail}
+	switch d := strings.ToLower(detail); {
+	case strings.Contains(d, "sops metadata not found"), strings.Contains(d, "error unmarshalling input yaml"), strings.Contains(d, "error unmarshaling input yaml"):
+		return NotEncrypted(file)
+	case strings.Contains(d, "failed to verify data integrity"), strings.Contains(d, "mac mismatch"), strings.Contains(d, "failed to decrypt original mac"):
+		e.Reason = "the file was changed after it was encrypted (its MAC does not match)"
+		e.Hint = "restore it from a trusted revision, or re-create it with `sops edit`"
+	case strings.Contains(d, "could not decrypt value"), strings.Contains(d, "message authentication failed"):
+		e.Reason = "an encrypted value was changed after encryption"
+		e.Hint = "restore it from a trusted revision, or re-create it with `sops edit`"
+	case strings.Contains(d, "identity did not match"), strings.Contains(d, "incorrect identity"), strings.Contains(d, "no identity matched"):
+		e.Reason = "none of the available keys can decrypt it (it is encrypted for other recipients)"
+		e.Hint = "use a key the file is encrypted for (SOPS_AGE_KEY_FILE, SOPS_AGE_KEY, GnuPG or cloud KMS credentials), or re-encrypt it for yours with `sops updatekeys`"
+	case strings.Contains(d, "failed to load age identities"), strings.Contains(d, "data key"), strings.Contains(d, "successful groups"):
+		e.Reason = "no key is available to decrypt it"
+		e.Hint = "provide a key the file is encrypted for: set SOPS_AGE_KEY_FILE or SOPS_AGE_KEY for age, or the GnuPG/KMS credentials its recipients need"
+	default:
+		e.Reason = "sops could not decrypt it"
+		e.Hint = "check it with `sops decrypt " + file + "`"
+		e.showDetail = true
+		e.Detail = yamlpos.Redact(e.Detail) // quoted content, if any
+	}
+	return e
+}
+
+// NotEncrypted is the error for a file that should be SOPS-encrypted and
+// is not.
+func NotEncrypted(file string) *Error {
+	return &Error{File: file, Reason: "it is not a SOPS-encrypted YAML file",
+		Hint: "encrypt it with `sops --encrypt --in-place " + file + "`"}
+}
+
+// stripANSI removes terminal colour codes that sops puts in user errors.
+func stripANSI(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == 0x1b && i+1 < len(s) && s[i+1] == '[' {
+			j := i + 2
+			for j < len(s) && (s[j] < '@' || s[j] > '~') {
+				j++
+			}
+			i = j
+			continue
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+// keyServices are where the data key is recovered: sops' own local key
+// service, behind in-memory age identities when there are some.
+func (s *SOPS) keyServices() []keyservice.KeyServiceClient {
+	local := keyservice.NewLocalClient()
+	if s == nil || len(s.age) == 0 {
+		return []keyservice.KeyServiceClient{local}
+	}
+	return []keyservice.KeyServiceClient{ageService{ids: s.age, next: local}}
+}
