@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"fmt"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -221,15 +220,13 @@ func schemaProblems(r schema.Result, kind, name string) []schemaProblem {
 		return out
 	case schema.Error:
 		msg := strings.Join(strings.Fields(fmt.Sprint(r.Err)), " ")
-		if m := duplicateKeyRE.FindStringSubmatch(msg); m != nil {
-			return []schemaProblem{{path: "/" + m[1], field: "/" + m[1], message: fmt.Sprintf("%s %s: duplicate key %q: YAML keeps only one of the values; remove the other", kind, name, m[1])}}
+		if k := r.DuplicateKey; k != "" {
+			return []schemaProblem{{path: "/" + k, field: "/" + k, message: fmt.Sprintf("%s %s: duplicate key %q: YAML keeps only one of the values; remove the other", kind, name, k)}}
 		}
 		return []schemaProblem{{path: "/", field: "/", message: fmt.Sprintf("%s %s cannot be validated: %s", kind, name, msg)}}
 	}
 	return nil
 }
-
-var duplicateKeyRE = regexp.MustCompile(`key "([^"]+)" already set in map`)
 
 // lineAtPath returns the line of the deepest node of a JSON pointer that
 // exists in a document (the document's line when none does).

@@ -1,14 +1,10 @@
 package schema
 
 import (
-	"bytes"
-	"encoding/json"
 	"maps"
 	"slices"
 	"strconv"
 	"strings"
-
-	"sigs.k8s.io/yaml"
 )
 
 // The API server defaults a custom resource before it validates it: every
@@ -111,29 +107,6 @@ func deepCopyJSON(v any) any {
 // escapePointer escapes a key for a JSON pointer.
 func escapePointer(k string) string {
 	return strings.NewReplacer("~", "~0", "/", "~1").Replace(k)
-}
-
-// defaulted returns doc as JSON with the defaults of structural schema s
-// applied, and the pointers of the values set; nil when there is nothing
-// to apply or doc cannot be decoded (kubeconform then reports what is
-// wrong with it). Numbers keep their exact text.
-func defaulted(doc []byte, s map[string]any) ([]byte, map[string]bool) {
-	js, err := yaml.YAMLToJSONStrict(doc) // duplicate keys are kubeconform's to report
-	if err != nil {
-		return nil, nil
-	}
-	dec := json.NewDecoder(bytes.NewReader(js))
-	dec.UseNumber()
-	var obj any
-	set := map[string]bool{}
-	if err := dec.Decode(&obj); err != nil || !applyDefaults(obj, s, "", set) {
-		return nil, nil
-	}
-	out, err := json.Marshal(obj)
-	if err != nil {
-		return nil, nil
-	}
-	return out, set
 }
 
 // noteDefaulted says, in the message of an error at or under a value the

@@ -4,22 +4,29 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
 
-	"github.com/yannh/kubeconform/pkg/resource"
-	"github.com/yannh/kubeconform/pkg/validator"
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/yannh/kubeconform/pkg/cache"
+	"github.com/yannh/kubeconform/pkg/loader"
+	"github.com/yannh/kubeconform/pkg/registry"
+	"k8s.io/kube-openapi/pkg/validation/strfmt"
 	"sigs.k8s.io/yaml"
 )
 
 // Options configure a Validator.
 type Options struct {
-	// Dir is where schemas are written for kubeconform. Empty: a new
-	// temporary folder, removed by Close.
+	// Dir, when set, receives every schema the Validator uses, in
+	// kubeconform's layout, for running the kubeconform CLI with exactly
+	// the same schemas (scripts/bench-schema.sh). Validation itself never
+	// touches the disk.
 	Dir string
 	// ExtraLocations are kubeconform schema locations (folders, file or URL
 	// templates) tried after the embedded and CRD schemas, for custom
@@ -45,16 +52,22 @@ const (
 	Error Status = "error"
 )
 
-// FieldError is one schema violation.
+// FieldError is one schema violation, built from the validator's error
+// structure (never from its message text).
 type FieldError struct {
 	// Path is the JSON pointer of the offending field, e.g. "/spec/replicas".
 	Path string
+	// Keyword is the schema keyword that failed: "type", "required",
+	// "additionalProperties", "enum", "pattern", "oneOf", ...
+	Keyword string
 	// Message says what is wrong, never quoting a value of the object (see
-	// safeMessage).
+	// message.go).
 	Message string
 	// Unknown are the property names, sorted, of an "additional
 	// properties ... not allowed" problem: fields the schema does not know.
 	Unknown []string
+	// Missing are the required property names, sorted, that are absent.
+	Missing []string
 }
 
 // Result of validating one object.
@@ -68,19 +81,28 @@ type Result struct {
 	// downloaded, a cache that cannot be used. It is the tool's failure,
 	// not a problem to report about the object.
 	Internal bool
+	// DuplicateKey is the key written twice in one mapping, when that is
+	// why the object could not be validated (Status Error).
+	DuplicateKey string
 }
 
-// Validator validates objects. It is safe for concurrent use.
+// Validator validates objects with JSON schemas compiled once, in memory:
+// the embedded Kubernetes schemas, the CRDs given to AddCRD and, through
+// kubeconform's registries, the extra locations. It is safe for concurrent
+// use.
 type Validator struct {
-	opts    Options
-	ownDir  bool
-	mu      sync.Mutex
-	written map[string]bool
-	crds    map[string]map[string]any // group/version/kind -> converted schema
+	opts Options
+	mu   sync.Mutex
+	crds map[string]map[string]any // group/version/kind -> converted schema
 	// defaults holds the structural schema of each custom resource whose
 	// CRD gives defaults, applied before validating (see defaults.go).
 	defaults map[string]map[string]any
-	byMinor  map[int]validator.Validator
+	// compiled holds every schema looked up, by source and key; nil when
+	// there is none.
+	compiled map[string]*jsonschema.Schema
+	written  map[string]bool
+	regs     []registry.Registry
+	loader   jsonschema.SchemeURLLoader
 	// results remembers the result for each (minor, document): clusters
 	// render many identical objects (CRDs, shared charts).
 	results map[[sha256.Size]byte]Result
@@ -88,30 +110,36 @@ type Validator struct {
 
 // New returns a Validator.
 func New(opts Options) (*Validator, error) {
-	v := &Validator{opts: opts, written: map[string]bool{}, crds: map[string]map[string]any{}, defaults: map[string]map[string]any{}, byMinor: map[int]validator.Validator{}, results: map[[sha256.Size]byte]Result{}}
-	if v.opts.Dir == "" {
-		dir, err := os.MkdirTemp("", "repotool-schemas-")
-		if err != nil {
-			return nil, err
-		}
-		v.opts.Dir, v.ownDir = dir, true
+	v := &Validator{opts: opts, crds: map[string]map[string]any{}, defaults: map[string]map[string]any{},
+		compiled: map[string]*jsonschema.Schema{}, written: map[string]bool{}, results: map[[sha256.Size]byte]Result{}}
+	if len(opts.ExtraLocations) == 0 {
+		return v, nil
 	}
-	if v.opts.CacheDir != "" {
-		if err := os.MkdirAll(v.opts.CacheDir, 0o755); err != nil {
-			v.Close()
+	var diskCache cache.Cache
+	if opts.CacheDir != "" {
+		if err := os.MkdirAll(opts.CacheDir, 0o755); err != nil {
 			return nil, fmt.Errorf("schema cache: %w", err)
 		}
+		diskCache = cache.NewOnDiskCache(opts.CacheDir)
 	}
+	for _, loc := range opts.ExtraLocations {
+		reg, err := registry.New(loc, opts.CacheDir, true, false, false)
+		if err != nil {
+			return nil, fmt.Errorf("schema location %s: %w", loc, err)
+		}
+		v.regs = append(v.regs, reg)
+	}
+	httpLoader, err := loader.NewHTTPURLLoader(false, diskCache)
+	if err != nil {
+		return nil, fmt.Errorf("schema validator: %w", err)
+	}
+	v.loader = jsonschema.SchemeURLLoader{"file": jsonschema.FileLoader{}, "http": httpLoader, "https": httpLoader}
 	return v, nil
 }
 
-// Close removes the folder the Validator made.
-func (v *Validator) Close() error {
-	if v.ownDir {
-		return os.RemoveAll(v.opts.Dir)
-	}
-	return nil
-}
+// Close releases the Validator. Validation keeps nothing on disk; it is
+// kept for callers that defer it.
+func (v *Validator) Close() error { return nil }
 
 // AddCRD registers the schema of a served version of a custom resource,
 // from its CRD's openAPIV3Schema.
@@ -120,6 +148,7 @@ func (v *Validator) AddCRD(group, version, kind string, openAPIV3Schema map[stri
 	defer v.mu.Unlock()
 	gvk := group + "/" + version + "/" + kind
 	v.crds[gvk] = ConvertCRD(openAPIV3Schema)
+	delete(v.compiled, "crd:"+gvk)
 	delete(v.defaults, gvk)
 	if hasDefaults(openAPIV3Schema) {
 		v.defaults[gvk] = openAPIV3Schema
@@ -158,101 +187,189 @@ func (v *Validator) validate(minor int, doc []byte) Result {
 	if err := yaml.Unmarshal(doc, &head); err != nil {
 		return Result{Status: Error, Err: safeError(fmt.Errorf("not valid YAML: %w", err))}
 	}
-	// Writing schemas and making validators is serialised; validating is
-	// not (kubeconform's compiled schemas are safe for concurrent use).
-	v.mu.Lock()
-	found, err := v.prepare(minor, head.APIVersion, head.Kind)
-	var kc validator.Validator
-	if err == nil && (found || len(v.opts.ExtraLocations) > 0) {
-		kc, err = v.kubeconform(minor)
-	}
-	defaults := v.defaults[groupVersionKind(head.APIVersion, head.Kind)]
-	v.mu.Unlock()
+	gvk := groupVersionKind(head.APIVersion, head.Kind)
+	sch, err := v.ownSchema(minor, head.APIVersion, head.Kind)
 	if err != nil {
 		return Result{Status: Error, Err: err, Internal: true}
 	}
-	if kc == nil {
+	if sch == nil && len(v.regs) == 0 {
 		return Result{Status: NoSchema}
 	}
+	// Strict, as kubeconform reads a document: duplicate keys are errors.
+	var obj map[string]any
+	if err := yaml.UnmarshalStrict(doc, &obj); err != nil {
+		r := Result{Status: Error, Err: safeError(fmt.Errorf("error unmarshalling resource: %s", err))}
+		if m := duplicateKeyRE.FindStringSubmatch(err.Error()); m != nil {
+			r.DuplicateKey = m[1]
+		}
+		return r
+	}
+	if obj == nil {
+		return Result{Status: NoSchema} // an empty document: nothing to check
+	}
+	if sch == nil {
+		if sch, err = v.extraSchema(minor, head.APIVersion, head.Kind); err != nil {
+			return Result{Status: Error, Err: err, Internal: true}
+		}
+		if sch == nil {
+			return Result{Status: NoSchema}
+		}
+	}
+	v.mu.Lock()
+	defaults := v.defaults[gvk]
+	v.mu.Unlock()
 	var set map[string]bool // pointers of defaulted values
 	if defaults != nil {
-		if d, s := defaulted(doc, defaults); d != nil {
-			doc, set = d, s
-		}
+		set = map[string]bool{}
+		applyDefaults(any(obj), defaults, "", set)
 	}
-	res := kc.ValidateResource(resource.Resource{Bytes: doc})
-	switch res.Status {
-	case validator.Valid:
-		return Result{Status: Valid}
-	case validator.Skipped:
-		return Result{Status: NoSchema}
-	case validator.Invalid:
-		out := Result{Status: Invalid, Errors: leafErrors(res.Err)}
-		if len(out.Errors) == 0 {
-			for _, e := range res.ValidationErrors {
-				out.Errors = append(out.Errors, fieldError(e.Path, e.Msg))
-			}
-		}
-		noteDefaulted(out.Errors, set)
-		slices.SortFunc(out.Errors, func(a, b FieldError) int {
-			if c := strings.Compare(a.Path, b.Path); c != 0 {
-				return c
-			}
-			return strings.Compare(a.Message, b.Message)
-		})
-		return out
-	}
-	// kubeconform's errors about the document itself; any other error
-	// (a schema it could not load or download) is the validator's.
-	msg := fmt.Sprint(res.Err)
-	document := strings.HasPrefix(msg, "error unmarshalling resource") || strings.HasPrefix(msg, "error while parsing")
-	return Result{Status: Error, Err: safeError(res.Err), Internal: !document}
-}
-
-// leafErrors extracts every leaf of the validation error tree from
-// kubeconform's error text ("... - at '<path>': <message> ..."), which,
-// unlike its ValidationErrors, goes below the first level: a problem inside
-// one container is reported at that container, not as "containers:
-// validation failed".
-func leafErrors(err error) []FieldError {
+	err = sch.Validate(any(obj))
 	if err == nil {
-		return nil
+		return Result{Status: Valid}
 	}
-	var out []FieldError
-	parts := strings.Split(err.Error(), " - at '")
-	for _, p := range parts[1:] {
-		path, msg, ok := strings.Cut(p, "': ")
-		msg = strings.TrimSpace(msg)
-		if !ok || msg == "validation failed" {
-			continue
+	var ve *jsonschema.ValidationError
+	if !errors.As(err, &ve) {
+		return Result{Status: Error, Err: safeError(err), Internal: true}
+	}
+	out := Result{Status: Invalid, Errors: slices.CompactFunc(fieldErrors(ve), func(a, b FieldError) bool { return a.Path == b.Path && a.Message == b.Message })}
+	noteDefaulted(out.Errors, set)
+	slices.SortFunc(out.Errors, func(a, b FieldError) int {
+		if c := strings.Compare(a.Path, b.Path); c != 0 {
+			return c
 		}
-		out = append(out, fieldError(path, msg))
-	}
-	return slices.CompactFunc(out, func(a, b FieldError) bool { return a.Path == b.Path && a.Message == b.Message })
+		return strings.Compare(a.Message, b.Message)
+	})
+	return out
 }
 
-func fieldError(path, msg string) FieldError {
-	safe, unknown := safeMessage(msg)
-	return FieldError{Path: path, Message: safe, Unknown: unknown}
-}
-
-// prepare writes the schema of apiVersion/kind where kubeconform will look
-// for it, once; it reports whether repotool knows a schema for it.
-func (v *Validator) prepare(minor int, apiVersion, kind string) (bool, error) {
-	if s, ok := v.crds[groupVersionKind(apiVersion, kind)]; ok {
+// ownSchema returns the compiled schema of a custom resource whose CRD was
+// added, or of a built-in kind for minor; nil when repotool has none.
+func (v *Validator) ownSchema(minor int, apiVersion, kind string) (*jsonschema.Schema, error) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	gvk := groupVersionKind(apiVersion, kind)
+	if s, ok := v.crds[gvk]; ok {
 		_, version, _ := strings.Cut(apiVersion, "/")
 		// kubeconform's {{ .Group }} is the part before the slash.
-		return true, v.write(filepath.Join("crd", strings.SplitN(apiVersion, "/", 2)[0], strings.ToLower(kind)+"_"+version+".json"), s)
+		rel := filepath.Join("crd", strings.SplitN(apiVersion, "/", 2)[0], strings.ToLower(kind)+"_"+version+".json")
+		return v.compile("crd:"+gvk, rel, s)
 	}
 	e, err := Load(minor)
 	if err != nil {
-		return false, err
+		return nil, err
 	}
 	s, ok := e.Schema(apiVersion, kind)
 	if !ok {
-		return false, nil
+		return nil, nil
 	}
-	return true, v.write(filepath.Join("builtin", fmt.Sprintf("v1.%d", minor), strings.ToLower(kind)+kindSuffix(apiVersion)+".json"), s)
+	rel := filepath.Join("builtin", fmt.Sprintf("v1.%d", minor), strings.ToLower(kind)+kindSuffix(apiVersion)+".json")
+	return v.compile(fmt.Sprintf("builtin:%d:%s", minor, gvk), rel, s)
+}
+
+// compile compiles schema s once under key, writing it to rel under
+// Options.Dir when that is set. v.mu is held.
+func (v *Validator) compile(key, rel string, s map[string]any) (*jsonschema.Schema, error) {
+	if c, ok := v.compiled[key]; ok {
+		return c, nil
+	}
+	if v.opts.Dir != "" && !v.written[rel] {
+		if err := writeSchema(filepath.Join(v.opts.Dir, rel), s); err != nil {
+			return nil, err
+		}
+		v.written[rel] = true
+	}
+	c := newCompiler()
+	url := "mem:///" + filepath.ToSlash(rel)
+	if err := c.AddResource(url, s); err != nil {
+		return nil, fmt.Errorf("schema %s: %w", rel, err)
+	}
+	sch, err := c.Compile(url)
+	if err != nil {
+		return nil, fmt.Errorf("schema %s: %w", rel, err)
+	}
+	v.compiled[key] = sch
+	return sch, nil
+}
+
+// extraSchema looks for a schema in the extra locations, in order, as
+// kubeconform does: a location that has none, or answers with something
+// that is not a schema, is passed over; any other failure is the
+// validator's.
+func (v *Validator) extraSchema(minor int, apiVersion, kind string) (*jsonschema.Schema, error) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	key := fmt.Sprintf("extra:%d:%s", minor, groupVersionKind(apiVersion, kind))
+	if c, ok := v.compiled[key]; ok {
+		return c, nil
+	}
+	var found *jsonschema.Schema
+	for _, reg := range v.regs {
+		path, doc, err := reg.DownloadSchema(kind, apiVersion, fmt.Sprintf("1.%d", minor))
+		var notFound *loader.NotFoundError
+		var nonJSON *loader.NonJSONResponseError
+		switch {
+		case errors.As(err, &notFound), errors.As(err, &nonJSON):
+			continue
+		case err != nil:
+			return nil, err
+		case doc == nil:
+			continue // "null": not a schema
+		}
+		c := newCompiler()
+		c.UseLoader(v.loader)
+		if c.AddResource(path, doc) != nil {
+			continue
+		}
+		if sch, err := c.Compile(path); err == nil {
+			found = sch
+			break
+		}
+	}
+	v.compiled[key] = found
+	return found, nil
+}
+
+// newCompiler is a compiler set up as kubeconform sets up its own: draft 4
+// unless a schema says otherwise, and the Kubernetes "duration" format.
+func newCompiler() *jsonschema.Compiler {
+	c := jsonschema.NewCompiler()
+	c.DefaultDraft(jsonschema.Draft4)
+	c.RegisterFormat(&jsonschema.Format{Name: "duration", Validate: validateDuration})
+	return c
+}
+
+// duplicateKeyRE finds the key in the YAML parser's duplicate-key error.
+var duplicateKeyRE = regexp.MustCompile(`key "([^"]+)" already set in map`)
+
+// isoDuration is an ISO 8601 duration: weeks alone, or dates and times.
+var isoDuration = regexp.MustCompile(`^P(?:\d+W|(?:\d+Y)?(?:\d+M)?(?:\d+D)?(?:T(?:\d+H)?(?:\d+M)?(?:\d+S)?)?)$`)
+
+// validateDuration accepts what kubeconform's "duration" format accepts: a
+// Go-style duration ("1h30m", as Kubernetes operators write them) or an
+// ISO 8601 one ("PT1H30M").
+func validateDuration(v any) error {
+	s, ok := v.(string)
+	if !ok {
+		return nil
+	}
+	if _, err := strfmt.ParseDuration(s); err == nil {
+		return nil
+	}
+	if s == "P" || strings.HasSuffix(s, "T") || !isoDuration.MatchString(s) {
+		return errors.New("not a duration")
+	}
+	return nil
+}
+
+func writeSchema(file string, schema map[string]any) error {
+	data, err := json.Marshal(schema)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(file, data, 0o644)
 }
 
 // groupVersionKind is the key of a custom resource's schema: its group
@@ -274,45 +391,4 @@ func kindSuffix(apiVersion string) string {
 		suffix += "-" + strings.ToLower(parts[1])
 	}
 	return suffix
-}
-
-func (v *Validator) write(rel string, schema map[string]any) error {
-	if v.written[rel] {
-		return nil
-	}
-	data, err := json.Marshal(schema)
-	if err != nil {
-		return err
-	}
-	p := filepath.Join(v.opts.Dir, rel)
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		return err
-	}
-	if err := os.WriteFile(p, data, 0o644); err != nil {
-		return err
-	}
-	v.written[rel] = true
-	return nil
-}
-
-// kubeconform returns the kubeconform validator of one minor version.
-func (v *Validator) kubeconform(minor int) (validator.Validator, error) {
-	if kc, ok := v.byMinor[minor]; ok {
-		return kc, nil
-	}
-	locations := append([]string{
-		filepath.Join(v.opts.Dir, "crd", "{{ .Group }}", "{{ .ResourceKind }}_{{ .ResourceAPIVersion }}.json"),
-		filepath.Join(v.opts.Dir, "builtin", "{{ .NormalizedKubernetesVersion }}", "{{ .ResourceKind }}{{ .KindSuffix }}.json"),
-	}, v.opts.ExtraLocations...)
-	kc, err := validator.New(locations, validator.Opts{
-		Strict:               true,
-		KubernetesVersion:    fmt.Sprintf("1.%d", minor),
-		IgnoreMissingSchemas: true,
-		Cache:                v.opts.CacheDir,
-	})
-	if err != nil {
-		return nil, fmt.Errorf("schema validator: %w", err)
-	}
-	v.byMinor[minor] = kc
-	return kc, nil
 }
