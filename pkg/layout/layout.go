@@ -17,7 +17,6 @@ import (
 
 	"github.com/repotool/repotool/internal/yamlpos"
 	"github.com/repotool/repotool/pkg/config"
-	"github.com/repotool/repotool/pkg/sopsfile"
 )
 
 // Scope says which clusters a values file applies to.
@@ -120,6 +119,9 @@ type Repo struct {
 	Namespaces  []Namespace  `json:"namespaces"`
 	Targets     []Target     `json:"targets"`
 	Diagnostics []Diagnostic `json:"diagnostics"`
+	// Files is the repository's file index, shared by every stage: each
+	// file is read, and parsed, at most once.
+	Files *Files `json:"-"`
 }
 
 // Target returns the target for cluster and namespace.
@@ -209,7 +211,7 @@ func LoadDir(ctx context.Context, dir string, opts Options) (*Repo, error) {
 // repository cannot be read at all, the context ends, or repotool.yaml is
 // invalid (a *config.Error).
 func Load(ctx context.Context, fsys fs.FS, opts Options) (*Repo, error) {
-	l := &loader{ctx: ctx, fsys: fsys, repo: &Repo{FS: fsys}, maxValues: cmp.Or(opts.MaxValuesSize, DefaultMaxValuesSize)}
+	l := &loader{ctx: ctx, fsys: fsys, repo: &Repo{FS: fsys, Files: NewFiles(fsys)}, maxValues: cmp.Or(opts.MaxValuesSize, DefaultMaxValuesSize)}
 	if err := l.loadConfig(opts); err != nil {
 		return nil, err
 	}
@@ -455,16 +457,16 @@ func (l *loader) valueFile(f entry, scope Scope) ValueFile {
 			"split it or move data out of it; raise the limit with --max-values-size only if it really is this large")
 		return vf
 	}
-	data, err := fs.ReadFile(l.fsys, f.real)
-	if err != nil {
+	file := l.repo.Files.Get(f.path)
+	if _, err := file.Data(); err != nil {
 		l.diag(SeverityError, CodeValuesInvalid, f.path, 0, "cannot read the values file: "+err.Error(), "check the file's permissions")
 		return vf
 	}
-	if msg, line := checkValuesYAML(data, vf.Secret); msg != "" {
+	if msg, line := checkValuesYAML(file, vf.Secret); msg != "" {
 		l.diag(SeverityError, CodeValuesInvalid, f.path, line, msg, "make it a YAML mapping of values (key: value), as helm --values expects")
 		return vf
 	}
-	encrypted := sopsfile.IsEncrypted(data)
+	encrypted := file.Encrypted()
 	switch {
 	case vf.Secret && !encrypted:
 		l.diag(SeverityError, CodeSecretNotEncrypted, f.path, 0,
@@ -478,22 +480,22 @@ func (l *loader) valueFile(f entry, scope Scope) ValueFile {
 	return vf
 }
 
-// checkValuesYAML returns a message and line when data is not a single YAML
-// mapping (an empty file is fine). Messages about secret files never quote
-// the file's content.
-func checkValuesYAML(data []byte, secret bool) (string, int) {
-	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err != nil {
+// checkValuesYAML returns a message and line when a values file's first
+// document (the one helm reads) is not a YAML mapping (an empty file is
+// fine). Messages about secret files never quote the file's content.
+func checkValuesYAML(file *File, secret bool) (string, int) {
+	docs, err := file.Docs()
+	if err != nil && len(docs) == 0 {
 		line, msg := yamlpos.ErrorLine(err)
 		if secret {
 			msg = yamlpos.Redact(msg)
 		}
 		return "not valid YAML: " + msg, line
 	}
-	if len(doc.Content) == 0 {
+	if len(docs) == 0 {
 		return "", 0
 	}
-	root := doc.Content[0]
+	root := docs[0]
 	if root.Kind == yaml.ScalarNode && root.Tag == "!!null" {
 		return "", 0
 	}

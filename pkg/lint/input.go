@@ -3,23 +3,19 @@ package lint
 import (
 	"bytes"
 	"errors"
-	"io"
 	"io/fs"
 	"path"
 	"regexp"
 	"slices"
 	"strings"
-	"sync"
 
 	yaml "go.yaml.in/yaml/v3"
 
-	"github.com/repotool/repotool/internal/fsutil"
 	"github.com/repotool/repotool/internal/yamlpos"
 	"github.com/repotool/repotool/pkg/config"
 	"github.com/repotool/repotool/pkg/layout"
 	"github.com/repotool/repotool/pkg/manifest"
 	"github.com/repotool/repotool/pkg/render"
-	"github.com/repotool/repotool/pkg/sopsfile"
 )
 
 // Input is what rules check: the repository, every target's rendering, the
@@ -40,8 +36,7 @@ type Input struct {
 	Sops *SopsConfig
 
 	sopsErr             error
-	paths               []string // every file of the repository, see listFiles
-	files               sync.Map // path -> *fileDocs
+	files               *layout.Files
 	renderOpts          render.Options
 	schemaDir           string
 	sup                 *suppressor
@@ -84,48 +79,9 @@ type SopsRule struct {
 	path *regexp.Regexp
 }
 
-// fileDocs is a parsed repository file.
-type fileDocs struct {
-	data []byte
-	docs []*yaml.Node // top-level nodes of each document
-	err  error
-}
-
-// file reads and parses a repository file once.
-func (in *Input) file(p string) *fileDocs {
-	if v, ok := in.files.Load(p); ok {
-		return v.(*fileDocs)
-	}
-	fd := &fileDocs{}
-	real, err := fsutil.Resolve(in.Repo.FS, p)
-	if err == nil {
-		fd.data, err = fs.ReadFile(in.Repo.FS, real)
-	}
-	if err != nil {
-		fd.err = err
-	} else {
-		src := fd.data
-		if path.Ext(p) == ".json" {
-			// JSON is YAML, but for tabs: outside strings (where JSON
-			// escapes them) a tab is only white space, so this keeps the
-			// meaning and every line number.
-			src = bytes.ReplaceAll(src, []byte("\t"), []byte(" "))
-		}
-		dec := yaml.NewDecoder(bytes.NewReader(src))
-		for {
-			var n yaml.Node
-			if err := dec.Decode(&n); err != nil {
-				if !errors.Is(err, io.EOF) {
-					fd.err = err
-				}
-				break
-			}
-			fd.docs = append(fd.docs, yamlpos.Root(&n))
-		}
-	}
-	v, _ := in.files.LoadOrStore(p, fd)
-	return v.(*fileDocs)
-}
+// file returns a repository file from the run's shared file index (read
+// and parsed at most once, by whichever stage asks first).
+func (in *Input) file(p string) *layout.File { return in.files.Get(p) }
 
 // lineOf returns the line of needle's first occurrence in a repository file
 // (a template), or 0.
@@ -133,11 +89,11 @@ func (in *Input) lineOf(file, needle string) int {
 	if file == "" || needle == "" || manifest.ParseSource(file).InArchive() {
 		return 0
 	}
-	fd := in.file(file)
-	if fd.data == nil {
+	data, _ := in.file(file).Data()
+	if data == nil {
 		return 0
 	}
-	for i, l := range bytes.Split(fd.data, []byte("\n")) {
+	for i, l := range bytes.Split(data, []byte("\n")) {
 		if bytes.Contains(l, []byte(needle)) {
 			return i + 1
 		}
@@ -153,11 +109,11 @@ func (in *Input) objectLine(o *manifest.Object, needle string) int {
 	if o.File == "" || o.Member != "" {
 		return 0
 	}
-	fd := in.file(o.File)
-	if fd.data == nil {
+	data, _ := in.file(o.File).Data()
+	if data == nil {
 		return 0
 	}
-	lines := bytes.Split(fd.data, []byte("\n"))
+	lines := bytes.Split(data, []byte("\n"))
 	start, end := 0, len(lines)
 	if o.Name != "" {
 		// Find the "---"-separated document holding "name: <name>".
@@ -188,7 +144,8 @@ func (in *Input) objectNode(o *manifest.Object) *yaml.Node {
 	if o.File == "" || o.Member != "" || !isPlainManifest(o.File) {
 		return nil
 	}
-	for _, d := range in.file(o.File).docs {
+	docs, _ := in.file(o.File).Docs()
+	for _, d := range docs {
 		if str(d, "kind") == o.Kind && str(d, "metadata", "name") == o.Name {
 			return d
 		}
@@ -211,36 +168,20 @@ func str(n *yaml.Node, keys ...string) string {
 
 // buildInput assembles the rules' input.
 func buildInput(repo *layout.Repo, results []*render.Result) *Input {
-	in := &Input{Repo: repo, Results: results}
-	in.listFiles()
+	in := &Input{Repo: repo, Results: results, files: repo.Files}
+	if in.files == nil {
+		in.files = layout.NewFiles(repo.FS) // a Repo not made by layout.Load
+	}
 	in.scanRaw()
 	in.loadSops()
 	in.collectCRDs()
 	return in
 }
 
-// listFiles lists every file of the repository once, in lexical order,
-// leaving out hidden folders (.git, .github, ...) and node_modules.
-func (in *Input) listFiles() {
-	fs.WalkDir(in.Repo.FS, ".", func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return nil // layout reports unreadable paths
-		}
-		if d.IsDir() {
-			if p != "." && (strings.HasPrefix(d.Name(), ".") || d.Name() == "node_modules") {
-				return fs.SkipDir
-			}
-			return nil
-		}
-		in.paths = append(in.paths, p)
-		return nil
-	})
-}
-
 // filesWithExt returns the repository's files ending in one of exts.
 func (in *Input) filesWithExt(exts ...string) []string {
 	var out []string
-	for _, p := range in.paths {
+	for _, p := range in.files.Paths() {
 		if slices.Contains(exts, path.Ext(p)) {
 			out = append(out, p)
 		}
@@ -286,9 +227,10 @@ func (in *Input) scanRaw() {
 		if skip[p] || in.inChartTemplates(p) {
 			continue
 		}
-		fd := in.file(p)
-		encrypted := sopsfile.IsEncrypted(fd.data)
-		for _, doc := range fd.docs {
+		f := in.file(p)
+		docs, _ := f.Docs()
+		encrypted := f.Encrypted()
+		for _, doc := range docs {
 			apiVersion, kind := str(doc, "apiVersion"), str(doc, "kind")
 			if apiVersion == "" || kind == "" {
 				continue
@@ -303,24 +245,24 @@ func (in *Input) scanRaw() {
 }
 
 func (in *Input) loadSops() {
-	fd := in.file(".sops.yaml")
-	if errors.Is(fd.err, fs.ErrNotExist) {
+	docs, err := in.file(".sops.yaml").Docs()
+	if errors.Is(err, fs.ErrNotExist) {
 		return
 	}
 	cfg := &SopsConfig{File: ".sops.yaml"}
-	if fd.err != nil {
-		in.sopsErr = fd.err
-		return
-	}
-	if len(fd.docs) == 0 {
-		in.Sops = cfg
-		return
-	}
-	if err := fd.docs[0].Decode(cfg); err != nil {
+	if err != nil {
 		in.sopsErr = err
 		return
 	}
-	rules, _ := yamlpos.Lookup(fd.docs[0], "creation_rules")
+	if len(docs) == 0 {
+		in.Sops = cfg
+		return
+	}
+	if err := docs[0].Decode(cfg); err != nil {
+		in.sopsErr = err
+		return
+	}
+	rules, _ := yamlpos.Lookup(docs[0], "creation_rules")
 	for i := range cfg.Rules {
 		if rules != nil && i < len(rules.Content) {
 			cfg.Rules[i].line = rules.Content[i].Line

@@ -100,12 +100,13 @@ func checkEncryptedFiles(in *Input, layoutSecrets map[string]bool, report func(F
 		}
 		rule := in.Sops.RuleFor(p)
 		mustEncrypt := secretFiles[p] || (rule != nil && rule.PathRegex != "")
-		fd := in.file(p)
-		if fd.err != nil || fd.data == nil {
+		f := in.file(p)
+		docs, err := f.Docs()
+		if data, _ := f.Data(); err != nil || data == nil {
 			continue
 		}
-		md, err := sopsfile.Inspect(fd.data)
-		if err != nil {
+		md := f.Sops()
+		if md == nil {
 			if mustEncrypt && !layoutSecrets[p] {
 				line := 0
 				if rule != nil {
@@ -115,8 +116,8 @@ func checkEncryptedFiles(in *Input, layoutSecrets map[string]bool, report func(F
 			}
 			continue
 		}
-		if len(fd.docs) > 0 {
-			checkLeaves(p, fd.docs[0], md, report)
+		if len(docs) > 0 {
+			checkLeaves(p, docs[0], md, report)
 		}
 	}
 }
@@ -264,7 +265,8 @@ func findInValues(in *Input, t *layout.Target, find func(doc *yaml.Node) int) (s
 		if v.Secret {
 			continue
 		}
-		for _, doc := range in.file(v.Path).docs {
+		docs, _ := in.file(v.Path).Docs()
+		for _, doc := range docs {
 			if line := find(doc); line > 0 {
 				return v.Path, line
 			}

@@ -130,11 +130,11 @@ type suppressor struct {
 func (in *Input) loadSuppressions(report func(Finding)) *suppressor {
 	s := &suppressor{byFile: map[string][]Suppression{}, cfg: in.Repo.Config.Lint.Ignore}
 	for _, p := range in.filesWithExt(".yaml", ".yml", ".tpl", ".txt") {
-		fd := in.file(p)
-		if !bytes.Contains(fd.data, []byte(SuppressionToken)) {
+		data, _ := in.file(p).Data() // only read: parsed only for a suppression
+		if !bytes.Contains(data, []byte(SuppressionToken)) {
 			continue
 		}
-		sups, probs := ParseSuppressions(fd.data)
+		sups, probs := ParseSuppressions(data)
 		for _, pr := range probs {
 			report(Finding{Rule: ruleInvalidSuppression.ID, Severity: ruleInvalidSuppression.Severity, File: p, Line: pr.Line, Message: pr.Message})
 		}

@@ -137,6 +137,7 @@ func PlaceholdersOnDecryptFailure() Option {
 type Renderer struct {
 	repo      *layout.Repo
 	fsys      fs.FS
+	files     *layout.Files // the repository's file index: values files are read once per run
 	opts      Options
 	decrypter Decrypter
 	http      *http.Client
@@ -157,6 +158,7 @@ func New(repo *layout.Repo, opts Options, extra ...Option) *Renderer {
 	r := &Renderer{
 		repo:      repo,
 		fsys:      repo.FS,
+		files:     repo.Files,
 		opts:      opts,
 		decrypter: &decrypt.SOPS{},
 		http:      http.DefaultClient,

@@ -30,7 +30,7 @@ func (r *Renderer) values(ctx context.Context, t *layout.Target, dec Decrypter) 
 		if err != nil {
 			return nil, nil, nil, &ValuesError{File: vf.Path, Err: err}
 		}
-		data, err := readLimited(r.fsys, real, r.opts.MaxValuesSize)
+		data, err := r.readValues(vf.Path, real)
 		if err != nil {
 			return nil, nil, nil, &ValuesError{File: vf.Path, Err: err}
 		}
@@ -87,12 +87,17 @@ func mergeMaps(a, b map[string]any) map[string]any {
 	return out
 }
 
-// readLimited reads a file of at most max bytes (no limit when max <= 0).
-func readLimited(fsys fs.FS, name string, max int64) ([]byte, error) {
-	if max > 0 {
-		if st, err := fs.Stat(fsys, name); err == nil && st.Size() > max {
+// readValues reads a values file of at most Options.MaxValuesSize bytes
+// (no limit when it is not positive): from the repository's file index,
+// where layout already read it, when there is one.
+func (r *Renderer) readValues(p, real string) ([]byte, error) {
+	if max := r.opts.MaxValuesSize; max > 0 {
+		if st, err := fs.Stat(r.fsys, real); err == nil && st.Size() > max {
 			return nil, fmt.Errorf("the file has %d bytes, more than the limit of %d (--max-values-size)", st.Size(), max)
 		}
 	}
-	return fs.ReadFile(fsys, name)
+	if r.files != nil {
+		return r.files.Get(p).Data()
+	}
+	return fs.ReadFile(r.fsys, real)
 }

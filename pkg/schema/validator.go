@@ -180,11 +180,19 @@ func (v *Validator) Validate(kubeVersion string, doc []byte) Result {
 }
 
 func (v *Validator) validate(minor int, doc []byte) Result {
+	// One strict parse, as kubeconform reads a document (duplicate keys
+	// are errors); the lenient one only to tell the kind of a document the
+	// strict one refuses.
+	var obj map[string]any
+	strictErr := yaml.UnmarshalStrict(doc, &obj)
 	var head struct {
 		APIVersion string `json:"apiVersion"`
 		Kind       string `json:"kind"`
 	}
-	if err := yaml.Unmarshal(doc, &head); err != nil {
+	if strictErr == nil {
+		head.APIVersion, _ = obj["apiVersion"].(string)
+		head.Kind, _ = obj["kind"].(string)
+	} else if err := yaml.Unmarshal(doc, &head); err != nil {
 		return Result{Status: Error, Err: safeError(fmt.Errorf("not valid YAML: %w", err))}
 	}
 	gvk := groupVersionKind(head.APIVersion, head.Kind)
@@ -195,11 +203,9 @@ func (v *Validator) validate(minor int, doc []byte) Result {
 	if sch == nil && len(v.regs) == 0 {
 		return Result{Status: NoSchema}
 	}
-	// Strict, as kubeconform reads a document: duplicate keys are errors.
-	var obj map[string]any
-	if err := yaml.UnmarshalStrict(doc, &obj); err != nil {
-		r := Result{Status: Error, Err: safeError(fmt.Errorf("error unmarshalling resource: %s", err))}
-		if m := duplicateKeyRE.FindStringSubmatch(err.Error()); m != nil {
+	if strictErr != nil {
+		r := Result{Status: Error, Err: safeError(fmt.Errorf("error unmarshalling resource: %s", strictErr))}
+		if m := duplicateKeyRE.FindStringSubmatch(strictErr.Error()); m != nil {
 			r.DuplicateKey = m[1]
 		}
 		return r

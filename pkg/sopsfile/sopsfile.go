@@ -48,8 +48,13 @@ func Inspect(data []byte) (*Metadata, error) {
 		}
 		return nil, err
 	}
-	root := yamlpos.Root(&doc)
-	if root.Kind != yaml.MappingNode {
+	return InspectNode(yamlpos.Root(&doc))
+}
+
+// InspectNode is Inspect for a document already parsed: root is its
+// top-level node.
+func InspectNode(root *yaml.Node) (*Metadata, error) {
+	if root == nil || root.Kind != yaml.MappingNode {
 		return nil, ErrNotEncrypted
 	}
 	var sops *yaml.Node
