@@ -1,7 +1,6 @@
 package lint
 
 import (
-	"bytes"
 	"errors"
 	"io/fs"
 	"path"
@@ -18,22 +17,22 @@ import (
 	"github.com/repotool/repotool/pkg/render"
 )
 
-// Input is what rules check: the repository, every target's rendering, the
+// input is what rules check: the repository, every target's rendering, the
 // Kubernetes manifests in repository files, and the CRDs the repository
 // installs.
-type Input struct {
+type input struct {
 	Repo *layout.Repo
 	// Results holds one rendering per target, in target order. A target
 	// that failed has Err set (and the render rule reports it).
 	Results []*render.Result
 	// Raw are Kubernetes manifests in repository files that are not chart
 	// templates (plain manifests, charts' crds/ files), in file order.
-	Raw []RawObject
+	Raw []rawObject
 	// CRDs are every CRD the repository installs, from raw files and
 	// renderings, one per name.
 	CRDs *manifest.CRDs
 	// Sops is the repository's .sops.yaml, nil when there is none.
-	Sops *SopsConfig
+	Sops *sopsConfig
 
 	sopsErr             error
 	files               *layout.Files
@@ -46,10 +45,10 @@ type Input struct {
 	toolErr error
 }
 
-// RawObject is a Kubernetes manifest found in a repository file: an
+// rawObject is a Kubernetes manifest found in a repository file: an
 // object whose Source is the file, whose Line is its document's first line
 // there and whose Node is its top-level mapping.
-type RawObject struct {
+type rawObject struct {
 	manifest.Object
 	// Encrypted is true when the file is SOPS-encrypted.
 	Encrypted bool
@@ -61,14 +60,14 @@ type CRD = manifest.CRD
 // CRDVersion is one version a CRD defines.
 type CRDVersion = manifest.CRDVersion
 
-// SopsConfig is the part of .sops.yaml lint needs.
-type SopsConfig struct {
+// sopsConfig is the part of .sops.yaml lint needs.
+type sopsConfig struct {
 	File  string
-	Rules []SopsRule `yaml:"creation_rules"`
+	Rules []sopsRule `yaml:"creation_rules"`
 }
 
-// SopsRule is one creation rule.
-type SopsRule struct {
+// sopsRule is one creation rule.
+type sopsRule struct {
 	PathRegex         string `yaml:"path_regex"`
 	EncryptedRegex    string `yaml:"encrypted_regex"`
 	UnencryptedRegex  string `yaml:"unencrypted_regex"`
@@ -81,77 +80,7 @@ type SopsRule struct {
 
 // file returns a repository file from the run's shared file index (read
 // and parsed at most once, by whichever stage asks first).
-func (in *Input) file(p string) *layout.File { return in.files.Get(p) }
-
-// lineOf returns the line of needle's first occurrence in a repository file
-// (a template), or 0.
-func (in *Input) lineOf(file, needle string) int {
-	if file == "" || needle == "" || manifest.ParseSource(file).InArchive() {
-		return 0
-	}
-	data, _ := in.file(file).Data()
-	if data == nil {
-		return 0
-	}
-	for i, l := range bytes.Split(data, []byte("\n")) {
-		if bytes.Contains(l, []byte(needle)) {
-			return i + 1
-		}
-	}
-	return 0
-}
-
-// objectLine returns the line of needle in the template of a rendered
-// object: within the template document that names the object when the
-// template holds several documents, else anywhere in the file; 0 when not
-// found (computed keys, archives).
-func (in *Input) objectLine(o *manifest.Object, needle string) int {
-	if o.File == "" || o.Member != "" {
-		return 0
-	}
-	data, _ := in.file(o.File).Data()
-	if data == nil {
-		return 0
-	}
-	lines := bytes.Split(data, []byte("\n"))
-	start, end := 0, len(lines)
-	if o.Name != "" {
-		// Find the "---"-separated document holding "name: <name>".
-		docStart := 0
-		for i := 0; i <= len(lines); i++ {
-			if i == len(lines) || strings.TrimSpace(string(lines[i])) == "---" {
-				for j := docStart; j < i; j++ {
-					if t := strings.TrimSpace(string(lines[j])); t == "name: "+o.Name || t == "name: \""+o.Name+"\"" {
-						start, end = docStart, i
-						break
-					}
-				}
-				docStart = i + 1
-			}
-		}
-	}
-	for i := start; i < end; i++ {
-		if bytes.Contains(lines[i], []byte(needle)) {
-			return i + 1
-		}
-	}
-	return 0
-}
-
-// objectNode returns the document node of a rendered object when its
-// template is a plain file (a chart's crds/ file) that can be located.
-func (in *Input) objectNode(o *manifest.Object) *yaml.Node {
-	if o.File == "" || o.Member != "" || !isPlainManifest(o.File) {
-		return nil
-	}
-	docs, _ := in.file(o.File).Docs()
-	for _, d := range docs {
-		if str(d, "kind") == o.Kind && str(d, "metadata", "name") == o.Name {
-			return d
-		}
-	}
-	return nil
-}
+func (in *input) file(p string) *layout.File { return in.files.Get(p) }
 
 // isPlainManifest reports whether a chart file is used without templating.
 func isPlainManifest(p string) bool {
@@ -167,8 +96,8 @@ func str(n *yaml.Node, keys ...string) string {
 }
 
 // buildInput assembles the rules' input.
-func buildInput(repo *layout.Repo, results []*render.Result) *Input {
-	in := &Input{Repo: repo, Results: results, files: repo.Files}
+func buildInput(repo *layout.Repo, results []*render.Result) *input {
+	in := &input{Repo: repo, Results: results, files: repo.Files}
 	if in.files == nil {
 		in.files = layout.NewFiles(repo.FS) // a Repo not made by layout.Load
 	}
@@ -179,7 +108,7 @@ func buildInput(repo *layout.Repo, results []*render.Result) *Input {
 }
 
 // filesWithExt returns the repository's files ending in one of exts.
-func (in *Input) filesWithExt(exts ...string) []string {
+func (in *input) filesWithExt(exts ...string) []string {
 	var out []string
 	for _, p := range in.files.Paths() {
 		if slices.Contains(exts, path.Ext(p)) {
@@ -190,7 +119,7 @@ func (in *Input) filesWithExt(exts ...string) []string {
 }
 
 // inChartTemplates reports whether p is inside a chart's templates/ folder.
-func (in *Input) inChartTemplates(p string) bool {
+func (in *input) inChartTemplates(p string) bool {
 	for dir := path.Dir(p); dir != "." && dir != "/"; dir = path.Dir(dir) {
 		if path.Base(dir) == "templates" {
 			if _, err := fs.Stat(in.Repo.FS, path.Join(path.Dir(dir), "Chart.yaml")); err == nil {
@@ -207,7 +136,7 @@ var manifestExts = []string{".yaml", ".yml", ".json"}
 
 // scanRaw finds Kubernetes manifests in repository files that are neither
 // chart templates nor values or configuration files.
-func (in *Input) scanRaw() {
+func (in *input) scanRaw() {
 	skip := map[string]bool{}
 	for _, ns := range in.Repo.Namespaces {
 		for _, v := range ns.Values {
@@ -235,7 +164,7 @@ func (in *Input) scanRaw() {
 			if apiVersion == "" || kind == "" {
 				continue
 			}
-			in.Raw = append(in.Raw, RawObject{Object: manifest.Object{
+			in.Raw = append(in.Raw, rawObject{Object: manifest.Object{
 				Source: manifest.Source{File: p}, Line: doc.Line, APIVersion: apiVersion, Kind: kind,
 				Name: str(doc, "metadata", "name"), Namespace: str(doc, "metadata", "namespace"),
 				Node: doc,
@@ -244,12 +173,12 @@ func (in *Input) scanRaw() {
 	}
 }
 
-func (in *Input) loadSops() {
+func (in *input) loadSops() {
 	docs, err := in.file(".sops.yaml").Docs()
 	if errors.Is(err, fs.ErrNotExist) {
 		return
 	}
-	cfg := &SopsConfig{File: ".sops.yaml"}
+	cfg := &sopsConfig{File: ".sops.yaml"}
 	if err != nil {
 		in.sopsErr = err
 		return
@@ -282,7 +211,7 @@ func (in *Input) loadSops() {
 // RuleFor returns the first creation rule whose path_regex matches p (a
 // path relative to the repository root, where .sops.yaml is), as sops picks
 // it; nil when none does.
-func (c *SopsConfig) RuleFor(p string) *SopsRule {
+func (c *sopsConfig) RuleFor(p string) *sopsRule {
 	if c == nil {
 		return nil
 	}
@@ -296,7 +225,7 @@ func (c *SopsConfig) RuleFor(p string) *SopsRule {
 }
 
 // collectCRDs gathers every CRD from raw files and renderings.
-func (in *Input) collectCRDs() {
+func (in *input) collectCRDs() {
 	var crds []*CRD
 	for i := range in.Raw {
 		o := &in.Raw[i]

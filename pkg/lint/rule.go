@@ -13,7 +13,7 @@ import (
 type Rule struct {
 	finding.Rule
 	// check reports the rule's findings for in.
-	check func(in *Input, report func(Finding))
+	check func(in *input, report func(Finding))
 }
 
 // registry holds every rule, sorted by ID (a test keeps it so).

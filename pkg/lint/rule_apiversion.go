@@ -79,7 +79,7 @@ var knownKinds = sync.OnceValue(func() map[string]bool {
 	return out
 })
 
-func checkAPIVersions(in *Input, report func(Finding)) {
+func checkAPIVersions(in *input, report func(Finding)) {
 	table := deprecationTable(in.Repo.Config.Lint.Deprecations)
 	crds := in.CRDs
 	for _, res := range in.Results {
@@ -114,7 +114,7 @@ func checkAPIVersions(in *Input, report func(Finding)) {
 // finding per object, naming the clusters that no longer serve it. Kinds
 // the table does not know are left alone (a Kustomization, say, is not a
 // cluster object).
-func checkRawAPIVersions(in *Input, table map[string]config.Deprecation, report func(Finding)) {
+func checkRawAPIVersions(in *input, table map[string]config.Deprecation, report func(Finding)) {
 	type cluster struct {
 		name string
 		kv   *semver.Version
@@ -201,7 +201,7 @@ func clusterList(names []string) string {
 // kubeVersion is the Kubernetes version checks use for a cluster running
 // version cluster: --kube-version (render.Options.KubeVersion) overrides
 // it, as it overrides rendering.
-func (in *Input) kubeVersion(cluster string) *semver.Version {
+func (in *input) kubeVersion(cluster string) *semver.Version {
 	return parseKubeVersion(cmp.Or(in.renderOpts.KubeVersion, cluster))
 }
 

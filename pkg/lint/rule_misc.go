@@ -6,7 +6,6 @@ import (
 	"github.com/repotool/repotool/pkg/decrypt"
 	"github.com/repotool/repotool/pkg/finding"
 	"github.com/repotool/repotool/pkg/layout"
-	"github.com/repotool/repotool/pkg/render"
 )
 
 var ruleLayout = &Rule{
@@ -25,7 +24,7 @@ var ruleLayout = &Rule{
 resources: {}
 `},
 	},
-	check: func(in *Input, report func(Finding)) {
+	check: func(in *input, report func(Finding)) {
 		for _, d := range in.Repo.Diagnostics {
 			if d.Code == layout.CodeSecretNotEncrypted {
 				continue // plaintext-secret reports it
@@ -56,7 +55,7 @@ var ruleRender = &Rule{
   tag: "1.2.3"
 `},
 	},
-	check: func(in *Input, report func(Finding)) {
+	check: func(in *input, report func(Finding)) {
 		for _, res := range in.Results {
 			for _, err := range res.Placeholders {
 				var de *decrypt.Error
@@ -87,38 +86,16 @@ var ruleInvalidSuppression = &Rule{
 		Good: Example{File: "namespaces/shop/templates/secret.yaml", Content: `# repotool:ignore plaintext-secret the token is a public test fixture, rotated weekly
 `},
 	},
-	check: func(in *Input, report func(Finding)) {
+	check: func(in *input, report func(Finding)) {
 		for _, f := range in.suppressionFindings {
 			report(f)
 		}
 	},
 }
 
-// renderErrorLocation finds the file a render failure is about.
-func renderErrorLocation(res *render.Result) (string, int) {
-	var de *decrypt.Error
-	var ve *render.ValuesError
-	var dep *render.DependencyError
-	var ce *render.ChartError
-	var te *render.TemplateError
-	switch err := res.Err; {
-	case errors.As(err, &de):
-		return de.File, 0
-	case errors.As(err, &ve):
-		return ve.File, 0
-	case errors.As(err, &dep):
-		return dep.Chart + "/Chart.yaml", 0
-	case errors.As(err, &ce):
-		return ce.Chart, 0
-	case errors.As(err, &te) && te.File != "":
-		return te.File, te.Line
-	}
-	return res.Target.ChartDir + "/Chart.yaml", 0
-}
-
 // layoutNotEncrypted reports whether the layout found file to be a secret
 // file in plain text, which plaintext-secret reports.
-func layoutNotEncrypted(in *Input, file string) bool {
+func layoutNotEncrypted(in *input, file string) bool {
 	for _, d := range in.Repo.Diagnostics {
 		if d.Code == layout.CodeSecretNotEncrypted && d.File == file {
 			return true

@@ -44,7 +44,7 @@ sops:
 	check: checkPlaintext,
 }
 
-func checkPlaintext(in *Input, report func(Finding)) {
+func checkPlaintext(in *input, report func(Finding)) {
 	layoutSecrets := map[string]bool{}
 	for _, d := range in.Repo.Diagnostics {
 		if d.Code == layout.CodeSecretNotEncrypted {
@@ -85,7 +85,7 @@ func checkPlaintext(in *Input, report func(Finding)) {
 
 // checkEncryptedFiles checks every YAML file that must be encrypted (by
 // name or .sops.yaml rule) and every file that is.
-func checkEncryptedFiles(in *Input, layoutSecrets map[string]bool, report func(Finding)) {
+func checkEncryptedFiles(in *input, layoutSecrets map[string]bool, report func(Finding)) {
 	secretFiles := map[string]bool{}
 	for _, t := range in.Repo.Targets {
 		for _, v := range t.Values {
@@ -189,7 +189,7 @@ func compileOptional(re string) (*regexp.Regexp, error) {
 }
 
 // checkRawSecret reports plain-text values of a Secret manifest file.
-func checkRawSecret(o *RawObject, report func(Finding)) {
+func checkRawSecret(o *rawObject, report func(Finding)) {
 	if o.Kind != "Secret" || o.APIVersion != "v1" || o.Encrypted {
 		return
 	}
@@ -210,7 +210,7 @@ func checkRawSecret(o *RawObject, report func(Finding)) {
 
 // checkRenderedSecret reports Secret values that did not come from
 // decrypted secret values.
-func checkRenderedSecret(in *Input, res *render.Result, o *manifest.Object, report func(Finding)) {
+func checkRenderedSecret(in *input, res *render.Result, o *manifest.Object, report func(Finding)) {
 	for _, field := range []string{"data", "stringData"} {
 		m, ok := o.Content[field].(map[string]any)
 		if !ok {
@@ -255,49 +255,4 @@ func secretName(ns, name string) string {
 		return name
 	}
 	return ns + "/" + name
-}
-
-// findInValues returns the last plain values file (in merge order: the one
-// that wins) and the line find reports in one of its documents (0: not there).
-func findInValues(in *Input, t *layout.Target, find func(doc *yaml.Node) int) (string, int) {
-	for i := len(t.Values) - 1; i >= 0; i-- {
-		v := t.Values[i]
-		if v.Secret {
-			continue
-		}
-		docs, _ := in.file(v.Path).Docs()
-		for _, doc := range docs {
-			if line := find(doc); line > 0 {
-				return v.Path, line
-			}
-		}
-	}
-	return "", 0
-}
-
-// scalarMatching finds a scalar for which match is true.
-func scalarMatching(match func(string) bool) func(*yaml.Node) int {
-	return func(doc *yaml.Node) int { return findScalar(doc, match) }
-}
-
-func findScalar(n *yaml.Node, match func(string) bool) int {
-	switch n.Kind {
-	case yaml.ScalarNode:
-		if match(n.Value) {
-			return n.Line
-		}
-	case yaml.MappingNode:
-		for i := 1; i < len(n.Content); i += 2 {
-			if l := findScalar(n.Content[i], match); l > 0 {
-				return l
-			}
-		}
-	default:
-		for _, c := range n.Content {
-			if l := findScalar(c, match); l > 0 {
-				return l
-			}
-		}
-	}
-	return 0
 }

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"fmt"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 
@@ -63,7 +62,7 @@ spec:
 	check: checkSchemas,
 }
 
-func checkSchemas(in *Input, report func(Finding)) {
+func checkSchemas(in *input, report func(Finding)) {
 	locations, remote, err := schemaLocations(in.Repo, in.renderOpts.Offline)
 	if err != nil {
 		in.toolErr = err
@@ -226,115 +225,4 @@ func schemaProblems(r schema.Result, kind, name string) []schemaProblem {
 		return []schemaProblem{{path: "/", field: "/", message: fmt.Sprintf("%s %s cannot be validated: %s", kind, name, msg)}}
 	}
 	return nil
-}
-
-// lineAtPath returns the line of the deepest node of a JSON pointer that
-// exists in a document (the document's line when none does).
-func lineAtPath(n *yaml.Node, pointer string) int {
-	line := n.Line
-	for _, seg := range strings.Split(strings.Trim(pointer, "/"), "/") {
-		if seg == "" {
-			continue
-		}
-		seg = strings.NewReplacer("~1", "/", "~0", "~").Replace(seg)
-		var next *yaml.Node
-		switch n.Kind {
-		case yaml.MappingNode:
-			for i := 0; i+1 < len(n.Content); i += 2 {
-				if n.Content[i].Value == seg {
-					line, next = n.Content[i].Line, n.Content[i+1]
-				}
-			}
-		case yaml.SequenceNode:
-			if i, err := strconv.Atoi(seg); err == nil && i >= 0 && i < len(n.Content) {
-				next = n.Content[i]
-				line = next.Line
-			}
-		}
-		if next == nil {
-			break
-		}
-		n = next
-	}
-	return line
-}
-
-// templateLine finds the line of a field of an object rendered from a
-// template: the line of its key in the template, or else of the nearest
-// enclosing key (a field the object does not set, a default, has none).
-func (in *Input) templateLine(o *manifest.Object, pointer string) int {
-	for p := pointer; p != ""; p = p[:strings.LastIndex(p, "/")] {
-		if k := lastKey(p); k != "" {
-			if line := in.objectLine(o, k+":"); line > 0 {
-				return line
-			}
-		}
-	}
-	return 0
-}
-
-// valueOrigin finds the plain values file and line an offending scalar came
-// from: the last values file, in merge order, with an entry of the same key
-// and value. Nothing is returned for values that are not scalars, or that
-// may have come from a secret.
-func valueOrigin(in *Input, res *render.Result, o *manifest.Object, pointer string) (string, int) {
-	key := lastKey(pointer)
-	segs := strings.Split(strings.Trim(pointer, "/"), "/")
-	if key == "" || segs[len(segs)-1] != key {
-		return "", 0
-	}
-	var cur any = o.Content
-	for _, seg := range segs {
-		switch c := cur.(type) {
-		case map[string]any:
-			cur = c[seg]
-		case []any:
-			i, err := strconv.Atoi(seg)
-			if err != nil || i < 0 || i >= len(c) {
-				return "", 0
-			}
-			cur = c[i]
-		default:
-			return "", 0
-		}
-	}
-	switch cur.(type) {
-	case string, bool, float64, int64, int:
-	default:
-		return "", 0
-	}
-	want := fmt.Sprint(cur)
-	if res.FromSecrets(want) {
-		return "", 0
-	}
-	return findInValues(in, &res.Target, func(doc *yaml.Node) int { return findEntry(doc, key, want) })
-}
-
-// findEntry returns the line of a mapping entry key: value anywhere in n.
-func findEntry(n *yaml.Node, key, value string) int {
-	if n.Kind == yaml.MappingNode {
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			k, v := n.Content[i], n.Content[i+1]
-			if k.Value == key && v.Kind == yaml.ScalarNode && v.Value == value {
-				return v.Line
-			}
-		}
-	}
-	for _, c := range n.Content {
-		if l := findEntry(c, key, value); l > 0 {
-			return l
-		}
-	}
-	return 0
-}
-
-// lastKey is the last non-index segment of a JSON pointer.
-func lastKey(pointer string) string {
-	segs := strings.Split(strings.Trim(pointer, "/"), "/")
-	for i := len(segs) - 1; i >= 0; i-- {
-		if _, err := strconv.Atoi(segs[i]); err != nil && segs[i] != "" {
-			return segs[i]
-		}
-	}
-	return ""
 }

@@ -78,7 +78,7 @@ type claim struct {
 	line                 int
 }
 
-func checkShortnames(in *Input, report func(Finding)) {
+func checkShortnames(in *input, report func(Finding)) {
 	claims := map[string][]claim{}
 	add := func(token string, c claim) {
 		if token == "" {

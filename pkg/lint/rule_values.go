@@ -20,7 +20,7 @@ var ruleValuesTypeMismatch = &Rule{
   tag: "1.27"
 `},
 	},
-	check: func(in *Input, report func(Finding)) {
+	check: func(in *input, report func(Finding)) {
 		for _, res := range in.Results {
 			for _, c := range res.Conflicts {
 				msg := fmt.Sprintf("%s is a single value here, but a table in the chart's defaults: Helm keeps this value, and templates that read fields of it get nothing", c.Key)

@@ -127,7 +127,7 @@ type suppressor struct {
 // loadSuppressions reads suppression comments from every YAML and template
 // file of the repository; malformed ones and ones naming unknown rules are
 // reported as invalid-suppression findings.
-func (in *Input) loadSuppressions(report func(Finding)) *suppressor {
+func (in *input) loadSuppressions(report func(Finding)) *suppressor {
 	s := &suppressor{byFile: map[string][]Suppression{}, cfg: in.Repo.Config.Lint.Ignore}
 	for _, p := range in.filesWithExt(".yaml", ".yml", ".tpl", ".txt") {
 		data, _ := in.file(p).Data() // only read: parsed only for a suppression

@@ -1,0 +1,270 @@
+package lint
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	yaml "go.yaml.in/yaml/v3"
+
+	"github.com/repotool/repotool/pkg/decrypt"
+	"github.com/repotool/repotool/pkg/layout"
+	"github.com/repotool/repotool/pkg/manifest"
+	"github.com/repotool/repotool/pkg/render"
+)
+
+// Every position lint reports is found here: lines of keys and values in
+// the repository's files (through the run's file index, parsed once), of a
+// rendered object's fields in its template, of a value in the values file
+// it came from, and of a template error. Rules call these; none works out
+// a position itself.
+
+// lineOf returns the line of needle's first occurrence in a repository file
+// (a template), or 0.
+func (in *input) lineOf(file, needle string) int {
+	if file == "" || needle == "" || manifest.ParseSource(file).InArchive() {
+		return 0
+	}
+	data, _ := in.file(file).Data()
+	if data == nil {
+		return 0
+	}
+	for i, l := range bytes.Split(data, []byte("\n")) {
+		if bytes.Contains(l, []byte(needle)) {
+			return i + 1
+		}
+	}
+	return 0
+}
+
+// objectLine returns the line of needle in the template of a rendered
+// object: within the template document that names the object when the
+// template holds several documents, else anywhere in the file; 0 when not
+// found (computed keys, archives).
+func (in *input) objectLine(o *manifest.Object, needle string) int {
+	if o.File == "" || o.Member != "" {
+		return 0
+	}
+	data, _ := in.file(o.File).Data()
+	if data == nil {
+		return 0
+	}
+	lines := bytes.Split(data, []byte("\n"))
+	start, end := 0, len(lines)
+	if o.Name != "" {
+		// Find the "---"-separated document holding "name: <name>".
+		docStart := 0
+		for i := 0; i <= len(lines); i++ {
+			if i == len(lines) || strings.TrimSpace(string(lines[i])) == "---" {
+				for j := docStart; j < i; j++ {
+					if t := strings.TrimSpace(string(lines[j])); t == "name: "+o.Name || t == "name: \""+o.Name+"\"" {
+						start, end = docStart, i
+						break
+					}
+				}
+				docStart = i + 1
+			}
+		}
+	}
+	for i := start; i < end; i++ {
+		if bytes.Contains(lines[i], []byte(needle)) {
+			return i + 1
+		}
+	}
+	return 0
+}
+
+// objectNode returns the document node of a rendered object when its
+// template is a plain file (a chart's crds/ file) that can be located.
+func (in *input) objectNode(o *manifest.Object) *yaml.Node {
+	if o.File == "" || o.Member != "" || !isPlainManifest(o.File) {
+		return nil
+	}
+	docs, _ := in.file(o.File).Docs()
+	for _, d := range docs {
+		if str(d, "kind") == o.Kind && str(d, "metadata", "name") == o.Name {
+			return d
+		}
+	}
+	return nil
+}
+
+// lineAtPath returns the line of the deepest node of a JSON pointer that
+// exists in a document (the document's line when none does).
+func lineAtPath(n *yaml.Node, pointer string) int {
+	line := n.Line
+	for _, seg := range strings.Split(strings.Trim(pointer, "/"), "/") {
+		if seg == "" {
+			continue
+		}
+		seg = strings.NewReplacer("~1", "/", "~0", "~").Replace(seg)
+		var next *yaml.Node
+		switch n.Kind {
+		case yaml.MappingNode:
+			for i := 0; i+1 < len(n.Content); i += 2 {
+				if n.Content[i].Value == seg {
+					line, next = n.Content[i].Line, n.Content[i+1]
+				}
+			}
+		case yaml.SequenceNode:
+			if i, err := strconv.Atoi(seg); err == nil && i >= 0 && i < len(n.Content) {
+				next = n.Content[i]
+				line = next.Line
+			}
+		}
+		if next == nil {
+			break
+		}
+		n = next
+	}
+	return line
+}
+
+// templateLine finds the line of a field of an object rendered from a
+// template: the line of its key in the template, or else of the nearest
+// enclosing key (a field the object does not set, a default, has none).
+func (in *input) templateLine(o *manifest.Object, pointer string) int {
+	for p := pointer; p != ""; p = p[:strings.LastIndex(p, "/")] {
+		if k := lastKey(p); k != "" {
+			if line := in.objectLine(o, k+":"); line > 0 {
+				return line
+			}
+		}
+	}
+	return 0
+}
+
+// valueOrigin finds the plain values file and line an offending scalar came
+// from: the last values file, in merge order, with an entry of the same key
+// and value. Nothing is returned for values that are not scalars, or that
+// may have come from a secret.
+func valueOrigin(in *input, res *render.Result, o *manifest.Object, pointer string) (string, int) {
+	key := lastKey(pointer)
+	segs := strings.Split(strings.Trim(pointer, "/"), "/")
+	if key == "" || segs[len(segs)-1] != key {
+		return "", 0
+	}
+	var cur any = o.Content
+	for _, seg := range segs {
+		switch c := cur.(type) {
+		case map[string]any:
+			cur = c[seg]
+		case []any:
+			i, err := strconv.Atoi(seg)
+			if err != nil || i < 0 || i >= len(c) {
+				return "", 0
+			}
+			cur = c[i]
+		default:
+			return "", 0
+		}
+	}
+	switch cur.(type) {
+	case string, bool, float64, int64, int:
+	default:
+		return "", 0
+	}
+	want := fmt.Sprint(cur)
+	if res.FromSecrets(want) {
+		return "", 0
+	}
+	return findInValues(in, &res.Target, func(doc *yaml.Node) int { return findEntry(doc, key, want) })
+}
+
+// findEntry returns the line of a mapping entry key: value anywhere in n.
+func findEntry(n *yaml.Node, key, value string) int {
+	if n.Kind == yaml.MappingNode {
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k, v := n.Content[i], n.Content[i+1]
+			if k.Value == key && v.Kind == yaml.ScalarNode && v.Value == value {
+				return v.Line
+			}
+		}
+	}
+	for _, c := range n.Content {
+		if l := findEntry(c, key, value); l > 0 {
+			return l
+		}
+	}
+	return 0
+}
+
+// lastKey is the last non-index segment of a JSON pointer.
+func lastKey(pointer string) string {
+	segs := strings.Split(strings.Trim(pointer, "/"), "/")
+	for i := len(segs) - 1; i >= 0; i-- {
+		if _, err := strconv.Atoi(segs[i]); err != nil && segs[i] != "" {
+			return segs[i]
+		}
+	}
+	return ""
+}
+
+// findInValues returns the last plain values file (in merge order: the one
+// that wins) and the line find reports in one of its documents (0: not there).
+func findInValues(in *input, t *layout.Target, find func(doc *yaml.Node) int) (string, int) {
+	for i := len(t.Values) - 1; i >= 0; i-- {
+		v := t.Values[i]
+		if v.Secret {
+			continue
+		}
+		docs, _ := in.file(v.Path).Docs()
+		for _, doc := range docs {
+			if line := find(doc); line > 0 {
+				return v.Path, line
+			}
+		}
+	}
+	return "", 0
+}
+
+// scalarMatching finds a scalar for which match is true.
+func scalarMatching(match func(string) bool) func(*yaml.Node) int {
+	return func(doc *yaml.Node) int { return findScalar(doc, match) }
+}
+
+func findScalar(n *yaml.Node, match func(string) bool) int {
+	switch n.Kind {
+	case yaml.ScalarNode:
+		if match(n.Value) {
+			return n.Line
+		}
+	case yaml.MappingNode:
+		for i := 1; i < len(n.Content); i += 2 {
+			if l := findScalar(n.Content[i], match); l > 0 {
+				return l
+			}
+		}
+	default:
+		for _, c := range n.Content {
+			if l := findScalar(c, match); l > 0 {
+				return l
+			}
+		}
+	}
+	return 0
+}
+
+// renderErrorLocation finds the file a render failure is about.
+func renderErrorLocation(res *render.Result) (string, int) {
+	var de *decrypt.Error
+	var ve *render.ValuesError
+	var dep *render.DependencyError
+	var ce *render.ChartError
+	var te *render.TemplateError
+	switch err := res.Err; {
+	case errors.As(err, &de):
+		return de.File, 0
+	case errors.As(err, &ve):
+		return ve.File, 0
+	case errors.As(err, &dep):
+		return dep.Chart + "/Chart.yaml", 0
+	case errors.As(err, &ce):
+		return ce.Chart, 0
+	case errors.As(err, &te) && te.File != "":
+		return te.File, te.Line
+	}
+	return res.Target.ChartDir + "/Chart.yaml", 0
+}
