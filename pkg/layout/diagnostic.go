@@ -5,17 +5,20 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/repotool/repotool/pkg/finding"
 )
 
-// Severity of a diagnostic.
-type Severity string
+// Severity of a diagnostic: the severities of findings (pkg/finding), of
+// which layout uses two.
+type Severity = finding.Severity
 
 const (
 	// SeverityError makes the repository unusable as it is: a target cannot
 	// render, or a secret is exposed.
-	SeverityError Severity = "error"
+	SeverityError = finding.SeverityError
 	// SeverityWarning is probably a mistake but does not stop rendering.
-	SeverityWarning Severity = "warning"
+	SeverityWarning = finding.SeverityWarning
 )
 
 // Code identifies a kind of layout problem. Codes are stable: tools may

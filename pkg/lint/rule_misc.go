@@ -29,15 +29,11 @@ resources: {}
 			if d.Code == layout.CodeSecretNotEncrypted {
 				continue // plaintext-secret reports it
 			}
-			sev := SeverityError
-			if d.Severity == layout.SeverityWarning {
-				sev = SeverityWarning
-			}
 			msg := d.Message + " [" + string(d.Code) + "]"
 			if d.Hint != "" {
 				msg += "; " + d.Hint
 			}
-			report(Finding{Severity: sev, File: d.File, Line: d.Line, Message: msg})
+			report(Finding{Severity: d.Severity, File: d.File, Line: d.Line, Message: msg})
 		}
 	},
 }
