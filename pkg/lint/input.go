@@ -165,7 +165,7 @@ func (in *input) scanRaw() {
 				continue
 			}
 			in.Raw = append(in.Raw, rawObject{Object: manifest.Object{
-				Source: manifest.Source{File: p}, Line: doc.Line, APIVersion: apiVersion, Kind: kind,
+				Source: manifest.Source{File: p}, Line: doc.Line, Column: doc.Column, APIVersion: apiVersion, Kind: kind,
 				Name: str(doc, "metadata", "name"), Namespace: str(doc, "metadata", "namespace"),
 				Node: doc,
 			}, Encrypted: encrypted})

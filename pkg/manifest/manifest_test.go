@@ -62,6 +62,14 @@ func TestKeyIgnoresVersion(t *testing.T) {
 	}
 }
 
+func TestNamespaceIn(t *testing.T) {
+	own := manifest.Object{Kind: "ConfigMap", Namespace: "other"}
+	left := manifest.Object{Kind: "ConfigMap"}
+	if own.NamespaceIn("shop") != "other" || left.NamespaceIn("shop") != "shop" || own.NamespaceIn("") != "" {
+		t.Errorf("NamespaceIn: %q %q %q", own.NamespaceIn("shop"), left.NamespaceIn("shop"), own.NamespaceIn(""))
+	}
+}
+
 func TestSource(t *testing.T) {
 	for _, s := range []manifest.Source{{File: "namespaces/app/templates/a.yaml"}, {File: "namespaces/app/charts/lib-1.0.0.tgz", Member: "lib/templates/b.yaml"}} {
 		if got := manifest.ParseSource(s.String()); got != s {

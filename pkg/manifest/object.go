@@ -23,8 +23,9 @@ type Object struct {
 	// object; zero when it cannot be told.
 	Source
 	// Line is the 1-based line of the document's first line in the stream
-	// it was read from.
-	Line int
+	// it was read from; Column, when known (repository manifests), the
+	// column its top-level mapping starts at.
+	Line, Column int
 	// YAML is the document, without the separator and the Source comment.
 	YAML []byte
 	// Content is the parsed document.
@@ -42,6 +43,19 @@ func (o *Object) ID() string {
 		return o.APIVersion + "/" + o.Kind + " " + o.Name
 	}
 	return o.APIVersion + "/" + o.Kind + " " + o.Namespace + "/" + o.Name
+}
+
+// NamespaceIn is the namespace the object lands in when deployed to
+// destination: its own metadata.namespace, or destination when it leaves
+// it empty. Pass "" for a cluster-scoped kind, which has none.
+func (o *Object) NamespaceIn(destination string) string {
+	if destination == "" {
+		return ""
+	}
+	if o.Namespace != "" {
+		return o.Namespace
+	}
+	return destination
 }
 
 // Group is the API group of the object's apiVersion, "" for the core API.
