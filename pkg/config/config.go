@@ -196,6 +196,12 @@ type ClusterDefaults struct {
 	// APIVersions are extra API versions the cluster serves on top of the
 	// built-in ones (Capabilities.APIVersions), e.g. "monitoring.coreos.com/v1".
 	APIVersions []string `yaml:"apiVersions" json:"apiVersions,omitempty"`
+	// Provided are objects the cluster has that Git does not create (a
+	// Secret made by hand, a ClusterSecretStore installed by another
+	// team), as "Kind name" (cluster-scoped) or "Kind namespace/name";
+	// the name may be a glob ("Secret shop/tls-*"). The cross-object rules
+	// count them as present.
+	Provided []string `yaml:"provided" json:"provided,omitempty"`
 }
 
 // ClusterConfig holds one cluster's facts.
@@ -204,6 +210,8 @@ type ClusterConfig struct {
 	KubeVersion string `yaml:"kubeVersion" json:"kubeVersion,omitempty"`
 	// APIVersions are added to Defaults.APIVersions.
 	APIVersions []string `yaml:"apiVersions" json:"apiVersions,omitempty"`
+	// Provided are added to Defaults.Provided.
+	Provided []string `yaml:"provided" json:"provided,omitempty"`
 	// Destination is where the cluster's Argo CD deploys (normally the
 	// cluster it runs in).
 	Destination Destination `yaml:"destination" json:"destination"`
@@ -283,6 +291,46 @@ func (c *Config) ClusterAPIVersions(cluster string) []string {
 	out := slices.Concat(c.Defaults.APIVersions, c.Clusters[cluster].APIVersions)
 	slices.Sort(out)
 	return slices.Compact(out)
+}
+
+// ProvidedObject is an entry of Provided: an object the cluster has that
+// Git does not create.
+type ProvidedObject struct {
+	Kind, Namespace, Name string // Name may be a glob
+}
+
+// ClusterProvided returns the objects a cluster has outside Git: the
+// defaults' and the cluster's own.
+func (c *Config) ClusterProvided(cluster string) []ProvidedObject {
+	var out []ProvidedObject
+	for _, p := range slices.Concat(c.Defaults.Provided, c.Clusters[cluster].Provided) {
+		o, _ := parseProvided(p)
+		out = append(out, o)
+	}
+	return out
+}
+
+// parseProvided reads "Kind name" or "Kind namespace/name".
+func parseProvided(s string) (ProvidedObject, error) {
+	kind, ref, ok := strings.Cut(strings.TrimSpace(s), " ")
+	ref = strings.TrimSpace(ref)
+	if !ok || kind == "" || ref == "" || strings.Count(ref, "/") > 1 {
+		return ProvidedObject{}, fmt.Errorf("%q must be \"Kind name\" or \"Kind namespace/name\" (for example \"Secret shop/db-credentials\")", s)
+	}
+	ns, name, found := strings.Cut(ref, "/")
+	if !found {
+		ns, name = "", ref
+	}
+	if _, err := path.Match(name, ""); err != nil {
+		return ProvidedObject{}, fmt.Errorf("%q: the name is not a valid glob", s)
+	}
+	return ProvidedObject{Kind: kind, Namespace: ns, Name: name}, nil
+}
+
+// Provides reports whether the entry covers kind namespace/name.
+func (p ProvidedObject) Provides(kind, namespace, name string) bool {
+	ok, _ := path.Match(p.Name, name)
+	return ok && p.Kind == kind && p.Namespace == namespace
 }
 
 // NamespaceTier returns a namespace's tier (TierApplication by default).
@@ -413,6 +461,11 @@ func validateConfig(file string, root *yaml.Node, cfg *Config) error {
 			return bad("defaults.apiVersions: "+err.Error(), "defaults", "apiVersions")
 		}
 	}
+	for _, p := range cfg.Defaults.Provided {
+		if _, err := parseProvided(p); err != nil {
+			return bad("defaults.provided: "+err.Error(), "defaults", "provided")
+		}
+	}
 	for _, name := range slices.Sorted(maps.Keys(cfg.Clusters)) {
 		c := cfg.Clusters[name]
 		if err := checkName(name); err != nil {
@@ -426,6 +479,11 @@ func validateConfig(file string, root *yaml.Node, cfg *Config) error {
 		for _, v := range c.APIVersions {
 			if err := checkAPIVersion(v); err != nil {
 				return bad(fmt.Sprintf("clusters.%s.apiVersions: %v", name, err), "clusters", name, "apiVersions")
+			}
+		}
+		for _, p := range c.Provided {
+			if _, err := parseProvided(p); err != nil {
+				return bad(fmt.Sprintf("clusters.%s.provided: %v", name, err), "clusters", name, "provided")
 			}
 		}
 	}

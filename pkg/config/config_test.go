@@ -32,6 +32,8 @@ func TestParseErrors(t *testing.T) {
 		{"bad kube version", "clusters:\n  dev:\n    kubeVersion: latest\n", 3, `"latest" is not a Kubernetes version`},
 		{"kube version 2.x", "defaults:\n  kubeVersion: v2.0.0\n", 2, "not a Kubernetes 1.x version"},
 		{"bad api version", "defaults:\n  apiVersions: [\"Monitoring/v1\"]\n", 2, "is not an API version"},
+		{"provided without a name", "defaults:\n  provided: [\"Secret\"]\n", 2, `defaults.provided: "Secret" must be "Kind name" or "Kind namespace/name"`},
+		{"provided with a bad glob", "clusters:\n  dev:\n    provided: [\"Secret shop/[a\"]\n", 3, "the name is not a valid glob"},
 		{"bad tier", "namespaces:\n  argocd:\n    tier: platform\n", 3, `"platform" is not a tier`},
 		{"bad cluster name", "clusters:\n  Dev_Cluster: {}\n", 2, "not a valid name"},
 		{"bad pattern", "layout:\n  clusterValues: [\"[a-\"]\n", 2, "not a file-name pattern"},

@@ -63,11 +63,45 @@ type Finding struct {
 	// Targets are the cluster/namespace targets whose rendering has the
 	// problem, sorted; empty for findings about repository files alone.
 	Targets []string `json:"targets,omitempty"`
+	// Related are the other places the problem involves (the other
+	// ExternalSecret writing the same Secret, the other target rendering
+	// the same object), in a stable order.
+	Related []Location `json:"related,omitempty"`
 	// Key tells findings of one rule about one file and object apart when
 	// the message cannot (it names things that change while the problem
 	// stays, such as the clusters and their versions); "" when the message
 	// does. See Fingerprint.
 	Key string `json:"-"`
+}
+
+// Location is a related place of a finding.
+type Location struct {
+	// File and Line are as in Finding.
+	File string `json:"file,omitempty"`
+	Line int    `json:"line,omitempty"`
+	// Object is the object there, "apiVersion/Kind namespace/name".
+	Object string `json:"object,omitempty"`
+	// Target is the cluster/namespace target whose rendering holds it; ""
+	// for a repository file.
+	Target string `json:"target,omitempty"`
+	// Message says what the place is ("the first ExternalSecret writing
+	// it").
+	Message string `json:"message,omitempty"`
+}
+
+// String is "file:line (target)" with the parts that are known.
+func (l Location) String() string {
+	s := l.File
+	if s == "" {
+		s = "(repository)"
+	}
+	if l.Line > 0 {
+		s += fmt.Sprintf(":%d", l.Line)
+	}
+	if l.Target != "" {
+		s += " (" + l.Target + ")"
+	}
+	return s
 }
 
 // versionRE matches Kubernetes versions in messages ("v1.34.1", "1.22").
@@ -102,7 +136,11 @@ func (f Finding) Location() string {
 
 // key identifies a finding independently of the targets it appears in.
 func (f Finding) key() string {
-	return strings.Join([]string{f.Rule, string(f.Severity), f.File, fmt.Sprint(f.Line, ":", f.Column), f.Object, f.Template, f.Message}, "\x00")
+	k := strings.Join([]string{f.Rule, string(f.Severity), f.File, fmt.Sprint(f.Line, ":", f.Column), f.Object, f.Template, f.Message}, "\x00")
+	for _, r := range f.Related {
+		k += "\x00" + r.String() + "\x00" + r.Object
+	}
+	return k
 }
 
 func compareFindings(a, b Finding) int {

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/repotool/repotool/internal/synth"
+	"github.com/repotool/repotool/pkg/config"
 	"github.com/repotool/repotool/pkg/layout"
 	"github.com/repotool/repotool/pkg/lint"
 	"github.com/repotool/repotool/pkg/render"
@@ -47,6 +48,21 @@ func BenchmarkLint(b *testing.B) {
 			if len(res.Findings) != 0 {
 				b.Fatalf("synthetic repository has findings: %v", res.Findings[0])
 			}
+		}
+	})
+	// The cross-object rules' share: every rule over the same renderings,
+	// with and without them.
+	crossObject := []string{"duplicate-object", "project-permission", "secret-conflict", "secret-reference", "secret-store-reference"}
+	b.Run("rules-without-cross-object", func(b *testing.B) {
+		repo := load(b)
+		repo.Config.Lint.Rules = map[string]config.RuleConfig{}
+		for _, id := range crossObject {
+			repo.Config.Lint.Rules[id] = config.RuleConfig{Severity: "off"}
+		}
+		results := render.New(repo, render.DefaultOptions()).RenderAll(ctx, repo.Targets)
+		b.ResetTimer()
+		for b.Loop() {
+			lint.Check(repo, results, lint.DefaultOptions())
 		}
 	})
 	b.Run("rules-only", func(b *testing.B) {

@@ -40,6 +40,9 @@ type input struct {
 	schemaDir           string
 	sup                 *suppressor
 	suppressionFindings []Finding
+	// views are the clusters as the cross-object rules see them (see
+	// clusterViews), computed once.
+	views []*clusterView
 	// toolErr is a failure of repotool itself during a check (a schema
 	// location that cannot be read): Lint returns it instead of findings.
 	toolErr error

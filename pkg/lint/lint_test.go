@@ -137,7 +137,7 @@ func TestRuleSeverityConfig(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg = append(cfg, []byte("  rules:\n    stray-api-version: {severity: info}\n    schema: {severity: off}\n    no-such-rule: {severity: error}\n")...)
+	cfg = bytes.Replace(cfg, []byte("  rules:\n"), []byte("  rules:\n    stray-api-version: {severity: info}\n    schema: {severity: off}\n    no-such-rule: {severity: error}\n"), 1)
 	if err := os.WriteFile(filepath.Join(repo, "repotool.yaml"), cfg, 0o644); err != nil {
 		t.Fatal(err)
 	}

@@ -52,28 +52,41 @@ func (in *input) objectLine(o *manifest.Object, needle string) int {
 		return 0
 	}
 	lines := bytes.Split(data, []byte("\n"))
-	start, end := 0, len(lines)
-	if o.Name != "" {
-		// Find the "---"-separated document holding "name: <name>".
-		docStart := 0
-		for i := 0; i <= len(lines); i++ {
-			if i == len(lines) || strings.TrimSpace(string(lines[i])) == "---" {
-				for j := docStart; j < i; j++ {
-					if t := strings.TrimSpace(string(lines[j])); t == "name: "+o.Name || t == "name: \""+o.Name+"\"" {
-						start, end = docStart, i
-						break
-					}
-				}
-				docStart = i + 1
+	find := func(start, end int) int {
+		for i := start; i < end; i++ {
+			if bytes.Contains(lines[i], []byte(needle)) {
+				return i + 1
 			}
 		}
+		return 0
 	}
-	for i := start; i < end; i++ {
-		if bytes.Contains(lines[i], []byte(needle)) {
-			return i + 1
+	if o.Name == "" {
+		return find(0, len(lines))
+	}
+	// The "---"-separated documents holding "name: <name>": the first of
+	// them with the needle (a template may render several objects of one
+	// name, a Role and a ClusterRole say).
+	named := false
+	docStart := 0
+	for i := 0; i <= len(lines); i++ {
+		if i < len(lines) && strings.TrimSpace(string(lines[i])) != "---" {
+			continue
 		}
+		for j := docStart; j < i; j++ {
+			if t := strings.TrimSpace(string(lines[j])); t == "name: "+o.Name || t == "name: \""+o.Name+"\"" {
+				named = true
+				if line := find(docStart, i); line > 0 {
+					return line
+				}
+				break
+			}
+		}
+		docStart = i + 1
 	}
-	return 0
+	if named {
+		return 0
+	}
+	return find(0, len(lines))
 }
 
 // objectNode returns the document node of a rendered object when its
@@ -267,4 +280,14 @@ func renderErrorLocation(res *render.Result) (string, int) {
 		return te.File, te.Line
 	}
 	return res.Target.ChartDir + "/Chart.yaml", 0
+}
+
+// objectPosition is the line of a rendered object in its template: its
+// document's first line in a plain file, else the line of its kind in the
+// template document that names it; 0 when it cannot be told.
+func (in *input) objectPosition(o *manifest.Object) int {
+	if n := in.objectNode(o); n != nil {
+		return n.Line
+	}
+	return in.objectLine(o, "kind: "+o.Kind)
 }

@@ -18,11 +18,16 @@ type Rule struct {
 
 // registry holds every rule, sorted by ID (a test keeps it so).
 var registry = []*Rule{
+	ruleDuplicateObject,
 	ruleInvalidSuppression,
 	ruleLayout,
 	rulePlaintextSecret,
+	ruleProjectPermission,
 	ruleRender,
 	ruleSchema,
+	ruleSecretConflict,
+	ruleSecretReference,
+	ruleSecretStoreReference,
 	ruleShortnameCollision,
 	ruleStrayAPIVersion,
 	ruleValuesTypeMismatch,

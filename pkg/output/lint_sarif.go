@@ -89,12 +89,15 @@ type sarifResult struct {
 	Level               string            `json:"level"`
 	Message             sarifText         `json:"message"`
 	Locations           []sarifLocation   `json:"locations,omitempty"`
+	RelatedLocations    []sarifLocation   `json:"relatedLocations,omitempty"`
 	PartialFingerprints map[string]string `json:"partialFingerprints"`
 	Properties          map[string]any    `json:"properties,omitempty"`
 }
 
 type sarifLocation struct {
+	ID               int           `json:"id,omitempty"`
 	PhysicalLocation sarifPhysical `json:"physicalLocation"`
+	Message          *sarifText    `json:"message,omitempty"`
 }
 
 type sarifPhysical struct {
@@ -160,6 +163,18 @@ func (lintSARIF) Write(w io.Writer, res *finding.Report, opts LintOptions) error
 				ArtifactLocation: sarifArtifact{URI: opts.gitPath(f.File), URIBaseID: "%SRCROOT%"},
 				Region:           region,
 			}}}
+		}
+		for i, l := range f.Related {
+			if l.File == "" {
+				continue
+			}
+			msg := l.Message
+			if l.Target != "" {
+				msg += " (" + l.Target + ")"
+			}
+			r.RelatedLocations = append(r.RelatedLocations, sarifLocation{ID: i + 1,
+				PhysicalLocation: sarifPhysical{ArtifactLocation: sarifArtifact{URI: opts.gitPath(l.File), URIBaseID: "%SRCROOT%"}, Region: &sarifRegion{StartLine: max(l.Line, 1)}},
+				Message:          &sarifText{Text: strings.TrimSpace(msg)}})
 		}
 		if len(f.Targets) > 0 {
 			r.Properties = map[string]any{"targets": f.Targets}

@@ -34,13 +34,17 @@ func sharedLintResult() *finding.Report {
 			Message: "namespace \"legacy\" has a chart but no cluster deploys it [namespace-unused]; 100% sure, with a | pipe\nand a newline"},
 		{Rule: "stray-api-version", Severity: finding.SeverityInfo, File: "namespaces/shop/charts/redis-7.2.4.tgz!redis/templates/pdb.yaml",
 			Message: "informational finding inside a vendored chart"},
+		{Rule: "secret-conflict", Severity: finding.SeverityWarning, File: "namespaces/shop/templates/es.yaml", Line: 19,
+			Object: "external-secrets.io/v1/ExternalSecret shop/db-migrated", Targets: []string{"prod/shop"},
+			Message: "Secret shop/shop-db is written both by ExternalSecret shop/db-migrated (its target) and by ExternalSecret shop/db (its target) in cluster prod: the two would fight over it",
+			Related: []finding.Location{{File: "namespaces/shop/templates/es.yaml", Line: 8, Object: "external-secrets.io/v1/ExternalSecret shop/db", Target: "prod/shop", Message: "already writes Secret shop/shop-db"}}},
 	}, Summary: lint.Summary{Suppressed: 2, Targets: 3, Rendered: 3}}
 	for i := range 11 {
 		res.Findings = append(res.Findings, finding.Finding{Rule: "render", Severity: finding.SeverityError,
 			File: fmt.Sprintf("namespaces/app%02d/Chart.yaml", i), Targets: []string{fmt.Sprintf("prod/app%02d", i)},
 			Message: fmt.Sprintf("render prod/app%02d: chart namespaces/app%02d: dependency %q missing", i, i, "common")})
 	}
-	res.Summary.Errors, res.Summary.Warnings, res.Summary.Infos = 12, 2, 1
+	res.Summary.Errors, res.Summary.Warnings, res.Summary.Infos = 12, 3, 1
 	return res
 }
 

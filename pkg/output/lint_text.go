@@ -28,6 +28,16 @@ func (lintText) Write(w io.Writer, res *finding.Report, opts LintOptions) error 
 		if len(f.Targets) > 0 {
 			ew.printf("    targets: %s\n", strings.Join(f.Targets, ", "))
 		}
+		for _, l := range f.Related {
+			ew.printf("    related: %s", l)
+			if l.Object != "" {
+				ew.printf(" %s", l.Object)
+			}
+			if l.Message != "" {
+				ew.printf(": %s", l.Message)
+			}
+			ew.printf("\n")
+		}
 	}
 	if len(res.Findings) > 0 {
 		ew.printf("\nHow to fix:\n")

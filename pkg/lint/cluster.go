@@ -1,0 +1,255 @@
+package lint
+
+import (
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/repotool/repotool/pkg/argocd"
+	"github.com/repotool/repotool/pkg/config"
+	"github.com/repotool/repotool/pkg/finding"
+	"github.com/repotool/repotool/pkg/manifest"
+	"github.com/repotool/repotool/pkg/render"
+)
+
+// The cross-object rules look at one cluster at a time: every object its
+// targets render, where each lands (namespace, tier), and what the cluster
+// has besides (its namespaces, repository manifests, objects repotool.yaml
+// declares as provided outside Git). clusterView is computed once per run
+// and shared by those rules.
+
+// placed is a rendered object with the target that renders it and the
+// namespace it lands in ("" for a cluster-scoped kind).
+type placed struct {
+	res *render.Result
+	o   *manifest.Object
+	ns  string
+}
+
+// clusterView is what one cluster runs.
+type clusterView struct {
+	name string
+	plan *argocd.Plan
+	// planErr is why no plan could be made (generate would fail too).
+	planErr error
+	objs    []placed
+	// complete is true when every target of the cluster rendered in this
+	// run: rules that report something missing run only then.
+	complete bool
+	// namespaces are the cluster's namespaces with their labels.
+	namespaces map[string]map[string]string
+	provided   []config.ProvidedObject
+}
+
+// clusterViews returns the view of every cluster with a rendered target,
+// sorted by cluster name, computed once per run.
+func (in *input) clusterViews() []*clusterView {
+	if in.views != nil {
+		return in.views
+	}
+	byName := map[string]*clusterView{}
+	for _, res := range in.Results {
+		cl := res.Target.Cluster
+		v := byName[cl]
+		if v == nil {
+			v = &clusterView{name: cl, namespaces: map[string]map[string]string{}, provided: in.Repo.Config.ClusterProvided(cl)}
+			v.plan, v.planErr = argocd.NewPlan(in.Repo, in.CRDs, cl)
+			byName[cl] = v
+		}
+		if res.Err != nil {
+			continue
+		}
+		for i := range res.Objects {
+			o := &res.Objects[i]
+			ns := o.NamespaceIn(res.Target.Namespace)
+			if v.plan != nil && v.plan.ClusterScoped(o.Group(), o.Kind) {
+				ns = ""
+			}
+			v.objs = append(v.objs, placed{res: res, o: o, ns: ns})
+		}
+	}
+	for _, v := range byName {
+		cl, _ := in.Repo.Cluster(v.name)
+		rendered := map[string]bool{}
+		for _, res := range in.Results {
+			if res.Target.Cluster == v.name && res.Err == nil {
+				rendered[res.Target.Namespace] = true
+			}
+		}
+		v.complete = cl != nil
+		if cl != nil {
+			for _, ns := range cl.Namespaces {
+				v.complete = v.complete && rendered[ns]
+				v.addNamespace(ns, nil)
+			}
+		}
+		for _, p := range v.objs {
+			if p.o.Kind == "Namespace" && p.o.APIVersion == "v1" {
+				v.addNamespace(p.o.Name, stringMap(p.o.Content, "metadata", "labels"))
+			}
+			if p.ns != "" {
+				v.addNamespace(p.ns, nil)
+			}
+		}
+		in.views = append(in.views, v)
+	}
+	slices.SortFunc(in.views, func(a, b *clusterView) int { return strings.Compare(a.name, b.name) })
+	return in.views
+}
+
+// addNamespace records a namespace and labels it has, with the label the
+// API server sets on every namespace.
+func (v *clusterView) addNamespace(ns string, labels map[string]string) {
+	l := v.namespaces[ns]
+	if l == nil {
+		l = map[string]string{"kubernetes.io/metadata.name": ns}
+		v.namespaces[ns] = l
+	}
+	for k, x := range labels {
+		l[k] = x
+	}
+}
+
+// sortedNamespaces returns the cluster's namespaces, sorted.
+func (v *clusterView) sortedNamespaces() []string {
+	var out []string
+	for ns := range v.namespaces {
+		out = append(out, ns)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// isProvided reports whether repotool.yaml declares kind namespace/name as
+// present in the cluster outside Git.
+func (v *clusterView) isProvided(kind, namespace, name string) bool {
+	return slices.ContainsFunc(v.provided, func(p config.ProvidedObject) bool { return p.Provides(kind, namespace, name) })
+}
+
+// location is where a rendered object is, for a finding or a related
+// location.
+func (in *input) location(p placed, msg string) finding.Location {
+	return finding.Location{File: p.o.Source.String(), Line: in.objectPosition(p.o), Object: p.o.ID(), Target: p.res.Target.Name(), Message: msg}
+}
+
+// objectFinding is a finding about rendered object p.
+func (in *input) objectFinding(p placed, msg string) Finding {
+	return Finding{File: p.o.Source.String(), Line: in.objectPosition(p.o), Object: p.o.ID(), Targets: []string{p.res.Target.Name()}, Message: msg}
+}
+
+// isKind reports whether an object is kind in group (any version).
+func isKind(o *manifest.Object, group, kind string) bool {
+	return o.Kind == kind && o.Group() == group
+}
+
+// Access to parsed content.
+
+func mapAt(m map[string]any, keys ...string) map[string]any {
+	for _, k := range keys {
+		next, ok := m[k].(map[string]any)
+		if !ok {
+			return nil
+		}
+		m = next
+	}
+	return m
+}
+
+func strAt(m map[string]any, keys ...string) string {
+	if len(keys) == 0 {
+		return ""
+	}
+	s, _ := mapAt(m, keys[:len(keys)-1]...)[keys[len(keys)-1]].(string)
+	return s
+}
+
+func listAt(m map[string]any, keys ...string) []any {
+	if len(keys) == 0 {
+		return nil
+	}
+	l, _ := mapAt(m, keys[:len(keys)-1]...)[keys[len(keys)-1]].([]any)
+	return l
+}
+
+func boolAt(m map[string]any, keys ...string) bool {
+	if len(keys) == 0 {
+		return false
+	}
+	b, _ := mapAt(m, keys[:len(keys)-1]...)[keys[len(keys)-1]].(bool)
+	return b
+}
+
+func stringMap(m map[string]any, keys ...string) map[string]string {
+	out := map[string]string{}
+	for k, v := range mapAt(m, keys...) {
+		if s, ok := v.(string); ok {
+			out[k] = s
+		}
+	}
+	return out
+}
+
+// selects reports whether a Kubernetes label selector (matchLabels,
+// matchExpressions) selects labels; an empty selector selects everything.
+func selects(sel map[string]any, labels map[string]string) bool {
+	for k, v := range mapAt(sel, "matchLabels") {
+		if s, _ := v.(string); labels[k] != s {
+			return false
+		}
+	}
+	for _, e := range listAt(sel, "matchExpressions") {
+		expr, _ := e.(map[string]any)
+		key, op := strAt(expr, "key"), strAt(expr, "operator")
+		val, has := labels[key]
+		var values []string
+		for _, x := range listAt(expr, "values") {
+			if s, ok := x.(string); ok {
+				values = append(values, s)
+			}
+		}
+		switch op {
+		case "In":
+			if !has || !slices.Contains(values, val) {
+				return false
+			}
+		case "NotIn":
+			if has && slices.Contains(values, val) {
+				return false
+			}
+		case "Exists":
+			if !has {
+				return false
+			}
+		case "DoesNotExist":
+			if has {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// matchesAny reports whether s matches one of the regular expressions (as
+// whole-string matches); one that does not compile matches nothing.
+func matchesAny(patterns []string, s string) bool {
+	for _, p := range patterns {
+		if re, err := regexp.Compile("^(?:" + strings.TrimSpace(p) + ")$"); err == nil && re.MatchString(s) {
+			return true
+		}
+	}
+	return false
+}
+
+// targetsOf are the names of the targets of results, for findings about a
+// whole cluster.
+func targetsOf(results []*render.Result, cluster string) []string {
+	var out []string
+	for _, r := range results {
+		if r.Target.Cluster == cluster {
+			out = append(out, r.Target.Name())
+		}
+	}
+	return out
+}

@@ -1,0 +1,169 @@
+package lint
+
+import (
+	"fmt"
+
+	"github.com/repotool/repotool/pkg/finding"
+)
+
+var ruleSecretReference = &Rule{
+	Rule: finding.Rule{
+		ID:          "secret-reference",
+		Summary:     "A workload, Ingress or ServiceAccount refers to a Secret that nothing provides in its cluster and namespace.",
+		Remediation: "Provide the Secret (an ExternalSecret, a Certificate, a rendered Secret, a mirror or reflector copy), fix the name, mark the reference optional, or declare a Secret made outside Git in repotool.yaml (clusters.<name>.provided: [\"Secret shop/db\"]).",
+		Severity:    SeverityWarning,
+		Description: "A Pod whose Secret is missing does not start (CreateContainerConfigError, or a volume that never mounts), and an Ingress whose TLS Secret is missing serves the default certificate. repotool checks the references in pod templates (Pods, workloads, CronJobs, and any custom kind with a pod template such as an Argo Rollout: env secretKeyRef, envFrom secretRef, secret and projected volumes, imagePullSecrets), in Ingress tls.secretName (unless cert-manager's ingress annotations make the Secret) and in ServiceAccount secrets and imagePullSecrets, against what provides Secrets in the same cluster and namespace: rendered Secrets, ExternalSecret targets, the ExternalSecrets of ClusterExternalSecrets (their namespace selectors resolved against the cluster's namespaces), Certificates, SecretMirror copies, kubernetes-reflector automatic copies, the repository's plain manifests, and Secrets repotool.yaml declares as provided. References marked optional are skipped. It runs for a cluster only when every one of its targets rendered.",
+		Bad: finding.Example{File: "namespaces/shop/templates/deployment.yaml", Content: `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+spec:
+  template:
+    spec:
+      containers:
+        - name: web
+          image: shop:1.0
+          envFrom:
+            - secretRef: {name: shop-db}   # nothing makes shop-db
+`},
+		Good: finding.Example{File: "namespaces/shop/templates/deployment.yaml", Content: `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+spec:
+  template:
+    spec:
+      containers:
+        - name: web
+          image: shop:1.0
+          envFrom:
+            - secretRef: {name: shop-db}   # the ExternalSecret db's target
+`},
+	},
+	check: checkSecretReferences,
+}
+
+// secretUse is a reference to a Secret.
+type secretUse struct{ name, how string }
+
+func checkSecretReferences(in *input, report func(Finding)) {
+	for _, v := range in.clusterViews() {
+		if !v.complete {
+			continue
+		}
+		have := map[[2]string]bool{}
+		for _, w := range v.secretWriters() {
+			have[[2]string{w.ns, w.name}] = true
+		}
+		for _, p := range v.objs {
+			if p.o.Kind == "Secret" && p.o.APIVersion == "v1" {
+				have[[2]string{p.ns, p.o.Name}] = true // reflection targets too
+			}
+		}
+		for _, r := range in.Raw {
+			if r.Kind == "Secret" && r.APIVersion == "v1" {
+				have[[2]string{r.Namespace, r.Name}] = true
+			}
+		}
+		for _, p := range v.objs {
+			if p.ns == "" {
+				continue
+			}
+			for _, use := range secretUses(p) {
+				if have[[2]string{p.ns, use.name}] || v.isProvided("Secret", p.ns, use.name) {
+					continue
+				}
+				f := in.objectFinding(p, fmt.Sprintf("%s %s refers to Secret %s (%s), but nothing in cluster %s provides it", p.o.Kind, secretName(p.ns, p.o.Name), secretName(p.ns, use.name), use.how, v.name))
+				if line := in.objectLine(p.o, use.name); line > 0 {
+					f.Line = line // the reference itself
+				}
+				report(f)
+			}
+		}
+	}
+}
+
+// secretUses are the non-optional Secret references of an object, each
+// once, in order.
+func secretUses(p placed) []secretUse {
+	var out []secretUse
+	seen := map[string]bool{}
+	add := func(name, how string, optional bool) {
+		if name == "" || optional || seen[name] {
+			return
+		}
+		seen[name] = true
+		out = append(out, secretUse{name, how})
+	}
+	c := p.o.Content
+	switch {
+	case p.o.Kind == "Ingress" && p.o.Group() == "networking.k8s.io":
+		ann := stringMap(c, "metadata", "annotations")
+		if ann["cert-manager.io/cluster-issuer"] != "" || ann["cert-manager.io/issuer"] != "" {
+			return nil // cert-manager's ingress-shim makes the TLS Secrets
+		}
+		for _, x := range listAt(c, "spec", "tls") {
+			tls, _ := x.(map[string]any)
+			add(strAt(tls, "secretName"), "tls", false)
+		}
+		return out
+	case p.o.Kind == "ServiceAccount" && p.o.APIVersion == "v1":
+		for _, key := range []string{"secrets", "imagePullSecrets"} {
+			for _, x := range listAt(c, key) {
+				ref, _ := x.(map[string]any)
+				add(strAt(ref, "name"), key, false)
+			}
+		}
+		return out
+	}
+	for _, spec := range podSpecs(p.o.Kind, c) {
+		for _, key := range []string{"initContainers", "containers", "ephemeralContainers"} {
+			for _, x := range listAt(spec, key) {
+				ctr, _ := x.(map[string]any)
+				for _, e := range listAt(ctr, "env") {
+					env, _ := e.(map[string]any)
+					ref := mapAt(env, "valueFrom", "secretKeyRef")
+					add(strAt(ref, "name"), "env "+strAt(env, "name"), boolAt(ref, "optional"))
+				}
+				for _, e := range listAt(ctr, "envFrom") {
+					from, _ := e.(map[string]any)
+					ref := mapAt(from, "secretRef")
+					add(strAt(ref, "name"), "envFrom", boolAt(ref, "optional"))
+				}
+			}
+		}
+		for _, x := range listAt(spec, "volumes") {
+			vol, _ := x.(map[string]any)
+			if sec := mapAt(vol, "secret"); sec != nil {
+				add(strAt(sec, "secretName"), "volume "+strAt(vol, "name"), boolAt(sec, "optional"))
+			}
+			for _, s := range listAt(vol, "projected", "sources") {
+				src, _ := s.(map[string]any)
+				if sec := mapAt(src, "secret"); sec != nil {
+					add(strAt(sec, "name"), "volume "+strAt(vol, "name"), boolAt(sec, "optional"))
+				}
+			}
+		}
+		for _, x := range listAt(spec, "imagePullSecrets") {
+			ref, _ := x.(map[string]any)
+			add(strAt(ref, "name"), "imagePullSecrets", false)
+		}
+	}
+	return out
+}
+
+// podSpecs finds an object's pod specs: a Pod's spec, a pod template's
+// (workloads and any custom kind with spec.template.spec.containers, such
+// as an Argo Rollout), a CronJob's job template's.
+func podSpecs(kind string, c map[string]any) []map[string]any {
+	var out []map[string]any
+	if kind == "Pod" {
+		out = append(out, mapAt(c, "spec"))
+	}
+	for _, path := range [][]string{{"spec", "template", "spec"}, {"spec", "jobTemplate", "spec", "template", "spec"}} {
+		if spec := mapAt(c, path...); spec != nil && listAt(spec, "containers") != nil {
+			out = append(out, spec)
+		}
+	}
+	return out
+}
