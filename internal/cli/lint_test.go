@@ -159,7 +159,7 @@ spec:
 `,
 		"clusters/dev/app/dev-values.yaml": "a: 1\n",
 	}
-	writeFiles(t, repo, files)
+	testtool.WriteFiles(t, repo, files)
 	first, code := runCLI(t, "lint", repo, "-o", "json")
 	if code != cli.ExitFindings || !strings.Contains(first, "additional properties 'alpha', 'mid', 'zeta' not allowed") || !strings.Contains(first, "additional properties 'beta', 'gamma', 'omega' not allowed") {
 		t.Fatalf("exit %d\n%s", code, first)
@@ -191,7 +191,7 @@ func TestLintSchemaLocations(t *testing.T) {
 	}
 	write := func(cfg string) {
 		files["repotool.yaml"] = "clusters:\n  dev: {kubeVersion: v1.31.0, apiVersions: [acme.io/v1]}\nlint:\n  schemaLocations:\n" + cfg
-		writeFiles(t, repo, files)
+		testtool.WriteFiles(t, repo, files)
 	}
 	cache := filepath.Join(t.TempDir(), "fresh", "cache")
 	t.Setenv("REPOTOOL_CACHE_DIR", cache)
@@ -297,7 +297,7 @@ func TestShards(t *testing.T) {
 		files["clusters/a/"+ns+"/a-values.yaml"] = "x: 1\n"
 		files["clusters/b/"+ns+"/b-values.yaml"] = "x: 1\n"
 	}
-	writeFiles(t, repo, files)
+	testtool.WriteFiles(t, repo, files)
 	type finding struct {
 		File    string   `json:"file"`
 		Targets []string `json:"targets"`
@@ -352,19 +352,5 @@ func TestShards(t *testing.T) {
 	}
 	if out, code := runCLI(t, "lint", repo, "--shard", "4/3"); code != cli.ExitError || !strings.Contains(out, "1 <= i <= n") {
 		t.Errorf("--shard 4/3: exit %d\n%s", code, out)
-	}
-}
-
-// writeFiles writes files (slash paths relative to dir) under dir.
-func writeFiles(t *testing.T, dir string, files map[string]string) {
-	t.Helper()
-	for name, content := range files {
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
 	}
 }

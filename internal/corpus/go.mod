@@ -16,9 +16,11 @@ go 1.26
 require (
 	github.com/argoproj/argo-cd/v2 v2.14.21
 	github.com/argoproj/argo-rollouts v1.9.0
+	github.com/cert-manager/cert-manager v1.21.2
 	github.com/external-secrets/external-secrets v1.3.2
 	github.com/fluxcd/source-controller v1.7.0
 	github.com/kedacore/keda/v2 v2.18.0
 	github.com/prometheus-operator/prometheus-operator v0.85.0
+	k8s.io/ingress-nginx v0.0.0-20240708192948-52c50467d67d
 	sigs.k8s.io/gateway-api v1.5.1
 )

@@ -169,3 +169,18 @@ func LinkTree(data []byte, add func(path, target string)) {
 		}
 	}
 }
+
+// WriteFiles writes files (slash paths relative to dir, and their
+// content) under dir, making folders as needed.
+func WriteFiles(t testing.TB, dir string, files map[string]string) {
+	t.Helper()
+	for name, content := range files {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}

@@ -170,11 +170,18 @@ func (g *generator) cluster(cl *layout.Cluster) ([]File, error) {
 	names["Application/"+RootName] = "the root application"
 
 	add := func(obj any, name string) { files = append(files, File{Cluster: cl.Name, Name: name, Object: obj}) }
-	// The cluster project reaches the cluster-tier namespaces and Argo CD's
-	// own (where the root application puts the generated objects), never
-	// an application namespace.
+	// The cluster project reaches the cluster-tier namespaces, Argo CD's
+	// own (where the root application puts the generated objects) and the
+	// system namespaces (argocd.systemNamespaces, kube-system by default),
+	// never an application namespace.
 	clusterDests := []ApplicationDestination{}
-	for _, ns := range slices.Compact(slices.Sorted(slices.Values(append(slices.Clone(clusterNS), g.set.Namespace)))) {
+	reach := append(slices.Clone(clusterNS), g.set.Namespace)
+	for _, ns := range g.cfg.ClusterSystemNamespaces() {
+		if !slices.Contains(appNS, ns) {
+			reach = append(reach, ns)
+		}
+	}
+	for _, ns := range slices.Compact(slices.Sorted(slices.Values(reach))) {
 		clusterDests = append(clusterDests, g.dest(cl, ns))
 	}
 	add(g.project(cl, string(config.ArgoTierCluster), "Cluster-wide platform components of "+cl.Name+": may create cluster-scoped resources; only the SRE groups may sync.",

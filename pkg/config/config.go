@@ -76,9 +76,28 @@ type ArgoCDConfig struct {
 	// SecurityKinds are the kinds the "namespaces" tier owns (group/Kind,
 	// "" group for the core API), replacing the default list.
 	SecurityKinds []string `yaml:"securityKinds" json:"securityKinds,omitempty"`
+	// SystemNamespaces are namespaces outside the repository's folders
+	// that the cluster tier may deploy into (platform charts keep
+	// leader-election locks and webhooks' objects there). Default
+	// DefaultSystemNamespaces; an empty list allows none.
+	SystemNamespaces []string `yaml:"systemNamespaces" json:"systemNamespaces,omitempty"`
 	// Tiers holds per-tier sync settings: keys "cluster", "namespaces",
 	// "application".
 	Tiers map[ArgoTier]TierConfig `yaml:"tiers" json:"tiers,omitempty"`
+}
+
+// DefaultSystemNamespaces are the namespaces the cluster tier may deploy
+// into besides its own: kube-system, where cert-manager, for one, takes
+// its leader-election locks by default.
+var DefaultSystemNamespaces = []string{"kube-system"}
+
+// ClusterSystemNamespaces returns ArgoCD.SystemNamespaces, or the default
+// when it is not set.
+func (c *Config) ClusterSystemNamespaces() []string {
+	if c.ArgoCD.SystemNamespaces == nil {
+		return DefaultSystemNamespaces
+	}
+	return c.ArgoCD.SystemNamespaces
 }
 
 // TierConfig is one responsibility tier's sync settings.

@@ -2,6 +2,8 @@ package lint
 
 import (
 	"fmt"
+	"strings"
+	"unicode"
 
 	"github.com/repotool/repotool/pkg/finding"
 )
@@ -12,7 +14,7 @@ var ruleSecretReference = &Rule{
 		Summary:     "A workload, Ingress or ServiceAccount refers to a Secret that nothing provides in its cluster and namespace.",
 		Remediation: "Provide the Secret (an ExternalSecret, a Certificate, a rendered Secret, a mirror or reflector copy), fix the name, mark the reference optional, or declare a Secret made outside Git in repotool.yaml (clusters.<name>.provided: [\"Secret shop/db\"]).",
 		Severity:    SeverityWarning,
-		Description: "A Pod whose Secret is missing does not start (CreateContainerConfigError, or a volume that never mounts), and an Ingress whose TLS Secret is missing serves the default certificate. repotool checks the references in pod templates (Pods, workloads, CronJobs, and any custom kind with a pod template such as an Argo Rollout: env secretKeyRef, envFrom secretRef, secret and projected volumes, imagePullSecrets), in Ingress tls.secretName (unless cert-manager's ingress annotations make the Secret) and in ServiceAccount secrets and imagePullSecrets, against what provides Secrets in the same cluster and namespace: rendered Secrets, ExternalSecret targets, the ExternalSecrets of ClusterExternalSecrets (their namespace selectors resolved against the cluster's namespaces), Certificates, SecretMirror copies, kubernetes-reflector automatic copies, the repository's plain manifests, and Secrets repotool.yaml declares as provided. References marked optional are skipped. It runs for a cluster only when every one of its targets rendered.",
+		Description: "A Pod whose Secret is missing does not start (CreateContainerConfigError, or a volume that never mounts), and an Ingress whose TLS Secret is missing serves the default certificate. repotool checks the references in pod templates (Pods, workloads, CronJobs, and any custom kind with a pod template such as an Argo Rollout: env secretKeyRef, envFrom secretRef, secret and projected volumes, imagePullSecrets), in Ingress tls.secretName (unless cert-manager's ingress annotations make the Secret) and in ServiceAccount secrets and imagePullSecrets, against what provides Secrets in the same cluster and namespace: rendered Secrets, ExternalSecret targets, the ExternalSecrets of ClusterExternalSecrets (their namespace selectors resolved against the cluster's namespaces), Certificates, SecretMirror copies, kubernetes-reflector automatic copies, Jobs of the namespace that name the Secret in their arguments (certificate generators run as Helm hooks, such as ingress-nginx's kube-webhook-certgen), the repository's plain manifests, and Secrets repotool.yaml declares as provided. References marked optional are skipped. It runs for a cluster only when every one of its targets rendered.",
 		Bad: finding.Example{File: "namespaces/shop/templates/deployment.yaml", Content: `apiVersion: apps/v1
 kind: Deployment
 metadata:
@@ -65,12 +67,21 @@ func checkSecretReferences(in *input, report func(Finding)) {
 				have[[2]string{r.Namespace, r.Name}] = true
 			}
 		}
+		jobArgs := map[[2]string]bool{} // words in the arguments of the namespace's Jobs
+		for _, p := range v.objs {
+			if p.o.Kind == "Job" && p.o.Group() == "batch" {
+				for _, w := range jobWords(p.o.Content) {
+					jobArgs[[2]string{p.ns, w}] = true
+				}
+			}
+		}
 		for _, p := range v.objs {
 			if p.ns == "" {
 				continue
 			}
 			for _, use := range secretUses(p) {
-				if have[[2]string{p.ns, use.name}] || v.isProvided("Secret", p.ns, use.name) {
+				key := [2]string{p.ns, use.name}
+				if have[key] || jobArgs[key] || v.isProvided("Secret", p.ns, use.name) {
 					continue
 				}
 				f := in.objectFinding(p, fmt.Sprintf("%s %s refers to Secret %s (%s), but nothing in cluster %s provides it", p.o.Kind, secretName(p.ns, p.o.Name), secretName(p.ns, use.name), use.how, v.name))
@@ -147,6 +158,28 @@ func secretUses(p placed) []secretUse {
 		for _, x := range listAt(spec, "imagePullSecrets") {
 			ref, _ := x.(map[string]any)
 			add(strAt(ref, "name"), "imagePullSecrets", false)
+		}
+	}
+	return out
+}
+
+// jobWords are the words of a Job's container commands and arguments
+// (split at blanks and "="): a Job that makes a Secret (a certificate
+// generator such as kube-webhook-certgen, run as a Helm hook) names it
+// there ("--secret-name=ingress-nginx-admission").
+func jobWords(c map[string]any) []string {
+	var out []string
+	for _, spec := range podSpecs("Job", c) {
+		for _, key := range []string{"initContainers", "containers"} {
+			for _, x := range listAt(spec, key) {
+				ctr, _ := x.(map[string]any)
+				for _, field := range []string{"command", "args"} {
+					for _, a := range listAt(ctr, field) {
+						s, _ := a.(string)
+						out = append(out, strings.FieldsFunc(s, func(r rune) bool { return r == '=' || unicode.IsSpace(r) })...)
+					}
+				}
+			}
 		}
 	}
 	return out
