@@ -11,7 +11,7 @@
 // `go mod download <module>` to record the new sums.
 module github.com/repotool/repotool/internal/corpus
 
-go 1.26
+go 1.26.0
 
 require (
 	github.com/argoproj/argo-cd/v2 v2.14.21
@@ -22,5 +22,5 @@ require (
 	github.com/kedacore/keda/v2 v2.18.0
 	github.com/prometheus-operator/prometheus-operator v0.85.0
 	k8s.io/ingress-nginx v0.0.0-20240708192948-52c50467d67d
-	sigs.k8s.io/gateway-api v1.5.1
+	sigs.k8s.io/gateway-api v1.6.0
 )
