@@ -5,6 +5,7 @@
 package testtool
 
 import (
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,6 +13,10 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
+
+	"github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing/object"
 )
 
 var (
@@ -182,5 +187,30 @@ func WriteFiles(t testing.TB, dir string, files map[string]string) {
 		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// GitCommit commits everything in dir (added, changed and removed files)
+// to the Git repository there, making the repository on first use, with a
+// fixed author and date so that commits are reproducible.
+func GitCommit(t testing.TB, dir, msg string) {
+	t.Helper()
+	g, err := git.PlainOpen(dir)
+	if errors.Is(err, git.ErrRepositoryNotExists) {
+		g, err = git.PlainInit(dir, false)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	wt, err := g.Worktree()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := wt.AddWithOptions(&git.AddOptions{All: true}); err != nil {
+		t.Fatal(err)
+	}
+	sig := &object.Signature{Name: "test", Email: "test@example.com", When: time.Date(2026, 11, 22, 0, 0, 0, 0, time.UTC)}
+	if _, err := wt.Commit(msg, &git.CommitOptions{Author: sig, Committer: sig}); err != nil {
+		t.Fatal(err)
 	}
 }

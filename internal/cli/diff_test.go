@@ -1,0 +1,64 @@
+package cli_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/repotool/repotool/internal/cli"
+	"github.com/repotool/repotool/internal/golden"
+	"github.com/repotool/repotool/internal/testtool"
+)
+
+// TestDiffCommand commits the fixture, changes a values file and a chart
+// template in the working tree, and compares: against the working tree,
+// and between two commits, in both formats; the same input gives the
+// same bytes, and --exit-code says whether anything changed.
+func TestDiffCommand(t *testing.T) {
+	testtool.UseTestKey(t)
+	dir := t.TempDir()
+	if err := os.CopyFS(dir, os.DirFS(monorepo)); err != nil {
+		t.Fatal(err)
+	}
+	commit := func(msg string) { testtool.GitCommit(t, dir, msg) }
+	commit("base")
+	if out, code := runCLI(t, "diff", dir, "--base", "HEAD", "--exit-code"); code != 0 || !strings.Contains(out, "no target is affected") {
+		t.Errorf("no change: exit %d\n%s", code, out)
+	}
+	replace := func(file, old, new string) {
+		t.Helper()
+		p := filepath.Join(dir, file)
+		data, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(data), old) {
+			t.Fatalf("%s has no %q", file, old)
+		}
+		if err := os.WriteFile(p, []byte(strings.Replace(string(data), old, new, 1)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	replace("clusters/prod-cluster/namespace-a/prod-values-a.yaml", "LOG_LEVEL: info", "LOG_LEVEL: trace")
+	for _, format := range []string{"text", "json"} {
+		out, code := runCLI(t, "diff", dir, "--base", "HEAD", "-o", format, "--exit-code")
+		if code != cli.ExitFindings {
+			t.Errorf("-o %s: exit %d, want %d\n%s", format, code, cli.ExitFindings, out)
+		}
+		again, _ := runCLI(t, "diff", dir, "--base", "HEAD", "-o", format, "--exit-code")
+		if again != out {
+			t.Errorf("-o %s: two runs differ", format)
+		}
+		golden.Check(t, filepath.Join("testdata", "golden", "diff-worktree."+format), []byte(out))
+	}
+	commit("head")
+	out, code := runCLI(t, "diff", dir, "--base", "HEAD~1", "--head", "HEAD", "-o", "json")
+	if code != 0 {
+		t.Errorf("two commits, without --exit-code: exit %d\n%s", code, out)
+	}
+	golden.Check(t, filepath.Join("testdata", "golden", "diff-commits.json"), []byte(out))
+	if _, code := runCLI(t, "diff", dir); code != cli.ExitError {
+		t.Errorf("no --base: exit %d", code)
+	}
+}

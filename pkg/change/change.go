@@ -1,0 +1,56 @@
+// Package change is the model of a comparison of two revisions: the
+// targets a change affects and the objects that differ, as pkg/diff makes
+// it and pkg/output prints it. It is a leaf: it links neither Helm nor
+// SOPS.
+package change
+
+import "github.com/repotool/repotool/pkg/manifest"
+
+// JSONVersion is the version of the JSON form of a Result (repotool diff
+// -o json); it changes only when a field changes meaning or goes away.
+const JSONVersion = 1
+
+// Target is a target the change affects.
+type Target struct {
+	// Name is "cluster/namespace".
+	Name string `json:"name"`
+	// Files are the changed files that affect it, sorted.
+	Files []string `json:"files"`
+	// Added and Removed say the target exists only at head, or only at
+	// base.
+	Added   bool `json:"added,omitempty"`
+	Removed bool `json:"removed,omitempty"`
+}
+
+// Change is one object that differs.
+type Change struct {
+	// Target is the target that renders it.
+	Target string `json:"target"`
+	// Key identifies the object; Object is "apiVersion/Kind namespace/name"
+	// at head (at base for a removed one).
+	Key    manifest.Key `json:"-"`
+	Object string       `json:"object"`
+	// Action is "added", "removed" or "changed".
+	Action string `json:"action"`
+	// APIVersion is "old -> new" when the object's apiVersion changed.
+	APIVersion string `json:"apiVersion,omitempty"`
+	// Diff is a unified diff of the redacted object (secret values are
+	// placeholders), "" when only secret values changed.
+	Diff string `json:"diff,omitempty"`
+	// SecretFields are the fields (JSON pointers) whose secret value
+	// changed; the values themselves are never shown.
+	SecretFields []string `json:"secretFields,omitempty"`
+}
+
+// Result is a comparison.
+type Result struct {
+	Base, Head string   `json:"-"`
+	Targets    []Target `json:"targets"`
+	Changes    []Change `json:"changes"`
+	// Errors are the targets that could not be rendered at one revision,
+	// with why (never quoting a secret).
+	Errors []string `json:"errors,omitempty"`
+}
+
+// Changed reports whether any object differs.
+func (r *Result) Changed() bool { return len(r.Changes) > 0 }

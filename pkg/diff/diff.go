@@ -1,0 +1,355 @@
+// Package diff compares what two revisions of a repository deploy, object
+// by object: it works out which targets a change affects (their charts and
+// file:// dependencies, their values files, the repository's
+// configuration), renders only those, at both revisions, and compares the
+// objects by key (group, kind, namespace, name), so that an apiVersion
+// bump is a change, not a removal and an addition.
+//
+// Secret values never appear: objects are compared, and diffs made, on the
+// redacted renderings (every value from a .secret.yaml file replaced by a
+// placeholder, the same at both revisions); a secret value that changed is
+// found by comparing the real renderings in memory, and reported by the
+// path of the field that changed, never by its value or any hash of it.
+package diff
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"fmt"
+	"io/fs"
+	"maps"
+	"path"
+	"slices"
+	"strings"
+
+	"github.com/pmezard/go-difflib/difflib"
+	yaml "go.yaml.in/yaml/v3"
+
+	"github.com/repotool/repotool/internal/fsutil"
+	"github.com/repotool/repotool/pkg/change"
+	"github.com/repotool/repotool/pkg/config"
+	"github.com/repotool/repotool/pkg/layout"
+	"github.com/repotool/repotool/pkg/manifest"
+	"github.com/repotool/repotool/pkg/render"
+)
+
+// globalFiles are files whose change affects every target.
+var globalFiles = []string{config.FileName, ".sops.yaml", "repotool.sum"}
+
+// Affected returns the targets of base and head that the changed paths
+// affect, sorted by name: a target whose chart (or a chart it depends on
+// through file://) holds a changed file, one of whose values files (or
+// the file a values link points to) changed, every target when a
+// repository-wide file changed, and every target that exists at one
+// revision only.
+func Affected(base, head *layout.Repo, changed []string) []change.Target {
+	byName := map[string]*change.Target{}
+	get := func(name string) *change.Target {
+		if t, ok := byName[name]; ok {
+			return t
+		}
+		t := &change.Target{Name: name, Files: []string{}}
+		byName[name] = t
+		return t
+	}
+	global := slices.DeleteFunc(slices.Clone(changed), func(p string) bool { return !slices.Contains(globalFiles, p) })
+	for _, side := range []*layout.Repo{base, head} {
+		deps := chartDeps(side)
+		for _, t := range side.Targets {
+			var files []string
+			files = append(files, global...)
+			dirs := append([]string{t.ChartDir}, deps[t.ChartDir]...)
+			values := map[string]bool{}
+			for _, v := range t.Values {
+				values[v.Path] = true
+				if real, err := fsutil.Resolve(side.FS, v.Path); err == nil {
+					values[real] = true
+				}
+			}
+			for _, p := range changed {
+				if values[p] || slices.ContainsFunc(dirs, func(d string) bool { return strings.HasPrefix(p, d+"/") }) {
+					files = append(files, p)
+				}
+			}
+			if len(files) > 0 {
+				tg := get(t.Name())
+				tg.Files = append(tg.Files, files...)
+			}
+		}
+	}
+	names := func(r *layout.Repo) map[string]bool {
+		m := map[string]bool{}
+		for _, t := range r.Targets {
+			m[t.Name()] = true
+		}
+		return m
+	}
+	inBase, inHead := names(base), names(head)
+	for n := range inBase {
+		if !inHead[n] {
+			get(n).Removed = true
+		}
+	}
+	for n := range inHead {
+		if !inBase[n] {
+			get(n).Added = true
+		}
+	}
+	var out []change.Target
+	for _, t := range byName {
+		slices.Sort(t.Files)
+		t.Files = slices.Compact(t.Files)
+		out = append(out, *t)
+	}
+	slices.SortFunc(out, func(a, b change.Target) int { return strings.Compare(a.Name, b.Name) })
+	return out
+}
+
+// chartDeps maps each chart folder to the folders of the charts it
+// depends on through file://, transitively.
+func chartDeps(repo *layout.Repo) map[string][]string {
+	direct := map[string][]string{}
+	var read func(dir string)
+	read = func(dir string) {
+		if _, done := direct[dir]; done {
+			return
+		}
+		direct[dir] = nil
+		data, err := fs.ReadFile(repo.FS, path.Join(dir, "Chart.yaml"))
+		if err != nil {
+			return
+		}
+		var c struct {
+			Dependencies []struct {
+				Repository string `yaml:"repository"`
+			} `yaml:"dependencies"`
+		}
+		if yaml.Unmarshal(data, &c) != nil {
+			return
+		}
+		for _, d := range c.Dependencies {
+			if rel, ok := strings.CutPrefix(d.Repository, "file://"); ok {
+				dep := path.Clean(path.Join(dir, rel))
+				if fs.ValidPath(dep) {
+					direct[dir] = append(direct[dir], dep)
+					read(dep)
+				}
+			}
+		}
+	}
+	for _, t := range repo.Targets {
+		read(t.ChartDir)
+	}
+	out := map[string][]string{}
+	for dir := range direct {
+		seen := map[string]bool{dir: true}
+		todo := slices.Clone(direct[dir])
+		for len(todo) > 0 {
+			d := todo[0]
+			todo = todo[1:]
+			if seen[d] {
+				continue // a cycle: render reports it
+			}
+			seen[d] = true
+			out[dir] = append(out[dir], d)
+			todo = append(todo, direct[d]...)
+		}
+		slices.Sort(out[dir])
+	}
+	return out
+}
+
+// Options configure Run.
+type Options struct {
+	// Render configures both renderings.
+	Render render.Options
+	// Extra are render options for both (a Decrypter, a logger).
+	Extra []render.Option
+}
+
+// Run compares base and head, given the paths that differ between them:
+// it renders the affected targets at both revisions and compares their
+// objects.
+func Run(ctx context.Context, base, head *layout.Repo, changed []string, opts Options) (*change.Result, error) {
+	res := &change.Result{Targets: Affected(base, head, changed), Changes: []change.Change{}}
+	pick := func(repo *layout.Repo) []layout.Target {
+		var out []layout.Target
+		for _, t := range repo.Targets {
+			if slices.ContainsFunc(res.Targets, func(a change.Target) bool { return a.Name == t.Name() }) {
+				out = append(out, t)
+			}
+		}
+		return out
+	}
+	extra := append([]render.Option{render.AllowLayoutErrors(layout.CodeSecretNotEncrypted)}, opts.Extra...)
+	baseRes := render.New(base, opts.Render, extra...).RenderAll(ctx, pick(base))
+	headRes := render.New(head, opts.Render, extra...).RenderAll(ctx, pick(head))
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	byName := func(results []*render.Result) map[string]*render.Result {
+		m := map[string]*render.Result{}
+		for _, r := range results {
+			m[r.Target.Name()] = r
+		}
+		return m
+	}
+	b, h := byName(baseRes), byName(headRes)
+	for _, t := range res.Targets {
+		changes, errs := compareTarget(t.Name, b[t.Name], h[t.Name])
+		res.Changes = append(res.Changes, changes...)
+		res.Errors = append(res.Errors, errs...)
+	}
+	return res, nil
+}
+
+// side is one revision's rendering of a target: the redacted objects (to
+// show) and the real ones (to find secret changes), by key.
+type side struct {
+	safe, real map[manifest.Key]*manifest.Object
+}
+
+func load(name, rev string, r *render.Result) (side, error) {
+	s := side{safe: map[manifest.Key]*manifest.Object{}, real: map[manifest.Key]*manifest.Object{}}
+	if r == nil {
+		return s, nil
+	}
+	if r.Err != nil {
+		return s, fmt.Errorf("%s at %s: %w", name, rev, r.Err)
+	}
+	red, err := r.Redacted()
+	if err != nil {
+		return s, fmt.Errorf("%s at %s: %w", name, rev, err)
+	}
+	objs, err := manifest.Read(red)
+	if err != nil {
+		return s, fmt.Errorf("%s at %s: %w", name, rev, err)
+	}
+	for i := range objs {
+		o := &objs[i]
+		s.safe[keyIn(o, r.Target.Namespace)] = o
+	}
+	for i := range r.Objects {
+		o := &r.Objects[i]
+		s.real[keyIn(o, r.Target.Namespace)] = o
+	}
+	return s, nil
+}
+
+// keyIn is an object's key, with the namespace it lands in.
+func keyIn(o *manifest.Object, ns string) manifest.Key {
+	k := o.Key()
+	if k.Namespace == "" {
+		k.Namespace = ns // cluster-scoped kinds too: keys only need to match across revisions
+	}
+	return k
+}
+
+func compareTarget(name string, base, head *render.Result) ([]change.Change, []string) {
+	var errs []string
+	b, err := load(name, "base", base)
+	if err != nil {
+		errs = append(errs, err.Error())
+	}
+	h, err := load(name, "head", head)
+	if err != nil {
+		errs = append(errs, err.Error())
+	}
+	if len(errs) > 0 {
+		return nil, errs
+	}
+	keys := map[manifest.Key]bool{}
+	for k := range b.safe {
+		keys[k] = true
+	}
+	for k := range h.safe {
+		keys[k] = true
+	}
+	sorted := make([]manifest.Key, 0, len(keys))
+	for k := range keys {
+		sorted = append(sorted, k)
+	}
+	slices.SortFunc(sorted, manifest.Key.Compare)
+	var out []change.Change
+	for _, k := range sorted {
+		bo, ho := b.safe[k], h.safe[k]
+		switch {
+		case bo == nil:
+			out = append(out, change.Change{Target: name, Key: k, Object: ho.ID(), Action: "added", Diff: unified("", string(ho.YAML), ho.ID())})
+		case ho == nil:
+			out = append(out, change.Change{Target: name, Key: k, Object: bo.ID(), Action: "removed", Diff: unified(string(bo.YAML), "", bo.ID())})
+		default:
+			c := change.Change{Target: name, Key: k, Object: ho.ID(), Action: "changed"}
+			if bo.APIVersion != ho.APIVersion {
+				c.APIVersion = bo.APIVersion + " -> " + ho.APIVersion
+			}
+			if !bytes.Equal(bo.YAML, ho.YAML) {
+				c.Diff = unified(string(bo.YAML), string(ho.YAML), ho.ID())
+			}
+			c.SecretFields = secretFields(b.real[k], h.real[k], bo, ho)
+			if c.Diff != "" || len(c.SecretFields) > 0 {
+				out = append(out, c)
+			}
+		}
+	}
+	return out, nil
+}
+
+// unified is a unified diff of two object texts.
+func unified(a, b, name string) string {
+	d, _ := difflib.GetUnifiedDiffString(difflib.UnifiedDiff{
+		A: difflib.SplitLines(a), B: difflib.SplitLines(b),
+		FromFile: "base/" + name, ToFile: "head/" + name, Context: 3,
+	})
+	return d
+}
+
+// secretFields are the JSON pointers of the leaves whose real values
+// differ while their redacted ones are equal: secret values that changed.
+func secretFields(realBase, realHead, safeBase, safeHead *manifest.Object) []string {
+	if realBase == nil || realHead == nil {
+		return nil
+	}
+	var out []string
+	var walk func(p string, rb, rh, sb, sh any)
+	walk = func(p string, rb, rh, sb, sh any) {
+		switch rbv := rb.(type) {
+		case map[string]any:
+			rhv, _ := rh.(map[string]any)
+			sbv, _ := sb.(map[string]any)
+			shv, _ := sh.(map[string]any)
+			keys := map[string]bool{}
+			for k := range rbv {
+				keys[k] = true
+			}
+			for k := range rhv {
+				keys[k] = true
+			}
+			for _, k := range slices.Sorted(maps.Keys(keys)) {
+				walk(p+"/"+strings.NewReplacer("~", "~0", "/", "~1").Replace(k), rbv[k], rhv[k], sbv[k], shv[k])
+			}
+			return
+		case []any:
+			rhv, _ := rh.([]any)
+			sbv, _ := sb.([]any)
+			shv, _ := sh.([]any)
+			for i := range max(len(rbv), len(rhv)) {
+				walk(fmt.Sprintf("%s/%d", p, i), at(rbv, i), at(rhv, i), at(sbv, i), at(shv, i))
+			}
+			return
+		}
+		if fmt.Sprint(rb) != fmt.Sprint(rh) && fmt.Sprint(sb) == fmt.Sprint(sh) {
+			out = append(out, cmp.Or(p, "/"))
+		}
+	}
+	walk("", realBase.Content, realHead.Content, safeBase.Content, safeHead.Content)
+	return out
+}
+
+func at(l []any, i int) any {
+	if i < len(l) {
+		return l[i]
+	}
+	return nil
+}

@@ -1,0 +1,227 @@
+package diff_test
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	yaml "go.yaml.in/yaml/v3"
+
+	"github.com/repotool/repotool/internal/testtool"
+	"github.com/repotool/repotool/pkg/change"
+	"github.com/repotool/repotool/pkg/decrypt"
+	"github.com/repotool/repotool/pkg/diff"
+	"github.com/repotool/repotool/pkg/gitrev"
+	"github.com/repotool/repotool/pkg/layout"
+	"github.com/repotool/repotool/pkg/render"
+)
+
+// compare diffs the last two commits of the Git repository in dir.
+func compare(t *testing.T, dir string) *change.Result {
+	t.Helper()
+	repo, err := gitrev.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	changed, err := repo.Changed("HEAD~1", "HEAD")
+	if err != nil {
+		t.Fatal(err)
+	}
+	load := func(rev string) *layout.Repo {
+		fsys, err := repo.Revision(rev)
+		if err != nil {
+			t.Fatal(err)
+		}
+		l, err := layout.Load(context.Background(), fsys, layout.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return l
+	}
+	res, err := diff.Run(context.Background(), load("HEAD~1"), load("HEAD"), changed, diff.Options{Render: render.DefaultOptions()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Errors) > 0 {
+		t.Fatalf("errors: %v", res.Errors)
+	}
+	return res
+}
+
+// TestFixtureChange commits the fixture repository, changes one cluster
+// values file and removes a cluster namespace, and compares the two
+// commits: only the affected targets are rendered, the changed object is
+// shown with a unified diff, the removed target's objects are removed, and
+// no secret value appears.
+func TestFixtureChange(t *testing.T) {
+	testtool.UseTestKey(t)
+	dir := t.TempDir()
+	if err := os.CopyFS(dir, os.DirFS("../../testdata/monorepo")); err != nil {
+		t.Fatal(err)
+	}
+	testtool.GitCommit(t, dir, "base")
+	values := filepath.Join(dir, "clusters/dev-cluster/namespace-a/dev-values-a.yaml")
+	data, err := os.ReadFile(values)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(values, []byte(strings.Replace(string(data), "LOG_LEVEL: debug", "LOG_LEVEL: info", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.RemoveAll(filepath.Join(dir, "clusters/dev-cluster/dev-envs")); err != nil {
+		t.Fatal(err)
+	}
+	testtool.GitCommit(t, dir, "head")
+
+	res := compare(t, dir)
+	var targets []string
+	for _, tg := range res.Targets {
+		targets = append(targets, tg.Name)
+	}
+	if strings.Join(targets, " ") != "dev-cluster/dev-envs dev-cluster/namespace-a" {
+		t.Errorf("affected targets = %v", targets)
+	}
+	if !res.Targets[0].Removed || len(res.Targets[1].Files) != 1 {
+		t.Errorf("targets = %+v", res.Targets)
+	}
+	var sawConfig, sawRemoved bool
+	for _, c := range res.Changes {
+		switch {
+		case c.Target == "dev-cluster/namespace-a" && c.Action == "changed" && strings.Contains(c.Diff, "-  LOG_LEVEL: \"debug\"") && strings.Contains(c.Diff, "+  LOG_LEVEL: \"info\""):
+			sawConfig = true
+		case c.Object == "apps/v1/Deployment namespace-a/storefront" && strings.Contains(c.Diff, "+        checksum/config: "):
+			// the chart rolls the pods when the ConfigMap changes
+		case c.Target == "dev-cluster/dev-envs" && c.Action == "removed":
+			sawRemoved = true
+		case c.Target == "dev-cluster/namespace-a":
+			t.Errorf("unexpected change: %+v", c)
+		}
+	}
+	if !sawConfig || !sawRemoved {
+		t.Errorf("changes: %+v", res.Changes)
+	}
+	for _, secret := range fixtureSecrets(t) {
+		for _, c := range res.Changes {
+			if strings.Contains(c.Diff, secret) {
+				t.Errorf("%s: the diff shows a secret value", c.Object)
+			}
+		}
+	}
+}
+
+// fixtureSecrets are the decrypted string values of the fixture's secret
+// values files, at least 6 characters long.
+func fixtureSecrets(t *testing.T) []string {
+	t.Helper()
+	var out []string
+	err := filepath.WalkDir("../../testdata/monorepo", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || !strings.HasSuffix(p, ".secret.yaml") {
+			return err
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		plain, err := (&decrypt.SOPS{}).Decrypt(context.Background(), p, data)
+		if err != nil {
+			return err
+		}
+		var v any
+		if err := yaml.Unmarshal(plain, &v); err != nil {
+			return err
+		}
+		var walk func(any)
+		walk = func(v any) {
+			switch v := v.(type) {
+			case map[string]any:
+				for _, x := range v {
+					walk(x)
+				}
+			case []any:
+				for _, x := range v {
+					walk(x)
+				}
+			case string:
+				if len(v) >= 6 {
+					out = append(out, v)
+				}
+			}
+		}
+		walk(v)
+		return nil
+	})
+	if err != nil || len(out) < 3 {
+		t.Fatalf("fixture secrets: %d, %v", len(out), err)
+	}
+	return out
+}
+
+// TestSecretChange re-encrypts a fixture secret values file with one value
+// changed (with the real sops CLI and the test key): the diff names the
+// field that changed and shows neither value, nor anything derived from
+// them.
+func TestSecretChange(t *testing.T) {
+	testtool.UseTestKey(t)
+	sops := testtool.SOPS(t)
+	dir := t.TempDir()
+	if err := os.CopyFS(dir, os.DirFS("../../testdata/monorepo")); err != nil {
+		t.Fatal(err)
+	}
+	testtool.GitCommit(t, dir, "base")
+	const file = "clusters/dev-cluster/namespace-a/dev-values-a.secret.yaml"
+	data, err := os.ReadFile(filepath.Join(dir, file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain, err := (&decrypt.SOPS{}).Decrypt(context.Background(), file, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v map[string]any
+	if err := yaml.Unmarshal(plain, &v); err != nil {
+		t.Fatal(err)
+	}
+	payments := v["secrets"].(map[string]any)["storefront-payments"].(map[string]any)
+	oldValue := payments["PAYMENTS_API_TOKEN"].(string)
+	const newValue = "tok_rotated_canary_7731"
+	payments["PAYMENTS_API_TOKEN"] = newValue
+	out, err := yaml.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// sops encrypts in place under the repository's .sops.yaml rules; the
+	// plaintext exists only in this test's temporary folder.
+	if err := os.WriteFile(filepath.Join(dir, file), out, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	enc := exec.Command(sops, "--encrypt", "--in-place", file)
+	enc.Dir = dir
+	if msg, err := enc.CombinedOutput(); err != nil {
+		t.Fatalf("sops: %v\n%s", err, msg)
+	}
+	testtool.GitCommit(t, dir, "rotate")
+
+	res := compare(t, dir)
+	found := false
+	for _, c := range res.Changes {
+		if slices.Contains(c.SecretFields, "/stringData/PAYMENTS_API_TOKEN") || slices.Contains(c.SecretFields, "/data/PAYMENTS_API_TOKEN") {
+			found = true
+		}
+		all, _ := json.Marshal(c)
+		for _, secret := range []string{oldValue, newValue, base64.StdEncoding.EncodeToString([]byte(oldValue)), base64.StdEncoding.EncodeToString([]byte(newValue))} {
+			if strings.Contains(string(all), secret) {
+				t.Errorf("%s: the change shows a secret value", c.Object)
+			}
+		}
+	}
+	if !found {
+		t.Errorf("the rotated token is not reported: %+v", res.Changes)
+	}
+}

@@ -1,0 +1,427 @@
+// Package gitrev reads revisions of a Git repository in process, with
+// go-git: a commit's tree, or the index (what `git commit` would record),
+// as a read-only fs.FS that layout, render and lint can load like a
+// working tree. Nothing is checked out, no worktree is made and no git
+// binary runs. Symbolic links are kept as links (fs.ReadLinkFS), so the
+// repository's link rules apply to a revision as they do on disk.
+package gitrev
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/plumbing/object"
+)
+
+// Repo is a Git repository holding a repotool repository, possibly in a
+// sub-folder of it.
+type Repo struct {
+	git *git.Repository
+	// sub is the repotool repository's folder inside the Git repository,
+	// slash-separated; "" at the root.
+	sub string
+}
+
+// Open opens the Git repository that holds dir (dir itself or a parent).
+func Open(dir string) (*Repo, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, err
+	}
+	g, err := git.PlainOpenWithOptions(abs, &git.PlainOpenOptions{DetectDotGit: true})
+	if err != nil {
+		return nil, fmt.Errorf("%s is not inside a Git repository: %w", dir, err)
+	}
+	wt, err := g.Worktree()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", dir, err)
+	}
+	rel, err := filepath.Rel(wt.Filesystem.Root(), abs)
+	if err != nil {
+		return nil, err
+	}
+	sub := filepath.ToSlash(rel)
+	if sub == "." {
+		sub = ""
+	}
+	return &Repo{git: g, sub: sub}, nil
+}
+
+// Sub is the repotool repository's folder inside the Git repository ("" at
+// its root).
+func (r *Repo) Sub() string { return r.sub }
+
+// Commit resolves rev (a branch, tag, commit or expression such as
+// HEAD~1) to a commit hash.
+func (r *Repo) Commit(rev string) (string, error) {
+	h, err := r.git.ResolveRevision(plumbing.Revision(rev))
+	if err != nil {
+		return "", fmt.Errorf("revision %q: %w", rev, err)
+	}
+	return h.String(), nil
+}
+
+// Revision returns the repotool repository as it is at revision rev.
+func (r *Repo) Revision(rev string) (fs.FS, error) {
+	hash, err := r.Commit(rev)
+	if err != nil {
+		return nil, err
+	}
+	c, err := r.git.CommitObject(plumbing.NewHash(hash))
+	if err != nil {
+		return nil, fmt.Errorf("revision %q: %w", rev, err)
+	}
+	tree, err := c.Tree()
+	if err != nil {
+		return nil, fmt.Errorf("revision %q: %w", rev, err)
+	}
+	if r.sub != "" {
+		if tree, err = tree.Tree(r.sub); err != nil {
+			return nil, fmt.Errorf("revision %q has no folder %s: %w", rev, r.sub, err)
+		}
+	}
+	return &treeFS{repo: r.git, tree: tree, when: c.Committer.When}, nil
+}
+
+// Changed lists the repository paths (relative to the repotool
+// repository, sorted) that differ between revisions base and head: added,
+// removed, modified, or changed in mode; a rename is its two paths.
+func (r *Repo) Changed(base, head string) ([]string, error) {
+	trees := make([]*object.Tree, 2)
+	for i, rev := range []string{base, head} {
+		hash, err := r.Commit(rev)
+		if err != nil {
+			return nil, err
+		}
+		c, err := r.git.CommitObject(plumbing.NewHash(hash))
+		if err != nil {
+			return nil, err
+		}
+		if trees[i], err = c.Tree(); err != nil {
+			return nil, err
+		}
+	}
+	changes, err := object.DiffTree(trees[0], trees[1])
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, ch := range changes {
+		for _, name := range []string{ch.From.Name, ch.To.Name} {
+			if name == "" {
+				continue
+			}
+			if r.sub != "" {
+				rel, ok := strings.CutPrefix(name, r.sub+"/")
+				if !ok {
+					continue
+				}
+				name = rel
+			}
+			out = append(out, name)
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out), nil
+}
+
+// treeFS is a Git tree as a read-only file system.
+type treeFS struct {
+	repo *git.Repository
+	tree *object.Tree
+	when time.Time
+}
+
+var (
+	_ fs.ReadDirFS  = (*treeFS)(nil)
+	_ fs.ReadLinkFS = (*treeFS)(nil)
+)
+
+// entry finds name in the tree: its entry (nil for the root) and, for a
+// folder, its tree.
+func (t *treeFS) entry(op, name string) (*object.TreeEntry, *object.Tree, error) {
+	if !fs.ValidPath(name) {
+		return nil, nil, &fs.PathError{Op: op, Path: name, Err: fs.ErrInvalid}
+	}
+	if name == "." {
+		return nil, t.tree, nil
+	}
+	e, err := t.tree.FindEntry(name)
+	if err != nil {
+		return nil, nil, &fs.PathError{Op: op, Path: name, Err: fs.ErrNotExist}
+	}
+	if e.Mode == filemode.Dir {
+		sub, err := t.tree.Tree(name)
+		if err != nil {
+			return nil, nil, &fs.PathError{Op: op, Path: name, Err: err}
+		}
+		return e, sub, nil
+	}
+	return e, nil, nil
+}
+
+func (t *treeFS) Open(name string) (fs.File, error) { return t.open(name, 0) }
+
+// maxLinkHops bounds the links Open follows, as the kernel does.
+const maxLinkHops = 40
+
+func (t *treeFS) open(name string, hops int) (fs.File, error) {
+	e, sub, err := t.entry("open", name)
+	if err != nil {
+		return nil, err
+	}
+	if sub != nil {
+		return &dirFile{fs: t, name: name, tree: sub}, nil
+	}
+	if e.Mode == filemode.Symlink {
+		// Open follows links: resolve inside the tree.
+		target, err := t.ReadLink(name)
+		if err != nil {
+			return nil, err
+		}
+		resolved := path.Join(path.Dir(name), target)
+		if path.IsAbs(target) || !fs.ValidPath(resolved) {
+			return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
+		}
+		if hops >= maxLinkHops {
+			return nil, &fs.PathError{Op: "open", Path: name, Err: errors.New("too many levels of symbolic links")}
+		}
+		return t.open(resolved, hops+1)
+	}
+	if e.Mode == filemode.Submodule {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: errors.New("a Git submodule: its content is not in this repository")}
+	}
+	blob, err := t.repo.BlobObject(e.Hash)
+	if err != nil {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: err}
+	}
+	rd, err := blob.Reader()
+	if err != nil {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: err}
+	}
+	data, err := io.ReadAll(rd)
+	rd.Close()
+	if err != nil {
+		return nil, &fs.PathError{Op: "read", Path: name, Err: err}
+	}
+	return &blobFile{info: t.info(path.Base(name), e.Mode, int64(len(data))), data: data}, nil
+}
+
+func (t *treeFS) ReadDir(name string) ([]fs.DirEntry, error) {
+	_, sub, err := t.entry("readdir", name)
+	if err != nil {
+		return nil, err
+	}
+	if sub == nil {
+		return nil, &fs.PathError{Op: "readdir", Path: name, Err: errors.New("not a folder")}
+	}
+	var out []fs.DirEntry
+	for _, e := range sub.Entries {
+		size := int64(0)
+		if e.Mode.IsFile() {
+			if s, err := sub.Size(e.Name); err == nil {
+				size = s
+			}
+		}
+		out = append(out, fs.FileInfoToDirEntry(t.info(e.Name, e.Mode, size)))
+	}
+	slices.SortFunc(out, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
+	return out, nil
+}
+
+// Lstat describes name without following a link.
+func (t *treeFS) Lstat(name string) (fs.FileInfo, error) {
+	e, _, err := t.entry("lstat", name)
+	if err != nil {
+		return nil, err
+	}
+	if e == nil {
+		return t.info(".", filemode.Dir, 0), nil
+	}
+	size := int64(0)
+	if e.Mode.IsFile() {
+		if s, err := t.tree.Size(name); err == nil {
+			size = s
+		}
+	}
+	return t.info(path.Base(name), e.Mode, size), nil
+}
+
+// ReadLink returns a symbolic link's target.
+func (t *treeFS) ReadLink(name string) (string, error) {
+	e, _, err := t.entry("readlink", name)
+	if err != nil {
+		return "", err
+	}
+	if e == nil || e.Mode != filemode.Symlink {
+		return "", &fs.PathError{Op: "readlink", Path: name, Err: fs.ErrInvalid}
+	}
+	blob, err := t.repo.BlobObject(e.Hash)
+	if err != nil {
+		return "", &fs.PathError{Op: "readlink", Path: name, Err: err}
+	}
+	rd, err := blob.Reader()
+	if err != nil {
+		return "", &fs.PathError{Op: "readlink", Path: name, Err: err}
+	}
+	defer rd.Close()
+	target, err := io.ReadAll(io.LimitReader(rd, 4096))
+	if err != nil {
+		return "", &fs.PathError{Op: "readlink", Path: name, Err: err}
+	}
+	return string(target), nil
+}
+
+// info describes an entry: a Git tree records only a mode, so every file
+// has the commit's time.
+func (t *treeFS) info(name string, mode filemode.FileMode, size int64) fs.FileInfo {
+	m := fs.FileMode(0o644)
+	switch mode {
+	case filemode.Dir:
+		m = fs.ModeDir | 0o755
+	case filemode.Executable:
+		m = 0o755
+	case filemode.Symlink:
+		m = fs.ModeSymlink | 0o777
+	}
+	return fileInfo{name: name, mode: m, size: size, mod: t.when}
+}
+
+type fileInfo struct {
+	name string
+	mode fs.FileMode
+	size int64
+	mod  time.Time
+}
+
+func (i fileInfo) Name() string       { return i.name }
+func (i fileInfo) Size() int64        { return i.size }
+func (i fileInfo) Mode() fs.FileMode  { return i.mode }
+func (i fileInfo) ModTime() time.Time { return i.mod }
+func (i fileInfo) IsDir() bool        { return i.mode.IsDir() }
+func (i fileInfo) Sys() any           { return nil }
+
+// blobFile is an open file of a tree.
+type blobFile struct {
+	info fs.FileInfo
+	data []byte
+	off  int
+}
+
+func (f *blobFile) Stat() (fs.FileInfo, error) { return f.info, nil }
+func (f *blobFile) Close() error               { return nil }
+func (f *blobFile) Read(p []byte) (int, error) {
+	if f.off >= len(f.data) {
+		return 0, io.EOF
+	}
+	n := copy(p, f.data[f.off:])
+	f.off += n
+	return n, nil
+}
+
+// dirFile is an open folder of a tree.
+type dirFile struct {
+	fs      *treeFS
+	name    string
+	tree    *object.Tree
+	entries []fs.DirEntry
+	read    bool
+}
+
+func (d *dirFile) Stat() (fs.FileInfo, error) {
+	return d.fs.info(path.Base(d.name), filemode.Dir, 0), nil
+}
+func (d *dirFile) Close() error { return nil }
+func (d *dirFile) Read([]byte) (int, error) {
+	return 0, &fs.PathError{Op: "read", Path: d.name, Err: errors.New("is a folder")}
+}
+
+func (d *dirFile) ReadDir(n int) ([]fs.DirEntry, error) {
+	if !d.read {
+		all, err := d.fs.ReadDir(d.name)
+		if err != nil {
+			return nil, err
+		}
+		d.entries, d.read = all, true
+	}
+	if n <= 0 {
+		out := d.entries
+		d.entries = nil
+		return out, nil
+	}
+	if len(d.entries) == 0 {
+		return nil, io.EOF
+	}
+	n = min(n, len(d.entries))
+	out := d.entries[:n]
+	d.entries = d.entries[n:]
+	return out, nil
+}
+
+// Diff lists the paths (sorted) whose content or link target differs
+// between two file systems, or that only one of them has: how a revision
+// compares with a working tree. Hidden folders (.git, ...) and
+// node_modules are left out, as layout leaves them out.
+func Diff(a, b fs.FS) ([]string, error) {
+	files := func(fsys fs.FS) (map[string]bool, error) {
+		out := map[string]bool{}
+		err := fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if d.IsDir() {
+				if p != "." && (strings.HasPrefix(d.Name(), ".") || d.Name() == "node_modules") {
+					return fs.SkipDir
+				}
+				return nil
+			}
+			out[p] = true
+			return nil
+		})
+		return out, err
+	}
+	fa, err := files(a)
+	if err != nil {
+		return nil, err
+	}
+	fb, err := files(b)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for p := range fa {
+		if !fb[p] || !same(a, b, p) {
+			out = append(out, p)
+		}
+	}
+	for p := range fb {
+		if !fa[p] {
+			out = append(out, p)
+		}
+	}
+	slices.Sort(out)
+	return out, nil
+}
+
+// same reports whether p is the same in both: the same link target, or
+// the same content.
+func same(a, b fs.FS, p string) bool {
+	la, errA := fs.ReadLink(a, p)
+	lb, errB := fs.ReadLink(b, p)
+	if errA == nil || errB == nil {
+		return errA == nil && errB == nil && la == lb
+	}
+	da, errA := fs.ReadFile(a, p)
+	db, errB := fs.ReadFile(b, p)
+	return errA == nil && errB == nil && string(da) == string(db)
+}

@@ -1,0 +1,40 @@
+package output
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/repotool/repotool/pkg/change"
+)
+
+// DiffFormatter writes a comparison of two revisions (repotool diff).
+type DiffFormatter interface {
+	// Name is the format's name as given to -o.
+	Name() string
+	// Write formats res to w.
+	Write(w io.Writer, res *change.Result) error
+}
+
+var diffFormatters = []DiffFormatter{diffJSON{}, diffText{}}
+
+// DiffFormats returns the names of the diff formats, sorted.
+func DiffFormats() []string {
+	names := make([]string, 0, len(diffFormatters))
+	for _, f := range diffFormatters {
+		names = append(names, f.Name())
+	}
+	slices.Sort(names)
+	return names
+}
+
+// NewDiffFormatter returns the diff formatter called name.
+func NewDiffFormatter(name string) (DiffFormatter, error) {
+	for _, f := range diffFormatters {
+		if f.Name() == name {
+			return f, nil
+		}
+	}
+	return nil, fmt.Errorf("unknown output format %q: use one of %s", name, strings.Join(DiffFormats(), ", "))
+}

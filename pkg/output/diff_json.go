@@ -1,0 +1,34 @@
+package output
+
+import (
+	"encoding/json"
+	"io"
+
+	"github.com/repotool/repotool/pkg/change"
+)
+
+type diffJSON struct{}
+
+func (diffJSON) Name() string { return "json" }
+
+// Write prints the result as JSON with change.JSONVersion as
+// schemaVersion; see docs/diff.md.
+func (diffJSON) Write(w io.Writer, res *change.Result) error {
+	out := struct {
+		SchemaVersion int             `json:"schemaVersion"`
+		Base          string          `json:"base"`
+		Head          string          `json:"head"`
+		Targets       []change.Target `json:"targets"`
+		Changes       []change.Change `json:"changes"`
+		Errors        []string        `json:"errors,omitempty"`
+	}{change.JSONVersion, res.Base, res.Head, res.Targets, res.Changes, res.Errors}
+	if out.Targets == nil {
+		out.Targets = []change.Target{}
+	}
+	if out.Changes == nil {
+		out.Changes = []change.Change{}
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(out)
+}
