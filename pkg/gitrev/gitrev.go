@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/go-git/go-git/v5"
@@ -135,8 +136,11 @@ func (r *Repo) Changed(base, head string) ([]string, error) {
 	return slices.Compact(out), nil
 }
 
-// treeFS is a Git tree as a read-only file system.
+// treeFS is a Git tree as a read-only file system. go-git's trees cache
+// lookups without locking, so every operation holds mu: render and lint
+// read files from several goroutines.
 type treeFS struct {
+	mu   sync.Mutex
 	repo *git.Repository
 	tree *object.Tree
 	when time.Time
@@ -170,7 +174,11 @@ func (t *treeFS) entry(op, name string) (*object.TreeEntry, *object.Tree, error)
 	return e, nil, nil
 }
 
-func (t *treeFS) Open(name string) (fs.File, error) { return t.open(name, 0) }
+func (t *treeFS) Open(name string) (fs.File, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.open(name, 0)
+}
 
 // maxLinkHops bounds the links Open follows, as the kernel does.
 const maxLinkHops = 40
@@ -185,7 +193,7 @@ func (t *treeFS) open(name string, hops int) (fs.File, error) {
 	}
 	if e.Mode == filemode.Symlink {
 		// Open follows links: resolve inside the tree.
-		target, err := t.ReadLink(name)
+		target, err := t.readLink(name)
 		if err != nil {
 			return nil, err
 		}
@@ -218,6 +226,8 @@ func (t *treeFS) open(name string, hops int) (fs.File, error) {
 }
 
 func (t *treeFS) ReadDir(name string) ([]fs.DirEntry, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
 	_, sub, err := t.entry("readdir", name)
 	if err != nil {
 		return nil, err
@@ -241,6 +251,8 @@ func (t *treeFS) ReadDir(name string) ([]fs.DirEntry, error) {
 
 // Lstat describes name without following a link.
 func (t *treeFS) Lstat(name string) (fs.FileInfo, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
 	e, _, err := t.entry("lstat", name)
 	if err != nil {
 		return nil, err
@@ -259,6 +271,12 @@ func (t *treeFS) Lstat(name string) (fs.FileInfo, error) {
 
 // ReadLink returns a symbolic link's target.
 func (t *treeFS) ReadLink(name string) (string, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.readLink(name)
+}
+
+func (t *treeFS) readLink(name string) (string, error) {
 	e, _, err := t.entry("readlink", name)
 	if err != nil {
 		return "", err

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sync"
 	"testing"
 	"testing/fstest"
 	"time"
@@ -168,6 +169,21 @@ func TestTreeFS(t *testing.T) {
 	if err := fstest.TestFS(fsys, "a.yaml", "dir/b.yaml", "dir/sub/c.bin", "dir/sub/deep/d.x"); err != nil {
 		t.Error(err)
 	}
+	// Render and lint read from several goroutines (go test -race).
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() {
+			for _, p := range []string{"a.yaml", "dir/b.yaml", "dir/sub/deep/d.x"} {
+				if _, err := fs.ReadFile(fsys, p); err != nil {
+					t.Error(err)
+				}
+				if _, err := fs.Lstat(fsys, p); err != nil {
+					t.Error(err)
+				}
+			}
+		})
+	}
+	wg.Wait()
 	if _, err := repo.Revision("no-such-branch"); err == nil {
 		t.Error("an unknown revision was accepted")
 	}
