@@ -47,10 +47,17 @@ type Result struct {
 	Base, Head string   `json:"-"`
 	Targets    []Target `json:"targets"`
 	Changes    []Change `json:"changes"`
+	// ArgoCD are the generated Argo CD objects that differ (what
+	// `repotool generate` would write): Target is the cluster, Object the
+	// file's path in the output folder.
+	ArgoCD []Change `json:"argocd"`
+	// Warnings say what a change will do beyond the objects shown: an
+	// Application removed with automated prune deletes what it deployed.
+	Warnings []string `json:"warnings,omitempty"`
 	// Errors are the targets that could not be rendered at one revision,
 	// with why (never quoting a secret).
 	Errors []string `json:"errors,omitempty"`
 }
 
-// Changed reports whether any object differs.
-func (r *Result) Changed() bool { return len(r.Changes) > 0 }
+// Changed reports whether any object, rendered or generated, differs.
+func (r *Result) Changed() bool { return len(r.Changes) > 0 || len(r.ArgoCD) > 0 }

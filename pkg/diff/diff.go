@@ -16,6 +16,7 @@ import (
 	"bytes"
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"io/fs"
 	"maps"
@@ -27,6 +28,7 @@ import (
 	yaml "go.yaml.in/yaml/v3"
 
 	"github.com/repotool/repotool/internal/fsutil"
+	"github.com/repotool/repotool/pkg/argocd"
 	"github.com/repotool/repotool/pkg/change"
 	"github.com/repotool/repotool/pkg/config"
 	"github.com/repotool/repotool/pkg/layout"
@@ -172,7 +174,7 @@ type Options struct {
 // it renders the affected targets at both revisions and compares their
 // objects.
 func Run(ctx context.Context, base, head *layout.Repo, changed []string, opts Options) (*change.Result, error) {
-	res := &change.Result{Targets: Affected(base, head, changed), Changes: []change.Change{}}
+	res := &change.Result{Targets: Affected(base, head, changed), Changes: []change.Change{}, ArgoCD: []change.Change{}}
 	pick := func(repo *layout.Repo) []layout.Target {
 		var out []layout.Target
 		for _, t := range repo.Targets {
@@ -201,7 +203,80 @@ func Run(ctx context.Context, base, head *layout.Repo, changed []string, opts Op
 		res.Changes = append(res.Changes, changes...)
 		res.Errors = append(res.Errors, errs...)
 	}
+	argo, warnings, err := compareGenerated(base, head)
+	res.ArgoCD = append(res.ArgoCD, argo...)
+	res.Warnings = warnings
+	if err != nil {
+		res.Errors = append(res.Errors, err.Error())
+	}
 	return res, nil
+}
+
+// compareGenerated compares the Argo CD objects generate makes at both
+// revisions. A repository without git.repoURL at either revision generates
+// nothing, and nothing is compared.
+func compareGenerated(base, head *layout.Repo) ([]change.Change, []string, error) {
+	gen := func(repo *layout.Repo, rev string) (map[string]argocd.File, error) {
+		files, err := argocd.Generate(repo, argocd.Options{})
+		if errors.Is(err, argocd.ErrNoRepoURL) {
+			return nil, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("generate at %s: %w", rev, err)
+		}
+		m := map[string]argocd.File{}
+		for _, f := range files {
+			m[f.Path()] = f
+		}
+		return m, nil
+	}
+	b, err := gen(base, "base")
+	if err != nil {
+		return nil, nil, err
+	}
+	h, err := gen(head, "head")
+	if err != nil || b == nil || h == nil {
+		return nil, nil, err
+	}
+	var out []change.Change
+	var warnings []string
+	for _, p := range slices.Sorted(maps.Keys(mergeKeys(b, h))) {
+		bf, inBase := b[p]
+		hf, inHead := h[p]
+		var before, after []byte
+		if inBase {
+			before, _ = bf.Bytes()
+		}
+		if inHead {
+			after, _ = hf.Bytes()
+		}
+		if bytes.Equal(before, after) {
+			continue
+		}
+		c := change.Change{Target: path.Dir(p), Object: p, Action: "changed", Diff: unified(string(before), string(after), p)}
+		switch {
+		case !inBase:
+			c.Action = "added"
+		case !inHead:
+			c.Action = "removed"
+			if app, ok := bf.Object.(*argocd.Application); ok && app.Spec.SyncPolicy != nil && app.Spec.SyncPolicy.Automated != nil && app.Spec.SyncPolicy.Automated.Prune {
+				warnings = append(warnings, fmt.Sprintf("Application %s (cluster %s) is removed and syncs with automated prune: when the root application syncs, Argo CD deletes every resource it deployed", app.Metadata.Name, path.Dir(p)))
+			}
+		}
+		out = append(out, c)
+	}
+	return out, warnings, nil
+}
+
+func mergeKeys(a, b map[string]argocd.File) map[string]bool {
+	m := map[string]bool{}
+	for k := range a {
+		m[k] = true
+	}
+	for k := range b {
+		m[k] = true
+	}
+	return m
 }
 
 // side is one revision's rendering of a target: the redacted objects (to

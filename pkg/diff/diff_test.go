@@ -91,6 +91,20 @@ func TestFixtureChange(t *testing.T) {
 	if !res.Targets[0].Removed || len(res.Targets[1].Files) != 1 {
 		t.Errorf("targets = %+v", res.Targets)
 	}
+	// dev-envs' Applications are removed from the generated objects; its
+	// application tier syncs with automated prune: a warning.
+	var removedApps []string
+	for _, c := range res.ArgoCD {
+		if c.Action == "removed" {
+			removedApps = append(removedApps, c.Object)
+		}
+	}
+	if strings.Join(removedApps, " ") != "dev-cluster/application-dev-envs-security.yaml dev-cluster/application-dev-envs.yaml dev-cluster/appproject-dev-envs.yaml" {
+		t.Errorf("removed Argo CD objects: %v", removedApps)
+	}
+	if len(res.Warnings) != 1 || !strings.Contains(res.Warnings[0], "Application dev-envs (cluster dev-cluster) is removed and syncs with automated prune") {
+		t.Errorf("warnings: %v", res.Warnings)
+	}
 	var sawConfig, sawRemoved bool
 	for _, c := range res.Changes {
 		switch {

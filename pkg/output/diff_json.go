@@ -20,13 +20,18 @@ func (diffJSON) Write(w io.Writer, res *change.Result) error {
 		Head          string          `json:"head"`
 		Targets       []change.Target `json:"targets"`
 		Changes       []change.Change `json:"changes"`
+		ArgoCD        []change.Change `json:"argocd"`
+		Warnings      []string        `json:"warnings,omitempty"`
 		Errors        []string        `json:"errors,omitempty"`
-	}{change.JSONVersion, res.Base, res.Head, res.Targets, res.Changes, res.Errors}
+	}{change.JSONVersion, res.Base, res.Head, res.Targets, res.Changes, res.ArgoCD, res.Warnings, res.Errors}
 	if out.Targets == nil {
 		out.Targets = []change.Target{}
 	}
 	if out.Changes == nil {
 		out.Changes = []change.Change{}
+	}
+	if out.ArgoCD == nil {
+		out.ArgoCD = []change.Change{}
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")

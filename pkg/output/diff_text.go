@@ -16,7 +16,7 @@ func (diffText) Name() string { return "text" }
 // placeholders; a secret that changed is named by its field).
 func (diffText) Write(w io.Writer, res *change.Result) error {
 	ew := &errWriter{w: w}
-	if len(res.Targets) == 0 {
+	if len(res.Targets) == 0 && len(res.ArgoCD) == 0 {
 		ew.printf("no target is affected\n")
 		return ew.err
 	}
@@ -56,9 +56,25 @@ func (diffText) Write(w io.Writer, res *change.Result) error {
 			}
 		}
 	}
+	if len(res.ArgoCD) > 0 {
+		ew.printf("\n=== generated Argo CD objects\n")
+	}
+	for _, c := range res.ArgoCD {
+		ew.printf("%s %s\n%s", c.Action, c.Object, c.Diff)
+		if !strings.HasSuffix(c.Diff, "\n") {
+			ew.printf("\n")
+		}
+	}
+	for _, w := range res.Warnings {
+		ew.printf("\nwarning: %s\n", w)
+	}
 	for _, e := range res.Errors {
 		ew.printf("\nerror: %s\n", e)
 	}
-	ew.printf("\n%s in %s\n", count(len(res.Changes), "changed object"), count(len(res.Targets), "affected target"))
+	ew.printf("\n%s in %s", count(len(res.Changes), "changed object"), count(len(res.Targets), "affected target"))
+	if len(res.ArgoCD) > 0 {
+		ew.printf(", %s", count(len(res.ArgoCD), "changed Argo CD object"))
+	}
+	ew.printf("\n")
 	return ew.err
 }
