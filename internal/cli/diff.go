@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"fmt"
 	"strings"
 
@@ -15,7 +16,7 @@ import (
 
 func newDiffCmd() *cobra.Command {
 	var base, head, format string
-	var exitCode bool
+	var exitCode, staged bool
 	opts := render.DefaultOptions()
 	cmd := &cobra.Command{
 		Use:   "diff [REPO] --base REV [--head REV]",
@@ -25,7 +26,8 @@ revisions from Git in process (no checkout), works out which targets the
 change affects (their charts and file:// dependencies, their values files,
 repotool.yaml, .sops.yaml), renders only those at both revisions, and
 compares their objects by group, kind, namespace and name. Without --head
-it compares --base with the working tree.
+it compares --base with the working tree; with --staged, with Git's index
+(what the next commit records).
 
 Secret values are never shown: objects are compared on renderings where
 every value from a .secret.yaml file is a placeholder, and a secret value
@@ -47,44 +49,15 @@ something does; 2 on a usage error or when a target cannot be rendered.`,
 			if err != nil {
 				return usageErr(err)
 			}
-			baseFS, err := repo.Revision(base)
+			baseRepo, headRepo, changed, headName, err := diffSides(cmd, repo, root, base, head, staged, &opts)
 			if err != nil {
-				return usageErr(err)
-			}
-			baseRepo, err := layout.Load(cmd.Context(), baseFS, layout.Options{})
-			if err != nil {
-				return usageErr(fmt.Errorf("%s: %w", base, err))
-			}
-			var headRepo *layout.Repo
-			var changed []string
-			if head != "" {
-				headFS, err := repo.Revision(head)
-				if err != nil {
-					return usageErr(err)
-				}
-				if headRepo, err = layout.Load(cmd.Context(), headFS, layout.Options{}); err != nil {
-					return usageErr(fmt.Errorf("%s: %w", head, err))
-				}
-				changed, err = repo.Changed(base, head)
-				if err != nil {
-					return usageErr(err)
-				}
-			} else {
-				if headRepo, err = loadRepo(cmd, root, &opts); err != nil {
-					return err
-				}
-				if changed, err = gitrev.Diff(baseFS, headRepo.FS); err != nil {
-					return usageErr(err)
-				}
+				return err
 			}
 			res, err := diff.Run(cmd.Context(), baseRepo, headRepo, changed, diff.Options{Render: opts})
 			if err != nil {
 				return err
 			}
-			res.Base, res.Head = base, head
-			if res.Head == "" {
-				res.Head = "working tree"
-			}
+			res.Base, res.Head = base, headName
 			if err := f.Write(cmd.OutOrStdout(), res); err != nil {
 				return err
 			}
@@ -100,10 +73,61 @@ something does; 2 on a usage error or when a target cannot be rendered.`,
 	fl := cmd.Flags()
 	fl.StringVar(&base, "base", "", "the revision to compare with (required)")
 	fl.StringVar(&head, "head", "", "the revision to compare (default: the working tree)")
+	fl.BoolVar(&staged, "staged", false, "compare Git's index (what the next commit records) instead of the working tree")
 	fl.StringVarP(&format, "output", "o", "text", "output format: "+strings.Join(output.DiffFormats(), "|"))
 	fl.BoolVar(&exitCode, "exit-code", false, "exit 1 when anything changes, as git diff --exit-code")
 	fl.BoolVar(&opts.Offline, "offline", false, "never download: remote chart dependencies must be in the cache")
 	fl.StringVar(&opts.CacheDir, "cache-dir", opts.CacheDir, "dependency cache folder")
 	addLimitFlags(fl, &opts)
 	return cmd
+}
+
+// diffSides loads the two sides of a diff: base, and head (a revision,
+// the index with staged, or else the working tree), with the paths that
+// differ between them and head's name for the output.
+func diffSides(cmd *cobra.Command, repo *gitrev.Repo, root, base, head string, staged bool, opts *render.Options) (baseRepo, headRepo *layout.Repo, changed []string, headName string, err error) {
+	headName = cmp.Or(head, "working tree")
+	baseFS, err := repo.Revision(base)
+	if err != nil {
+		return nil, nil, nil, "", usageErr(err)
+	}
+	if baseRepo, err = layout.Load(cmd.Context(), baseFS, layout.Options{}); err != nil {
+		return nil, nil, nil, "", usageErr(fmt.Errorf("%s: %w", base, err))
+	}
+	switch {
+	case staged && head != "":
+		return nil, nil, nil, "", usageErr(fmt.Errorf("--staged and --head both say what to compare: give one"))
+	case staged:
+		idx, err := repo.Index()
+		if err != nil {
+			return nil, nil, nil, "", usageErr(err)
+		}
+		if headRepo, err = layout.Load(cmd.Context(), idx, layout.Options{}); err != nil {
+			return nil, nil, nil, "", usageErr(fmt.Errorf("the index: %w", err))
+		}
+		if changed, err = gitrev.Diff(baseFS, idx); err != nil {
+			return nil, nil, nil, "", usageErr(err)
+		}
+		headName = "index"
+	case head != "":
+		headFS, err := repo.Revision(head)
+		if err != nil {
+			return nil, nil, nil, "", usageErr(err)
+		}
+		if headRepo, err = layout.Load(cmd.Context(), headFS, layout.Options{}); err != nil {
+			return nil, nil, nil, "", usageErr(fmt.Errorf("%s: %w", head, err))
+		}
+		changed, err = repo.Changed(base, head)
+		if err != nil {
+			return nil, nil, nil, "", usageErr(err)
+		}
+	default:
+		if headRepo, err = loadRepo(cmd, root, opts); err != nil {
+			return nil, nil, nil, "", err
+		}
+		if changed, err = gitrev.Diff(baseFS, headRepo.FS); err != nil {
+			return nil, nil, nil, "", usageErr(err)
+		}
+	}
+	return baseRepo, headRepo, changed, headName, nil
 }

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/go-git/go-git/v5"
+
 	"github.com/repotool/repotool/internal/cli"
 	"github.com/repotool/repotool/internal/golden"
 	"github.com/repotool/repotool/internal/testtool"
@@ -51,6 +53,27 @@ func TestDiffCommand(t *testing.T) {
 			t.Errorf("-o %s: two runs differ", format)
 		}
 		golden.Check(t, filepath.Join("testdata", "golden", "diff-worktree."+format), []byte(out))
+	}
+	// Nothing is staged yet; then the values file is.
+	if out, code := runCLI(t, "diff", dir, "--base", "HEAD", "--staged", "--exit-code"); code != 0 {
+		t.Errorf("--staged with nothing staged: exit %d\n%s", code, out)
+	}
+	g, err := git.PlainOpen(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wt, err := g.Worktree()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := wt.Add("clusters/prod-cluster/namespace-a/prod-values-a.yaml"); err != nil {
+		t.Fatal(err)
+	}
+	if out, code := runCLI(t, "diff", dir, "--base", "HEAD", "--staged", "--exit-code"); code != cli.ExitFindings || !strings.Contains(out, `+  LOG_LEVEL: "trace"`) {
+		t.Errorf("--staged: exit %d\n%s", code, out)
+	}
+	if _, code := runCLI(t, "diff", dir, "--base", "HEAD", "--staged", "--head", "HEAD"); code != cli.ExitError {
+		t.Errorf("--staged with --head: exit %d", code)
 	}
 	commit("head")
 	out, code := runCLI(t, "diff", dir, "--base", "HEAD~1", "--head", "HEAD", "-o", "json")

@@ -16,6 +16,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"testing/fstest"
 	"time"
 
 	"github.com/go-git/go-git/v5"
@@ -442,4 +443,49 @@ func same(a, b fs.FS, p string) bool {
 	da, errA := fs.ReadFile(a, p)
 	db, errB := fs.ReadFile(b, p)
 	return errA == nil && errB == nil && string(da) == string(db)
+}
+
+// Index returns the repotool repository as Git's index has it: what `git
+// commit` would record (staged changes, not the working tree's others).
+func (r *Repo) Index() (fs.FS, error) {
+	idx, err := r.git.Storer.Index()
+	if err != nil {
+		return nil, fmt.Errorf("read the Git index: %w", err)
+	}
+	out := fstest.MapFS{}
+	for _, e := range idx.Entries {
+		name := e.Name
+		if r.sub != "" {
+			rel, ok := strings.CutPrefix(name, r.sub+"/")
+			if !ok {
+				continue
+			}
+			name = rel
+		}
+		if e.Mode == filemode.Submodule {
+			continue
+		}
+		blob, err := r.git.BlobObject(e.Hash)
+		if err != nil {
+			return nil, fmt.Errorf("index entry %s: %w", e.Name, err)
+		}
+		rd, err := blob.Reader()
+		if err != nil {
+			return nil, fmt.Errorf("index entry %s: %w", e.Name, err)
+		}
+		data, err := io.ReadAll(rd)
+		rd.Close()
+		if err != nil {
+			return nil, fmt.Errorf("index entry %s: %w", e.Name, err)
+		}
+		mode := fs.FileMode(0o644)
+		switch e.Mode {
+		case filemode.Symlink:
+			mode = fs.ModeSymlink | 0o777
+		case filemode.Executable:
+			mode = 0o755
+		}
+		out[name] = &fstest.MapFile{Data: data, Mode: mode, ModTime: e.ModifiedAt}
+	}
+	return out, nil
 }

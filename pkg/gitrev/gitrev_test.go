@@ -211,3 +211,42 @@ func TestLinkLoop(t *testing.T) {
 		t.Error("links that loop were followed")
 	}
 }
+
+// TestIndex: the index has staged changes, not the working tree's others.
+func TestIndex(t *testing.T) {
+	r := newGitRepo(t)
+	testtool.WriteFiles(t, r.dir, map[string]string{"a.yaml": "a: 1\n", "b.yaml": "b: 1\n"})
+	if err := os.Symlink("a.yaml", filepath.Join(r.dir, "link.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	r.commit("base")
+	testtool.WriteFiles(t, r.dir, map[string]string{"a.yaml": "a: 2\n", "b.yaml": "b: 2\n"})
+	wt, err := r.g.Worktree()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := wt.Add("a.yaml"); err != nil { // staged; b.yaml is not
+		t.Fatal(err)
+	}
+	repo, err := gitrev.Open(r.dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	idx, err := repo.Index()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for file, want := range map[string]string{"a.yaml": "a: 2\n", "b.yaml": "b: 1\n", "link.yaml": "a: 2\n"} {
+		if data, err := fs.ReadFile(idx, file); err != nil || string(data) != want {
+			t.Errorf("%s = %q, %v; want %q", file, data, err, want)
+		}
+	}
+	head, err := repo.Revision("HEAD")
+	if err != nil {
+		t.Fatal(err)
+	}
+	changed, err := gitrev.Diff(head, idx)
+	if err != nil || !slices.Equal(changed, []string{"a.yaml"}) {
+		t.Errorf("Diff(HEAD, index) = %v, %v", changed, err)
+	}
+}
