@@ -216,9 +216,17 @@ func Run(ctx context.Context, base, head *layout.Repo, changed []string, opts Op
 // revisions. A repository without git.repoURL at either revision generates
 // nothing, and nothing is compared.
 func compareGenerated(base, head *layout.Repo) ([]change.Change, []string, error) {
+	var warnings []string
 	gen := func(repo *layout.Repo, rev string) (map[string]argocd.File, error) {
 		files, err := argocd.Generate(repo, argocd.Options{})
-		if errors.Is(err, argocd.ErrNoRepoURL) {
+		var le *layout.Errors
+		switch {
+		case errors.Is(err, argocd.ErrNoRepoURL):
+			return nil, nil
+		case errors.As(err, &le):
+			// generate refuses a broken layout; the targets' own errors
+			// are reported with them.
+			warnings = append(warnings, fmt.Sprintf("the generated Argo CD objects are not compared: the layout at %s has errors", rev))
 			return nil, nil
 		}
 		if err != nil {
@@ -232,14 +240,13 @@ func compareGenerated(base, head *layout.Repo) ([]change.Change, []string, error
 	}
 	b, err := gen(base, "base")
 	if err != nil {
-		return nil, nil, err
+		return nil, warnings, err
 	}
 	h, err := gen(head, "head")
 	if err != nil || b == nil || h == nil {
-		return nil, nil, err
+		return nil, warnings, err
 	}
 	var out []change.Change
-	var warnings []string
 	for _, p := range slices.Sorted(maps.Keys(mergeKeys(b, h))) {
 		bf, inBase := b[p]
 		hf, inHead := h[p]

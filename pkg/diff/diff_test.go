@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"testing/fstest"
 
 	yaml "go.yaml.in/yaml/v3"
 
@@ -237,5 +238,35 @@ func TestSecretChange(t *testing.T) {
 	}
 	if !found {
 		t.Errorf("the rotated token is not reported: %+v", res.Changes)
+	}
+}
+
+// TestBrokenLayoutAtBase: a change that fixes a broken layout is still
+// compared; generate refuses the broken side, which is said, not fatal.
+func TestBrokenLayoutAtBase(t *testing.T) {
+	files := func(values string) fstest.MapFS {
+		return fstest.MapFS{
+			"repotool.yaml":                   {Data: []byte("git: {repoURL: https://git.example.com/gitops.git}\n")},
+			"namespaces/app/Chart.yaml":       {Data: []byte("apiVersion: v2\nname: app\nversion: 1.0.0\n")},
+			"namespaces/app/templates/a.yaml": {Data: []byte("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\ndata: {a: \"{{ .Values.a }}\"}\n")},
+			"clusters/c1/app/c1-values.yaml":  {Data: []byte(values)},
+		}
+	}
+	load := func(fsys fstest.MapFS) *layout.Repo {
+		l, err := layout.Load(context.Background(), fsys, layout.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return l
+	}
+	res, err := diff.Run(context.Background(), load(files("a: [1\n")), load(files("a: 2\n")), []string{"clusters/c1/app/c1-values.yaml"}, diff.Options{Render: render.DefaultOptions()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Warnings) != 1 || !strings.Contains(res.Warnings[0], "the layout at base has errors") {
+		t.Errorf("warnings: %v", res.Warnings)
+	}
+	if len(res.Errors) != 1 || !strings.Contains(res.Errors[0], "c1/app at base") {
+		t.Errorf("errors: %v (the target cannot be rendered at base)", res.Errors)
 	}
 }
