@@ -38,7 +38,8 @@ func canaryFragments() []string {
 // whose secret values flow into templates in every encoding, into failing
 // templates, values.schema.json errors and schema errors, and checks that no
 // canary reaches any output (standard output, standard error, SARIF file,
-// step summary) or any file render --out-dir writes. Only the plain render
+// step summary, diff of a namespace added since the last commit) or any
+// file render --out-dir writes. Only the plain render
 // stream to standard output, what Argo CD deploys, holds them, and the test
 // checks that it does, so that the canaries are known to be decrypted.
 func TestCanarySecrets(t *testing.T) {
@@ -46,6 +47,17 @@ func TestCanarySecrets(t *testing.T) {
 	root := testtool.ModuleRoot(t)
 	repo := filepath.Join(t.TempDir(), "repo")
 	if err := os.CopyFS(repo, os.DirFS(filepath.Join(root, "testdata", "canary"))); err != nil {
+		t.Fatal(err)
+	}
+	// A Git history for diff: a base commit without the leaky namespace of
+	// cluster dev, so that diff shows every object it renders as added.
+	leaky := filepath.Join(repo, "clusters", "dev", "leaky")
+	aside := filepath.Join(t.TempDir(), "leaky")
+	if err := os.Rename(leaky, aside); err != nil {
+		t.Fatal(err)
+	}
+	testtool.GitCommit(t, repo, "base")
+	if err := os.Rename(aside, leaky); err != nil {
 		t.Fatal(err)
 	}
 	tmp := t.TempDir()
@@ -80,6 +92,9 @@ func TestCanarySecrets(t *testing.T) {
 			}
 			runs = append(runs, run{name: strings.Join(args[2:], " "), args: args, env: slices.Concat(env, []string{"GITHUB_STEP_SUMMARY=" + summary}), files: []string{sarif, summary}})
 		}
+	}
+	for _, format := range []string{"text", "json"} {
+		runs = append(runs, run{name: "diff " + format, args: []string{"diff", repo, "--base", "HEAD", "-o", format}})
 	}
 	for _, ns := range []string{"leaky", "failing", "strict"} {
 		runs = append(runs,
@@ -130,6 +145,9 @@ func TestCanarySecrets(t *testing.T) {
 				}
 				return nil
 			})
+		}
+		if strings.HasPrefix(r.name, "diff ") && (!strings.Contains(outputs["stdout"], "dev/leaky") || !strings.Contains(outputs["stdout"], "added") || strings.Contains(outputs["stdout"], "error")) {
+			t.Errorf("%s shows no object of the added namespace, so it proves nothing:\n%s", r.name, outputs["stdout"])
 		}
 		for where, text := range outputs {
 			// The test's own folders are named after it ("TestCanary...").
