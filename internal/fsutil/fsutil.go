@@ -122,3 +122,9 @@ func Getenv(environ []string, key string) string {
 	}
 	return v
 }
+
+// IgnoredDir reports whether a folder of a repository is left out of
+// every scan: hidden ones (.git, .github, ...) and node_modules.
+func IgnoredDir(name string) bool {
+	return strings.HasPrefix(name, ".") || name == "node_modules"
+}

@@ -23,6 +23,8 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/repotool/repotool/internal/fsutil"
 )
 
 // Repo is a Git repository holding a repotool repository, possibly in a
@@ -137,6 +139,29 @@ func (r *Repo) Changed(base, head string) ([]string, error) {
 	return slices.Compact(out), nil
 }
 
+// maxLinkTarget bounds what a symbolic link's target is read of (Linux's
+// PATH_MAX).
+const maxLinkTarget = 4096
+
+// readBlob reads a blob's content: at most limit bytes when limit is not
+// negative.
+func readBlob(g *git.Repository, h plumbing.Hash, limit int64) ([]byte, error) {
+	blob, err := g.BlobObject(h)
+	if err != nil {
+		return nil, err
+	}
+	rd, err := blob.Reader()
+	if err != nil {
+		return nil, err
+	}
+	defer rd.Close()
+	var src io.Reader = rd
+	if limit >= 0 {
+		src = io.LimitReader(rd, limit)
+	}
+	return io.ReadAll(src)
+}
+
 // treeFS is a Git tree as a read-only file system. go-git's trees cache
 // lookups without locking, so every operation holds mu: render and lint
 // read files from several goroutines.
@@ -210,18 +235,9 @@ func (t *treeFS) open(name string, hops int) (fs.File, error) {
 	if e.Mode == filemode.Submodule {
 		return nil, &fs.PathError{Op: "open", Path: name, Err: errors.New("a Git submodule: its content is not in this repository")}
 	}
-	blob, err := t.repo.BlobObject(e.Hash)
+	data, err := readBlob(t.repo, e.Hash, -1)
 	if err != nil {
 		return nil, &fs.PathError{Op: "open", Path: name, Err: err}
-	}
-	rd, err := blob.Reader()
-	if err != nil {
-		return nil, &fs.PathError{Op: "open", Path: name, Err: err}
-	}
-	data, err := io.ReadAll(rd)
-	rd.Close()
-	if err != nil {
-		return nil, &fs.PathError{Op: "read", Path: name, Err: err}
 	}
 	return &blobFile{info: t.info(path.Base(name), e.Mode, int64(len(data))), data: data}, nil
 }
@@ -285,16 +301,7 @@ func (t *treeFS) readLink(name string) (string, error) {
 	if e == nil || e.Mode != filemode.Symlink {
 		return "", &fs.PathError{Op: "readlink", Path: name, Err: fs.ErrInvalid}
 	}
-	blob, err := t.repo.BlobObject(e.Hash)
-	if err != nil {
-		return "", &fs.PathError{Op: "readlink", Path: name, Err: err}
-	}
-	rd, err := blob.Reader()
-	if err != nil {
-		return "", &fs.PathError{Op: "readlink", Path: name, Err: err}
-	}
-	defer rd.Close()
-	target, err := io.ReadAll(io.LimitReader(rd, 4096))
+	target, err := readBlob(t.repo, e.Hash, maxLinkTarget)
 	if err != nil {
 		return "", &fs.PathError{Op: "readlink", Path: name, Err: err}
 	}
@@ -399,7 +406,7 @@ func Diff(a, b fs.FS) ([]string, error) {
 				return err
 			}
 			if d.IsDir() {
-				if p != "." && (strings.HasPrefix(d.Name(), ".") || d.Name() == "node_modules") {
+				if p != "." && fsutil.IgnoredDir(d.Name()) {
 					return fs.SkipDir
 				}
 				return nil
@@ -465,16 +472,7 @@ func (r *Repo) Index() (fs.FS, error) {
 		if e.Mode == filemode.Submodule {
 			continue
 		}
-		blob, err := r.git.BlobObject(e.Hash)
-		if err != nil {
-			return nil, fmt.Errorf("index entry %s: %w", e.Name, err)
-		}
-		rd, err := blob.Reader()
-		if err != nil {
-			return nil, fmt.Errorf("index entry %s: %w", e.Name, err)
-		}
-		data, err := io.ReadAll(rd)
-		rd.Close()
+		data, err := readBlob(r.git, e.Hash, -1)
 		if err != nil {
 			return nil, fmt.Errorf("index entry %s: %w", e.Name, err)
 		}

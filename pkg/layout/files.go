@@ -7,7 +7,6 @@ import (
 	"io/fs"
 	"path"
 	"sort"
-	"strings"
 	"sync"
 
 	yaml "go.yaml.in/yaml/v3"
@@ -69,7 +68,7 @@ func (f *Files) Paths() []string {
 				return nil
 			}
 			if d.IsDir() {
-				if p != "." && (strings.HasPrefix(d.Name(), ".") || d.Name() == "node_modules") {
+				if p != "." && fsutil.IgnoredDir(d.Name()) {
 					return fs.SkipDir
 				}
 				return nil
