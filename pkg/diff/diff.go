@@ -118,7 +118,14 @@ func chartDeps(repo *layout.Repo) map[string][]string {
 			return
 		}
 		direct[dir] = nil
-		data, err := fs.ReadFile(repo.FS, path.Join(dir, "Chart.yaml"))
+		// Read through the run's file index, where layout already read it.
+		// One that cannot be read or parsed is layout's chart-invalid, and
+		// its targets fail to render.
+		files := repo.Files
+		if files == nil {
+			files = layout.NewFiles(repo.FS)
+		}
+		data, err := files.Get(path.Join(dir, "Chart.yaml")).Data()
 		if err != nil {
 			return
 		}

@@ -336,7 +336,7 @@ func (l *loader) loadNamespace(e entry) (Namespace, error) {
 }
 
 func (l *loader) loadChart(f entry) *Chart {
-	data, err := fs.ReadFile(l.fsys, f.real)
+	data, err := l.repo.Files.Get(f.path).Data() // read once: diff reads dependencies from it too
 	if err != nil {
 		l.diag(SeverityError, CodeChartInvalid, f.path, 0, "cannot read the chart: "+err.Error(), "check the file's permissions")
 		return nil
