@@ -17,6 +17,7 @@ import (
 
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing/object"
+	"sigs.k8s.io/yaml"
 )
 
 var (
@@ -213,4 +214,32 @@ func GitCommit(t testing.TB, dir, msg string) {
 	if _, err := wt.Commit(msg, &git.CommitOptions{Author: sig, Committer: sig}); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// StringLeaves returns every string value of a YAML document, at any
+// depth: the values of a decrypted secrets file that must never show.
+func StringLeaves(t testing.TB, doc []byte) []string {
+	t.Helper()
+	var v any
+	if err := yaml.Unmarshal(doc, &v); err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	var walk func(any)
+	walk = func(v any) {
+		switch v := v.(type) {
+		case map[string]any:
+			for _, x := range v {
+				walk(x)
+			}
+		case []any:
+			for _, x := range v {
+				walk(x)
+			}
+		case string:
+			out = append(out, v)
+		}
+	}
+	walk(v)
+	return out
 }

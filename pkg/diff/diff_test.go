@@ -148,28 +148,11 @@ func fixtureSecrets(t *testing.T) []string {
 		if err != nil {
 			return err
 		}
-		var v any
-		if err := yaml.Unmarshal(plain, &v); err != nil {
-			return err
-		}
-		var walk func(any)
-		walk = func(v any) {
-			switch v := v.(type) {
-			case map[string]any:
-				for _, x := range v {
-					walk(x)
-				}
-			case []any:
-				for _, x := range v {
-					walk(x)
-				}
-			case string:
-				if len(v) >= 6 {
-					out = append(out, v)
-				}
+		for _, v := range testtool.StringLeaves(t, plain) {
+			if len(v) >= 6 {
+				out = append(out, v)
 			}
 		}
-		walk(v)
 		return nil
 	})
 	if err != nil || len(out) < 3 {

@@ -17,31 +17,7 @@ import (
 	"github.com/repotool/repotool/pkg/render"
 )
 
-func leaves(t *testing.T, doc []byte) []string {
-	t.Helper()
-	var m map[string]any
-	if err := yaml.Unmarshal(doc, &m); err != nil {
-		t.Fatal(err)
-	}
-	var out []string
-	var walk func(any)
-	walk = func(v any) {
-		switch v := v.(type) {
-		case map[string]any:
-			for _, x := range v {
-				walk(x)
-			}
-		case []any:
-			for _, x := range v {
-				walk(x)
-			}
-		case string:
-			out = append(out, v)
-		}
-	}
-	walk(m)
-	return out
-}
+func leaves(t *testing.T, doc []byte) []string { return testtool.StringLeaves(t, doc) }
 
 // vendorForHelm prepares a copy of the fixture the way the shell wrappers
 // our users replace do: file:// dependencies packaged into each chart's
