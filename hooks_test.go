@@ -330,6 +330,30 @@ func TestPreCommitSystemHook(t *testing.T) {
 	if out, err := commit.CombinedOutput(); err != nil {
 		t.Fatalf("a clean commit was refused: %v\n%s", err, out)
 	}
+	// A broken file that is not staged does not block an unrelated
+	// commit: the hook lints Git's index.
+	write(t, filepath.Join(repo, "clusters", "dev-cluster", "namespace-b", "dev-values-wip.yaml"), []byte("replicaCount: [\n"))
+	values := filepath.Join(repo, "clusters", "dev-cluster", "namespace-a", "dev-values-a.yaml")
+	data, err := os.ReadFile(values)
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(t, values, []byte(strings.Replace(string(data), "LOG_LEVEL: debug", "LOG_LEVEL: info", 1)))
+	git(t, repo, "add", values)
+	commit = exec.Command("git", "commit", "-qm", "log less")
+	commit.Dir, commit.Env = repo, env
+	if out, err := commit.CombinedOutput(); err != nil {
+		t.Fatalf("an untracked broken file blocked an unrelated commit: %v\n%s", err, out)
+	}
+	// Staged, it does.
+	git(t, repo, "add", "clusters/dev-cluster/namespace-b/dev-values-wip.yaml")
+	commit = exec.Command("git", "commit", "-qm", "wip")
+	commit.Dir, commit.Env = repo, env
+	if out, err := commit.CombinedOutput(); err == nil || !strings.Contains(string(out), "dev-values-wip.yaml") {
+		t.Fatalf("a commit adding a broken values file passed: %v\n%s", err, out)
+	}
+	git(t, repo, "rm", "-q", "--cached", "clusters/dev-cluster/namespace-b/dev-values-wip.yaml")
+
 	write(t, filepath.Join(repo, "bootstrap", "secret.yaml"), []byte("apiVersion: v1\nkind: Secret\nmetadata:\n  name: oops\nstringData:\n  token: hunter2-precommit\n"))
 	git(t, repo, "add", "bootstrap/secret.yaml")
 	commit = exec.Command("git", "commit", "-qm", "add a secret")

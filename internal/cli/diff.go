@@ -3,6 +3,7 @@ package cli
 import (
 	"cmp"
 	"fmt"
+	"io/fs"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -44,20 +45,15 @@ something does; 2 on a usage error or when a target cannot be rendered.`,
 			if base == "" {
 				return usageErr(fmt.Errorf("--base is required: the revision to compare with (a branch, tag or commit)"))
 			}
-			root := repoArg(args)
-			repo, err := gitrev.Open(root)
-			if err != nil {
-				return usageErr(err)
-			}
-			baseRepo, headRepo, changed, headName, err := diffSides(cmd, repo, root, base, head, staged, &opts)
+			s, err := loadSides(cmd, repoArg(args), base, head, staged, &opts)
 			if err != nil {
 				return err
 			}
-			res, err := diff.Run(cmd.Context(), baseRepo, headRepo, changed, diff.Options{Render: opts})
+			res, err := diff.Run(cmd.Context(), s.base, s.head, s.changed, diff.Options{Render: opts})
 			if err != nil {
 				return err
 			}
-			res.Base, res.Head = base, headName
+			res.Base, res.Head = base, s.headName
 			if err := f.Write(cmd.OutOrStdout(), res); err != nil {
 				return err
 			}
@@ -82,52 +78,70 @@ something does; 2 on a usage error or when a target cannot be rendered.`,
 	return cmd
 }
 
-// diffSides loads the two sides of a diff: base, and head (a revision,
-// the index with staged, or else the working tree), with the paths that
+// sides are the two sides of a comparison: base, and head (a revision,
+// Git's index with staged, or else the working tree), with the paths that
 // differ between them and head's name for the output.
-func diffSides(cmd *cobra.Command, repo *gitrev.Repo, root, base, head string, staged bool, opts *render.Options) (baseRepo, headRepo *layout.Repo, changed []string, headName string, err error) {
-	headName = cmp.Or(head, "working tree")
+type sides struct {
+	base, head *layout.Repo
+	changed    []string
+	headName   string
+}
+
+// loadSides loads the two sides of a comparison of root's repository.
+func loadSides(cmd *cobra.Command, root, base, head string, staged bool, opts *render.Options) (*sides, error) {
+	repo, err := gitrev.Open(root)
+	if err != nil {
+		return nil, usageErr(err)
+	}
+	lopts := layoutOptions(opts)
+	load := func(fsys fs.FS, name string) (*layout.Repo, error) {
+		l, err := layout.Load(cmd.Context(), fsys, lopts)
+		if err != nil {
+			return nil, usageErr(fmt.Errorf("%s: %w", name, err))
+		}
+		return l, nil
+	}
+	s := &sides{headName: cmp.Or(head, "working tree")}
 	baseFS, err := repo.Revision(base)
 	if err != nil {
-		return nil, nil, nil, "", usageErr(err)
+		return nil, usageErr(err)
 	}
-	if baseRepo, err = layout.Load(cmd.Context(), baseFS, layout.Options{}); err != nil {
-		return nil, nil, nil, "", usageErr(fmt.Errorf("%s: %w", base, err))
+	if s.base, err = load(baseFS, base); err != nil {
+		return nil, err
 	}
 	switch {
 	case staged && head != "":
-		return nil, nil, nil, "", usageErr(fmt.Errorf("--staged and --head both say what to compare: give one"))
+		return nil, usageErr(fmt.Errorf("--staged and --head both say what to compare: give one"))
 	case staged:
 		idx, err := repo.Index()
 		if err != nil {
-			return nil, nil, nil, "", usageErr(err)
+			return nil, usageErr(err)
 		}
-		if headRepo, err = layout.Load(cmd.Context(), idx, layout.Options{}); err != nil {
-			return nil, nil, nil, "", usageErr(fmt.Errorf("the index: %w", err))
+		if s.head, err = load(idx, "the index"); err != nil {
+			return nil, err
 		}
-		if changed, err = gitrev.Diff(baseFS, idx); err != nil {
-			return nil, nil, nil, "", usageErr(err)
+		if s.changed, err = gitrev.Diff(baseFS, idx); err != nil {
+			return nil, usageErr(err)
 		}
-		headName = "index"
+		s.headName = "index"
 	case head != "":
 		headFS, err := repo.Revision(head)
 		if err != nil {
-			return nil, nil, nil, "", usageErr(err)
+			return nil, usageErr(err)
 		}
-		if headRepo, err = layout.Load(cmd.Context(), headFS, layout.Options{}); err != nil {
-			return nil, nil, nil, "", usageErr(fmt.Errorf("%s: %w", head, err))
+		if s.head, err = load(headFS, head); err != nil {
+			return nil, err
 		}
-		changed, err = repo.Changed(base, head)
-		if err != nil {
-			return nil, nil, nil, "", usageErr(err)
+		if s.changed, err = repo.Changed(base, head); err != nil {
+			return nil, usageErr(err)
 		}
 	default:
-		if headRepo, err = loadRepo(cmd, root, opts); err != nil {
-			return nil, nil, nil, "", err
+		if s.head, err = loadRepo(cmd, root, opts); err != nil {
+			return nil, err
 		}
-		if changed, err = gitrev.Diff(baseFS, headRepo.FS); err != nil {
-			return nil, nil, nil, "", usageErr(err)
+		if s.changed, err = gitrev.Diff(baseFS, s.head.FS); err != nil {
+			return nil, usageErr(err)
 		}
 	}
-	return baseRepo, headRepo, changed, headName, nil
+	return s, nil
 }

@@ -11,14 +11,17 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/repotool/repotool/internal/fsutil"
+	"github.com/repotool/repotool/pkg/diff"
+	"github.com/repotool/repotool/pkg/gitrev"
+	"github.com/repotool/repotool/pkg/layout"
 	"github.com/repotool/repotool/pkg/lint"
 	"github.com/repotool/repotool/pkg/output"
 )
 
 func newLintCmd(env Env, v *verbosity) *cobra.Command {
 	opts := lint.DefaultOptions()
-	var format, failOn, sarifFile, baseline, writeBaseline, shard string
-	var noDecrypt bool
+	var format, failOn, sarifFile, baseline, writeBaseline, shard, changedSince string
+	var noDecrypt, staged bool
 	cmd := &cobra.Command{
 		Use:   "lint [REPO]",
 		Short: "Check the repository's files and every target's rendered manifests",
@@ -30,6 +33,13 @@ docs/rules.md. Findings never contain secret values.
   -o json      {"findings": [...], "summary": {...}}
   -o sarif     SARIF 2.1.0, for GitHub code scanning
   -o github    GitHub Actions annotations; overflow to $GITHUB_STEP_SUMMARY
+
+--changed-since REV lints only the targets the change since REV (a branch,
+tag or commit) affects, as repotool diff works them out, plus the checks
+about no target (files, layout, configuration). --staged lints Git's index,
+what the next commit records, and only the targets the staged change
+affects (since HEAD, or since --changed-since): the pre-commit hooks use it,
+so files that are not staged play no part.
 
 --sarif-file writes SARIF to a file as well, whatever -o is. --no-decrypt
 lints without SOPS keys: encrypted values become typed placeholders, so every
@@ -50,7 +60,7 @@ a usage error, an invalid repotool.yaml or an unreadable repository.`,
 			if opts.Shard, err = parseShard(shard); err != nil {
 				return usageErr(err)
 			}
-			repo, err := loadRepo(cmd, repoArg(args), &opts.Render)
+			repo, err := lintRepo(cmd, repoArg(args), changedSince, staged, &opts)
 			if err != nil {
 				return err
 			}
@@ -88,6 +98,8 @@ a usage error, an invalid repotool.yaml or an unreadable repository.`,
 	fl.StringVar(&writeBaseline, "write-baseline", "", "record every finding in this baseline file (for --baseline) and exit 0")
 	fl.StringVarP(&opts.Cluster, "cluster", "c", "", "lint only this cluster's targets (and findings about their files)")
 	fl.StringVarP(&opts.Namespace, "namespace", "n", "", "with --cluster: lint only this target")
+	fl.StringVar(&changedSince, "changed-since", "", "lint only the targets the change since this revision affects, and the checks about no target")
+	fl.BoolVar(&staged, "staged", false, "lint Git's index (what the next commit records): only the targets the staged change affects")
 	fl.StringVar(&shard, "shard", "", "lint part i of n of the targets (i/n), for spreading a large repository over CI jobs")
 	fl.StringVar(&opts.SchemaDir, "schema-dir", "", "keep the JSON schemas the schema rule used in this folder, in kubeconform's layout")
 	fl.BoolVar(&noDecrypt, "no-decrypt", false, "do not decrypt secret values files: use typed placeholders (for runs without SOPS keys, such as pull requests from forks)")
@@ -97,6 +109,43 @@ a usage error, an invalid repotool.yaml or an unreadable repository.`,
 	fl.IntVar(&opts.Render.Concurrency, "concurrency", opts.Render.Concurrency, "targets rendered at once")
 	addLimitFlags(fl, &opts.Render)
 	return cmd
+}
+
+// lintRepo loads the repository to lint: the working tree, or Git's index
+// with staged. With changedSince or staged, it limits opts to the targets
+// the change affects.
+func lintRepo(cmd *cobra.Command, root, changedSince string, staged bool, opts *lint.Options) (*layout.Repo, error) {
+	if changedSince == "" && !staged {
+		return loadRepo(cmd, root, &opts.Render)
+	}
+	if staged && changedSince == "" {
+		changedSince = "HEAD"
+		if g, err := gitrev.Open(root); err == nil {
+			if _, err := g.Commit("HEAD"); err != nil {
+				// The first commit: everything staged is new.
+				idx, err := g.Index()
+				if err != nil {
+					return nil, usageErr(err)
+				}
+				repo, err := layout.Load(cmd.Context(), idx, layoutOptions(&opts.Render))
+				if err != nil {
+					return nil, usageErr(fmt.Errorf("the index: %w", err))
+				}
+				return repo, nil
+			}
+		}
+	}
+	s, err := loadSides(cmd, root, changedSince, "", staged, &opts.Render)
+	if err != nil {
+		return nil, err
+	}
+	opts.Targets = []string{}
+	for _, t := range diff.Affected(s.base, s.head, s.changed) {
+		if !t.Removed {
+			opts.Targets = append(opts.Targets, t.Name)
+		}
+	}
+	return s.head, nil
 }
 
 // writeLint writes the findings in format f to standard output, SARIF to

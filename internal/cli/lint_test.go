@@ -354,3 +354,92 @@ func TestShards(t *testing.T) {
 		t.Errorf("--shard 4/3: exit %d\n%s", code, out)
 	}
 }
+
+// TestLintChangedSince lints only what a change affects: one cluster's
+// values file is one target, a namespace's common values file that
+// namespace in every cluster, repotool.yaml every target. With --staged,
+// Git's index is linted: a broken file that is not staged plays no part.
+func TestLintChangedSince(t *testing.T) {
+	testtool.UseTestKey(t)
+	dir := t.TempDir()
+	if err := os.CopyFS(dir, os.DirFS(monorepo)); err != nil {
+		t.Fatal(err)
+	}
+	testtool.GitCommit(t, dir, "base")
+	lint := func(args ...string) (targets int, out string, code int) {
+		t.Helper()
+		out, code = runCLI(t, append([]string{"lint", dir, "-o", "json"}, args...)...)
+		var res struct {
+			Summary struct{ Targets, Rendered int }
+		}
+		if err := json.Unmarshal([]byte(out), &res); err != nil {
+			t.Fatalf("%v: %v\n%s", args, err, out)
+		}
+		if code == 0 && res.Summary.Rendered != res.Summary.Targets {
+			t.Errorf("%v: %d of %d targets rendered\n%s", args, res.Summary.Rendered, res.Summary.Targets, out)
+		}
+		return res.Summary.Targets, out, code
+	}
+	appendTo := func(file, text string) {
+		t.Helper()
+		f, err := os.OpenFile(filepath.Join(dir, file), os.O_APPEND|os.O_WRONLY, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		if _, err := f.WriteString(text); err != nil {
+			t.Fatal(err)
+		}
+	}
+	git := func(args ...string) {
+		t.Helper()
+		cmd := exec.Command("git", args...)
+		cmd.Dir = dir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	all, _, _ := lint()
+	if all != 10 {
+		t.Fatalf("the fixture has %d targets, want 10", all)
+	}
+	if n, out, code := lint("--changed-since", "HEAD"); n != 0 || code != 0 {
+		t.Errorf("no change: %d targets, exit %d\n%s", n, code, out)
+	}
+	appendTo("clusters/prod-cluster/namespace-a/prod-values-a.yaml", "# a comment\n")
+	if n, out, code := lint("--changed-since", "HEAD"); n != 1 || code != 0 {
+		t.Errorf("one cluster values file: %d targets, exit %d\n%s", n, code, out)
+	}
+	if n, out, _ := lint("--staged"); n != 0 {
+		t.Errorf("--staged, nothing staged: %d targets\n%s", n, out)
+	}
+	git("add", "clusters/prod-cluster/namespace-a/prod-values-a.yaml")
+	if n, out, _ := lint("--staged"); n != 1 {
+		t.Errorf("--staged, one values file staged: %d targets\n%s", n, out)
+	}
+	appendTo("namespaces/namespace-a/common-values-a.yaml", "# a comment\n")
+	if n, out, _ := lint("--changed-since", "HEAD"); n != 2 {
+		t.Errorf("a common values file: %d targets, want namespace-a in both clusters\n%s", n, out)
+	}
+	// A broken values file, not staged: --staged does not see it, the
+	// working tree does.
+	if err := os.WriteFile(filepath.Join(dir, "clusters/dev-cluster/namespace-b/dev-values-wip.yaml"), []byte("replicaCount: [\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if n, out, code := lint("--staged"); n != 1 || code != 0 {
+		t.Errorf("--staged with an untracked broken file: %d targets, exit %d\n%s", n, code, out)
+	}
+	if _, out, code := lint("--changed-since", "HEAD"); code != cli.ExitFindings || !strings.Contains(out, "dev-values-wip.yaml") {
+		t.Errorf("--changed-since HEAD with a broken file in the working tree: exit %d\n%s", code, out)
+	}
+	if err := os.Remove(filepath.Join(dir, "clusters/dev-cluster/namespace-b/dev-values-wip.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	appendTo("repotool.yaml", "# a comment\n")
+	if n, out, _ := lint("--changed-since", "HEAD"); n != 10 {
+		t.Errorf("repotool.yaml: %d targets, want all\n%s", n, out)
+	}
+	if _, code := runCLI(t, "lint", dir, "--changed-since", "no-such-revision"); code != cli.ExitError {
+		t.Errorf("an unknown revision: exit %d", code)
+	}
+}

@@ -354,14 +354,7 @@ func decrypter(noDecrypt bool) []render.Option {
 // loadRepo loads the layout and maps its errors to exit codes. limits, when
 // given, are the command's render limits (--max-values-size).
 func loadRepo(cmd *cobra.Command, dir string, limits ...*render.Options) (*layout.Repo, error) {
-	var opts layout.Options
-	for _, l := range limits {
-		opts.MaxValuesSize = l.MaxValuesSize
-		if opts.MaxValuesSize <= 0 {
-			opts.MaxValuesSize = -1 // no limit
-		}
-	}
-	repo, err := layout.LoadDir(cmd.Context(), dir, opts)
+	repo, err := layout.LoadDir(cmd.Context(), dir, layoutOptions(limits...))
 	if err != nil {
 		var ce *config.Error
 		if errors.As(err, &ce) {
@@ -370,6 +363,18 @@ func loadRepo(cmd *cobra.Command, dir string, limits ...*render.Options) (*layou
 		return nil, usageErr(err)
 	}
 	return repo, nil
+}
+
+// layoutOptions are the layout limits that go with the render limits.
+func layoutOptions(limits ...*render.Options) layout.Options {
+	var opts layout.Options
+	for _, l := range limits {
+		opts.MaxValuesSize = l.MaxValuesSize
+		if opts.MaxValuesSize <= 0 {
+			opts.MaxValuesSize = -1 // no limit
+		}
+	}
+	return opts
 }
 
 // cacheDir resolves the dependency cache: the flag, $REPOTOOL_CACHE_DIR, or

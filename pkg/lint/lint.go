@@ -33,6 +33,15 @@ type Options struct {
 	// targets see only the shard's renderings (CRDs in charts' crds/
 	// folders and plain files are seen by every shard).
 	Shard layout.Shard
+	// Targets, when not nil, limits the run to the named targets
+	// ("cluster/namespace"), such as those a change affects (repotool lint
+	// --changed-since): only they are rendered, findings about other
+	// targets are left out, and findings about no target (the
+	// repository-wide checks: files, layout, configuration) are kept. An
+	// empty, non-nil list renders nothing and runs the repository-wide
+	// checks only. Names that are not targets are ignored (a target the
+	// change removed).
+	Targets []string
 }
 
 // DefaultOptions returns the default settings.
@@ -59,7 +68,7 @@ func Lint(ctx context.Context, repo *layout.Repo, opts Options, extra ...render.
 		return nil, err
 	}
 	res := Check(repo, results, opts)
-	if opts.Cluster != "" || opts.Shard.N > 1 {
+	if opts.Cluster != "" || opts.Shard.N > 1 || opts.Targets != nil {
 		res.keepTargets(targets, opts.Shard.First(), opts.Cluster != "")
 	}
 	return res, res.Err()
@@ -70,19 +79,33 @@ type ScopeError struct{ msg string }
 
 func (e *ScopeError) Error() string { return e.msg }
 
-// scope returns the targets Options.Cluster and Namespace select.
+// scope returns the targets Options.Cluster, Namespace and Targets select.
 func scope(repo *layout.Repo, opts Options) ([]layout.Target, error) {
+	names := map[string]bool{}
+	for _, n := range opts.Targets {
+		names[n] = true
+	}
+	named := func(t layout.Target) bool { return opts.Targets == nil || names[t.Name()] }
 	if opts.Cluster == "" {
 		if opts.Namespace != "" {
 			return nil, &ScopeError{"a namespace scope needs its cluster"}
 		}
-		return repo.Targets, nil
+		out := []layout.Target{}
+		for _, t := range repo.Targets {
+			if named(t) {
+				out = append(out, t)
+			}
+		}
+		return out, nil
 	}
 	var out []layout.Target
 	for _, t := range repo.Targets {
-		if t.Cluster == opts.Cluster && (opts.Namespace == "" || t.Namespace == opts.Namespace) {
+		if t.Cluster == opts.Cluster && (opts.Namespace == "" || t.Namespace == opts.Namespace) && named(t) {
 			out = append(out, t)
 		}
+	}
+	if len(out) == 0 && opts.Targets != nil {
+		return out, nil // the change affects none of them
 	}
 	if len(out) == 0 {
 		return nil, &ScopeError{fmt.Sprintf("no target %s: run `repotool layout` to list the targets", strings.TrimSuffix(opts.Cluster+"/"+opts.Namespace, "/"))}
