@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/repotool/repotool/internal/cli"
 	"github.com/repotool/repotool/internal/testtool"
 )
 
@@ -43,6 +44,21 @@ func canaryFragments() []string {
 // stream to standard output, what Argo CD deploys, holds them, and the test
 // checks that it does, so that the canaries are known to be decrypted.
 func TestCanarySecrets(t *testing.T) {
+	edit := func(t *testing.T, file, old, new string) {
+		t.Helper()
+		data, err := os.ReadFile(file)
+		if err != nil || !strings.Contains(string(data), old) {
+			t.Fatalf("%s: %v, or no %q", file, err, old)
+		}
+		if old == "" {
+			data = append(data, new...)
+		} else {
+			data = []byte(strings.Replace(string(data), old, new, 1))
+		}
+		if err := os.WriteFile(file, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 	bin := testtool.Repotool(t)
 	root := testtool.ModuleRoot(t)
 	repo := filepath.Join(t.TempDir(), "repo")
@@ -75,6 +91,8 @@ func TestCanarySecrets(t *testing.T) {
 		stdout  bool     // stdout may hold secrets (the plain render stream)
 		files   []string // files the command writes, checked too
 		outDirs []string // folders it writes, every file checked
+		before  func()   // prepares the repository
+		code    int      // the exit status, when not -1
 	}
 	sarif := filepath.Join(tmp, "lint.sarif")
 	summary := filepath.Join(tmp, "summary.md")
@@ -93,8 +111,26 @@ func TestCanarySecrets(t *testing.T) {
 			runs = append(runs, run{name: strings.Join(args[2:], " "), args: args, env: slices.Concat(env, []string{"GITHUB_STEP_SUMMARY=" + summary}), files: []string{sarif, summary}})
 		}
 	}
-	for _, format := range []string{"text", "json"} {
-		runs = append(runs, run{name: "diff " + format, args: []string{"diff", repo, "--base", "HEAD", "-o", format}})
+	// diff: every format, every exit status. First the leaky namespace is
+	// added (exit 1 with --exit-code); then, committed, its chart changes
+	// (its objects change around secret values) and a target whose
+	// template fails with secrets in its message is affected (exit 2).
+	parts := filepath.Join(tmp, "parts")
+	for _, format := range []string{"text", "json", "markdown"} {
+		runs = append(runs,
+			run{name: "diff " + format, args: []string{"diff", repo, "--base", "HEAD", "-o", format, "--exit-code", "--out-dir", parts, "--color", "always"}, outDirs: []string{parts}, code: cli.ExitFindings},
+			run{name: "diff " + format + " --no-decrypt", args: []string{"diff", repo, "--base", "HEAD", "-o", format, "--no-decrypt"}, code: 0})
+	}
+	for i, format := range []string{"text", "json", "markdown"} {
+		r := run{name: "diff changed " + format, args: []string{"diff", repo, "--base", "HEAD", "-o", format, "--out-dir", parts}, outDirs: []string{parts}, code: cli.ExitError}
+		if i == 0 {
+			r.before = func() {
+				testtool.GitCommit(t, repo, "leaky")
+				edit(t, filepath.Join(repo, "namespaces", "leaky", "templates", "cm.yaml"), "app: leaky", "app: leaky-v2")
+				edit(t, filepath.Join(repo, "clusters", "dev", "failing", "dev-values-failing.yaml"), "", "# touched\n")
+			}
+		}
+		runs = append(runs, r)
 	}
 	for _, ns := range []string{"leaky", "failing", "strict"} {
 		runs = append(runs,
@@ -114,6 +150,9 @@ func TestCanarySecrets(t *testing.T) {
 	fragments := canaryFragments()
 	decrypted := false
 	for _, r := range runs {
+		if r.before != nil {
+			r.before()
+		}
 		cmd := exec.Command(bin, r.args...)
 		cmd.Env = r.env
 		if cmd.Env == nil {
@@ -124,7 +163,10 @@ func TestCanarySecrets(t *testing.T) {
 		cmd.Stdout, cmd.Stderr = &stdout, &stderr
 		os.Remove(sarif)
 		os.Remove(summary)
-		_ = cmd.Run() // exit codes are other tests' business
+		err := cmd.Run()
+		if code := cmd.ProcessState.ExitCode(); strings.HasPrefix(r.name, "diff ") && code != r.code {
+			t.Errorf("%s: exit %d, want %d: %v\n%s", r.name, code, r.code, err, stderr.String())
+		}
 		outputs := map[string]string{"stderr": stderr.String()}
 		if r.stdout {
 			if strings.Contains(stdout.String(), canaryStrings[0]) {
@@ -146,8 +188,15 @@ func TestCanarySecrets(t *testing.T) {
 				return nil
 			})
 		}
-		if strings.HasPrefix(r.name, "diff ") && (!strings.Contains(outputs["stdout"], "dev/leaky") || !strings.Contains(outputs["stdout"], "added") || strings.Contains(outputs["stdout"], "error")) {
-			t.Errorf("%s shows no object of the added namespace, so it proves nothing:\n%s", r.name, outputs["stdout"])
+		switch {
+		case strings.HasPrefix(r.name, "diff changed "):
+			if !strings.Contains(outputs["stdout"], "leaky-v2") || !strings.Contains(outputs["stdout"], "dev/failing at head") {
+				t.Errorf("%s shows no changed object and no failing target, so it proves nothing:\n%s", r.name, outputs["stdout"])
+			}
+		case strings.HasPrefix(r.name, "diff "):
+			if !strings.Contains(outputs["stdout"], "dev/leaky") || !strings.Contains(outputs["stdout"], "added") || strings.Contains(outputs["stdout"], "error") {
+				t.Errorf("%s shows no object of the added namespace, so it proves nothing:\n%s", r.name, outputs["stdout"])
+			}
 		}
 		for where, text := range outputs {
 			// The test's own folders are named after it ("TestCanary...").

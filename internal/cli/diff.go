@@ -4,10 +4,15 @@ import (
 	"cmp"
 	"fmt"
 	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
 	"strings"
 
 	"github.com/spf13/cobra"
+	"golang.org/x/term"
 
+	"github.com/repotool/repotool/internal/fsutil"
 	"github.com/repotool/repotool/pkg/diff"
 	"github.com/repotool/repotool/pkg/gitrev"
 	"github.com/repotool/repotool/pkg/layout"
@@ -15,9 +20,9 @@ import (
 	"github.com/repotool/repotool/pkg/render"
 )
 
-func newDiffCmd() *cobra.Command {
-	var base, head, format string
-	var exitCode, staged bool
+func newDiffCmd(env Env, v *verbosity) *cobra.Command {
+	var base, head, format, outDir, color string
+	var exitCode, staged, noDecrypt bool
 	opts := render.DefaultOptions()
 	cmd := &cobra.Command{
 		Use:   "diff [REPO] --base REV [--head REV]",
@@ -32,13 +37,29 @@ it compares --base with the working tree; with --staged, with Git's index
 
 Secret values are never shown: objects are compared on renderings where
 every value from a .secret.yaml file is a placeholder, and a secret value
-that changed is named by its field only.
+that changed is named by its field only. --no-decrypt compares without
+SOPS keys (pull requests from forks): a changed secret value is then not
+seen, and the output says so.
+
+  -o text      the affected targets, then each changed object's diff
+               (default; coloured on a terminal, unless NO_COLOR is set)
+  -o json      a versioned document: see docs/diff.md
+  -o markdown  for pull-request comments: a summary table, then collapsible
+               sections per cluster and namespace, in parts of at most
+               65,536 characters
+
+--out-dir DIR also writes the markdown parts as DIR/diff-001.md, ... (and
+removes parts left there by an earlier, longer diff), whatever -o is.
 
 Exit status: 0, or with --exit-code 0 when nothing changes and 1 when
 something does; 2 on a usage error or when a target cannot be rendered.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			f, err := output.NewDiffFormatter(format)
+			if err != nil {
+				return usageErr(err)
+			}
+			fo, err := diffOptions(cmd, env, color)
 			if err != nil {
 				return usageErr(err)
 			}
@@ -49,12 +70,18 @@ something does; 2 on a usage error or when a target cannot be rendered.`,
 			if err != nil {
 				return err
 			}
-			res, err := diff.Run(cmd.Context(), s.base, s.head, s.changed, diff.Options{Render: opts})
+			opts.CacheDir = cacheDir(env, opts.CacheDir)
+			res, err := diff.Run(cmd.Context(), s.base, s.head, s.changed, diff.Options{Render: opts, Extra: append(decrypter(noDecrypt), v.renderOptions(cmd.ErrOrStderr(), "rendering")...)})
 			if err != nil {
 				return err
 			}
-			res.Base, res.Head = base, s.headName
-			if err := f.Write(cmd.OutOrStdout(), res); err != nil {
+			res.Base, res.Head, res.NotDecrypted = base, s.headName, noDecrypt
+			if outDir != "" {
+				if err := writeParts(outDir, output.MarkdownParts(res, fo)); err != nil {
+					return err
+				}
+			}
+			if err := f.Write(cmd.OutOrStdout(), res, fo); err != nil {
 				return err
 			}
 			switch {
@@ -71,11 +98,66 @@ something does; 2 on a usage error or when a target cannot be rendered.`,
 	fl.StringVar(&head, "head", "", "the revision to compare (default: the working tree)")
 	fl.BoolVar(&staged, "staged", false, "compare Git's index (what the next commit records) instead of the working tree")
 	fl.StringVarP(&format, "output", "o", "text", "output format: "+strings.Join(output.DiffFormats(), "|"))
+	fl.StringVar(&outDir, "out-dir", "", "also write the markdown, in comment-sized parts, as numbered files in this folder")
+	fl.StringVar(&color, "color", "auto", "colour text output: auto (on a terminal, unless NO_COLOR is set)|always|never")
 	fl.BoolVar(&exitCode, "exit-code", false, "exit 1 when anything changes, as git diff --exit-code")
+	fl.BoolVar(&noDecrypt, "no-decrypt", false, "do not decrypt secret values files: compare with typed placeholders (for runs without SOPS keys, such as pull requests from forks)")
 	fl.BoolVar(&opts.Offline, "offline", false, "never download: remote chart dependencies must be in the cache")
-	fl.StringVar(&opts.CacheDir, "cache-dir", opts.CacheDir, "dependency cache folder")
+	fl.StringVar(&opts.CacheDir, "cache-dir", "", "dependency cache (default $REPOTOOL_CACHE_DIR, else $XDG_CACHE_HOME/repotool)")
 	addLimitFlags(fl, &opts)
 	return cmd
+}
+
+// diffOptions are the formats' options: colour for --color (auto: standard
+// output is a terminal and NO_COLOR is not set), and, in GitHub Actions,
+// the run's log as where a cut diff can be read whole.
+func diffOptions(cmd *cobra.Command, env Env, color string) (output.DiffOptions, error) {
+	var fo output.DiffOptions
+	switch color {
+	case "always":
+		fo.Color = true
+	case "never":
+	case "auto":
+		f, ok := cmd.OutOrStdout().(*os.File)
+		fo.Color = ok && term.IsTerminal(int(f.Fd())) && env.Getenv("NO_COLOR") == "" && env.Getenv("TERM") != "dumb"
+	default:
+		return fo, fmt.Errorf("--color %q: use auto, always or never", color)
+	}
+	if server, repo, run := env.Getenv("GITHUB_SERVER_URL"), env.Getenv("GITHUB_REPOSITORY"), env.Getenv("GITHUB_RUN_ID"); server != "" && repo != "" && run != "" {
+		fo.FullOutput = fmt.Sprintf("the log of [the workflow run](%s/%s/actions/runs/%s)", server, repo, run)
+	}
+	return fo, nil
+}
+
+// partName matches the files writeParts writes.
+var partName = regexp.MustCompile(`^diff-[0-9]{3,}\.md$`)
+
+// writeParts writes markdown parts as dir/diff-001.md, ..., and removes
+// the parts an earlier run left beyond them.
+func writeParts(dir string, parts []string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("--out-dir: %w", err)
+	}
+	written := map[string]bool{}
+	for i, p := range parts {
+		name := fmt.Sprintf("diff-%03d.md", i+1)
+		if err := fsutil.WriteFileAtomic(filepath.Join(dir, name), []byte(p)); err != nil {
+			return fmt.Errorf("--out-dir: %w", err)
+		}
+		written[name] = true
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return fmt.Errorf("--out-dir: %w", err)
+	}
+	for _, e := range entries {
+		if partName.MatchString(e.Name()) && !written[e.Name()] {
+			if err := os.Remove(filepath.Join(dir, e.Name())); err != nil {
+				return fmt.Errorf("--out-dir: %w", err)
+			}
+		}
+	}
+	return nil
 }
 
 // sides are the two sides of a comparison: base, and head (a revision,

@@ -43,7 +43,7 @@ func TestDiffCommand(t *testing.T) {
 		}
 	}
 	replace("clusters/prod-cluster/namespace-a/prod-values-a.yaml", "LOG_LEVEL: info", "LOG_LEVEL: trace")
-	for _, format := range []string{"text", "json"} {
+	for _, format := range []string{"text", "json", "markdown"} {
 		out, code := runCLI(t, "diff", dir, "--base", "HEAD", "-o", format, "--exit-code")
 		if code != cli.ExitFindings {
 			t.Errorf("-o %s: exit %d, want %d\n%s", format, code, cli.ExitFindings, out)
@@ -53,6 +53,45 @@ func TestDiffCommand(t *testing.T) {
 			t.Errorf("-o %s: two runs differ", format)
 		}
 		golden.Check(t, filepath.Join("testdata", "golden", "diff-worktree."+format), []byte(out))
+	}
+	// Colour: never when standard output is not a terminal, unless asked.
+	if out, _ := runCLI(t, "diff", dir, "--base", "HEAD"); strings.Contains(out, "\x1b[") {
+		t.Error("colour on standard output that is not a terminal")
+	}
+	if out, _ := runCLI(t, "diff", dir, "--base", "HEAD", "--color", "always"); !strings.Contains(out, "\x1b[32m+  LOG_LEVEL: \"trace\"\x1b[0m") {
+		t.Errorf("--color always: no green addition\n%s", out)
+	}
+	if _, code := runCLI(t, "diff", dir, "--base", "HEAD", "--color", "sometimes"); code != cli.ExitError {
+		t.Errorf("--color sometimes: exit %d", code)
+	}
+	// --out-dir writes the markdown parts, whatever -o is, and removes
+	// the parts of an earlier, longer diff, and nothing else.
+	parts := filepath.Join(t.TempDir(), "parts")
+	for _, f := range []string{"diff-001.md", "diff-002.md", "diff-017.md", "notes.md"} {
+		if err := os.MkdirAll(parts, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(parts, f), []byte("old"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	md, _ := runCLI(t, "diff", dir, "--base", "HEAD", "-o", "markdown")
+	if _, code := runCLI(t, "diff", dir, "--base", "HEAD", "-o", "json", "--out-dir", parts); code != 0 {
+		t.Errorf("--out-dir: exit %d", code)
+	}
+	entries, err := os.ReadDir(parts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	if strings.Join(names, " ") != "diff-001.md notes.md" {
+		t.Errorf("--out-dir holds %v", names)
+	}
+	if data, _ := os.ReadFile(filepath.Join(parts, "diff-001.md")); string(data) != md {
+		t.Error("the part written differs from -o markdown")
 	}
 	// Nothing is staged yet; then the values file is.
 	if out, code := runCLI(t, "diff", dir, "--base", "HEAD", "--staged", "--exit-code"); code != 0 {

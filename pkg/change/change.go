@@ -44,9 +44,13 @@ type Change struct {
 
 // Result is a comparison.
 type Result struct {
-	Base, Head string   `json:"-"`
-	Targets    []Target `json:"targets"`
-	Changes    []Change `json:"changes"`
+	Base, Head string `json:"-"`
+	// NotDecrypted says secret values files were not decrypted (repotool
+	// diff --no-decrypt): their values are placeholders at both
+	// revisions, so a changed secret value cannot be seen.
+	NotDecrypted bool     `json:"notDecrypted,omitempty"`
+	Targets      []Target `json:"targets"`
+	Changes      []Change `json:"changes"`
 	// ArgoCD are the generated Argo CD objects that differ (what
 	// `repotool generate` would write): Target is the cluster, Object the
 	// file's path in the output folder.

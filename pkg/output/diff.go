@@ -14,10 +14,23 @@ type DiffFormatter interface {
 	// Name is the format's name as given to -o.
 	Name() string
 	// Write formats res to w.
-	Write(w io.Writer, res *change.Result) error
+	Write(w io.Writer, res *change.Result, opts DiffOptions) error
 }
 
-var diffFormatters = []DiffFormatter{diffJSON{}, diffText{}}
+// DiffOptions configure the diff formats.
+type DiffOptions struct {
+	// Color colours text output (for a terminal).
+	Color bool
+	// PartSize is the most bytes one markdown part holds (0:
+	// MaxCommentSize).
+	PartSize int
+	// FullOutput says where the whole diff can be read, for the notice
+	// of a markdown diff that is cut (default: the output of `repotool
+	// diff -o text`). Markdown.
+	FullOutput string
+}
+
+var diffFormatters = []DiffFormatter{diffJSON{}, diffMarkdown{}, diffText{}}
 
 // DiffFormats returns the names of the diff formats, sorted.
 func DiffFormats() []string {

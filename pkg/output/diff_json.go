@@ -13,17 +13,18 @@ func (diffJSON) Name() string { return "json" }
 
 // Write prints the result as JSON with change.JSONVersion as
 // schemaVersion; see docs/diff.md.
-func (diffJSON) Write(w io.Writer, res *change.Result) error {
+func (diffJSON) Write(w io.Writer, res *change.Result, _ DiffOptions) error {
 	out := struct {
 		SchemaVersion int             `json:"schemaVersion"`
 		Base          string          `json:"base"`
 		Head          string          `json:"head"`
+		NotDecrypted  bool            `json:"notDecrypted,omitempty"`
 		Targets       []change.Target `json:"targets"`
 		Changes       []change.Change `json:"changes"`
 		ArgoCD        []change.Change `json:"argocd"`
 		Warnings      []string        `json:"warnings,omitempty"`
 		Errors        []string        `json:"errors,omitempty"`
-	}{change.JSONVersion, res.Base, res.Head, res.Targets, res.Changes, res.ArgoCD, res.Warnings, res.Errors}
+	}{change.JSONVersion, res.Base, res.Head, res.NotDecrypted, res.Targets, res.Changes, res.ArgoCD, res.Warnings, res.Errors}
 	if out.Targets == nil {
 		out.Targets = []change.Target{}
 	}

@@ -1,8 +1,9 @@
 package output
 
 import (
-	"io"
 	"strings"
+
+	"io"
 
 	"github.com/repotool/repotool/pkg/change"
 )
@@ -11,23 +12,82 @@ type diffText struct{}
 
 func (diffText) Name() string { return "text" }
 
+// ANSI colours of the text diff, as git diff colours a terminal.
+const (
+	ansiBold   = "1"
+	ansiRed    = "31"
+	ansiGreen  = "32"
+	ansiYellow = "33"
+	ansiCyan   = "36"
+)
+
+// painter colours text when on.
+type painter bool
+
+func (p painter) paint(code, s string) string {
+	if !p || s == "" {
+		return s
+	}
+	return "\x1b[" + code + "m" + s + "\x1b[0m"
+}
+
+// diffLines colours a unified diff line by line.
+func (p painter) diffLines(d string) string {
+	if !p {
+		return d
+	}
+	lines := strings.SplitAfter(d, "\n")
+	for i, l := range lines {
+		body := strings.TrimSuffix(l, "\n")
+		nl := l[len(body):]
+		switch {
+		case strings.HasPrefix(body, "+++"), strings.HasPrefix(body, "---"):
+			lines[i] = p.paint(ansiBold, body) + nl
+		case strings.HasPrefix(body, "@@"):
+			lines[i] = p.paint(ansiCyan, body) + nl
+		case strings.HasPrefix(body, "+"):
+			lines[i] = p.paint(ansiGreen, body) + nl
+		case strings.HasPrefix(body, "-"):
+			lines[i] = p.paint(ansiRed, body) + nl
+		}
+	}
+	return strings.Join(lines, "")
+}
+
+// actionColor is the colour of an action: added green, removed red,
+// changed yellow.
+func actionColor(action string) string {
+	switch action {
+	case "added":
+		return ansiGreen
+	case "removed":
+		return ansiRed
+	}
+	return ansiYellow
+}
+
 // Write prints the affected targets with the files that affect them, then
 // each changed object, by target, with its unified diff (secret values are
-// placeholders; a secret that changed is named by its field).
-func (diffText) Write(w io.Writer, res *change.Result) error {
+// placeholders; a secret that changed is named by its field), coloured
+// with opts.Color.
+func (diffText) Write(w io.Writer, res *change.Result, opts DiffOptions) error {
 	ew := &errWriter{w: w}
+	p := painter(opts.Color)
+	if res.NotDecrypted {
+		ew.printf("%s\n\n", p.paint(ansiYellow, "secret values were not decrypted (--no-decrypt): a changed secret value is not shown as a change"))
+	}
 	if len(res.Targets) == 0 && len(res.ArgoCD) == 0 {
 		ew.printf("no target is affected\n")
 		return ew.err
 	}
-	ew.printf("affected targets:\n")
+	ew.printf("%s\n", p.paint(ansiBold, "affected targets:"))
 	for _, t := range res.Targets {
 		state := ""
 		switch {
 		case t.Added:
-			state = " (added)"
+			state = " " + p.paint(ansiGreen, "(added)")
 		case t.Removed:
-			state = " (removed)"
+			state = " " + p.paint(ansiRed, "(removed)")
 		}
 		ew.printf("  %s%s", t.Name, state)
 		if len(t.Files) > 0 {
@@ -39,37 +99,37 @@ func (diffText) Write(w io.Writer, res *change.Result) error {
 	for _, c := range res.Changes {
 		if c.Target != target {
 			target = c.Target
-			ew.printf("\n=== %s\n", target)
+			ew.printf("\n%s\n", p.paint(ansiBold, "=== "+target))
 		}
-		ew.printf("%s %s", c.Action, c.Object)
+		ew.printf("%s %s", p.paint(actionColor(c.Action), c.Action), c.Object)
 		if c.APIVersion != "" {
 			ew.printf(" (apiVersion %s)", c.APIVersion)
 		}
 		ew.printf("\n")
 		for _, f := range c.SecretFields {
-			ew.printf("  secret value changed: %s (not shown)\n", f)
+			ew.printf("  %s: %s (not shown)\n", p.paint(ansiYellow, "secret value changed"), f)
 		}
 		if c.Diff != "" {
-			ew.printf("%s", c.Diff)
+			ew.printf("%s", p.diffLines(c.Diff))
 			if !strings.HasSuffix(c.Diff, "\n") {
 				ew.printf("\n")
 			}
 		}
 	}
 	if len(res.ArgoCD) > 0 {
-		ew.printf("\n=== generated Argo CD objects\n")
+		ew.printf("\n%s\n", p.paint(ansiBold, "=== generated Argo CD objects"))
 	}
 	for _, c := range res.ArgoCD {
-		ew.printf("%s %s\n%s", c.Action, c.Object, c.Diff)
+		ew.printf("%s %s\n%s", p.paint(actionColor(c.Action), c.Action), c.Object, p.diffLines(c.Diff))
 		if !strings.HasSuffix(c.Diff, "\n") {
 			ew.printf("\n")
 		}
 	}
 	for _, w := range res.Warnings {
-		ew.printf("\nwarning: %s\n", w)
+		ew.printf("\n%s %s\n", p.paint(ansiYellow, "warning:"), w)
 	}
 	for _, e := range res.Errors {
-		ew.printf("\nerror: %s\n", e)
+		ew.printf("\n%s %s\n", p.paint(ansiRed, "error:"), e)
 	}
 	ew.printf("\n%s in %s", count(len(res.Changes), "changed object"), count(len(res.Targets), "affected target"))
 	if len(res.ArgoCD) > 0 {
