@@ -60,6 +60,10 @@ func Require(t testing.TB, name string) string {
 	return ""
 }
 
+// startHome and startXDGCache are HOME and XDG_CACHE_HOME as the test
+// binary started: where Go's build and module caches are.
+var startHome, startXDGCache = os.Getenv("HOME"), os.Getenv("XDG_CACHE_HOME")
+
 func build(t testing.TB, pkg string) string {
 	t.Helper()
 	if testing.Short() {
@@ -80,7 +84,9 @@ func build(t testing.TB, pkg string) string {
 	out := filepath.Join(dir, filepath.Base(pkg))
 	cmd := exec.Command("go", "build", "-o", out, pkg)
 	cmd.Dir = moduleRoot(t)
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	// The environment the test binary started with: a test that isolated
+	// HOME (IsolateSOPS) must not send go build to a cold cache.
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "HOME="+startHome, "XDG_CACHE_HOME="+startXDGCache)
 	if b, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("build %s: %v\n%s", pkg, err, b)
 	}

@@ -170,6 +170,9 @@ type treeFS struct {
 	repo *git.Repository
 	tree *object.Tree
 	when time.Time
+	// trees are the folders' trees looked up so far, by path: a lookup
+	// decodes each folder on the way once, not once per file.
+	trees map[string]*object.Tree
 }
 
 var (
@@ -186,18 +189,64 @@ func (t *treeFS) entry(op, name string) (*object.TreeEntry, *object.Tree, error)
 	if name == "." {
 		return nil, t.tree, nil
 	}
-	e, err := t.tree.FindEntry(name)
+	parent, err := t.dir(path.Dir(name))
+	if err != nil {
+		return nil, nil, &fs.PathError{Op: op, Path: name, Err: err}
+	}
+	e, err := parent.FindEntry(path.Base(name))
 	if err != nil {
 		return nil, nil, &fs.PathError{Op: op, Path: name, Err: fs.ErrNotExist}
 	}
 	if e.Mode == filemode.Dir {
-		sub, err := t.tree.Tree(name)
+		sub, err := t.dir(name)
 		if err != nil {
 			return nil, nil, &fs.PathError{Op: op, Path: name, Err: err}
 		}
 		return e, sub, nil
 	}
 	return e, nil, nil
+}
+
+// dir is the tree of the folder p, looked up through the cache.
+func (t *treeFS) dir(p string) (*object.Tree, error) {
+	if p == "." {
+		return t.tree, nil
+	}
+	if tr, ok := t.trees[p]; ok {
+		return tr, nil
+	}
+	parent, err := t.dir(path.Dir(p))
+	if err != nil {
+		return nil, err
+	}
+	e, err := parent.FindEntry(path.Base(p))
+	if err != nil {
+		return nil, fs.ErrNotExist
+	}
+	if e.Mode != filemode.Dir {
+		return nil, errors.New("not a folder")
+	}
+	tr, err := object.GetTree(t.repo.Storer, e.Hash)
+	if err != nil {
+		return nil, err
+	}
+	if t.trees == nil {
+		t.trees = map[string]*object.Tree{}
+	}
+	t.trees[p] = tr
+	return tr, nil
+}
+
+// blobHash is the Git hash of the file name (not following links), for
+// comparing without reading it.
+func (t *treeFS) blobHash(name string) (plumbing.Hash, filemode.FileMode, bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	e, sub, err := t.entry("stat", name)
+	if err != nil || e == nil || sub != nil {
+		return plumbing.ZeroHash, 0, false
+	}
+	return e.Hash, e.Mode, true
 }
 
 func (t *treeFS) Open(name string) (fs.File, error) {
@@ -254,13 +303,11 @@ func (t *treeFS) ReadDir(name string) ([]fs.DirEntry, error) {
 	}
 	var out []fs.DirEntry
 	for _, e := range sub.Entries {
-		size := int64(0)
+		info := t.info(e.Name, e.Mode, 0)
 		if e.Mode.IsFile() {
-			if s, err := sub.Size(e.Name); err == nil {
-				size = s
-			}
+			info.sizeOf = t.sizeOf(e.Hash)
 		}
-		out = append(out, fs.FileInfoToDirEntry(t.info(e.Name, e.Mode, size)))
+		out = append(out, fs.FileInfoToDirEntry(info))
 	}
 	slices.SortFunc(out, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
 	return out, nil
@@ -277,13 +324,25 @@ func (t *treeFS) Lstat(name string) (fs.FileInfo, error) {
 	if e == nil {
 		return t.info(".", filemode.Dir, 0), nil
 	}
-	size := int64(0)
+	info := t.info(path.Base(name), e.Mode, 0)
 	if e.Mode.IsFile() {
-		if s, err := t.tree.Size(name); err == nil {
-			size = s
-		}
+		info.sizeOf = t.sizeOf(e.Hash)
 	}
-	return t.info(path.Base(name), e.Mode, size), nil
+	return info, nil
+}
+
+// sizeOf returns a function that reads the size of the blob h when asked:
+// listing a folder does not open every file in it.
+func (t *treeFS) sizeOf(h plumbing.Hash) func() int64 {
+	return func() int64 {
+		t.mu.Lock()
+		defer t.mu.Unlock()
+		size, err := t.repo.Storer.EncodedObjectSize(h)
+		if err != nil {
+			return 0
+		}
+		return size
+	}
 }
 
 // ReadLink returns a symbolic link's target.
@@ -310,7 +369,7 @@ func (t *treeFS) readLink(name string) (string, error) {
 
 // info describes an entry: a Git tree records only a mode, so every file
 // has the commit's time.
-func (t *treeFS) info(name string, mode filemode.FileMode, size int64) fs.FileInfo {
+func (t *treeFS) info(name string, mode filemode.FileMode, size int64) *fileInfo {
 	m := fs.FileMode(0o644)
 	switch mode {
 	case filemode.Dir:
@@ -320,22 +379,28 @@ func (t *treeFS) info(name string, mode filemode.FileMode, size int64) fs.FileIn
 	case filemode.Symlink:
 		m = fs.ModeSymlink | 0o777
 	}
-	return fileInfo{name: name, mode: m, size: size, mod: t.when}
+	return &fileInfo{name: name, mode: m, size: size, mod: t.when}
 }
 
 type fileInfo struct {
-	name string
-	mode fs.FileMode
-	size int64
-	mod  time.Time
+	name   string
+	mode   fs.FileMode
+	size   int64
+	sizeOf func() int64 // when set, the size, read on demand
+	mod    time.Time
 }
 
-func (i fileInfo) Name() string       { return i.name }
-func (i fileInfo) Size() int64        { return i.size }
-func (i fileInfo) Mode() fs.FileMode  { return i.mode }
-func (i fileInfo) ModTime() time.Time { return i.mod }
-func (i fileInfo) IsDir() bool        { return i.mode.IsDir() }
-func (i fileInfo) Sys() any           { return nil }
+func (i *fileInfo) Name() string { return i.name }
+func (i *fileInfo) Size() int64 {
+	if i.sizeOf != nil {
+		return i.sizeOf()
+	}
+	return i.size
+}
+func (i *fileInfo) Mode() fs.FileMode  { return i.mode }
+func (i *fileInfo) ModTime() time.Time { return i.mod }
+func (i *fileInfo) IsDir() bool        { return i.mode.IsDir() }
+func (i *fileInfo) Sys() any           { return nil }
 
 // blobFile is an open file of a tree.
 type blobFile struct {
@@ -440,8 +505,33 @@ func Diff(a, b fs.FS) ([]string, error) {
 }
 
 // same reports whether p is the same in both: the same link target, or
-// the same content.
+// the same content. A side that is a Git tree is compared by the Git
+// hash, without reading the blob.
 func same(a, b fs.FS, p string) bool {
+	ta, okA := a.(*treeFS)
+	tb, okB := b.(*treeFS)
+	if okA && okB {
+		ha, ma, okA := ta.blobHash(p)
+		hb, mb, okB := tb.blobHash(p)
+		return okA && okB && ha == hb && (ma == filemode.Symlink) == (mb == filemode.Symlink)
+	}
+	if okB && !okA {
+		a, b, ta = b, a, tb
+		okA = true
+	}
+	if okA {
+		if h, mode, ok := ta.blobHash(p); ok {
+			if mode == filemode.Symlink {
+				target, err := fs.ReadLink(b, p)
+				return err == nil && plumbing.ComputeHash(plumbing.BlobObject, []byte(target)) == h
+			}
+			if _, err := fs.ReadLink(b, p); err == nil {
+				return false // a link on one side only
+			}
+			data, err := fs.ReadFile(b, p)
+			return err == nil && plumbing.ComputeHash(plumbing.BlobObject, data) == h
+		}
+	}
 	la, errA := fs.ReadLink(a, p)
 	lb, errB := fs.ReadLink(b, p)
 	if errA == nil || errB == nil {
