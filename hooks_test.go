@@ -90,9 +90,14 @@ func TestActionScripts(t *testing.T) {
 	if scripts == 0 {
 		t.Fatal("no run steps found")
 	}
-	cmd := exec.Command(shellcheck, "scripts/diff-comment.sh")
+	// The scripts the Action runs, and the benchmark scripts.
+	sh, _ := filepath.Glob("scripts/*.sh")
+	if len(sh) < 4 {
+		t.Errorf("scripts: %v", sh)
+	}
+	cmd := exec.Command(shellcheck, sh...)
 	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Errorf("shellcheck scripts/diff-comment.sh: %v\n%s", err, out)
+		t.Errorf("shellcheck scripts: %v\n%s", err, out)
 	}
 }
 

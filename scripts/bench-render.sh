@@ -61,7 +61,7 @@ old_way() { # $1 = a fresh copy of the repository, $2 = output folder
 now() { date +%s.%N; }
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 old_times=() new_times=()
-for i in $(seq "$runs"); do
+for _ in $(seq "$runs"); do
   rm -rf "$work/old" "$work/out-old"; cp -r "$work/synth" "$work/old"
   t0=$(now); old_way "$work/old" "$work/out-old"; t1=$(now)
   old_times+=("$(echo "$t1 - $t0" | bc)")
@@ -75,7 +75,7 @@ new=$(printf '%s\n' "${new_times[@]}" | median)
 # One target, process start included, on a repository ten times larger.
 big=$(go run -tags tools ./internal/synth/gensynth -clusters $((clusters * 2)) -namespaces $((namespaces * 5)) -out "$work/big" | awk '{print $2}')
 single_times=()
-for i in $(seq 5); do
+for _ in $(seq 5); do
   t0=$(now); "$bin/repotool" render "$work/big" -c cluster-000 -n ns-0000 --offline >/dev/null; t1=$(now)
   single_times+=("$(echo "$t1 - $t0" | bc)")
 done

@@ -24,7 +24,7 @@ objects=$(cat "$work"/rendered/*/*.yaml | grep -c '^kind:')
 now() { date +%s.%N; }
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 times=()
-for i in $(seq "$runs"); do
+for _ in $(seq "$runs"); do
   t0=$(now)
   "$work/kubeconform" -strict -n "$(nproc)" -summary -kubernetes-version 1.33.0 \
     -schema-location "$work/schemas/crd/{{ .Group }}/{{ .ResourceKind }}_{{ .ResourceAPIVersion }}.json" \

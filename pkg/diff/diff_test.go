@@ -253,3 +253,199 @@ func TestBrokenLayoutAtBase(t *testing.T) {
 		t.Errorf("errors: %v (the target cannot be rendered at base)", res.Errors)
 	}
 }
+
+// TestAffected commits the fixture, makes one kind of change, commits it,
+// and checks which targets the change affects: a library chart every
+// application chart depends on through file://, a deleted cluster, a
+// deleted namespace, repotool.yaml, a renamed values file, a values file
+// that is a link whose target changes, a binary file in a chart, and a
+// file no target reads.
+func TestAffected(t *testing.T) {
+	all := "dev-cluster/cert-manager dev-cluster/dev-envs dev-cluster/external-secrets dev-cluster/namespace-a dev-cluster/namespace-b dev-cluster/namespace-c prod-cluster/cert-manager prod-cluster/external-secrets prod-cluster/namespace-a prod-cluster/namespace-b"
+	tests := []struct {
+		name string
+		// setup runs before the base commit, change between the commits.
+		setup, change func(t *testing.T, dir string)
+		want          string // "name" per target, "+" added, "-" removed
+		files         string // the files of the first affected target
+	}{
+		{
+			name: "library chart",
+			change: func(t *testing.T, dir string) {
+				appendFile(t, dir, "charts/common/templates/_helpers.tpl", "{{/* changed */}}\n")
+			},
+			// Every chart but dev-envs'.
+			want:  strings.Replace(all, "dev-cluster/dev-envs ", "", 1),
+			files: "charts/common/templates/_helpers.tpl",
+		},
+		{
+			name:   "deleted cluster",
+			change: func(t *testing.T, dir string) { removeAll(t, dir, "clusters/prod-cluster") },
+			want:   "-prod-cluster/cert-manager -prod-cluster/external-secrets -prod-cluster/namespace-a -prod-cluster/namespace-b",
+		},
+		{
+			name: "deleted namespace",
+			change: func(t *testing.T, dir string) {
+				removeAll(t, dir, "namespaces/namespace-c")
+				removeAll(t, dir, "clusters/dev-cluster/namespace-c")
+			},
+			want: "-dev-cluster/namespace-c",
+		},
+		{
+			name:   "repotool.yaml",
+			change: func(t *testing.T, dir string) { appendFile(t, dir, "repotool.yaml", "# changed\n") },
+			want:   all, files: "repotool.yaml",
+		},
+		{
+			name: "renamed values file",
+			change: func(t *testing.T, dir string) {
+				rename(t, dir, "clusters/dev-cluster/namespace-a/dev-values-a.yaml", "clusters/dev-cluster/namespace-a/dev-values-a-renamed.yaml")
+			},
+			want: "dev-cluster/namespace-a", files: "clusters/dev-cluster/namespace-a/dev-values-a-renamed.yaml clusters/dev-cluster/namespace-a/dev-values-a.yaml",
+		},
+		{
+			name: "values link",
+			setup: func(t *testing.T, dir string) {
+				writeFile(t, dir, "shared/replicas.yaml", "replicas: 2\n")
+				if err := os.Symlink("../../../shared/replicas.yaml", filepath.Join(dir, "clusters/prod-cluster/namespace-b/prod-values-replicas.yaml")); err != nil {
+					t.Fatal(err)
+				}
+			},
+			change: func(t *testing.T, dir string) { writeFile(t, dir, "shared/replicas.yaml", "replicas: 3\n") },
+			want:   "prod-cluster/namespace-b", files: "shared/replicas.yaml",
+		},
+		{
+			name: "binary file in a chart",
+			change: func(t *testing.T, dir string) {
+				writeFile(t, dir, "namespaces/namespace-c/files/logo.png", "\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\xff")
+			},
+			want: "dev-cluster/namespace-c", files: "namespaces/namespace-c/files/logo.png",
+		},
+		{
+			name:   "unrelated file",
+			change: func(t *testing.T, dir string) { writeFile(t, dir, "docs/runbook.md", "# Runbook\n") },
+			want:   "",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			if err := os.CopyFS(dir, os.DirFS("../../testdata/monorepo")); err != nil {
+				t.Fatal(err)
+			}
+			if tt.setup != nil {
+				tt.setup(t, dir)
+			}
+			testtool.GitCommit(t, dir, "base")
+			tt.change(t, dir)
+			testtool.GitCommit(t, dir, "head")
+			repo, err := gitrev.Open(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			changed, err := repo.Changed("HEAD~1", "HEAD")
+			if err != nil {
+				t.Fatal(err)
+			}
+			load := func(rev string) *layout.Repo {
+				fsys, err := repo.Revision(rev)
+				if err != nil {
+					t.Fatal(err)
+				}
+				l, err := layout.Load(context.Background(), fsys, layout.Options{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				return l
+			}
+			got := diff.Affected(load("HEAD~1"), load("HEAD"), changed)
+			var names []string
+			for _, a := range got {
+				switch {
+				case a.Added:
+					names = append(names, "+"+a.Name)
+				case a.Removed:
+					names = append(names, "-"+a.Name)
+				default:
+					names = append(names, a.Name)
+				}
+			}
+			if strings.Join(names, " ") != tt.want {
+				t.Errorf("affected:\n got %s\nwant %s", strings.Join(names, " "), tt.want)
+			}
+			if tt.files != "" && len(got) > 0 && strings.Join(got[0].Files, " ") != tt.files {
+				t.Errorf("%s: files %v, want %s", got[0].Name, got[0].Files, tt.files)
+			}
+		})
+	}
+}
+
+// TestLibraryChartChange changes a label the library chart gives every
+// object: every cluster's application and platform targets show their
+// objects changed, and nothing else.
+func TestLibraryChartChange(t *testing.T) {
+	testtool.UseTestKey(t)
+	dir := t.TempDir()
+	if err := os.CopyFS(dir, os.DirFS("../../testdata/monorepo")); err != nil {
+		t.Fatal(err)
+	}
+	testtool.GitCommit(t, dir, "base")
+	data, err := os.ReadFile(filepath.Join(dir, "charts/common/templates/_helpers.tpl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, dir, "charts/common/templates/_helpers.tpl", strings.Replace(string(data), "app.kubernetes.io/managed-by: {{ .Release.Service }}", "app.kubernetes.io/managed-by: {{ .Release.Service }}\napp.kubernetes.io/part-of: gitops", 1))
+	testtool.GitCommit(t, dir, "head")
+	res := compare(t, dir)
+	changedIn := map[string]int{}
+	for _, c := range res.Changes {
+		if c.Action != "changed" || !strings.Contains(c.Diff, "+    app.kubernetes.io/part-of: gitops") {
+			t.Errorf("%s %s: %s", c.Target, c.Object, c.Diff)
+		}
+		changedIn[c.Target]++
+	}
+	for _, tg := range res.Targets {
+		// The platform charts use the library for a few objects only; the
+		// application charts for all of theirs.
+		if changedIn[tg.Name] == 0 && !strings.HasSuffix(tg.Name, "cert-manager") && !strings.HasSuffix(tg.Name, "external-secrets") {
+			t.Errorf("%s is affected, and shows no changed object", tg.Name)
+		}
+	}
+	if len(changedIn) < 5 {
+		t.Errorf("objects changed in %d targets: %v", len(changedIn), changedIn)
+	}
+}
+
+func writeFile(t *testing.T, dir, name, data string) {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func appendFile(t *testing.T, dir, name, data string) {
+	t.Helper()
+	old, err := os.ReadFile(filepath.Join(dir, name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, dir, name, string(old)+data)
+}
+
+func removeAll(t *testing.T, dir, name string) {
+	t.Helper()
+	if err := os.RemoveAll(filepath.Join(dir, name)); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func rename(t *testing.T, dir, from, to string) {
+	t.Helper()
+	if err := os.Rename(filepath.Join(dir, from), filepath.Join(dir, to)); err != nil {
+		t.Fatal(err)
+	}
+}
