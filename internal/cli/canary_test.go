@@ -111,6 +111,8 @@ func TestCanarySecrets(t *testing.T) {
 			runs = append(runs, run{name: strings.Join(args[2:], " "), args: args, env: slices.Concat(env, []string{"GITHUB_STEP_SUMMARY=" + summary}), files: []string{sarif, summary}})
 		}
 	}
+	// lint on a change: the leaky namespace is what changed.
+	runs = append(runs, run{name: "lint --changed-since", args: []string{"lint", repo, "--changed-since", "HEAD", "-o", "json"}})
 	// diff: every format, every exit status. First the leaky namespace is
 	// added (exit 1 with --exit-code); then, committed, its chart changes
 	// (its objects change around secret values) and a target whose
@@ -189,6 +191,10 @@ func TestCanarySecrets(t *testing.T) {
 			})
 		}
 		switch {
+		case r.name == "lint --changed-since":
+			if !strings.Contains(outputs["stdout"], `"dev/leaky"`) || !strings.Contains(outputs["stdout"], `"targets": 1`) {
+				t.Errorf("%s did not lint the namespace added since the last commit, so it proves nothing:\n%s", r.name, outputs["stdout"])
+			}
 		case strings.HasPrefix(r.name, "diff changed "):
 			if !strings.Contains(outputs["stdout"], "leaky-v2") || !strings.Contains(outputs["stdout"], "dev/failing at head") {
 				t.Errorf("%s shows no changed object and no failing target, so it proves nothing:\n%s", r.name, outputs["stdout"])
