@@ -95,7 +95,7 @@ func TestActionScripts(t *testing.T) {
 	if len(sh) < 4 {
 		t.Errorf("scripts: %v", sh)
 	}
-	cmd := exec.Command(shellcheck, sh...)
+	cmd := exec.Command(shellcheck, append([]string{"-x"}, sh...)...)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Errorf("shellcheck scripts: %v\n%s", err, out)
 	}

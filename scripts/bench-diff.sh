@@ -17,43 +17,17 @@ cd "$(dirname "$0")/.."
 runs=${1:-3}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-bin=$work/bin
-mkdir -p "$bin"
-go build -o "$bin/repotool" ./cmd/repotool
-go build -o "$bin/helm" helm.sh/helm/v3/cmd/helm
-go build -o "$bin/sops" github.com/getsops/sops/v3/cmd/sops
-export SOPS_AGE_KEY_FILE=$PWD/testdata/age-TEST-ONLY.key
-export HOME=$work/home HELM_CACHE_HOME=$work/helm/cache HELM_CONFIG_HOME=$work/helm/config HELM_DATA_HOME=$work/helm/data
+# shellcheck source=scripts/bench-lib.sh
+. scripts/bench-lib.sh
+bench_setup
 export GIT_AUTHOR_NAME=bench GIT_AUTHOR_EMAIL=bench@example.com GIT_COMMITTER_NAME=bench GIT_COMMITTER_EMAIL=bench@example.com
-mkdir -p "$HOME"
 now() { date +%s.%N; }
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 elapsed() { local t0 t1; t0=$(now); "$@" >/dev/null 2>&1 || true; t1=$(now); echo "$t1 - $t0" | bc; }
 commit() { git -C "$1" init -q && git -C "$1" add -A && git -C "$1" commit -qm base; }
 
-# render_all REPO OUT: the loop users ran, at its best (dependencies
-# vendored, no helm dependency build): per target, sops -d onto disk, then
-# helm template.
-render_all() {
-  local repo=$1 out=$2 tmp
-  tmp=$(mktemp -d)
-  for cdir in "$repo"/clusters/*/; do
-    c=$(basename "$cdir")
-    for tdir in "$cdir"*/; do
-      ns=$(basename "$tdir")
-      chart=$repo/namespaces/$ns
-      args=()
-      for f in "$chart"/*values*.yaml; do case $f in */values.yaml|*.secret.yaml) ;; *) args+=(-f "$f");; esac; done
-      for f in "$chart"/*.secret.yaml; do [ -e "$f" ] || continue; "$bin/sops" -d "$f" > "$tmp/$(basename "$f")"; args+=(-f "$tmp/$(basename "$f")"); done
-      for f in "$tdir"*values*.yaml; do case $f in *.secret.yaml) ;; *) args+=(-f "$f");; esac; done
-      for f in "$tdir"*.secret.yaml; do [ -e "$f" ] || continue; "$bin/sops" -d "$f" > "$tmp/c-$(basename "$f")"; args+=(-f "$tmp/c-$(basename "$f")"); done
-      mkdir -p "$out/$c"
-      "$bin/helm" template "$ns" "$chart" -n "$ns" --kube-version v1.33.0 --include-crds "${args[@]}" > "$out/$c/$ns.yaml"
-      rm -f "$tmp"/*
-    done
-  done
-  rm -rf "$tmp"
-}
+# The loop users ran, at its best here: dependencies vendored, no helm
+# dependency build.
 
 # old_diff REPO: check the base out next to the working tree, render both,
 # diff -r.
@@ -61,8 +35,8 @@ old_diff() {
   local repo=$1
   rm -rf "$work/base" "$work/out-base" "$work/out-head"
   git -C "$repo" worktree add -q --detach "$work/base" HEAD
-  render_all "$work/base" "$work/out-base"
-  render_all "$repo" "$work/out-head"
+  old_render_loop "$work/base" "$work/out-base"
+  old_render_loop "$repo" "$work/out-head"
   diff -r "$work/out-base" "$work/out-head" > "$work/old.diff" || true
   git -C "$repo" worktree remove --force "$work/base"
 }

@@ -13,14 +13,9 @@ cd "$(dirname "$0")/.."
 clusters=${1:-10} namespaces=${2:-18} runs=${3:-3}
 work=$(mktemp -d)
 trap 'kill $server 2>/dev/null || true; rm -rf "$work"' EXIT
-bin=$work/bin
-mkdir -p "$bin"
-go build -o "$bin/repotool" ./cmd/repotool
-go build -o "$bin/helm" helm.sh/helm/v3/cmd/helm
-go build -o "$bin/sops" github.com/getsops/sops/v3/cmd/sops
-export SOPS_AGE_KEY_FILE=$PWD/testdata/age-TEST-ONLY.key
-export HOME=$work/home HELM_CACHE_HOME=$work/helm/cache HELM_CONFIG_HOME=$work/helm/config HELM_DATA_HOME=$work/helm/data
-mkdir -p "$HOME"
+# shellcheck source=scripts/bench-lib.sh
+. scripts/bench-lib.sh
+bench_setup
 
 # A local chart repository serving the vendored redis chart, so the old way's
 # `helm dependency build` can fetch it (from loopback: the old way's best case).
@@ -36,27 +31,7 @@ sleep 1
 targets=$(go run -tags tools ./internal/synth/gensynth -clusters "$clusters" -namespaces "$namespaces" -out "$work/synth" | awk '{print $2}')
 grep -rl 'https://charts.example.com/stable' "$work/synth/namespaces" | xargs sed -i "s#https://charts.example.com/stable#http://127.0.0.1:$port/stable#"
 
-old_way() { # $1 = a fresh copy of the repository, $2 = output folder
-  local repo=$1 out=$2 tmp
-  tmp=$(mktemp -d)
-  for cdir in "$repo"/clusters/*/; do
-    c=$(basename "$cdir")
-    for tdir in "$cdir"*/; do
-      ns=$(basename "$tdir")
-      chart=$repo/namespaces/$ns
-      "$bin/helm" dependency build "$chart" >/dev/null
-      args=()
-      for f in "$chart"/*values*.yaml; do case $f in */values.yaml|*.secret.yaml) ;; *) args+=(-f "$f");; esac; done
-      for f in "$chart"/*.secret.yaml; do [ -e "$f" ] || continue; "$bin/sops" -d "$f" > "$tmp/$(basename "$f")"; args+=(-f "$tmp/$(basename "$f")"); done
-      for f in "$tdir"*values*.yaml; do case $f in *.secret.yaml) ;; *) args+=(-f "$f");; esac; done
-      for f in "$tdir"*.secret.yaml; do [ -e "$f" ] || continue; "$bin/sops" -d "$f" > "$tmp/c-$(basename "$f")"; args+=(-f "$tmp/c-$(basename "$f")"); done
-      mkdir -p "$out/$c"
-      "$bin/helm" template "$ns" "$chart" -n "$ns" --kube-version v1.33.0 --include-crds "${args[@]}" > "$out/$c/$ns.yaml"
-      rm -f "$tmp"/*
-    done
-  done
-  rm -rf "$tmp"
-}
+old_way() { old_render_loop "$1" "$2" dep-build; } # $1 = a fresh copy of the repository, $2 = output folder
 
 now() { date +%s.%N; }
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }

@@ -24,14 +24,15 @@ import (
 	"github.com/repotool/repotool/pkg/render"
 )
 
-// compare diffs the last two commits of the Git repository in dir.
-func compare(t *testing.T, dir string) *change.Result {
+// commits loads the last two commits of the Git repository in dir, with
+// the paths they differ in.
+func commits(t *testing.T, dir string) (base, head *layout.Repo, changed []string) {
 	t.Helper()
 	repo, err := gitrev.Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	changed, err := repo.Changed("HEAD~1", "HEAD")
+	changed, err = repo.Changed("HEAD~1", "HEAD")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,7 +47,14 @@ func compare(t *testing.T, dir string) *change.Result {
 		}
 		return l
 	}
-	res, err := diff.Run(context.Background(), load("HEAD~1"), load("HEAD"), changed, diff.Options{Render: render.DefaultOptions()})
+	return load("HEAD~1"), load("HEAD"), changed
+}
+
+// compare diffs the last two commits of the Git repository in dir.
+func compare(t *testing.T, dir string) *change.Result {
+	t.Helper()
+	base, head, changed := commits(t, dir)
+	res, err := diff.Run(context.Background(), base, head, changed, diff.Options{Render: render.DefaultOptions()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -339,26 +347,7 @@ func TestAffected(t *testing.T) {
 			testtool.GitCommit(t, dir, "base")
 			tt.change(t, dir)
 			testtool.GitCommit(t, dir, "head")
-			repo, err := gitrev.Open(dir)
-			if err != nil {
-				t.Fatal(err)
-			}
-			changed, err := repo.Changed("HEAD~1", "HEAD")
-			if err != nil {
-				t.Fatal(err)
-			}
-			load := func(rev string) *layout.Repo {
-				fsys, err := repo.Revision(rev)
-				if err != nil {
-					t.Fatal(err)
-				}
-				l, err := layout.Load(context.Background(), fsys, layout.Options{})
-				if err != nil {
-					t.Fatal(err)
-				}
-				return l
-			}
-			got := diff.Affected(load("HEAD~1"), load("HEAD"), changed)
+			got := diff.Affected(commits(t, dir))
 			var names []string
 			for _, a := range got {
 				switch {

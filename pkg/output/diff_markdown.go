@@ -194,43 +194,48 @@ func markdownBlocks(res *change.Result, full string) []mdBlock {
 
 	// The objects, per cluster and namespace.
 	cluster := ""
-	for i := 0; i < len(res.Changes); {
-		target := res.Changes[i].Target
-		j := i
-		for j < len(res.Changes) && res.Changes[j].Target == target {
-			j++
-		}
-		c, ns, _ := strings.Cut(target, "/")
+	for _, run := range byTarget(res.Changes) {
+		c, ns, _ := strings.Cut(run[0].Target, "/")
 		if c != cluster {
 			cluster = c
 			top("### Cluster %s\n\n", code(c))
 		}
-		summary := fmt.Sprintf("<code>%s</code>: %s", html.EscapeString(ns), actionCounts(res.Changes[i:j]))
-		open := "<details>\n<summary>" + summary + "</summary>\n\n"
-		reopen := "<details>\n<summary>" + summary + " (continued)</summary>\n\n"
-		for _, ch := range res.Changes[i:j] {
-			blocks = append(blocks, objectBlock(ch, open, reopen, full))
-		}
-		i = j
+		blocks = append(blocks, sectionBlocks(fmt.Sprintf("<code>%s</code>", html.EscapeString(ns)), run, full)...)
 	}
 	if len(res.ArgoCD) > 0 {
 		top("### Generated Argo CD objects\n\n")
-		for i := 0; i < len(res.ArgoCD); {
-			c := res.ArgoCD[i].Target
-			j := i
-			for j < len(res.ArgoCD) && res.ArgoCD[j].Target == c {
-				j++
-			}
-			summary := fmt.Sprintf("cluster <code>%s</code>: %s", html.EscapeString(c), actionCounts(res.ArgoCD[i:j]))
-			open := "<details>\n<summary>" + summary + "</summary>\n\n"
-			reopen := "<details>\n<summary>" + summary + " (continued)</summary>\n\n"
-			for _, ch := range res.ArgoCD[i:j] {
-				blocks = append(blocks, objectBlock(ch, open, reopen, full))
-			}
-			i = j
+		for _, run := range byTarget(res.ArgoCD) {
+			blocks = append(blocks, sectionBlocks(fmt.Sprintf("cluster <code>%s</code>", html.EscapeString(run[0].Target)), run, full)...)
 		}
 	}
 	return blocks
+}
+
+// byTarget splits changes, sorted by target, into runs of one target.
+func byTarget(changes []change.Change) [][]change.Change {
+	var out [][]change.Change
+	for i := 0; i < len(changes); {
+		j := i
+		for j < len(changes) && changes[j].Target == changes[i].Target {
+			j++
+		}
+		out = append(out, changes[i:j])
+		i = j
+	}
+	return out
+}
+
+// sectionBlocks are a collapsible section titled name, holding the
+// changed objects.
+func sectionBlocks(name string, changes []change.Change, full string) []mdBlock {
+	summary := name + ": " + actionCounts(changes)
+	open := "<details>\n<summary>" + summary + "</summary>\n\n"
+	reopen := "<details>\n<summary>" + summary + " (continued)</summary>\n\n"
+	var out []mdBlock
+	for _, ch := range changes {
+		out = append(out, objectBlock(ch, open, reopen, full))
+	}
+	return out
 }
 
 // objectBlock is one changed object: its action and name, the secret

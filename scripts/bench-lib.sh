@@ -1,0 +1,48 @@
+# shellcheck shell=bash
+# Shared by the side-by-side benchmark scripts (sourced from the module
+# root, with $work set to their scratch folder).
+
+# bench_setup builds repotool, and helm and sops from the module versions in
+# go.mod, into $bin, and points SOPS at the test key and HOME and helm's
+# folders inside $work, so nothing on the machine plays a part.
+bench_setup() {
+  : "${work:?bench_setup needs work, the scratch folder}"
+  bin=$work/bin
+  mkdir -p "$bin"
+  go build -o "$bin/repotool" ./cmd/repotool
+  go build -o "$bin/helm" helm.sh/helm/v3/cmd/helm
+  go build -o "$bin/sops" github.com/getsops/sops/v3/cmd/sops
+  export SOPS_AGE_KEY_FILE=$PWD/testdata/age-TEST-ONLY.key
+  export HOME=$work/home HELM_CACHE_HOME=$work/helm/cache HELM_CONFIG_HOME=$work/helm/config HELM_DATA_HOME=$work/helm/data
+  mkdir -p "$HOME"
+}
+
+# The shell loop users ran before repotool (needs $bin/helm and $bin/sops):
+#
+#   old_render_loop REPO OUT [dep-build]
+#
+# Per target: `helm dependency build` of its chart when asked, `sops -d` of
+# each secret values file onto disk, then `helm template` with the values
+# files in layout order, into OUT/<cluster>/<namespace>.yaml.
+old_render_loop() {
+  local repo=$1 out=$2 deps=${3:-} tmp c ns chart f
+  : "${bin:?old_render_loop needs bin, the folder holding helm and sops}"
+  tmp=$(mktemp -d)
+  for cdir in "$repo"/clusters/*/; do
+    c=$(basename "$cdir")
+    for tdir in "$cdir"*/; do
+      ns=$(basename "$tdir")
+      chart=$repo/namespaces/$ns
+      if [ "$deps" = dep-build ]; then "$bin/helm" dependency build "$chart" >/dev/null; fi
+      args=()
+      for f in "$chart"/*values*.yaml; do case $f in */values.yaml|*.secret.yaml) ;; *) args+=(-f "$f");; esac; done
+      for f in "$chart"/*.secret.yaml; do [ -e "$f" ] || continue; "$bin/sops" -d "$f" > "$tmp/$(basename "$f")"; args+=(-f "$tmp/$(basename "$f")"); done
+      for f in "$tdir"*values*.yaml; do case $f in *.secret.yaml) ;; *) args+=(-f "$f");; esac; done
+      for f in "$tdir"*.secret.yaml; do [ -e "$f" ] || continue; "$bin/sops" -d "$f" > "$tmp/c-$(basename "$f")"; args+=(-f "$tmp/c-$(basename "$f")"); done
+      mkdir -p "$out/$c"
+      "$bin/helm" template "$ns" "$chart" -n "$ns" --kube-version v1.33.0 --include-crds "${args[@]}" > "$out/$c/$ns.yaml"
+      rm -f "$tmp"/*
+    done
+  done
+  rm -rf "$tmp"
+}
