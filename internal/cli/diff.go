@@ -66,7 +66,7 @@ something does; 2 on a usage error or when a target cannot be rendered.`,
 			if base == "" {
 				return usageErr(fmt.Errorf("--base is required: the revision to compare with (a branch, tag or commit)"))
 			}
-			s, err := loadSides(cmd, repoArg(args), base, head, staged, &opts)
+			s, err := loadSides(cmd, repoArg(args), base, head, staged, false, &opts)
 			if err != nil {
 				return err
 			}
@@ -164,13 +164,16 @@ func writeParts(dir string, parts []string) error {
 // Git's index with staged, or else the working tree), with the paths that
 // differ between them and head's name for the output.
 type sides struct {
+	// base is nil when it could not be loaded and the caller tolerates it.
 	base, head *layout.Repo
 	changed    []string
 	headName   string
 }
 
 // loadSides loads the two sides of a comparison of root's repository.
-func loadSides(cmd *cobra.Command, root, base, head string, staged bool, opts *render.Options) (*sides, error) {
+// With anyBase, a base revision whose layout cannot be loaded (an invalid
+// repotool.yaml being fixed) leaves sides.base nil instead of failing.
+func loadSides(cmd *cobra.Command, root, base, head string, staged, anyBase bool, opts *render.Options) (*sides, error) {
 	repo, err := gitrev.Open(root)
 	if err != nil {
 		return nil, usageErr(err)
@@ -188,7 +191,7 @@ func loadSides(cmd *cobra.Command, root, base, head string, staged bool, opts *r
 	if err != nil {
 		return nil, usageErr(err)
 	}
-	if s.base, err = load(baseFS, base); err != nil {
+	if s.base, err = load(baseFS, base); err != nil && !anyBase {
 		return nil, err
 	}
 	switch {

@@ -135,9 +135,12 @@ func lintRepo(cmd *cobra.Command, root, changedSince string, staged bool, opts *
 			}
 		}
 	}
-	s, err := loadSides(cmd, root, changedSince, "", staged, &opts.Render)
+	s, err := loadSides(cmd, root, changedSince, "", staged, true, &opts.Render)
 	if err != nil {
 		return nil, err
+	}
+	if s.base == nil {
+		return s.head, nil // the base cannot be compared with: lint everything
 	}
 	opts.Targets = []string{}
 	for _, t := range diff.Affected(s.base, s.head, s.changed) {

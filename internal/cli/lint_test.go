@@ -439,6 +439,21 @@ func TestLintChangedSince(t *testing.T) {
 	if n, out, _ := lint("--changed-since", "HEAD"); n != 10 {
 		t.Errorf("repotool.yaml: %d targets, want all\n%s", n, out)
 	}
+	// A base whose repotool.yaml is invalid, being fixed: everything is
+	// linted, the fix is not refused.
+	good, err := os.ReadFile(filepath.Join(dir, "repotool.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	appendTo("repotool.yaml", "defaults: [\n")
+	git("add", "-A")
+	git("-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "broken")
+	if err := os.WriteFile(filepath.Join(dir, "repotool.yaml"), good, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if n, out, code := lint("--changed-since", "HEAD"); n != 10 || code != 0 {
+		t.Errorf("fixing an invalid repotool.yaml: %d targets, exit %d\n%s", n, code, out)
+	}
 	if _, code := runCLI(t, "lint", dir, "--changed-since", "no-such-revision"); code != cli.ExitError {
 		t.Errorf("an unknown revision: exit %d", code)
 	}
