@@ -148,6 +148,7 @@ func TestCanarySecrets(t *testing.T) {
 		run{name: "generate --stdout", args: []string{"generate", repo, "--stdout"}},
 		run{name: "lint --write-baseline", args: []string{"lint", repo, "--write-baseline", baseline}, files: []string{baseline}},
 		run{name: "lint --verbose", args: []string{"lint", repo, "--verbose"}},
+		run{name: "migrate kes-to-eso", args: []string{"migrate", "kes-to-eso", repo}},
 	)
 	fragments := canaryFragments()
 	decrypted := false

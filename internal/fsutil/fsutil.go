@@ -128,3 +128,25 @@ func Getenv(environ []string, key string) string {
 func IgnoredDir(name string) bool {
 	return strings.HasPrefix(name, ".") || name == "node_modules"
 }
+
+// Files lists the files of fsys (sorted, as fs.WalkDir visits them) that
+// keep accepts, leaving out the folders IgnoredDir names.
+func Files(fsys fs.FS, keep func(p string, d fs.DirEntry) bool) ([]string, error) {
+	var out []string
+	err := fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if p != "." && IgnoredDir(d.Name()) {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if keep == nil || keep(p, d) {
+			out = append(out, p)
+		}
+		return nil
+	})
+	return out, err
+}

@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"testing/fstest"
 )
@@ -66,5 +67,26 @@ func TestGetenv(t *testing.T) {
 		if got := Getenv(env, k); got != want {
 			t.Errorf("Getenv(%q) = %q, want %q", k, got, want)
 		}
+	}
+}
+
+// TestFiles lists files in walk order, without the folders every scan
+// leaves out, and only those keep accepts.
+func TestFiles(t *testing.T) {
+	fsys := fstest.MapFS{
+		"a.yaml":              {},
+		"b/c.yml":             {},
+		"b/d.txt":             {},
+		".git/config":         {},
+		"node_modules/x.yaml": {},
+		"e/.hidden/f.yaml":    {},
+	}
+	all, err := Files(fsys, nil)
+	if err != nil || strings.Join(all, " ") != "a.yaml b/c.yml b/d.txt" {
+		t.Errorf("Files(nil) = %v, %v", all, err)
+	}
+	yaml, err := Files(fsys, func(p string, _ fs.DirEntry) bool { return strings.HasSuffix(p, "ml") })
+	if err != nil || strings.Join(yaml, " ") != "a.yaml b/c.yml" {
+		t.Errorf("Files(yaml) = %v, %v", yaml, err)
 	}
 }

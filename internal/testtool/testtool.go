@@ -41,6 +41,22 @@ func Actionlint(t testing.TB) string { return build(t, "github.com/rhysd/actionl
 // Repotool returns the path of repotool built from this checkout.
 func Repotool(t testing.TB) string { return build(t, "github.com/repotool/repotool/cmd/repotool") }
 
+// CorpusDir returns the module cache folder of a module of the real
+// upstream material pinned in internal/corpus/go.mod (the README's test
+// command downloads them first; tests never download).
+func CorpusDir(t testing.TB, module string) string {
+	t.Helper()
+	cmd := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", module)
+	cmd.Dir = filepath.Join(moduleRoot(t), "internal", "corpus")
+	cmd.Env = append(os.Environ(), "HOME="+startHome, "XDG_CACHE_HOME="+startXDGCache)
+	out, err := cmd.Output()
+	dir := strings.TrimSpace(string(out))
+	if err != nil || dir == "" {
+		t.Fatalf("%s is not in the module cache (%v): run `go mod download` in internal/corpus first, as the README's test command does", module, err)
+	}
+	return dir
+}
+
 // ModuleRoot returns the folder holding repotool's go.mod.
 func ModuleRoot(t testing.TB) string { return moduleRoot(t) }
 

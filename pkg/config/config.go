@@ -60,6 +60,17 @@ type Config struct {
 	// ArgoCD configures repotool generate (Argo CD AppProjects and
 	// Applications).
 	ArgoCD ArgoCDConfig `yaml:"argocd" json:"argocd"`
+	// Migrate configures repotool migrate.
+	Migrate MigrateConfig `yaml:"migrate" json:"migrate,omitempty"`
+}
+
+// MigrateConfig configures repotool migrate.
+type MigrateConfig struct {
+	// KESToESO are the backend settings `migrate kes-to-eso` writes into
+	// the SecretStores it creates (what kubernetes-external-secrets read
+	// from its deployment: a region, a Vault address, ...), by name such
+	// as "aws.region" or "vault.server"; see docs/migrate.md.
+	KESToESO map[string]string `yaml:"kesToEso" json:"kesToEso,omitempty"`
 }
 
 // ArgoCDConfig configures the generated Argo CD objects.

@@ -407,13 +407,7 @@ func TestLibraryChartChange(t *testing.T) {
 
 func writeFile(t *testing.T, dir, name, data string) {
 	t.Helper()
-	p := filepath.Join(dir, name)
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	testtool.WriteFiles(t, dir, map[string]string{name: data})
 }
 
 func appendFile(t *testing.T, dir, name, data string) {

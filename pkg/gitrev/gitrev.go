@@ -465,20 +465,11 @@ func (d *dirFile) ReadDir(n int) ([]fs.DirEntry, error) {
 // node_modules are left out, as layout leaves them out.
 func Diff(a, b fs.FS) ([]string, error) {
 	files := func(fsys fs.FS) (map[string]bool, error) {
+		list, err := fsutil.Files(fsys, nil)
 		out := map[string]bool{}
-		err := fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
-			if err != nil {
-				return err
-			}
-			if d.IsDir() {
-				if p != "." && fsutil.IgnoredDir(d.Name()) {
-					return fs.SkipDir
-				}
-				return nil
-			}
+		for _, p := range list {
 			out[p] = true
-			return nil
-		})
+		}
 		return out, err
 	}
 	fa, err := files(a)

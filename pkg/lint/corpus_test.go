@@ -9,7 +9,6 @@ import (
 	"io/fs"
 	"maps"
 	"os"
-	"os/exec"
 	"path"
 	"path/filepath"
 	"slices"
@@ -20,6 +19,7 @@ import (
 	yaml "go.yaml.in/yaml/v3"
 
 	"github.com/repotool/repotool/internal/golden"
+	"github.com/repotool/repotool/internal/testtool"
 	"github.com/repotool/repotool/pkg/layout"
 	"github.com/repotool/repotool/pkg/lint"
 )
@@ -152,19 +152,8 @@ var corpusBroken = []struct {
 	},
 }
 
-// corpusDir returns where the module cache holds module, as pinned by
-// internal/corpus/go.mod.
-func corpusDir(t *testing.T, module string) string {
-	t.Helper()
-	cmd := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", module)
-	cmd.Dir = filepath.Join("..", "..", "internal", "corpus")
-	out, err := cmd.Output()
-	dir := strings.TrimSpace(string(out))
-	if err != nil || dir == "" {
-		t.Fatalf("%s is not in the module cache (%v): run `go mod download` in internal/corpus first, as the README's test command does", module, err)
-	}
-	return dir
-}
+// corpusDir is a corpus module's folder in the module cache.
+func corpusDir(t *testing.T, module string) string { return testtool.CorpusDir(t, module) }
 
 // TestUpstreamCorpus lints the corpus, placed in a repository as plain
 // manifests under upstream/<project>/, with the broken copies under
