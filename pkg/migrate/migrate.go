@@ -228,8 +228,9 @@ type parsed struct {
 var helmAction = regexp.MustCompile(`(?s)\{\{.*?\}\}`)
 
 // controlAction matches actions that shape the text instead of giving a
-// value.
-var controlAction = regexp.MustCompile(`^\{\{-?\s*(if|else|end|range|with|define|block|template|break|continue|/\*)`)
+// value: control structures, comments, and blocks of YAML (toYaml,
+// indent, nindent).
+var controlAction = regexp.MustCompile(`^\{\{-?\s*(if|else|end|range|with|define|block|template|break|continue|/\*)\b|\b(toYaml|indent|nindent)\b`)
 
 // tokens maps the stand-ins for template actions back to them.
 type tokens struct{ actions []string }

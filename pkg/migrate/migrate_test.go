@@ -248,12 +248,15 @@ spec:
       name: b
 {{- end }}
 `)},
-		"namespaces/app/templates/cm.yaml": {Data: []byte("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: untouched\n")},
-		"clusters/c1/app/c1-values.yaml":   {Data: []byte("a: 1\n")},
+		"namespaces/app/templates/block.yaml":   {Data: []byte("apiVersion: kubernetes-client.io/v1\nkind: ExternalSecret\nmetadata:\n  name: labelled\n  labels:\n    {{- include \"app.labels\" . | nindent 4 }}\nspec:\n  backendType: vault\n  data:\n    - key: a\n      name: b\n")},
+		"namespaces/app/templates/_helpers.tpl": {Data: []byte("{{- define \"app.labels\" -}}\napp: demo\n{{- end }}\n")},
+		"namespaces/app/templates/cm.yaml":      {Data: []byte("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: untouched\n")},
+		"clusters/c1/app/c1-values.yaml":        {Data: []byte("a: 1\n")},
 	}
 	res := plan(t, chart, migrate.Options{})
 	golden.Check(t, filepath.Join("..", "..", "testdata", "migrate", "chart-template.golden"), report(t, res))
-	if len(res.Refused) != 1 || res.Refused[0].File != "namespaces/app/templates/logic.yaml" || res.Refused[0].Line != 1 || !strings.Contains(res.Refused[0].Detail, "template logic ({{- if .Values.enabled }})") {
+	if len(res.Refused) != 2 || res.Refused[0].File != "namespaces/app/templates/block.yaml" || res.Refused[0].Line != 6 ||
+		res.Refused[1].File != "namespaces/app/templates/logic.yaml" || res.Refused[1].Line != 1 || !strings.Contains(res.Refused[1].Detail, "template logic ({{- if .Values.enabled }})") {
 		t.Errorf("refused: %+v", res.Refused)
 	}
 	var paths []string
