@@ -100,12 +100,22 @@ func renamer(from, to string) func(name string, data []byte) []byte {
 	}
 }
 
+// copyTree copies the folder from of src ("" for all of it) to dst/to.
 func copyTree(src fs.FS, from, dst, to string, edit func(string, []byte) []byte) error {
-	return fs.WalkDir(src, from, func(p string, d fs.DirEntry, err error) error {
+	root := from
+	if root == "" {
+		root = "."
+	}
+	return fs.WalkDir(src, root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
-		rel := strings.TrimPrefix(strings.TrimPrefix(p, from), "/")
+		rel := p
+		if from != "" {
+			rel = strings.TrimPrefix(strings.TrimPrefix(p, from), "/")
+		} else if p == "." {
+			rel = ""
+		}
 		out := filepath.Join(dst, filepath.FromSlash(to), filepath.FromSlash(rel))
 		if d.IsDir() {
 			return os.MkdirAll(out, 0o755)

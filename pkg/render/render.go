@@ -23,6 +23,8 @@ import (
 	"helm.sh/helm/v3/pkg/chartutil"
 	"helm.sh/helm/v3/pkg/repo"
 
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
 	"github.com/repotool/repotool/pkg/decrypt"
 	"github.com/repotool/repotool/pkg/layout"
 	"github.com/repotool/repotool/pkg/manifest"
@@ -143,9 +145,11 @@ type Renderer struct {
 	http      *http.Client
 	log       *slog.Logger
 	charts    onceMap[*chartEntry]
-	graph     depGraph
-	indexes   onceMap[*repo.IndexFile]
-	allowed   []layout.Code
+	// valueSchemas are the compiled values.schema.json files, by content.
+	valueSchemas onceMap[*jsonschema.Schema]
+	graph        depGraph
+	indexes      onceMap[*repo.IndexFile]
+	allowed      []layout.Code
 	// placeholdersOnFailure: see PlaceholdersOnDecryptFailure.
 	placeholdersOnFailure bool
 	progress              func(done, total int)
@@ -532,12 +536,16 @@ func (r *Renderer) template(ctx context.Context, t *layout.Target, entry *chartE
 	install.IncludeCRDs = !r.opts.SkipCRDs
 	install.KubeVersion = kv
 	install.APIVersions = chartutil.VersionSet(caps.APIVersions)
+	install.SkipSchemaValidation = true // validateValues does it, each schema compiled once
 	c := copyChart(entry.chart)
 	valueConflicts(c, vals, true) // reported by renderNow; Helm would print them
 	if req := c.Metadata.Dependencies; req != nil {
 		if err := action.CheckDependencies(c, req); err != nil {
 			return nil, err
 		}
+	}
+	if err := r.validateValues(copyChart(entry.chart), vals); err != nil {
+		return nil, err
 	}
 	rel, err := install.RunWithContext(ctx, c, vals)
 	if err != nil {

@@ -1,0 +1,130 @@
+package render_test
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/repotool/repotool/internal/testtool"
+	"github.com/repotool/repotool/pkg/layout"
+	"github.com/repotool/repotool/pkg/render"
+)
+
+// TestValuesSchemaParity: repotool checks values against the charts'
+// values.schema.json itself (each schema compiled once per run), so it
+// must accept and refuse exactly what `helm template` does, with the same
+// message: subcharts, disabled subcharts, import-values, urn: references,
+// and a real chart (cert-manager's schema).
+func TestValuesSchemaParity(t *testing.T) {
+	helm := testtool.Helm(t)
+	const enumSchema = `{"type":"object","properties":{"greeting":{"type":"string","enum":["hello","hi"]}}}`
+	const strictSchema = `{"type":"object","additionalProperties":false,"properties":{"enabled":{"type":"boolean"},"size":{"type":"integer","minimum":1},"exported":{"type":"object"},"global":{"type":"object"}}}`
+	chart := func(deps string) map[string]string {
+		files := map[string]string{
+			"app/Chart.yaml":                   "apiVersion: v2\nname: app\nversion: 1.0.0\n" + deps,
+			"app/values.schema.json":           enumSchema,
+			"app/values.yaml":                  "greeting: hello\nimported: {}\n",
+			"app/templates/cm.yaml":            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: app\ndata:\n  greeting: {{ .Values.greeting | quote }}\n  imported: {{ .Values.imported | toJson | quote }}\n",
+			"app/charts/db/Chart.yaml":         "apiVersion: v2\nname: db\nversion: 1.0.0\n",
+			"app/charts/db/values.schema.json": strictSchema,
+			"app/charts/db/values.yaml":        "enabled: true\nsize: 1\nexported:\n  port: 5432\n",
+			"app/charts/db/templates/s.yaml":   "apiVersion: v1\nkind: Service\nmetadata:\n  name: db\nspec:\n  ports:\n    - port: {{ .Values.exported.port }}\n",
+		}
+		return files
+	}
+	withDB := "dependencies:\n  - name: db\n    version: 1.0.0\n    condition: db.enabled\n    import-values:\n      - child: exported\n        parent: imported\n"
+	tests := []struct {
+		name   string
+		files  map[string]string
+		values string
+		// fails says how helm template ends: "" renders, else its error
+		// holds this.
+		fails string
+	}{
+		{"valid", chart(withDB), "greeting: hi\n", ""},
+		{"parent refuses", chart(withDB), "greeting: bonjour\n", "app:\n- at '/greeting'"},
+		{"subchart refuses", chart(withDB), "db:\n  size: 0\n  colour: red\n", "- at '': additional properties 'colour' not allowed"},
+		{"subchart values not a map", chart(withDB), "db: [1]\n", "type mismatch on db"},
+		{"disabled subchart is not checked", chart(withDB), "db:\n  enabled: false\n  size: 0\n", ""},
+		{"both refuse", chart(withDB), "greeting: 3\ndb:\n  size: -1\n", "db:\n- at '/size'"},
+		{"urn reference is permissive", func() map[string]string {
+			f := chart(withDB)
+			f["app/values.schema.json"] = `{"type":"object","properties":{"greeting":{"$ref":"urn:example:greeting"}}}`
+			return f
+		}(), "greeting: anything\n", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			compareSchemaHandling(t, helm, tt.files, tt.values, tt.fails)
+		})
+	}
+	t.Run("cert-manager", func(t *testing.T) {
+		src := filepath.Join(testtool.CorpusDir(t, "github.com/cert-manager/cert-manager"), "deploy", "charts", "cert-manager")
+		files := map[string]string{}
+		err := filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return err
+			}
+			data, err := os.ReadFile(p)
+			rel, _ := filepath.Rel(src, p)
+			files["app/"+filepath.ToSlash(rel)] = string(data)
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		compareSchemaHandling(t, helm, files, "replicaCount: 2\n", "")
+		compareSchemaHandling(t, helm, files, "replicaCount: two\nunknownKey: 1\n", "- at '': additional properties 'unknownKey' not allowed")
+	})
+}
+
+// compareSchemaHandling renders chart files (app/...) with values as
+// repotool and as helm template: the same bytes, or the same error.
+func compareSchemaHandling(t *testing.T, helm string, files map[string]string, values, fails string) {
+	t.Helper()
+	root := t.TempDir()
+	repoFiles := map[string]string{"clusters/c1/app/c1-values.yaml": values}
+	for p, data := range files {
+		repoFiles["namespaces/"+p] = data
+	}
+	testtool.WriteFiles(t, root, repoFiles)
+	repo, err := layout.LoadDir(context.Background(), root, layout.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tg, ok := repo.Target("c1", "app")
+	if !ok {
+		t.Fatalf("no target: %v", repo.Diagnostics)
+	}
+	res, renderErr := render.New(repo, render.DefaultOptions()).Render(context.Background(), tg)
+
+	cmd := exec.Command(helm, "template", "app", filepath.Join(root, "namespaces", "app"), "--namespace", "app",
+		"--kube-version", tg.KubeVersion, "--include-crds", "-f", filepath.Join(root, "clusters", "c1", "app", "c1-values.yaml"))
+	cmd.Env = testtool.CleanEnv(filepath.Join(root, ".home"))
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	helmErr := cmd.Run()
+
+	if (helmErr != nil) != (fails != "") || !strings.Contains(stderr.String(), fails) {
+		t.Fatalf("helm template: %v, want it to fail with %q:\n%s", helmErr, fails, stderr.String())
+	}
+	switch {
+	case helmErr == nil && renderErr == nil:
+		if !bytes.Equal(stdout.Bytes(), res.Manifest) {
+			t.Errorf("output differs from helm template:\n--- helm\n%s\n--- repotool\n%s", stdout.String(), res.Manifest)
+		}
+	case helmErr != nil && renderErr != nil:
+		// Helm may log a warning first (an unresolved urn:); its
+		// message is what follows "Error: ".
+		_, want, _ := strings.Cut(stderr.String(), "Error: ")
+		if want = strings.TrimSpace(want); want == "" || !strings.Contains(renderErr.Error(), want) {
+			t.Errorf("messages differ:\n--- helm\n%s\n--- repotool\n%s", stderr.String(), renderErr)
+		}
+	default:
+		t.Errorf("helm template: %v %s; repotool: %v", helmErr, stderr.String(), renderErr)
+	}
+}
