@@ -178,33 +178,45 @@ func runRender(cmd *cobra.Command, env Env, f *renderFlags, args []string, v *ve
 	f.opts.CacheDir = cacheDir(env, f.opts.CacheDir)
 	f.opts.Redacted = f.outDir != "" || f.redact
 	ropts := append(decrypter(f.noDecrypt), v.renderOptions(cmd.ErrOrStderr(), "rendering")...)
-	results := render.New(repo, f.opts, ropts...).RenderAll(cmd.Context(), sel.targets)
-	if err := cmd.Context().Err(); err != nil {
-		return err // interrupted: Run says so, once; nothing was written
-	}
-	switch {
-	case f.tier != "":
+	r := render.New(repo, f.opts, ropts...)
+	if f.tier != "" {
+		results := r.RenderAll(cmd.Context(), sel.targets)
+		if err := cmd.Context().Err(); err != nil {
+			return err // interrupted: Run says so, once; nothing was written
+		}
 		return writeTier(cmd, repo, results, f.tier, sel.outside)
-	case f.outDir != "":
-		return writeOutDir(cmd, f.outDir, results, sel.outside, v)
 	}
+	if f.outDir != "" {
+		return writeOutDir(cmd, f.outDir, r, sel.targets, sel.outside, v)
+	}
+	// Standard output is all or nothing: the renderings' bytes are kept
+	// until every target has rendered, and nothing else of them.
 	var out bytes.Buffer
 	var failed []error
-	for _, res := range results {
+	var werr error
+	r.RenderEach(cmd.Context(), sel.targets, func(_ int, res *render.Result) {
 		if res.Err != nil {
 			failed = append(failed, res.Err)
-			continue
+			return
 		}
 		data := res.Manifest
 		if f.redact {
+			var err error
 			if data, err = res.Redacted(); err != nil {
-				return err
+				werr = errors.Join(werr, err)
+				return
 			}
 		}
 		out.Write(data)
+	})
+	if err := cmd.Context().Err(); err != nil {
+		return err // interrupted: Run says so, once; nothing was written
+	}
+	if werr != nil {
+		return werr
 	}
 	if len(failed) > 0 || sel.outside != nil {
-		return reportFailures(cmd.ErrOrStderr(), sel.outside, failed, len(results), "nothing was written to standard output")
+		return reportFailures(cmd.ErrOrStderr(), sel.outside, failed, len(sel.targets), "nothing was written to standard output")
 	}
 	_, err = cmd.OutOrStdout().Write(out.Bytes())
 	return err
@@ -214,33 +226,46 @@ func runRender(cmd *cobra.Command, env Env, f *renderFlags, args []string, v *ve
 // (redacted, atomically) and reports the failures. The file of a target
 // that failed is removed, so that the folder never mixes this run's
 // renderings with stale ones.
-func writeOutDir(cmd *cobra.Command, dir string, results []*render.Result, outside error, v *verbosity) error {
+func writeOutDir(cmd *cobra.Command, dir string, r *render.Renderer, targets []layout.Target, outside error, v *verbosity) error {
 	var failed []error
+	var werr error
 	written := 0
 	w := cmd.ErrOrStderr()
-	for _, res := range results {
+	// Each rendering is written as soon as it is made, and let go.
+	r.RenderEach(cmd.Context(), targets, func(_ int, res *render.Result) {
+		if werr != nil || cmd.Context().Err() != nil {
+			return
+		}
 		file := filepath.Join(dir, res.Target.Cluster, res.Target.Namespace+".yaml")
 		if res.Err != nil {
 			failed = append(failed, res.Err)
 			if err := os.Remove(file); err == nil {
 				v.info(w, "removed %s (the target failed: its old rendering would be stale)\n", file)
 			} else if !errors.Is(err, fs.ErrNotExist) {
-				return fmt.Errorf("remove the stale %s: %w", file, err)
+				werr = fmt.Errorf("remove the stale %s: %w", file, err)
 			}
-			continue
+			return
 		}
 		data, err := res.Redacted()
 		if err != nil {
-			return err
+			werr = err
+			return
 		}
 		if err := fsutil.WriteFileAtomic(file, data); err != nil {
-			return fmt.Errorf("write %s: %w", file, err)
+			werr = fmt.Errorf("write %s: %w", file, err)
+			return
 		}
 		written++
+	})
+	if err := cmd.Context().Err(); err != nil {
+		return err
 	}
-	v.info(w, "rendered %d of %d targets into %s (secret values redacted)\n", written, len(results), dir)
+	if werr != nil {
+		return werr
+	}
+	v.info(w, "rendered %d of %d targets into %s (secret values redacted)\n", written, len(targets), dir)
 	if len(failed) > 0 || outside != nil {
-		return reportFailures(w, outside, failed, len(results), "their files were removed")
+		return reportFailures(w, outside, failed, len(targets), "their files were removed")
 	}
 	return nil
 }

@@ -230,26 +230,50 @@ func (r *Renderer) Render(ctx context.Context, t *layout.Target) (*Result, error
 // fails has Err set; the others are unaffected.
 func (r *Renderer) RenderAll(ctx context.Context, targets []layout.Target) []*Result {
 	results := make([]*Result, len(targets))
+	r.RenderEach(ctx, targets, func(i int, res *Result) { results[i] = res })
+	return results
+}
+
+// RenderEach renders targets in parallel, as RenderAll does, and hands
+// each Result to fn in target order as soon as it and the ones before it
+// are done, from one goroutine at a time: a caller that writes each one
+// out and lets it go holds a few renderings at once, not all of them.
+func (r *Renderer) RenderEach(ctx context.Context, targets []layout.Target, fn func(i int, res *Result)) {
 	sem := make(chan struct{}, r.opts.Concurrency)
+	// window bounds how far rendering runs ahead of the slowest target
+	// not yet handed over: the renderings waiting for it.
+	window := make(chan struct{}, 4*r.opts.Concurrency)
 	var wg sync.WaitGroup
 	var mu sync.Mutex
-	done := 0
+	done, next := 0, 0
+	ready := map[int]*Result{}
 	for i := range targets {
 		wg.Add(1)
+		window <- struct{}{}
 		sem <- struct{}{}
 		go func() {
 			defer func() { <-sem; wg.Done() }()
-			results[i] = r.render(ctx, &targets[i])
+			res := r.render(ctx, &targets[i])
+			mu.Lock()
+			defer mu.Unlock()
+			done++
 			if r.progress != nil {
-				mu.Lock()
-				done++
 				r.progress(done, len(targets))
-				mu.Unlock()
+			}
+			ready[i] = res
+			for {
+				res, ok := ready[next]
+				if !ok {
+					break
+				}
+				delete(ready, next)
+				fn(next, res)
+				next++
+				<-window
 			}
 		}()
 	}
 	wg.Wait()
-	return results
 }
 
 // render renders one target within Options.Timeout. Helm's templates
