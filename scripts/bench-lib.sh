@@ -4,7 +4,8 @@
 
 # bench_setup builds repotool, and helm and sops from the module versions in
 # go.mod, into $bin, and points SOPS at the test key and HOME and helm's
-# folders inside $work, so nothing on the machine plays a part.
+# folders inside $work, so nothing on the machine plays a part (but Go's
+# build and module caches).
 bench_setup() {
   : "${work:?bench_setup needs work, the scratch folder}"
   bin=$work/bin
@@ -13,6 +14,9 @@ bench_setup() {
   go build -o "$bin/helm" helm.sh/helm/v3/cmd/helm
   go build -o "$bin/sops" github.com/getsops/sops/v3/cmd/sops
   export SOPS_AGE_KEY_FILE=$PWD/testdata/age-TEST-ONLY.key
+  # Go keeps its caches where they are: HOME moves below.
+  GOCACHE=$(go env GOCACHE) GOMODCACHE=$(go env GOMODCACHE) GOPATH=$(go env GOPATH)
+  export GOCACHE GOMODCACHE GOPATH
   export HOME=$work/home HELM_CACHE_HOME=$work/helm/cache HELM_CONFIG_HOME=$work/helm/config HELM_DATA_HOME=$work/helm/data
   mkdir -p "$HOME"
 }

@@ -156,7 +156,11 @@ func notFound(repo *layout.Repo, msg string) error {
 }
 
 func runRender(cmd *cobra.Command, env Env, f *renderFlags, args []string, v *verbosity) error {
-	repo, err := loadRepo(cmd, repoArg(args), &f.opts)
+	var only *layout.TargetRef
+	if f.cluster != "" && f.namespace != "" && !f.all {
+		only = &layout.TargetRef{Cluster: f.cluster, Namespace: f.namespace} // one target: load what it needs
+	}
+	repo, err := loadRepoOnly(cmd, repoArg(args), only, &f.opts)
 	if err != nil {
 		return err
 	}
@@ -308,11 +312,21 @@ func runRenderArgoCD(cmd *cobra.Command, env Env, f *renderFlags, args []string,
 	if err != nil {
 		return usageErr(err)
 	}
-	repo, err := loadRepo(cmd, root, &f.opts)
+	// One target per call, in repositories of thousands: load what it
+	// needs when the environment names it.
+	repo, err := loadRepoOnly(cmd, root, pe.TargetRef(), &f.opts)
 	if err != nil {
 		return err
 	}
 	t, err := pe.Target(repo)
+	if err != nil && pe.TargetRef() != nil {
+		// The source path was not clusters/<cluster>/<namespace> after
+		// all: look in the whole layout, which also explains better.
+		if repo, err = loadRepo(cmd, root, &f.opts); err != nil {
+			return err
+		}
+		t, err = pe.Target(repo)
+	}
 	if err != nil {
 		return usageErr(notFound(repo, err.Error()))
 	}
@@ -379,7 +393,15 @@ func decrypter(noDecrypt bool) []render.Option {
 // loadRepo loads the layout and maps its errors to exit codes. limits, when
 // given, are the command's render limits (--max-values-size).
 func loadRepo(cmd *cobra.Command, dir string, limits ...*render.Options) (*layout.Repo, error) {
-	repo, err := layout.LoadDir(cmd.Context(), dir, layoutOptions(limits...))
+	return loadRepoOnly(cmd, dir, nil, limits...)
+}
+
+// loadRepoOnly is loadRepo, loading only the target only names when it is
+// not nil (see layout.Options.Only).
+func loadRepoOnly(cmd *cobra.Command, dir string, only *layout.TargetRef, limits ...*render.Options) (*layout.Repo, error) {
+	opts := layoutOptions(limits...)
+	opts.Only = only
+	repo, err := layout.LoadDir(cmd.Context(), dir, opts)
 	if err != nil {
 		var ce *config.Error
 		if errors.As(err, &ce) {

@@ -176,7 +176,18 @@ type Options struct {
 	ConfigFile string
 	// Config, when non-nil, is used instead of reading ConfigFile.
 	Config *config.Config
+	// Only, when set, loads one target of the repository and what it
+	// needs: the configuration, every namespace folder (charts, common
+	// values), and of the clusters only that target's folder. The checks
+	// of the target's files are the same; the repository-wide ones (a
+	// namespace no cluster deploys, configuration for a missing folder)
+	// are left to a full load (repotool lint). For the Argo CD plugin,
+	// which renders one target per call in repositories of thousands.
+	Only *TargetRef
 }
+
+// TargetRef names a target.
+type TargetRef struct{ Cluster, Namespace string }
 
 // ErrNotRepository is returned when the file system has neither a
 // namespaces nor a clusters folder.
@@ -211,7 +222,7 @@ func LoadDir(ctx context.Context, dir string, opts Options) (*Repo, error) {
 // repository cannot be read at all, the context ends, or repotool.yaml is
 // invalid (a *config.Error).
 func Load(ctx context.Context, fsys fs.FS, opts Options) (*Repo, error) {
-	l := &loader{ctx: ctx, fsys: fsys, repo: &Repo{FS: fsys, Files: NewFiles(fsys)}, maxValues: cmp.Or(opts.MaxValuesSize, DefaultMaxValuesSize)}
+	l := &loader{ctx: ctx, fsys: fsys, repo: &Repo{FS: fsys, Files: NewFiles(fsys)}, maxValues: cmp.Or(opts.MaxValuesSize, DefaultMaxValuesSize), only: opts.Only}
 	if err := l.loadConfig(opts); err != nil {
 		return nil, err
 	}
@@ -231,6 +242,7 @@ type loader struct {
 	fsys      fs.FS
 	repo      *Repo
 	cfgNode   *yaml.Node
+	only      *TargetRef // Options.Only
 }
 
 func (l *loader) diag(sev Severity, code Code, file string, line int, msg, hint string) {
@@ -296,6 +308,9 @@ func (l *loader) load() error {
 		}
 	}
 	for _, e := range clEntries {
+		if l.only != nil && e.name != l.only.Cluster {
+			continue
+		}
 		l.checkFolder(e, "cluster")
 		if e.dir {
 			if err := l.loadCluster(e); err != nil {
@@ -379,6 +394,9 @@ func (l *loader) loadCluster(e entry) error {
 	for _, nsDir := range entries {
 		if err := l.ctx.Err(); err != nil {
 			return err
+		}
+		if l.only != nil && nsDir.name != l.only.Namespace {
+			continue
 		}
 		l.checkFolder(nsDir, "namespace")
 		if !nsDir.dir {
@@ -627,13 +645,16 @@ func (l *loader) isSecret(name string) bool {
 func (l *loader) finish() {
 	r := l.repo
 	for _, ns := range r.Namespaces {
+		if l.only != nil {
+			break // repository-wide: a full load checks it
+		}
 		if ns.Chart != nil && len(ns.Clusters) == 0 {
 			l.diag(SeverityWarning, CodeNamespaceUnused, ns.Dir+"/Chart.yaml", 0,
 				fmt.Sprintf("namespace %q has a chart but no cluster deploys it", ns.Name),
 				fmt.Sprintf("add %s/<cluster>/%s/ to deploy it, or remove %s/", r.Config.Layout.ClustersDir, ns.Name, ns.Dir))
 		}
 	}
-	if r.ConfigFile != "" {
+	if r.ConfigFile != "" && l.only == nil {
 		for _, name := range slices.Sorted(maps.Keys(r.Config.Clusters)) {
 			if _, ok := r.Cluster(name); !ok {
 				l.diag(SeverityWarning, CodeConfigUnused, r.ConfigFile, yamlpos.Line(l.cfgNode, 0, "clusters", name),

@@ -460,3 +460,47 @@ func TestLoadCancelled(t *testing.T) {
 		t.Fatalf("err = %v, want context.Canceled", err)
 	}
 }
+
+// TestLoadOnly loads one target: every namespace, the one cluster target,
+// the checks of its files, and none of the repository-wide ones.
+func TestLoadOnly(t *testing.T) {
+	fsys := fstest.MapFS{
+		"repotool.yaml":                    {Data: []byte("clusters:\n  gone: {kubeVersion: v1.30.0}\n")},
+		"namespaces/app/Chart.yaml":        {Data: []byte("apiVersion: v2\nname: app\nversion: 1.0.0\n")},
+		"namespaces/unused/Chart.yaml":     {Data: []byte("apiVersion: v2\nname: unused\nversion: 1.0.0\n")},
+		"clusters/c1/app/c1-values.yaml":   {Data: []byte("a: [\n")},
+		"clusters/c2/app/c2-values.yaml":   {Data: []byte("b: [\n")},
+		"clusters/c1/other/c1-values.yaml": {Data: []byte("c: 1\n")},
+		"namespaces/other/Chart.yaml":      {Data: []byte("apiVersion: v2\nname: other\nversion: 1.0.0\n")},
+	}
+	full, err := layout.Load(context.Background(), fsys, layout.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	one, err := layout.Load(context.Background(), fsys, layout.Options{Only: &layout.TargetRef{Cluster: "c1", Namespace: "app"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(full.Targets) != 3 || len(one.Targets) != 1 || one.Targets[0].Name() != "c1/app" || len(one.Namespaces) != 3 {
+		t.Fatalf("targets %d / %d, namespaces %d", len(full.Targets), len(one.Targets), len(one.Namespaces))
+	}
+	full1, _ := full.Target("c1", "app")
+	if !slices.Equal(diagFiles(one.Targets[0].Errors), diagFiles(full1.Errors)) || len(one.Targets[0].Errors) != 1 {
+		t.Errorf("the target's errors: %v, full load: %v", one.Targets[0].Errors, full1.Errors)
+	}
+	var codes []string
+	for _, d := range one.Diagnostics {
+		codes = append(codes, string(d.Code)+" "+d.File)
+	}
+	if strings.Join(codes, ", ") != "values-invalid clusters/c1/app/c1-values.yaml" {
+		t.Errorf("diagnostics: %v (none about c2, the unused namespace or the configured cluster that is gone)", codes)
+	}
+}
+
+func diagFiles(ds []layout.Diagnostic) []string {
+	var out []string
+	for _, d := range ds {
+		out = append(out, d.File)
+	}
+	return out
+}

@@ -79,6 +79,21 @@ func (e PluginEnv) RepoRoot(cwd string) (string, error) {
 	return root, nil
 }
 
+// TargetRef is the target the environment names, before the repository
+// is loaded: from a source path of the form <folder>/<cluster>/<namespace>,
+// or from the CLUSTER and NAMESPACE plugin variables; nil when it names
+// none (Target then says why). Target checks it against the layout.
+func (e PluginEnv) TargetRef() *layout.TargetRef {
+	cluster, ns := e.Cluster, e.Namespace
+	if parts := strings.Split(path.Clean(strings.Trim(filepath.ToSlash(e.SourcePath), "/")), "/"); len(parts) == 3 {
+		cluster, ns = parts[1], parts[2]
+	}
+	if cluster == "" || ns == "" {
+		return nil
+	}
+	return &layout.TargetRef{Cluster: cluster, Namespace: ns}
+}
+
 // Target finds the target the Application renders: from the source path
 // when it is clusters/<cluster>/<namespace>, else from the CLUSTER and
 // NAMESPACE plugin variables (NAMESPACE defaults to the destination
