@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bufio"
 	"bytes"
 	"cmp"
 	"errors"
@@ -9,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -194,8 +196,9 @@ func runRender(cmd *cobra.Command, env Env, f *renderFlags, args []string, v *ve
 		return writeOutDir(cmd, f.outDir, r, sel.targets, sel.outside, v)
 	}
 	// Standard output is all or nothing: the renderings' bytes are kept
-	// until every target has rendered, and nothing else of them.
-	var out bytes.Buffer
+	// until every target has rendered, and nothing else of them (each
+	// target's own slice: no buffer that grows by copying).
+	var out [][]byte
 	var failed []error
 	var werr error
 	r.RenderEach(cmd.Context(), sel.targets, func(_ int, res *render.Result) {
@@ -211,7 +214,7 @@ func runRender(cmd *cobra.Command, env Env, f *renderFlags, args []string, v *ve
 				return
 			}
 		}
-		out.Write(data)
+		out = append(out, slices.Clip(bytes.Clone(data))) // exactly its size: the rendering's buffer goes
 	})
 	if err := cmd.Context().Err(); err != nil {
 		return err // interrupted: Run says so, once; nothing was written
@@ -222,8 +225,13 @@ func runRender(cmd *cobra.Command, env Env, f *renderFlags, args []string, v *ve
 	if len(failed) > 0 || sel.outside != nil {
 		return reportFailures(cmd.ErrOrStderr(), sel.outside, failed, len(sel.targets), "nothing was written to standard output")
 	}
-	_, err = cmd.OutOrStdout().Write(out.Bytes())
-	return err
+	w := bufio.NewWriterSize(cmd.OutOrStdout(), 1<<16)
+	for _, data := range out {
+		if _, err := w.Write(data); err != nil {
+			return err
+		}
+	}
+	return w.Flush()
 }
 
 // writeOutDir writes every rendered target to DIR/<cluster>/<namespace>.yaml
