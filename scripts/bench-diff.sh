@@ -21,9 +21,6 @@ trap 'rm -rf "$work"' EXIT
 . scripts/bench-lib.sh
 bench_setup
 export GIT_AUTHOR_NAME=bench GIT_AUTHOR_EMAIL=bench@example.com GIT_COMMITTER_NAME=bench GIT_COMMITTER_EMAIL=bench@example.com
-now() { date +%s.%N; }
-median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
-elapsed() { local t0 t1; t0=$(now); "$@" >/dev/null 2>&1 || true; t1=$(now); echo "$t1 - $t0" | bc; }
 commit() { git -C "$1" init -q && git -C "$1" add -A && git -C "$1" commit -qm base; }
 
 # The loop users ran, at its best here: dependencies vendored, no helm

@@ -21,6 +21,12 @@ bench_setup() {
   mkdir -p "$HOME"
 }
 
+# now is the time in seconds; median the median of numbers, one a line;
+# elapsed the seconds a command takes (its output and status ignored).
+now() { date +%s.%N; }
+median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+elapsed() { local t0 t1; t0=$(now); "$@" >/dev/null 2>&1 || true; t1=$(now); echo "$t1 - $t0" | bc; }
+
 # The shell loop users ran before repotool (needs $bin/helm and $bin/sops):
 #
 #   old_render_loop REPO OUT [dep-build]

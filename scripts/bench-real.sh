@@ -24,9 +24,6 @@ trap 'rm -rf "$work"' EXIT
 . scripts/bench-lib.sh
 bench_setup
 (cd internal/corpus && go mod download)
-now() { date +%s.%N; }
-median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
-elapsed() { local t0 t1; t0=$(now); "$@" >/dev/null 2>&1 || true; t1=$(now); echo "$t1 - $t0" | bc; }
 rss() { { /usr/bin/time -f %M "$@" 2>&1 >/dev/null || true; } | tail -1; } # peak KB
 
 go run -tags tools ./internal/synth/gensynth -real -clusters 20 -namespaces 10 -out "$work/r200" >/dev/null

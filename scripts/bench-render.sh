@@ -33,8 +33,6 @@ grep -rl 'https://charts.example.com/stable' "$work/synth/namespaces" | xargs se
 
 old_way() { old_render_loop "$1" "$2" dep-build; } # $1 = a fresh copy of the repository, $2 = output folder
 
-now() { date +%s.%N; }
-median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 old_times=() new_times=()
 for _ in $(seq "$runs"); do
   rm -rf "$work/old" "$work/out-old"; cp -r "$work/synth" "$work/old"
