@@ -132,12 +132,15 @@ func convert(o *kesObject, opts convertOptions) (*converted, error) {
 		if it.name == nil {
 			return nil, refuse(&yaml.Node{Line: it.line}, "an entry of spec.data has a key and no name")
 		}
+		if !secretKeyRE.MatchString(it.name.Value) && !strings.Contains(it.name.Value, "repotoolTplAction") {
+			return nil, refuse(it.name, "name %q is not a valid key of a Secret (letters, digits, '-', '_' and '.'): KES could not have written it either", it.name.Value)
+		}
 		rr, err := remoteRef(o, it)
 		if err != nil {
 			return nil, err
 		}
 		d := mapping()
-		set(d, "secretKey", clone(it.name))
+		set(d, "secretKey", text(it.name))
 		set(d, "remoteRef", rr)
 		data = append(data, d)
 	}
@@ -181,6 +184,9 @@ func convert(o *kesObject, opts convertOptions) (*converted, error) {
 	return c, nil
 }
 
+// secretKeyRE is what a Secret's data key may be.
+var secretKeyRE = regexp.MustCompile(`^[-._a-zA-Z0-9]+$`)
+
 // SuffixAnnotation marks an ESO ExternalSecret written side by side with
 // its KES original (--target-suffix): its value is the suffix, which
 // migrate --switch removes with the KES object.
@@ -202,17 +208,17 @@ func remoteRef(o *kesObject, it kesItem) (*yaml.Node, error) {
 		}
 		key.Style = 0
 	}
-	set(rr, "key", key)
+	set(rr, "key", text(key))
 	if prop := ibmProperty(o, it.property); prop != nil {
-		set(rr, "property", prop)
+		set(rr, "property", text(prop))
 	}
 	switch {
 	case it.version != nil && it.versionStage != nil, it.version != nil && it.versionID != nil, it.versionStage != nil && it.versionID != nil:
 		return nil, refuse(it.key, "an entry sets more than one of version, versionStage and versionId")
 	case it.version != nil:
-		set(rr, "version", clone(it.version))
+		set(rr, "version", text(it.version))
 	case it.versionStage != nil:
-		set(rr, "version", clone(it.versionStage))
+		set(rr, "version", text(it.versionStage))
 	case it.versionID != nil:
 		v := clone(it.versionID)
 		v.Value = "uuid/" + v.Value // ESO's form for an AWS version ID
@@ -473,6 +479,16 @@ func str(s string) *yaml.Node { return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!
 
 func set(m *yaml.Node, key string, v *yaml.Node) {
 	m.Content = append(m.Content, str(key), v)
+}
+
+// text is a copy of a scalar that ESO takes as a string: KES took
+// `version: 1` as "1", ESO's CRD refuses the number.
+func text(n *yaml.Node) *yaml.Node {
+	c := clone(n)
+	if c != nil && c.Kind == yaml.ScalarNode {
+		c.Tag = "!!str"
+	}
+	return c
 }
 
 // clone deep-copies a node without its comments and positions.
