@@ -82,8 +82,8 @@ type Result struct {
 // holds the stores they read from.
 const StoresFile = "kes-secretstores.yaml"
 
-// maxFile bounds the files read.
-const maxFile = 8 << 20
+// maxFile bounds the files read (CRD bundles run to several megabytes).
+const maxFile = 64 << 20
 
 // Plan finds every KES ExternalSecret in fsys and works out the files to
 // write. Nothing is written: see Result.Files, Diff and Write.
@@ -331,6 +331,17 @@ func encode(n *yaml.Node, t *tokens) string {
 // they use.
 func (f *file) convertDocs(res *Result, opts Options) []store {
 	var used []store
+	// Side by side, a KES object whose translation is already next to it
+	// (an earlier --target-suffix run) is done.
+	translated := map[string]bool{}
+	if opts.Suffix != "" {
+		for _, d := range f.docs() {
+			if pd, err := f.parse(d[0], d[1]); err == nil && pd != nil && get(get(get(pd.node, "metadata"), "annotations"), SuffixAnnotation) != nil {
+				md := get(pd.node, "metadata")
+				translated[pd.tokens.restore(scalar(get(md, "namespace"))+"/"+scalar(get(md, "name")))] = true
+			}
+		}
+	}
 	for _, d := range f.docs() {
 		if !strings.Contains(strings.Join(f.lines[d[0]:d[1]], ""), "kubernetes-client.io") {
 			continue
@@ -345,6 +356,9 @@ func (f *file) convertDocs(res *Result, opts Options) []store {
 			continue
 		}
 		name := pd.tokens.restore(scalar(get(get(pd.node, "metadata"), "name")))
+		if md := get(pd.node, "metadata"); translated[pd.tokens.restore(scalar(get(md, "namespace"))+"/"+scalar(get(md, "name")))] {
+			continue
+		}
 		o, err := parseKES(pd.node)
 		var c *converted
 		if err == nil {
