@@ -112,19 +112,19 @@ func Affected(base, head *layout.Repo, changed []string) []change.Target {
 // depends on through file://, transitively.
 func chartDeps(repo *layout.Repo) map[string][]string {
 	direct := map[string][]string{}
+	// Read through the run's file index, where layout already read each
+	// Chart.yaml. One that cannot be read or parsed is layout's
+	// chart-invalid, and its targets fail to render.
+	files := repo.Files
+	if files == nil {
+		files = layout.NewFiles(repo.FS)
+	}
 	var read func(dir string)
 	read = func(dir string) {
 		if _, done := direct[dir]; done {
 			return
 		}
 		direct[dir] = nil
-		// Read through the run's file index, where layout already read it.
-		// One that cannot be read or parsed is layout's chart-invalid, and
-		// its targets fail to render.
-		files := repo.Files
-		if files == nil {
-			files = layout.NewFiles(repo.FS)
-		}
 		data, err := files.Get(path.Join(dir, "Chart.yaml")).Data()
 		if err != nil {
 			return
