@@ -327,69 +327,96 @@ func encode(n *yaml.Node, t *tokens) string {
 	return t.restore(b.String())
 }
 
+// doc is one document of a file: its lines [start, end), and, when it was
+// read, its parse or why it could not be parsed.
+type doc struct {
+	start, end int
+	pd         *parsed
+	err        error
+}
+
+func (d doc) text(f *file) string { return strings.Join(f.lines[d.start:d.end], "") }
+
+// parseDocs splits the file into documents and parses, once, those whose
+// text read accepts.
+func (f *file) parseDocs(read func(text string) bool) []doc {
+	var out []doc
+	for _, r := range f.docs() {
+		d := doc{start: r[0], end: r[1]}
+		if read(d.text(f)) {
+			d.pd, d.err = f.parse(d.start, d.end)
+		}
+		out = append(out, d)
+	}
+	return out
+}
+
+// id is the object's namespace and name, template actions restored.
+func (pd *parsed) id() string {
+	md := get(pd.node, "metadata")
+	return pd.tokens.restore(scalar(get(md, "namespace")) + "/" + scalar(get(md, "name")))
+}
+
 // convertDocs converts the file's KES documents, and returns the stores
 // they use.
 func (f *file) convertDocs(res *Result, opts Options) []store {
 	var used []store
+	docs := f.parseDocs(func(text string) bool {
+		return strings.Contains(text, "kubernetes-client.io") || opts.Suffix != "" && strings.Contains(text, SuffixAnnotation)
+	})
 	// Side by side, a KES object whose translation is already next to it
 	// (an earlier --target-suffix run) is done.
 	translated := map[string]bool{}
-	if opts.Suffix != "" {
-		for _, d := range f.docs() {
-			if pd, err := f.parse(d[0], d[1]); err == nil && pd != nil && get(get(get(pd.node, "metadata"), "annotations"), SuffixAnnotation) != nil {
-				md := get(pd.node, "metadata")
-				translated[pd.tokens.restore(scalar(get(md, "namespace"))+"/"+scalar(get(md, "name")))] = true
-			}
+	for _, d := range docs {
+		if d.pd != nil && opts.Suffix != "" && get(get(get(d.pd.node, "metadata"), "annotations"), SuffixAnnotation) != nil {
+			translated[d.pd.id()] = true
 		}
 	}
-	for _, d := range f.docs() {
-		if !strings.Contains(strings.Join(f.lines[d[0]:d[1]], ""), "kubernetes-client.io") {
+	for _, d := range docs {
+		if !strings.Contains(d.text(f), "kubernetes-client.io") {
 			continue
 		}
-		pd, err := f.parse(d[0], d[1])
+		pd, err := d.pd, d.err
 		var r *refusal
 		if errors.As(err, &r) {
 			res.Refused = append(res.Refused, Item{File: f.path, Line: r.line, Detail: r.reason})
 			continue
 		}
-		if pd == nil || !isKES(pd.node) {
+		if pd == nil || !isKES(pd.node) || translated[pd.id()] {
 			continue
 		}
 		name := pd.tokens.restore(scalar(get(get(pd.node, "metadata"), "name")))
-		if md := get(pd.node, "metadata"); translated[pd.tokens.restore(scalar(get(md, "namespace"))+"/"+scalar(get(md, "name")))] {
-			continue
-		}
 		o, err := parseKES(pd.node)
 		var c *converted
 		if err == nil {
 			c, err = convert(o, convertOptions{settings: opts.Settings, storeKind: opts.StoreKind, suffix: opts.Suffix, helm: f.helm, tokens: pd.tokens})
 		}
 		if errors.As(err, &r) {
-			res.Refused = append(res.Refused, Item{File: f.path, Line: d[0] + max(r.line, 1), Name: name, Detail: pd.tokens.restore(r.reason)})
+			res.Refused = append(res.Refused, Item{File: f.path, Line: d.start + max(r.line, 1), Name: name, Detail: pd.tokens.restore(r.reason)})
 			continue
 		}
 		if err != nil {
-			res.Refused = append(res.Refused, Item{File: f.path, Line: d[0] + 1, Name: name, Detail: err.Error()})
+			res.Refused = append(res.Refused, Item{File: f.path, Line: d.start + 1, Name: name, Detail: err.Error()})
 			continue
 		}
 		c.store.tokens = pd.tokens
 		used = append(used, c.store)
-		res.Converted = append(res.Converted, Item{File: f.path, Line: d[0] + pd.node.Line, Name: name, Detail: c.store.kind + " " + c.store.name})
+		res.Converted = append(res.Converted, Item{File: f.path, Line: d.start + pd.node.Line, Name: name, Detail: c.store.kind + " " + c.store.name})
 		for _, t := range c.todo {
-			res.Todo = append(res.Todo, Item{File: f.path, Line: d[0] + pd.node.Line, Name: name, Detail: pd.tokens.restore(t)})
+			res.Todo = append(res.Todo, Item{File: f.path, Line: d.start + pd.node.Line, Name: name, Detail: pd.tokens.restore(t)})
 		}
 		text := encode(c.object, pd.tokens)
 		if opts.Suffix != "" {
 			// Side by side: the KES object stays, the translation follows.
-			orig := strings.Join(f.lines[d[0]:d[1]], "")
+			orig := strings.Join(f.lines[d.start:d.end], "")
 			if !strings.HasSuffix(orig, "\n") {
 				orig += "\n"
 			}
 			text = orig + "---\n" + text
 		} else {
-			text = keepLeadingComments(f.lines[d[0]:d[1]]) + text + keepTrailingBlank(f.lines[d[0]:d[1]])
+			text = keepLeadingComments(f.lines[d.start:d.end]) + text + keepTrailingBlank(f.lines[d.start:d.end])
 		}
-		f.edits = append(f.edits, edit{start: d[0], end: d[1], text: text})
+		f.edits = append(f.edits, edit{start: d.start, end: d.end, text: text})
 	}
 	return used
 }
@@ -425,23 +452,20 @@ func keepTrailingBlank(lines []string) string {
 // marked with SuffixAnnotation lose the mark and the suffix, and the KES
 // objects of the same name and namespace are removed.
 func (f *file) switchDocs(res *Result) {
-	type id struct{ name, namespace string }
-	docs := f.docs()
-	parsedDocs := make([]*parsed, len(docs))
-	switched := map[id]bool{}
-	for i, d := range docs {
-		pd, err := f.parse(d[0], d[1])
+	docs := f.parseDocs(func(string) bool { return true })
+	switched := map[string]bool{}
+	for _, d := range docs {
 		var r *refusal
-		if errors.As(err, &r) {
-			if strings.Contains(strings.Join(f.lines[d[0]:d[1]], ""), SuffixAnnotation) {
+		if errors.As(d.err, &r) {
+			if strings.Contains(d.text(f), SuffixAnnotation) {
 				res.Refused = append(res.Refused, Item{File: f.path, Line: r.line, Detail: r.reason})
 			}
 			continue
 		}
+		pd := d.pd
 		if pd == nil {
 			continue
 		}
-		parsedDocs[i] = pd
 		md := get(pd.node, "metadata")
 		ann := get(md, "annotations")
 		suffix := get(ann, SuffixAnnotation)
@@ -456,31 +480,26 @@ func (f *file) switchDocs(res *Result) {
 		if len(ann.Content) == 0 {
 			removeKey(md, "annotations")
 		}
-		key := id{pd.tokens.restore(scalar(get(md, "name"))), pd.tokens.restore(scalar(get(md, "namespace")))}
-		switched[key] = true
-		res.Switched = append(res.Switched, Item{File: f.path, Line: d[0] + pd.node.Line, Name: key.name, Detail: "target " + pd.tokens.restore(scalar(get(target, "name")))})
-		f.edits = append(f.edits, edit{start: d[0], end: d[1], text: keepLeadingComments(f.lines[d[0]:d[1]]) + encode(pd.node, pd.tokens) + keepTrailingBlank(f.lines[d[0]:d[1]])})
+		switched[pd.id()] = true
+		res.Switched = append(res.Switched, Item{File: f.path, Line: d.start + pd.node.Line, Name: pd.tokens.restore(scalar(get(md, "name"))), Detail: "target " + pd.tokens.restore(scalar(get(target, "name")))})
+		lines := f.lines[d.start:d.end]
+		f.edits = append(f.edits, edit{start: d.start, end: d.end, text: keepLeadingComments(lines) + encode(pd.node, pd.tokens) + keepTrailingBlank(lines)})
 	}
-	for i, d := range docs {
-		pd := parsedDocs[i]
-		if pd == nil || !isKES(pd.node) {
-			continue
-		}
-		md := get(pd.node, "metadata")
-		if !switched[id{pd.tokens.restore(scalar(get(md, "name"))), pd.tokens.restore(scalar(get(md, "namespace")))}] {
+	for _, d := range docs {
+		if d.pd == nil || !isKES(d.pd.node) || !switched[d.pd.id()] {
 			continue
 		}
 		// Remove the document and the separator after it (before it, for
 		// the last one). The comments above it stay, above what follows:
 		// its translation, side by side.
-		start, end := d[0], d[1]
+		start, end := d.start, d.end
 		switch {
 		case end < len(f.lines):
 			end++
 		case start > 0:
 			start--
 		}
-		f.edits = append(f.edits, edit{start: start, end: end, text: keepLeadingComments(f.lines[d[0]:d[1]])})
+		f.edits = append(f.edits, edit{start: start, end: end, text: keepLeadingComments(f.lines[d.start:d.end])})
 	}
 	slices.SortFunc(f.edits, func(a, b edit) int { return a.start - b.start })
 }
