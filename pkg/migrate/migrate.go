@@ -107,11 +107,26 @@ func Plan(fsys fs.FS, opts Options) (*Result, error) {
 	res := &Result{}
 	stores := map[string][]store{} // by folder
 	for _, p := range files {
+		link := isLink(fsys, p)
 		data, err := readFile(fsys, p)
+		if err != nil && link {
+			// A link that cannot be followed may hide a KES object: say
+			// so, rather than pass it by.
+			res.Refused = append(res.Refused, Item{File: p, Detail: "a link that cannot be followed (" + err.Error() + "): fix or remove it, and run migrate again"})
+			continue
+		}
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", p, err)
 		}
 		if !bytes.Contains(data, []byte("kubernetes-client.io")) && !(opts.Switch && bytes.Contains(data, []byte(SuffixAnnotation))) {
+			continue
+		}
+		if link {
+			// Writing here would replace the link with a file: the file it
+			// points to is converted where it is, or by hand when it is
+			// outside the repository.
+			target, _ := fs.ReadLink(fsys, p)
+			res.Refused = append(res.Refused, Item{File: p, Detail: "a link to " + target + ", which holds KES objects: migrate converts the file itself (run it where that file is, when it is outside the repository)"})
 			continue
 		}
 		if sopsfile.IsEncrypted(data) {
@@ -140,13 +155,19 @@ func Plan(fsys fs.FS, opts Options) (*Result, error) {
 	return res, nil
 }
 
-// yamlFiles lists the YAML files of fsys, sorted, leaving out the folders
-// every scan leaves out.
+// yamlFiles lists the YAML files of fsys (and links named so), sorted,
+// leaving out the folders every scan leaves out.
 func yamlFiles(fsys fs.FS) ([]string, error) {
 	return fsutil.Files(fsys, func(p string, d fs.DirEntry) bool {
 		ext := path.Ext(p)
-		return (ext == ".yaml" || ext == ".yml") && d.Type().IsRegular()
+		return (ext == ".yaml" || ext == ".yml") && (d.Type().IsRegular() || d.Type()&fs.ModeSymlink != 0)
 	})
+}
+
+// isLink reports whether p is a symbolic link.
+func isLink(fsys fs.FS, p string) bool {
+	info, err := fs.Lstat(fsys, p)
+	return err == nil && info.Mode()&fs.ModeSymlink != 0
 }
 
 func readFile(fsys fs.FS, p string) ([]byte, error) {

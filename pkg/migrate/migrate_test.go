@@ -389,3 +389,40 @@ func renderApp(t *testing.T, fsys fstest.MapFS) string {
 	}
 	return string(res.Manifest)
 }
+
+// TestLinks: a link to a file with KES objects is refused (the file is
+// converted where it is), and a link that cannot be followed is refused,
+// not passed by.
+func TestLinks(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("..", "..", "testdata", "migrate", "backends", "vault-kv1.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	testtool.WriteFiles(t, dir, map[string]string{"shared/es.yaml": string(data)})
+	for link, target := range map[string]string{"clusters/c1/app/es.yaml": "../../../shared/es.yaml", "clusters/c1/app/gone.yaml": "../../../shared/missing.yaml"} {
+		if err := os.MkdirAll(filepath.Join(dir, filepath.Dir(link)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(target, filepath.Join(dir, link)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res, err := migrate.Plan(os.DirFS(dir), migrate.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Converted) != 1 || res.Converted[0].File != "shared/es.yaml" {
+		t.Errorf("converted: %+v", res.Converted)
+	}
+	if len(res.Refused) != 2 ||
+		res.Refused[0].File != "clusters/c1/app/es.yaml" || !strings.Contains(res.Refused[0].Detail, "a link to ../../../shared/es.yaml") ||
+		res.Refused[1].File != "clusters/c1/app/gone.yaml" || !strings.Contains(res.Refused[1].Detail, "a link that cannot be followed") {
+		t.Errorf("refused: %+v", res.Refused)
+	}
+	for _, f := range res.Files {
+		if strings.HasPrefix(f.Path, "clusters/") {
+			t.Errorf("a link is written: %s", f.Path)
+		}
+	}
+}
