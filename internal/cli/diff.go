@@ -2,13 +2,16 @@ package cli
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
+	"testing/fstest"
 
+	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
@@ -172,7 +175,9 @@ type sides struct {
 
 // loadSides loads the two sides of a comparison of root's repository.
 // With anyBase, a base revision whose layout cannot be loaded (an invalid
-// repotool.yaml being fixed) leaves sides.base nil instead of failing.
+// repotool.yaml being fixed), or a staged comparison with the HEAD of a
+// repository that has no commit yet, leaves sides.base nil instead of
+// failing.
 func loadSides(cmd *cobra.Command, root, base, head string, staged, anyBase bool, opts *render.Options) (*sides, error) {
 	repo, err := gitrev.Open(root)
 	if err != nil {
@@ -188,11 +193,16 @@ func loadSides(cmd *cobra.Command, root, base, head string, staged, anyBase bool
 	}
 	s := &sides{headName: cmp.Or(head, "working tree")}
 	baseFS, err := repo.Revision(base)
-	if err != nil {
+	switch {
+	case err != nil && anyBase && staged && base == "HEAD" && errors.Is(err, plumbing.ErrReferenceNotFound):
+		// The first commit: there is no HEAD, everything staged is new.
+		baseFS = fstest.MapFS{}
+	case err != nil:
 		return nil, usageErr(err)
-	}
-	if s.base, err = load(baseFS, base); err != nil && !anyBase {
-		return nil, err
+	default:
+		if s.base, err = load(baseFS, base); err != nil && !anyBase {
+			return nil, err
+		}
 	}
 	switch {
 	case staged && head != "":

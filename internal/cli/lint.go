@@ -12,7 +12,6 @@ import (
 
 	"github.com/repotool/repotool/internal/fsutil"
 	"github.com/repotool/repotool/pkg/diff"
-	"github.com/repotool/repotool/pkg/gitrev"
 	"github.com/repotool/repotool/pkg/layout"
 	"github.com/repotool/repotool/pkg/lint"
 	"github.com/repotool/repotool/pkg/output"
@@ -120,27 +119,15 @@ func lintRepo(cmd *cobra.Command, root, changedSince string, staged bool, opts *
 	}
 	if staged && changedSince == "" {
 		changedSince = "HEAD"
-		if g, err := gitrev.Open(root); err == nil {
-			if _, err := g.Commit("HEAD"); err != nil {
-				// The first commit: everything staged is new.
-				idx, err := g.Index()
-				if err != nil {
-					return nil, usageErr(err)
-				}
-				repo, err := layout.Load(cmd.Context(), idx, layoutOptions(&opts.Render))
-				if err != nil {
-					return nil, usageErr(fmt.Errorf("the index: %w", err))
-				}
-				return repo, nil
-			}
-		}
 	}
 	s, err := loadSides(cmd, root, changedSince, "", staged, true, &opts.Render)
 	if err != nil {
 		return nil, err
 	}
 	if s.base == nil {
-		return s.head, nil // the base cannot be compared with: lint everything
+		// The base cannot be compared with (the first commit, or a layout
+		// being fixed): lint everything.
+		return s.head, nil
 	}
 	opts.Targets = []string{}
 	for _, t := range diff.Affected(s.base, s.head, s.changed) {

@@ -458,3 +458,26 @@ func TestLintChangedSince(t *testing.T) {
 		t.Errorf("an unknown revision: exit %d", code)
 	}
 }
+
+// TestLintStagedFirstCommit: before the first commit there is no HEAD;
+// --staged lints everything staged, and diff says there is no HEAD.
+func TestLintStagedFirstCommit(t *testing.T) {
+	testtool.UseTestKey(t)
+	dir := t.TempDir()
+	if err := os.CopyFS(dir, os.DirFS(monorepo)); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"init", "-q"}, {"add", "-A"}} {
+		cmd := exec.Command("git", args...)
+		cmd.Dir = dir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	if out, code := runCLI(t, "lint", dir, "--staged"); code != 0 || !strings.Contains(out, "no problems found in 10 targets") {
+		t.Errorf("lint --staged before the first commit: exit %d\n%s", code, out)
+	}
+	if out, code := runCLI(t, "diff", dir, "--base", "HEAD", "--staged"); code != cli.ExitError || !strings.Contains(out, `revision "HEAD"`) {
+		t.Errorf("diff --staged before the first commit: exit %d\n%s", code, out)
+	}
+}
