@@ -21,8 +21,8 @@ targets=$(go run -tags tools ./internal/synth/gensynth -clusters "$clusters" -na
 "$work/repotool" lint "$work/synth" --schema-dir "$work/schemas" >/dev/null
 objects=$(cat "$work"/rendered/*/*.yaml | grep -c '^kind:')
 
-now() { date +%s.%N; }
-median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+# shellcheck source=scripts/bench-lib.sh
+. scripts/bench-lib.sh # now, median
 times=()
 for _ in $(seq "$runs"); do
   t0=$(now)

@@ -33,7 +33,7 @@ func TestCommunityCharts(t *testing.T) {
 	root := filepath.Join(t.TempDir(), "repo")
 	cfg := "clusters:\n  c1:\n    kubeVersion: v1.34.0\n    provided: [\"ClusterSecretStore vault\"]\nnamespaces:\n"
 	for _, c := range communityCharts {
-		src := filepath.Join(corpusDir(t, c.module), filepath.FromSlash(c.dir))
+		src := filepath.Join(testtool.CorpusDir(t, c.module), filepath.FromSlash(c.dir))
 		dst := filepath.Join(root, "namespaces", c.namespace)
 		if err := os.CopyFS(dst, os.DirFS(src)); err != nil {
 			t.Fatal(err)

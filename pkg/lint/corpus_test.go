@@ -152,9 +152,6 @@ var corpusBroken = []struct {
 	},
 }
 
-// corpusDir is a corpus module's folder in the module cache.
-func corpusDir(t *testing.T, module string) string { return testtool.CorpusDir(t, module) }
-
 // TestUpstreamCorpus lints the corpus, placed in a repository as plain
 // manifests under upstream/<project>/, with the broken copies under
 // broken/<project>/. Every upstream example the API server accepts must
@@ -166,7 +163,7 @@ func TestUpstreamCorpus(t *testing.T) {
 	// the project's own CRDs define: what the corpus really exercises.
 	customResources := map[string]int{}
 	for _, p := range corpusProjects {
-		root := corpusDir(t, p.module)
+		root := testtool.CorpusDir(t, p.module)
 		kinds := map[string]bool{}
 		var examples [][]byte
 		for _, d := range p.dirs {
