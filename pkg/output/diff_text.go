@@ -1,9 +1,8 @@
 package output
 
 import (
-	"strings"
-
 	"io"
+	"strings"
 
 	"github.com/repotool/repotool/pkg/change"
 )
