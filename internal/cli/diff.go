@@ -179,6 +179,9 @@ type sides struct {
 // repository that has no commit yet, leaves sides.base nil instead of
 // failing.
 func loadSides(cmd *cobra.Command, root, base, head string, staged, anyBase bool, opts *render.Options) (*sides, error) {
+	if staged && head != "" {
+		return nil, usageErr(fmt.Errorf("--staged and --head both say what to compare: give one"))
+	}
 	repo, err := gitrev.Open(root)
 	if err != nil {
 		return nil, usageErr(err)
@@ -205,8 +208,6 @@ func loadSides(cmd *cobra.Command, root, base, head string, staged, anyBase bool
 		}
 	}
 	switch {
-	case staged && head != "":
-		return nil, usageErr(fmt.Errorf("--staged and --head both say what to compare: give one"))
 	case staged:
 		idx, err := repo.Index()
 		if err != nil {
