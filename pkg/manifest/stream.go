@@ -33,15 +33,23 @@ func (e *DocumentError) Unwrap() error { return e.Err }
 // Template; documents that are empty or only comments are left out.
 // Source is not set: only the caller knows where templates live.
 func Read(stream []byte) ([]Object, error) {
+	return ReadParsed(stream, nil)
+}
+
+// ReadParsed is Read for a stream some of whose documents were parsed
+// already: parsed, when not nil, is asked for each document (its bytes
+// after the Source comment, and the line they start at) and returns its
+// content when it knows it, as Read would parse it; the others are parsed.
+// Each object's YAML shares the stream's memory.
+func ReadParsed(stream []byte, parsed func(doc []byte, line int) (map[string]any, bool)) ([]Object, error) {
 	var objs []Object
-	lines := bytes.SplitAfter(stream, []byte("\n"))
-	start, line := -1, 0
-	flush := func(end int) error {
+	start, startLine := -1, 0 // the current document's first byte and line
+	doc := func(end int) error {
 		if start < 0 {
 			return nil
 		}
-		doc := bytes.Join(lines[start:end], nil)
-		o := Object{Line: start + 1}
+		doc := stream[start:end:end]
+		o := Object{Line: startLine}
 		if rest, ok := bytes.CutPrefix(doc, []byte(SourcePrefix)); ok {
 			i := bytes.IndexByte(rest, '\n')
 			if i < 0 {
@@ -55,12 +63,19 @@ func Read(stream []byte) ([]Object, error) {
 			return nil
 		}
 		o.YAML = doc
-		if err := yaml.Unmarshal(doc, &o.Content); err != nil {
-			return &DocumentError{Template: o.Template, Line: o.Line, Err: err}
+		content, ok := map[string]any(nil), false
+		if parsed != nil {
+			content, ok = parsed(doc, o.Line)
 		}
-		if o.Content == nil {
+		if !ok {
+			if err := yaml.Unmarshal(doc, &content); err != nil {
+				return &DocumentError{Template: o.Template, Line: o.Line, Err: err}
+			}
+		}
+		if content == nil {
 			return nil // only comments
 		}
+		o.Content = content
 		o.APIVersion, _ = o.Content["apiVersion"].(string)
 		o.Kind, _ = o.Content["kind"].(string)
 		if md, ok := o.Content["metadata"].(map[string]any); ok {
@@ -70,20 +85,23 @@ func Read(stream []byte) ([]Object, error) {
 		objs = append(objs, o)
 		return nil
 	}
-	for i, l := range lines {
-		line = i
-		if bytes.Equal(bytes.TrimRight(l, "\r\n"), []byte("---")) {
-			if err := flush(i); err != nil {
+	line := 0
+	for pos := 0; pos < len(stream); line++ {
+		end := len(stream)
+		if i := bytes.IndexByte(stream[pos:], '\n'); i >= 0 {
+			end = pos + i + 1
+		}
+		if bytes.Equal(bytes.TrimRight(stream[pos:end], "\r\n"), []byte("---")) {
+			if err := doc(pos); err != nil {
 				return nil, err
 			}
-			start = i + 1
-			continue
+			start, startLine = end, line+2
+		} else if start < 0 {
+			start, startLine = pos, line+1
 		}
-		if start < 0 {
-			start = i
-		}
+		pos = end
 	}
-	if err := flush(line + 1); err != nil {
+	if err := doc(len(stream)); err != nil {
 		return nil, err
 	}
 	return objs, nil
