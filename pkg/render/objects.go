@@ -1,32 +1,9 @@
 package render
 
 import (
-	"cmp"
-	"errors"
-	"fmt"
 	"path"
 	"strings"
-
-	"github.com/repotool/repotool/pkg/manifest"
 )
-
-// splitObjects splits a rendered stream into objects, each with the
-// repository file of its template. origins maps chart full paths to their
-// repository location (see chartEntry).
-func splitObjects(stream []byte, origins map[string]string) ([]manifest.Object, error) {
-	objs, err := manifest.Read(stream)
-	var de *manifest.DocumentError
-	if errors.As(err, &de) {
-		return nil, fmt.Errorf("%s: rendered output is not valid YAML: %w", cmp.Or(de.Template, "stream"), de.Err)
-	}
-	if err != nil {
-		return nil, err
-	}
-	for i := range objs {
-		objs[i].File, objs[i].Member = templateFile(objs[i].Template, origins)
-	}
-	return objs, nil
-}
 
 // templateFile maps Helm's template path to the file in the repository: the
 // chart with the longest full path that prefixes it owns it.

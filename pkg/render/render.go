@@ -1,7 +1,6 @@
 package render
 
 import (
-	"bytes"
 	"cmp"
 	"context"
 	"errors"
@@ -18,13 +17,12 @@ import (
 	"sync"
 	"time"
 
-	"helm.sh/helm/v3/pkg/action"
 	"helm.sh/helm/v3/pkg/chart"
-	"helm.sh/helm/v3/pkg/chartutil"
 	"helm.sh/helm/v3/pkg/repo"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"github.com/repotool/repotool/internal/helmengine"
 	"github.com/repotool/repotool/pkg/decrypt"
 	"github.com/repotool/repotool/pkg/layout"
 	"github.com/repotool/repotool/pkg/manifest"
@@ -145,6 +143,8 @@ type Renderer struct {
 	http      *http.Client
 	log       *slog.Logger
 	charts    onceMap[*chartEntry]
+	// engine runs the templates, each chart's parsed once.
+	engine helmengine.Engine
 	// valueSchemas are the compiled values.schema.json files, by content.
 	valueSchemas onceMap[*jsonschema.Schema]
 	graph        depGraph
@@ -393,19 +393,21 @@ func (r *Renderer) renderPlaceholders(ctx context.Context, t *layout.Target, ent
 // renderValues runs the templates with vals and splits the output into
 // objects.
 func (r *Renderer) renderValues(ctx context.Context, t *layout.Target, entry *chartEntry, vals map[string]any) ([]byte, []manifest.Object, error) {
-	manifest, err := r.template(ctx, t, entry, vals)
-	if err != nil {
+	stream, objs, err := r.template(ctx, t, entry, vals)
+	var de *manifest.DocumentError
+	var big errOutputSize
+	switch {
+	case errors.As(err, &big):
+		return nil, nil, &TemplateError{Target: t.Name(), Chart: t.ChartDir, Msg: big.Error()}
+	case errors.As(err, &de):
+		return nil, nil, templateError(t, entry, fmt.Sprintf("%s: rendered output is not valid YAML: %v", cmp.Or(de.Template, "stream"), de.Err))
+	case err != nil:
 		return nil, nil, templateError(t, entry, cleanHelmError(err))
 	}
-	if max := r.opts.MaxOutputSize; max > 0 && int64(len(manifest)) > max {
-		return nil, nil, &TemplateError{Target: t.Name(), Chart: t.ChartDir,
-			Msg: fmt.Sprintf("the rendered manifest has %d bytes, more than the limit of %d (--max-output-size): does a template loop over more than it should?", len(manifest), max)}
+	for i := range objs {
+		objs[i].File, objs[i].Member = templateFile(objs[i].Template, entry.origins)
 	}
-	objs, err := splitObjects(manifest, entry.origins)
-	if err != nil {
-		return nil, nil, templateError(t, entry, err.Error())
-	}
-	return manifest, objs, nil
+	return stream, objs, nil
 }
 
 func templateError(t *layout.Target, entry *chartEntry, msg string) *TemplateError {
@@ -540,48 +542,6 @@ func (r *Renderer) layoutErr(t *layout.Target) error {
 		return nil
 	}
 	return t.Err()
-}
-
-// template runs Helm's install action in client-only dry-run mode, as
-// `helm template` does, and assembles its output the same way.
-func (r *Renderer) template(ctx context.Context, t *layout.Target, entry *chartEntry, vals map[string]any) ([]byte, error) {
-	caps := r.capabilities(t)
-	kv, err := chartutil.ParseKubeVersion(caps.KubeVersion)
-	if err != nil {
-		return nil, fmt.Errorf("invalid Kubernetes version %q: %w", caps.KubeVersion, err)
-	}
-	install := action.NewInstall(&action.Configuration{Log: func(string, ...any) {}})
-	install.DryRun = true
-	install.DryRunOption = "true"
-	install.ClientOnly = true
-	install.Replace = true
-	install.ReleaseName = cmp.Or(r.opts.ReleaseName, t.Namespace)
-	install.Namespace = t.Namespace
-	install.IncludeCRDs = !r.opts.SkipCRDs
-	install.KubeVersion = kv
-	install.APIVersions = chartutil.VersionSet(caps.APIVersions)
-	install.SkipSchemaValidation = true // validateValues does it, each schema compiled once
-	c := copyChart(entry.chart)
-	valueConflicts(c, vals, true) // reported by renderNow; Helm would print them
-	if req := c.Metadata.Dependencies; req != nil {
-		if err := action.CheckDependencies(c, req); err != nil {
-			return nil, err
-		}
-	}
-	if err := r.validateValues(copyChart(entry.chart), vals); err != nil {
-		return nil, err
-	}
-	rel, err := install.RunWithContext(ctx, c, vals)
-	if err != nil {
-		return nil, err
-	}
-	var out bytes.Buffer
-	out.WriteString(strings.TrimSpace(rel.Manifest))
-	out.WriteByte('\n')
-	for _, h := range rel.Hooks {
-		fmt.Fprintf(&out, "---\n# Source: %s\n%s\n", h.Path, h.Manifest)
-	}
-	return out.Bytes(), nil
 }
 
 // cleanHelmError returns Helm's message without its advice to use --debug,

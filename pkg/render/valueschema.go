@@ -25,28 +25,6 @@ import (
 // (chartutil.ToRenderValuesWithSchemaValidation).
 const schemaErrFmt = "values don't meet the specifications of the schema(s) in the following chart(s):\n%s"
 
-// validateValues checks vals against the schemas of c and its subcharts as
-// Helm's install does: after processing the dependencies (conditions,
-// tags, import-values), on the values coalesced with the chart's defaults.
-// c is a copy the check may change. An error processing the dependencies
-// is left to Helm, which meets it first and reports it.
-func (r *Renderer) validateValues(c *chart.Chart, vals map[string]any) error {
-	if !hasSchema(c) {
-		return nil
-	}
-	if err := chartutil.ProcessDependenciesWithMerge(c, vals); err != nil {
-		return nil
-	}
-	coalesced, err := chartutil.CoalesceValues(c, vals)
-	if err != nil {
-		return err
-	}
-	if err := r.validateAgainstSchema(c, coalesced); err != nil {
-		return fmt.Errorf(schemaErrFmt, err.Error())
-	}
-	return nil
-}
-
 // hasSchema reports whether c or a chart it holds has a values schema.
 func hasSchema(c *chart.Chart) bool {
 	if c.Schema != nil {

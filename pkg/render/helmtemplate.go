@@ -1,0 +1,384 @@
+package render
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"fmt"
+	"path"
+	"slices"
+	"strings"
+
+	"helm.sh/helm/v3/pkg/action"
+	"helm.sh/helm/v3/pkg/chart"
+	"helm.sh/helm/v3/pkg/chartutil"
+	"helm.sh/helm/v3/pkg/release"
+	"helm.sh/helm/v3/pkg/releaseutil"
+	"sigs.k8s.io/yaml"
+
+	"github.com/repotool/repotool/pkg/layout"
+	"github.com/repotool/repotool/pkg/manifest"
+)
+
+// `helm template` is Helm's install action in client-only dry-run mode:
+// check the release name, process the dependencies, coalesce and check the
+// values, run the templates, split and sort what they print (manifests by
+// kind, hooks apart) and print CRDs, manifests and hooks. The renderer
+// does the same steps with Helm's own functions, with three differences
+// that change no byte of the output or of an error:
+//   - each chart's templates are parsed once per run (internal/helmengine),
+//     not once per target;
+//   - each rendered document is parsed once, for sorting and as the
+//     object callers get, where Helm parses it to sort and callers would
+//     parse it again;
+//   - values.schema.json files are compiled once per run (validateAgainstSchema).
+// TestHelmParity and TestCommunityChartParity compare the output with the
+// helm CLI's.
+
+// notesSuffix ends the name of the templates Helm prints as release notes,
+// never as manifests (action's notesFileSuffix).
+const notesSuffix = "NOTES.txt"
+
+// template renders t with vals as `helm template --include-crds` does and
+// returns the stream it prints and its objects.
+func (r *Renderer) template(ctx context.Context, t *layout.Target, entry *chartEntry, vals map[string]any) ([]byte, []manifest.Object, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, nil, err
+	}
+	caps := r.capabilities(t)
+	kv, err := chartutil.ParseKubeVersion(caps.KubeVersion)
+	if err != nil {
+		return nil, nil, fmt.Errorf("invalid Kubernetes version %q: %w", caps.KubeVersion, err)
+	}
+	c := copyChart(entry.chart)
+	valueConflicts(c, vals, true) // reported by renderNow; Helm would print them
+	if req := c.Metadata.Dependencies; req != nil {
+		if err := action.CheckDependencies(c, req); err != nil {
+			return nil, nil, err
+		}
+	}
+	name := cmp.Or(r.opts.ReleaseName, t.Namespace)
+	if err := chartutil.ValidateReleaseName(name); err != nil {
+		return nil, nil, fmt.Errorf("release name %q: %w", name, err)
+	}
+	if err := chartutil.ProcessDependenciesWithMerge(c, vals); err != nil {
+		return nil, nil, err
+	}
+	hcaps := chartutil.DefaultCapabilities.Copy()
+	hcaps.KubeVersion = *kv
+	hcaps.APIVersions = append(hcaps.APIVersions, caps.APIVersions...)
+	top, err := chartutil.ToRenderValuesWithSchemaValidation(c, vals,
+		chartutil.ReleaseOptions{Name: name, Namespace: t.Namespace, Revision: 1, IsInstall: true}, hcaps, true)
+	if err != nil {
+		return nil, nil, err
+	}
+	if hasSchema(c) {
+		if err := r.validateAgainstSchema(c, top["Values"].(chartutil.Values)); err != nil {
+			return nil, nil, fmt.Errorf(schemaErrFmt, err.Error())
+		}
+	}
+	if c.Metadata.KubeVersion != "" && !chartutil.IsCompatibleRange(c.Metadata.KubeVersion, hcaps.KubeVersion.String()) {
+		return nil, nil, fmt.Errorf("chart requires kubeVersion: %s which is incompatible with Kubernetes %s", c.Metadata.KubeVersion, hcaps.KubeVersion.String())
+	}
+	files, err := r.engine.Render(c, top)
+	if err != nil {
+		return nil, nil, err
+	}
+	for k := range files {
+		if strings.HasSuffix(k, notesSuffix) {
+			delete(files, k)
+		}
+	}
+	if max := r.opts.MaxOutputSize; max > 0 {
+		size := 0
+		for _, f := range files {
+			size += len(f)
+		}
+		if int64(size) > max {
+			return nil, nil, errOutputSize{size: size, max: max}
+		}
+	}
+	docs, hooks, err := sortDocs(files)
+	if err != nil {
+		return nil, nil, err
+	}
+	return assemble(c, docs, hooks, !r.opts.SkipCRDs)
+}
+
+// errOutputSize is a rendering larger than Options.MaxOutputSize.
+type errOutputSize struct {
+	size int
+	max  int64
+}
+
+func (e errOutputSize) Error() string {
+	return fmt.Sprintf("the rendered manifest has %d bytes, more than the limit of %d (--max-output-size): does a template loop over more than it should?", e.size, e.max)
+}
+
+// doc is one document of a rendered template, as Helm splits them.
+type doc struct {
+	path    string // the template's path, "<chart>/templates/x.yaml"
+	text    string // trimmed, without separators
+	kind    string
+	content map[string]any // nil for a document of comments only
+}
+
+// sortDocs splits and sorts the rendered templates as Helm's
+// releaseutil.SortManifests does, parsing each document once: manifests
+// by kind in InstallOrder, hooks (documents with a known helm.sh/hook)
+// apart, by kind too. A document Helm's sort would refuse fails with
+// Helm's message.
+func sortDocs(files map[string]string) (docs, hooks []doc, err error) {
+	for _, p := range slices.Sorted(mapsKeys(files)) {
+		content := files[p]
+		if strings.HasPrefix(path.Base(p), "_") || strings.TrimSpace(content) == "" {
+			continue
+		}
+		for _, text := range splitManifests(content) {
+			d := doc{path: p, text: text}
+			perr := yaml.Unmarshal([]byte(d.text), &d.content)
+			hd, ok := readHead(d.content)
+			if perr != nil || !ok {
+				// Rare: read it as Helm does, for Helm's message.
+				var sh releaseutil.SimpleHead
+				if err := yaml.Unmarshal([]byte(d.text), &sh); err != nil {
+					return nil, nil, fmt.Errorf("YAML parse error on %s: %w", p, err)
+				}
+				if perr != nil {
+					// Helm reads it but repotool cannot; Helm's sort may
+					// still refuse a later document, and its message
+					// comes first.
+					if _, _, err := releaseutil.SortManifests(files, nil, releaseutil.InstallOrder); err != nil {
+						return nil, nil, err
+					}
+					return nil, nil, &manifest.DocumentError{Template: p, Err: perr}
+				}
+				hd = head{kind: sh.Kind}
+				if sh.Metadata != nil {
+					hd.annotations = sh.Metadata.Annotations
+				}
+			}
+			d.kind = hd.kind
+			switch h, ok := hd.annotations[release.HookAnnotation]; {
+			case !ok:
+				docs = append(docs, d)
+			case knownHooks(h):
+				hooks = append(hooks, d)
+			default:
+				// Helm skips a document with an unknown hook (and logs it).
+			}
+		}
+	}
+	byKind := func(a, b doc) int { return compareKinds(a.kind, b.kind) }
+	slices.SortStableFunc(docs, byKind)
+	slices.SortStableFunc(hooks, byKind)
+	return docs, hooks, nil
+}
+
+// splitManifests splits a rendered template into documents exactly as
+// releaseutil.SplitManifests does with its regular expression
+// `(?:^|\s*\n)---\s*` (RE2's \s: tab, newline, form feed, carriage return,
+// space), in order, without the regular expression's cost: a separator is
+// "---" at the start or after a newline, with the whitespace run before
+// that newline and all whitespace after it. FuzzSplitManifests compares it
+// with Helm's.
+func splitManifests(big string) []string {
+	s := strings.TrimSpace(big)
+	var docs []string
+	add := func(d string) {
+		if d != "" {
+			docs = append(docs, strings.TrimSpace(d))
+		}
+	}
+	pos := 0
+	if strings.HasPrefix(s, "---") {
+		pos = skipSpace(s, 3)
+	}
+	beg := pos
+	for {
+		i := strings.Index(s[pos:], "\n---")
+		if i < 0 {
+			break
+		}
+		q := pos + i
+		p := q
+		for p > pos && isRE2Space(s[p-1]) {
+			p--
+		}
+		add(s[beg:p])
+		pos = skipSpace(s, q+4)
+		beg = pos
+	}
+	add(s[beg:])
+	return docs
+}
+
+// skipSpace returns the index of the first byte of s at or after i that
+// is not RE2's \s.
+func skipSpace(s string, i int) int {
+	for i < len(s) && isRE2Space(s[i]) {
+		i++
+	}
+	return i
+}
+
+func isRE2Space(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r'
+}
+
+func mapsKeys(m map[string]string) func(yield func(string) bool) {
+	return func(yield func(string) bool) {
+		for k := range m {
+			if !yield(k) {
+				return
+			}
+		}
+	}
+}
+
+// head is what Helm's sort reads of a document (releaseutil.SimpleHead).
+type head struct {
+	kind        string
+	annotations map[string]string
+}
+
+// readHead reads what Helm's sort reads of a parsed document, as JSON
+// decoding into releaseutil.SimpleHead would (null reads as empty); ok is
+// false where that decoding could fail or read otherwise: a value of the
+// wrong type, or a key that matches a field only case-insensitively (JSON
+// decoding accepts "Kind" for "kind").
+func readHead(m map[string]any) (h head, ok bool) {
+	if !exactKeys(m, "apiVersion", "kind", "metadata") || !isString(m["apiVersion"]) || !isString(m["kind"]) {
+		return h, false
+	}
+	h.kind, _ = m["kind"].(string)
+	md, isMap := m["metadata"].(map[string]any)
+	if !isMap {
+		return h, m["metadata"] == nil
+	}
+	if !exactKeys(md, "name", "annotations") || !isString(md["name"]) {
+		return h, false
+	}
+	switch ann := md["annotations"].(type) {
+	case nil:
+	case map[string]any:
+		h.annotations = make(map[string]string, len(ann))
+		for k, v := range ann {
+			if !isString(v) {
+				return h, false
+			}
+			h.annotations[k], _ = v.(string)
+		}
+	default:
+		return h, false
+	}
+	return h, true
+}
+
+// exactKeys reports whether every key of m that JSON decoding would match
+// to one of fields (case-insensitively, as bytes.EqualFold) is that field.
+func exactKeys(m map[string]any, fields ...string) bool {
+	for k := range m {
+		for _, f := range fields {
+			if k != f && strings.EqualFold(k, f) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// isString reports whether JSON decoding v into a Go string succeeds.
+func isString(v any) bool {
+	switch v.(type) {
+	case nil, string:
+		return true
+	}
+	return false
+}
+
+// hookEvents are the hook names Helm knows (releaseutil's events).
+var hookEvents = map[string]bool{"test-success": true}
+
+func init() {
+	for _, e := range []release.HookEvent{release.HookPreInstall, release.HookPostInstall, release.HookPreDelete,
+		release.HookPostDelete, release.HookPreUpgrade, release.HookPostUpgrade, release.HookPreRollback,
+		release.HookPostRollback, release.HookTest} {
+		hookEvents[e.String()] = true
+	}
+}
+
+// knownHooks reports whether Helm knows every hook of a helm.sh/hook
+// annotation.
+func knownHooks(v string) bool {
+	for h := range strings.SplitSeq(v, ",") {
+		if !hookEvents[strings.ToLower(strings.TrimSpace(h))] {
+			return false
+		}
+	}
+	return true
+}
+
+// installOrder is each kind's place in releaseutil.InstallOrder.
+var installOrder = func() map[string]int {
+	m := make(map[string]int, len(releaseutil.InstallOrder))
+	for i, k := range releaseutil.InstallOrder {
+		m[k] = i
+	}
+	return m
+}()
+
+// compareKinds orders kinds as Helm's sort does: known kinds in
+// InstallOrder, then unknown ones by name.
+func compareKinds(a, b string) int {
+	ia, aok := installOrder[a]
+	ib, bok := installOrder[b]
+	switch {
+	case aok && bok:
+		return ia - ib
+	case aok:
+		return -1
+	case bok:
+		return 1
+	}
+	return strings.Compare(a, b)
+}
+
+// assemble prints the sorted documents as `helm template` does (CRDs of
+// the chart and its subcharts, manifests, then hooks, each after a
+// separator and its Source comment) and reads the objects of the stream,
+// with the documents' parsed content.
+func assemble(c *chart.Chart, docs, hooks []doc, crds bool) ([]byte, []manifest.Object, error) {
+	var b bytes.Buffer
+	if crds {
+		for _, crd := range c.CRDObjects() {
+			fmt.Fprintf(&b, "---\n# Source: %s\n%s\n", crd.Filename, crd.File.Data)
+		}
+	}
+	// known are the parsed documents, by the line they start at.
+	known := map[int]doc{}
+	line := 1 + bytes.Count(b.Bytes(), []byte("\n"))
+	write := func(b *bytes.Buffer, d doc) {
+		known[line+2] = d
+		fmt.Fprintf(b, "---\n# Source: %s\n%s\n", d.path, d.text)
+		line += 3 + strings.Count(d.text, "\n")
+	}
+	for _, d := range docs {
+		write(&b, d)
+	}
+	out := append(bytes.TrimSpace(b.Bytes()), '\n')
+	line = 1 + bytes.Count(out, []byte("\n"))
+	hb := bytes.NewBuffer(out)
+	for _, h := range hooks {
+		write(hb, h)
+	}
+	stream := hb.Bytes()
+	objs, err := manifest.ReadParsed(stream, func(y []byte, line int) (map[string]any, bool) {
+		d, ok := known[line]
+		if !ok || len(y) != len(d.text)+1 || string(y[:len(d.text)]) != d.text {
+			return nil, false
+		}
+		return d.content, true
+	})
+	return stream, objs, err
+}

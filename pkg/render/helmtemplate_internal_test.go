@@ -1,0 +1,152 @@
+package render
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"log"
+	"os"
+	"reflect"
+	"strings"
+	"testing"
+
+	"helm.sh/helm/v3/pkg/chart"
+	"helm.sh/helm/v3/pkg/releaseutil"
+
+	"github.com/repotool/repotool/pkg/manifest"
+)
+
+// helmOutput is what `helm template` prints for rendered templates (no
+// CRDs), with Helm's own sort: renderResources' manifests, trimmed, then
+// the hooks.
+func helmOutput(files map[string]string) ([]byte, error) {
+	hooks, manifests, err := releaseutil.SortManifests(files, nil, releaseutil.InstallOrder)
+	if err != nil {
+		return nil, err
+	}
+	var b bytes.Buffer
+	for _, m := range manifests {
+		fmt.Fprintf(&b, "---\n# Source: %s\n%s\n", m.Name, m.Content)
+	}
+	out := bytes.NewBuffer(append(bytes.TrimSpace(b.Bytes()), '\n'))
+	for _, h := range hooks {
+		fmt.Fprintf(out, "---\n# Source: %s\n%s\n", h.Path, h.Manifest)
+	}
+	return out.Bytes(), nil
+}
+
+// checkSort requires sortDocs and assemble to print what Helm prints for
+// files, or fail as Helm fails, and the objects to be those of the stream
+// read again.
+func checkSort(t *testing.T, files map[string]string) {
+	t.Helper()
+	want, herr := helmOutput(files)
+	docs, hooks, err := sortDocs(files)
+	if herr != nil {
+		if err == nil || err.Error() != herr.Error() {
+			t.Fatalf("Helm fails with %q, sortDocs with %v", herr, err)
+		}
+		return
+	}
+	if err != nil {
+		// Helm sorts it, but a document is not an object repotool can
+		// read: reading Helm's stream fails too.
+		if _, rerr := manifest.Read(want); rerr == nil {
+			t.Fatalf("sortDocs: %v; Helm sorts it and its stream reads", err)
+		}
+		return
+	}
+	got, objs, err := assemble(&chart.Chart{Metadata: &chart.Metadata{Name: "x"}}, docs, hooks, false)
+	if err != nil {
+		t.Fatalf("assemble: %v", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Fatalf("output differs from Helm's sort:\n--- helm\n%q\n--- repotool\n%q", want, got)
+	}
+	again, err := manifest.Read(got)
+	if err != nil {
+		t.Fatalf("the stream does not read again: %v", err)
+	}
+	if !reflect.DeepEqual(objs, again) {
+		t.Fatalf("objects differ from the stream's:\n%#v\n%#v", objs, again)
+	}
+}
+
+func TestSortDocsLikeHelm(t *testing.T) {
+	log.SetOutput(io.Discard) // Helm's sort logs the unknown hook
+	t.Cleanup(func() { log.SetOutput(os.Stderr) })
+	for name, files := range map[string]map[string]string{
+		"kinds": {
+			"x/templates/a.yaml": "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: d\n---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n",
+			"x/templates/b.yaml": "kind: Zeta\napiVersion: z/v1\n---\nkind: Alpha\napiVersion: a/v1\n---\napiVersion: v1\nkind: Namespace\nmetadata: {name: n}\n---\nkind: Alpha\napiVersion: a/v2\n",
+		},
+		"hooks": {
+			"x/templates/job.yaml":     "apiVersion: batch/v1\nkind: Job\nmetadata:\n  name: j\n  annotations:\n    helm.sh/hook: pre-install, POST-upgrade\n    helm.sh/hook-weight: \"-5\"\n---\napiVersion: v1\nkind: ServiceAccount\nmetadata:\n  name: sa\n  annotations:\n    helm.sh/hook: pre-install\n",
+			"x/templates/unknown.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: u\n  annotations:\n    helm.sh/hook: pre-install,sometime\n",
+			"x/templates/null.yaml":    "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: n\n  annotations:\n    helm.sh/hook: null\n    other: null\n",
+			"x/templates/plain.yaml":   "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: p\n  annotations: {a: b}\n",
+		},
+		"separators": {
+			"x/templates/a.yaml": "---\n--- # a comment\napiVersion: v1\nkind: A\n  \n \t---\napiVersion: v1\nkind: B\n----\nkind: C\n---kind: D\n",
+			"x/templates/b.yaml": "\n\n# only a comment\n---\n\n---\n",
+			"x/templates/c.yaml": "---\n---\n---",
+			"x/templates/d.yaml": "kind: E\r\n---\r\nkind: F\r\n",
+			"x/templates/e.yaml": "kind: G\n\v---\nkind: H\n",
+		},
+		"partials and empty": {
+			"x/templates/_helpers.tpl": "kind: Ignored\n",
+			"x/templates/empty.yaml":   " \n\t\n",
+			"x/templates/one.yaml":     "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: one\n",
+		},
+		"annotation not a string": {"x/templates/a.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n  annotations:\n    n: 1\n"},
+		"apiVersion a number":     {"x/templates/a.yaml": "apiVersion: 1\nkind: ConfigMap\n"},
+		"metadata a list":         {"x/templates/a.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: [a]\n"},
+		"name a map":              {"x/templates/a.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {a: b}\n"},
+		"not YAML":                {"x/templates/a.yaml": "apiVersion: v1\nkind: [\n", "x/templates/b.yaml": "kind: B\n"},
+		"a list":                  {"x/templates/a.yaml": "- a\n- b\n"},
+		"a scalar":                {"x/templates/a.yaml": "just text\n"},
+	} {
+		t.Run(name, func(t *testing.T) { checkSort(t, files) })
+	}
+}
+
+// FuzzSortDocs: for any two rendered templates, sortDocs and assemble print
+// what Helm's sort prints, or fail as it fails, and the objects are those of
+// the stream.
+func FuzzSortDocs(f *testing.F) {
+	log.SetOutput(io.Discard)
+	f.Add("apiVersion: v1\nkind: Service\nmetadata:\n  name: s\n---\nkind: Pod\n", "kind: Job\nmetadata:\n  annotations:\n    helm.sh/hook: test\n")
+	f.Add("---\n--- x\n\n---", "a: b\n \n---\n")
+	f.Add("kind: A\nmetadata: {annotations: {helm.sh/hook: 'x'}}", "kind: [")
+	f.Fuzz(func(t *testing.T, a, b string) {
+		checkSort(t, map[string]string{"x/templates/a.yaml": a, "x/charts/y/templates/b.yaml": b})
+	})
+}
+
+// FuzzSplitManifests: splitManifests splits as releaseutil.SplitManifests.
+func FuzzSplitManifests(f *testing.F) {
+	for _, s := range []string{"", "---", "a\n---\nb", "  ---x\n \n---\n\n--- y", "a \t\r\n---\f\n---", "a\v\n---b", "\n---\n---\n", "x: |\n  ---\n  a\n"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		want := releaseutil.SplitManifests(s)
+		got := splitManifests(s)
+		if len(got) != len(want) {
+			t.Fatalf("%q: %d documents, Helm %d: %q", s, len(got), len(want), want)
+		}
+		for i, d := range got {
+			if w := want[fmt.Sprintf("manifest-%d", i)]; d != w {
+				t.Fatalf("%q: document %d is %q, Helm's %q", s, i, d, w)
+			}
+		}
+	})
+}
+
+func TestSplitManifestsLikeHelm(t *testing.T) {
+	for _, s := range []string{"a\n---\nb\n", strings.Repeat("kind: A\n---\n", 3), "---\n--- # c\nkind: B"} {
+		want := releaseutil.SplitManifests(s)
+		if got := splitManifests(s); len(got) != len(want) {
+			t.Errorf("%q: %q, Helm %q", s, got, want)
+		}
+	}
+}
