@@ -65,8 +65,9 @@ type Options struct {
 	// MaxValuesSize bounds a values file, in bytes (default
 	// DefaultMaxValuesSize). Zero or less: no limit.
 	MaxValuesSize int64
-	// MaxOutputSize bounds a target's rendered manifest, in bytes (default
-	// DefaultMaxOutputSize). Zero or less: no limit.
+	// MaxOutputSize bounds what a target's templates print, in bytes
+	// (default DefaultMaxOutputSize), checked before the output is parsed.
+	// Zero or less: no limit.
 	MaxOutputSize int64
 	// Redacted makes every Result's redacted rendering (see
 	// Result.Redacted) along with the real one, in parallel, for callers

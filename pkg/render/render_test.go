@@ -18,6 +18,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/repotool/repotool/internal/golden"
+	"github.com/repotool/repotool/internal/testtool"
 
 	"github.com/repotool/repotool/pkg/layout"
 	"github.com/repotool/repotool/pkg/render"
@@ -448,5 +449,33 @@ func TestValueConflicts(t *testing.T) {
 	}
 	if logged.Len() > 0 {
 		t.Errorf("printed through the global logger:\n%s", logged.String())
+	}
+}
+
+// TestMaxOutputSize: a target whose templates print more than
+// MaxOutputSize fails with a message naming the limit, and the objects
+// are not parsed; within the limit it renders.
+func TestMaxOutputSize(t *testing.T) {
+	root := t.TempDir()
+	testtool.WriteFiles(t, root, map[string]string{
+		"namespaces/app/Chart.yaml":        "apiVersion: v2\nname: app\nversion: 1.0.0\n",
+		"namespaces/app/templates/cm.yaml": "{{ range until (int .Values.n) }}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm-{{ . }}\n{{ end }}\n",
+		"clusters/c1/app/c1-values.yaml":   "n: 1000\n",
+		"clusters/c2/app/c2-values.yaml":   "n: 1\n",
+	})
+	repo := loadRepo(t, root)
+	opts := render.DefaultOptions()
+	opts.MaxOutputSize = 10_000
+	r := render.New(repo, opts)
+	big, _ := repo.Target("c1", "app")
+	_, err := r.Render(context.Background(), big)
+	var te *render.TemplateError
+	if !errors.As(err, &te) || !strings.Contains(err.Error(), "more than the limit of 10000 (--max-output-size)") {
+		t.Fatalf("err = %v, want a TemplateError about the limit", err)
+	}
+	small, _ := repo.Target("c2", "app")
+	res, err := r.Render(context.Background(), small)
+	if err != nil || len(res.Objects) != 1 {
+		t.Fatalf("within the limit: %v, %d objects", err, len(res.Objects))
 	}
 }
