@@ -459,9 +459,9 @@ func TestMaxOutputSize(t *testing.T) {
 	root := t.TempDir()
 	testtool.WriteFiles(t, root, map[string]string{
 		"namespaces/app/Chart.yaml":        "apiVersion: v2\nname: app\nversion: 1.0.0\n",
-		"namespaces/app/templates/cm.yaml": "{{ range until (int .Values.n) }}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm-{{ . }}\n{{ end }}\n",
-		"clusters/c1/app/c1-values.yaml":   "n: 1000\n",
-		"clusters/c2/app/c2-values.yaml":   "n: 1\n",
+		"namespaces/app/templates/cm.yaml": "{{ range until (int .Values.count) }}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm-{{ . }}\n{{ end }}\n",
+		"clusters/c1/app/c1-values.yaml":   "count: 1000\n",
+		"clusters/c2/app/c2-values.yaml":   "count: 1\n",
 	})
 	repo := loadRepo(t, root)
 	opts := render.DefaultOptions()
