@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	yaml "go.yaml.in/yaml/v3"
 
@@ -43,6 +44,10 @@ type input struct {
 	// views are the clusters as the cross-object rules see them (see
 	// clusterViews), computed once.
 	views []*clusterView
+	// lines memoizes objectLine: every copy of a chart's object (one per
+	// cluster) has the same line in the same template.
+	linesMu sync.Mutex
+	lines   map[lineKey]int
 	// toolErr is a failure of repotool itself during a check (a schema
 	// location that cannot be read): Lint returns it instead of findings.
 	toolErr error

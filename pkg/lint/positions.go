@@ -47,6 +47,24 @@ func (in *input) objectLine(o *manifest.Object, needle string) int {
 	if o.File == "" || o.Member != "" {
 		return 0
 	}
+	k := lineKey{file: o.File, name: o.Name, needle: needle}
+	in.linesMu.Lock()
+	defer in.linesMu.Unlock()
+	if l, ok := in.lines[k]; ok {
+		return l
+	}
+	if in.lines == nil {
+		in.lines = map[lineKey]int{}
+	}
+	l := in.findObjectLine(o, needle)
+	in.lines[k] = l
+	return l
+}
+
+// lineKey is what objectLine's answer depends on.
+type lineKey struct{ file, name, needle string }
+
+func (in *input) findObjectLine(o *manifest.Object, needle string) int {
 	data, _ := in.file(o.File).Data()
 	if data == nil {
 		return 0

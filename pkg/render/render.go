@@ -146,6 +146,10 @@ type Renderer struct {
 	charts    onceMap[*chartEntry]
 	// engine runs the templates, each chart's parsed once.
 	engine helmengine.Engine
+	// plain holds the decrypted secret values files, by path and content
+	// hash (see decrypt); in memory only.
+	plainMu sync.Mutex
+	plain   map[string][]byte
 	// valueSchemas are the compiled values.schema.json files, by content.
 	valueSchemas onceMap[*jsonschema.Schema]
 	graph        depGraph

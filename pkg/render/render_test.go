@@ -10,7 +10,9 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"testing/fstest"
@@ -20,6 +22,7 @@ import (
 	"github.com/repotool/repotool/internal/golden"
 	"github.com/repotool/repotool/internal/testtool"
 
+	"github.com/repotool/repotool/pkg/decrypt"
 	"github.com/repotool/repotool/pkg/layout"
 	"github.com/repotool/repotool/pkg/render"
 )
@@ -477,5 +480,58 @@ func TestMaxOutputSize(t *testing.T) {
 	res, err := r.Render(context.Background(), small)
 	if err != nil || len(res.Objects) != 1 {
 		t.Fatalf("within the limit: %v, %d objects", err, len(res.Objects))
+	}
+}
+
+// countingDecrypter counts the decryptions of each file.
+type countingDecrypter struct {
+	mu    sync.Mutex
+	calls map[string]int
+	next  render.Decrypter
+}
+
+func (c *countingDecrypter) Decrypt(ctx context.Context, file string, data []byte) ([]byte, error) {
+	c.mu.Lock()
+	c.calls[file]++
+	c.mu.Unlock()
+	return c.next.Decrypt(ctx, file, data)
+}
+
+// TestDecryptOncePerFile: a secret values file shared by several targets
+// (a namespace's common secret values) is decrypted once per run, and
+// every target renders with its values; a renderer of its own decrypts
+// again.
+func TestDecryptOncePerFile(t *testing.T) {
+	useTestKey(t)
+	repo := loadRepo(t, fixture)
+	dec := &countingDecrypter{calls: map[string]int{}, next: &decrypt.SOPS{}}
+	results := render.New(repo, render.DefaultOptions(), render.WithDecrypter(dec)).RenderAll(context.Background(), repo.Targets)
+	const shared = "namespaces/namespace-a/common-values-a.secret.yaml"
+	users := 0
+	for _, res := range results {
+		if res.Err != nil {
+			t.Fatalf("%s: %v", res.Target.Name(), res.Err)
+		}
+		if slices.ContainsFunc(res.Target.Values, func(v layout.ValueFile) bool { return v.Path == shared }) {
+			users++
+		}
+	}
+	if users < 2 {
+		t.Fatalf("%s is used by %d targets; the test needs a shared file", shared, users)
+	}
+	for file, n := range dec.calls {
+		if n != 1 {
+			t.Errorf("%s decrypted %d times, want once", file, n)
+		}
+	}
+	if dec.calls[shared] != 1 {
+		t.Errorf("%s decrypted %d times", shared, dec.calls[shared])
+	}
+	prod, _ := repo.Target("prod-cluster", "namespace-a")
+	if _, err := render.New(repo, render.DefaultOptions(), render.WithDecrypter(dec)).Render(context.Background(), prod); err != nil {
+		t.Fatal(err)
+	}
+	if dec.calls[shared] != 2 {
+		t.Errorf("a second renderer decrypted %s %d times in all, want 2", shared, dec.calls[shared])
 	}
 }

@@ -2,6 +2,7 @@ package render
 
 import (
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -35,7 +36,7 @@ func (r *Renderer) values(ctx context.Context, t *layout.Target, dec Decrypter) 
 			return nil, nil, nil, &ValuesError{File: vf.Path, Err: err}
 		}
 		if vf.Secret {
-			plain, err := dec.Decrypt(ctx, vf.Path, data)
+			plain, err := r.decrypt(ctx, dec, vf.Path, data)
 			var de *decrypt.Error
 			switch {
 			case err == nil:
@@ -100,4 +101,35 @@ func (r *Renderer) readValues(p, real string) ([]byte, error) {
 		return r.files.Get(p).Data()
 	}
 	return fs.ReadFile(r.fsys, real)
+}
+
+// decrypt decrypts a secret values file with dec. Its results (but
+// placeholders') are kept for the run, in memory only, by file and
+// content: a namespace's common secret values are shared by every
+// cluster's target, and decrypting them (key unwrapping, then every
+// value) once per target was a tenth of a render. Failures are not kept:
+// one may be the end of a target's time, not the file's.
+func (r *Renderer) decrypt(ctx context.Context, dec Decrypter, p string, data []byte) ([]byte, error) {
+	if _, ok := dec.(PlaceholderDecrypter); ok {
+		return dec.Decrypt(ctx, p, data)
+	}
+	sum := sha256.Sum256(data)
+	key := p + "\x00" + string(sum[:])
+	r.plainMu.Lock()
+	plain, ok := r.plain[key]
+	r.plainMu.Unlock()
+	if ok {
+		return plain, nil
+	}
+	plain, err := dec.Decrypt(ctx, p, data)
+	if err != nil {
+		return nil, err
+	}
+	r.plainMu.Lock()
+	if r.plain == nil {
+		r.plain = map[string][]byte{}
+	}
+	r.plain[key] = plain
+	r.plainMu.Unlock()
+	return plain, nil
 }
