@@ -8,6 +8,7 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"unicode"
 
 	"helm.sh/helm/v3/pkg/action"
 	"helm.sh/helm/v3/pkg/chart"
@@ -349,36 +350,47 @@ func compareKinds(a, b string) int {
 // separator and its Source comment) and reads the objects of the stream,
 // with the documents' parsed content.
 func assemble(c *chart.Chart, docs, hooks []doc, crds bool) ([]byte, []manifest.Object, error) {
-	var b bytes.Buffer
+	const sep = "---\n" + manifest.SourcePrefix
+	var crdFiles []chart.CRD
 	if crds {
-		for _, crd := range c.CRDObjects() {
-			fmt.Fprintf(&b, "---\n# Source: %s\n%s\n", crd.Filename, crd.File.Data)
-		}
+		crdFiles = c.CRDObjects()
+	}
+	// The stream is made at its size: renderings are kept (by lint, by
+	// standard output), so slack would be kept too.
+	size := 1
+	for _, crd := range crdFiles {
+		size += len(sep) + len(crd.Filename) + len(crd.File.Data) + 2
+	}
+	for _, d := range slices.Concat(docs, hooks) {
+		size += len(sep) + len(d.path) + len(d.text) + 2
+	}
+	buf := make([]byte, 0, size)
+	for _, crd := range crdFiles {
+		buf = append(append(append(append(append(buf, sep...), crd.Filename...), '\n'), crd.File.Data...), '\n')
 	}
 	// known are the parsed documents, by the line they start at.
 	known := map[int]doc{}
-	line := 1 + bytes.Count(b.Bytes(), []byte("\n"))
-	write := func(b *bytes.Buffer, d doc) {
+	line := 1 + bytes.Count(buf, []byte("\n"))
+	write := func(d doc) {
 		known[line+2] = d
-		fmt.Fprintf(b, "---\n# Source: %s\n%s\n", d.path, d.text)
+		buf = append(append(append(append(append(buf, sep...), d.path...), '\n'), d.text...), '\n')
 		line += 3 + strings.Count(d.text, "\n")
 	}
 	for _, d := range docs {
-		write(&b, d)
+		write(d)
 	}
-	out := append(bytes.TrimSpace(b.Bytes()), '\n')
-	line = 1 + bytes.Count(out, []byte("\n"))
-	hb := bytes.NewBuffer(out)
+	// Helm trims the manifests (not the hooks); they start with "---".
+	buf = append(buf[:len(bytes.TrimRightFunc(buf, unicode.IsSpace))], '\n')
+	line = 1 + bytes.Count(buf, []byte("\n"))
 	for _, h := range hooks {
-		write(hb, h)
+		write(h)
 	}
-	stream := hb.Bytes()
-	objs, err := manifest.ReadParsed(stream, func(y []byte, line int) (map[string]any, bool) {
+	objs, err := manifest.ReadParsed(buf, func(y []byte, line int) (map[string]any, bool) {
 		d, ok := known[line]
 		if !ok || len(y) != len(d.text)+1 || string(y[:len(d.text)]) != d.text {
 			return nil, false
 		}
 		return d.content, true
 	})
-	return stream, objs, err
+	return buf, objs, err
 }
