@@ -2,8 +2,10 @@ package helmengine
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -211,4 +213,25 @@ func BenchmarkRender(b *testing.B) {
 			}
 		}
 	})
+}
+
+// copiedFrom is the Helm release engine.go, funcs.go and files.go come from.
+const copiedFrom = "v3.22.0"
+
+// TestHelmVersion: the Helm module the build uses is the release this
+// package was copied from. When go.mod moves Helm, compare Helm's
+// pkg/engine between the two releases, carry its changes over, and update
+// copiedFrom and the notices.
+func TestHelmVersion(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join(testtool.ModuleRoot(t), "go.mod"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`(?m)^\s*helm\.sh/helm/v3 (v\S+)`).FindSubmatch(data)
+	if m == nil {
+		t.Fatal("go.mod does not require helm.sh/helm/v3")
+	}
+	if v := string(m[1]); v != copiedFrom {
+		t.Fatalf("go.mod requires Helm %s; internal/helmengine is Helm %s's pkg/engine: carry Helm's changes over", v, copiedFrom)
+	}
 }
