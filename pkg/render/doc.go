@@ -12,11 +12,15 @@
 //   - merges the values files in layout order, decrypting .secret.yaml
 //     files with SOPS in memory (Decrypter) and recording conflicts between
 //     layers (Result.Conflicts) instead of letting Helm log them;
-//   - runs Helm's install action in client-only mode with the cluster's
+//   - runs the steps of Helm's install action in client-only mode (as
+//     `helm template` does) with Helm's functions, the cluster's
 //     Kubernetes version and API versions, within a timeout and output and
 //     values size limits, in a goroutine that a cancelled context abandons;
-//   - splits the output into manifest.Objects, each with the repository file
-//     of its template (Result.Objects), parsed once.
+//     each chart's templates are parsed once per run (internal/helmengine)
+//     and each secret values file decrypted once per run;
+//   - splits and sorts the output as Helm does, parsing each document once
+//     into a manifest.Object with the repository file of its template
+//     (Result.Objects).
 //
 // Errors name repository files and lines and never quote a decrypted
 // value: a failure that only the real secrets cause is reported from a
