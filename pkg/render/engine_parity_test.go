@@ -254,28 +254,48 @@ func compareWithHelm(t *testing.T, helm string, chart, values map[string]string)
 	for _, res := range results {
 		byCluster[res.Target.Cluster] = res
 		tg := res.Target
-		t.Run(tg.Cluster, func(t *testing.T) {
-			cmd := exec.Command(helm, "template", "app", filepath.Join(root, "namespaces", "app"), "--namespace", "app",
-				"--kube-version", tg.KubeVersion, "--include-crds", "-f", filepath.Join(root, tg.Values[0].Path))
-			cmd.Env = testtool.CleanEnv(filepath.Join(root, ".home"))
-			var stdout, stderr bytes.Buffer
-			cmd.Stdout, cmd.Stderr = &stdout, &stderr
-			helmErr := cmd.Run()
-			switch {
-			case helmErr == nil && res.Err == nil:
-				if !bytes.Equal(stdout.Bytes(), res.Manifest) {
-					t.Errorf("output differs from helm template:\n--- helm\n%s\n--- repotool\n%s", stdout.String(), res.Manifest)
-				}
-			case helmErr != nil && res.Err != nil:
-				_, want, _ := strings.Cut(stderr.String(), "Error: ")
-				want, _, _ = strings.Cut(want, "\n\nUse --debug flag")
-				if want = strings.TrimSpace(want); want == "" || !strings.Contains(res.Err.Error(), want) {
-					t.Errorf("messages differ:\n--- helm\n%.2000s\n--- repotool\n%.2000s", stderr.String(), res.Err)
-				}
-			default:
-				t.Errorf("helm template: %v %.2000s; repotool: %.2000v", helmErr, stderr.String(), res.Err)
-			}
-		})
+		t.Run(tg.Cluster, func(t *testing.T) { compareTarget(t, helm, root, res) })
 	}
 	return byCluster
+}
+
+// runHelmTemplate runs `helm template` for tg of the repository at root
+// (plain values files only).
+func runHelmTemplate(t *testing.T, helm, root string, tg *layout.Target) (stdout, stderr []byte, err error) {
+	t.Helper()
+	args := []string{"template", tg.Namespace, filepath.Join(root, tg.ChartDir), "--namespace", tg.Namespace,
+		"--kube-version", tg.KubeVersion, "--include-crds"}
+	for _, v := range tg.Values {
+		args = append(args, "-f", filepath.Join(root, v.Path))
+	}
+	cmd := exec.Command(helm, args...)
+	cmd.Env = testtool.CleanEnv(filepath.Join(root, ".home"))
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err = cmd.Run()
+	return out.Bytes(), errb.Bytes(), err
+}
+
+// compareTarget requires res to be what `helm template` prints for its
+// target, or to fail with its message, and returns Helm's stderr.
+func compareTarget(t *testing.T, helm, root string, res *render.Result) []byte {
+	t.Helper()
+	stdout, stderr, helmErr := runHelmTemplate(t, helm, root, &res.Target)
+	switch {
+	case helmErr == nil && res.Err == nil:
+		if !bytes.Equal(stdout, res.Manifest) {
+			t.Errorf("output differs from helm template:\n--- helm\n%s\n--- repotool\n%s", stdout, res.Manifest)
+		}
+	case helmErr != nil && res.Err != nil:
+		// Helm may log a warning first (an unresolved urn:); its message
+		// is what follows "Error: ", without its advice to use --debug.
+		_, want, _ := strings.Cut(string(stderr), "Error: ")
+		want, _, _ = strings.Cut(want, "\n\nUse --debug flag")
+		if want = strings.TrimSpace(want); want == "" || !strings.Contains(res.Err.Error(), want) {
+			t.Errorf("messages differ:\n--- helm\n%.2000s\n--- repotool\n%.2000s", stderr, res.Err)
+		}
+	default:
+		t.Errorf("helm template: %v %.2000s; repotool: %.2000v", helmErr, stderr, res.Err)
+	}
+	return stderr
 }

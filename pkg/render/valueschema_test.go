@@ -1,10 +1,8 @@
 package render_test
 
 import (
-	"bytes"
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -100,31 +98,9 @@ func compareSchemaHandling(t *testing.T, helm string, files map[string]string, v
 	if !ok {
 		t.Fatalf("no target: %v", repo.Diagnostics)
 	}
-	res, renderErr := render.New(repo, render.DefaultOptions()).Render(context.Background(), tg)
-
-	cmd := exec.Command(helm, "template", "app", filepath.Join(root, "namespaces", "app"), "--namespace", "app",
-		"--kube-version", tg.KubeVersion, "--include-crds", "-f", filepath.Join(root, "clusters", "c1", "app", "c1-values.yaml"))
-	cmd.Env = testtool.CleanEnv(filepath.Join(root, ".home"))
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	helmErr := cmd.Run()
-
-	if (helmErr != nil) != (fails != "") || !strings.Contains(stderr.String(), fails) {
-		t.Fatalf("helm template: %v, want it to fail with %q:\n%s", helmErr, fails, stderr.String())
-	}
-	switch {
-	case helmErr == nil && renderErr == nil:
-		if !bytes.Equal(stdout.Bytes(), res.Manifest) {
-			t.Errorf("output differs from helm template:\n--- helm\n%s\n--- repotool\n%s", stdout.String(), res.Manifest)
-		}
-	case helmErr != nil && renderErr != nil:
-		// Helm may log a warning first (an unresolved urn:); its
-		// message is what follows "Error: ".
-		_, want, _ := strings.Cut(stderr.String(), "Error: ")
-		if want = strings.TrimSpace(want); want == "" || !strings.Contains(renderErr.Error(), want) {
-			t.Errorf("messages differ:\n--- helm\n%s\n--- repotool\n%s", stderr.String(), renderErr)
-		}
-	default:
-		t.Errorf("helm template: %v %s; repotool: %v", helmErr, stderr.String(), renderErr)
+	res := render.New(repo, render.DefaultOptions()).RenderAll(context.Background(), []layout.Target{*tg})[0]
+	stderr := compareTarget(t, helm, root, res)
+	if (res.Err != nil) != (fails != "") || !strings.Contains(string(stderr), fails) {
+		t.Fatalf("helm template: %s, want it to fail with %q; repotool: %v", stderr, fails, res.Err)
 	}
 }
