@@ -85,7 +85,7 @@ func (in *input) clusterViews() []*clusterView {
 		}
 		for _, p := range v.objs {
 			if p.o.Kind == "Namespace" && p.o.APIVersion == "v1" {
-				v.addNamespace(p.o.Name, stringMap(p.o.Content, "metadata", "labels"))
+				v.addNamespace(p.o.Name, stringMap(contentOf(p.o), "metadata", "labels"))
 			}
 			if p.ns != "" {
 				v.addNamespace(p.ns, nil)

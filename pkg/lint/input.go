@@ -44,6 +44,9 @@ type input struct {
 	// views are the clusters as the cross-object rules see them (see
 	// clusterViews), computed once.
 	views []*clusterView
+	// compacted are the facts of the rendered objects whose parsed
+	// content Lint let go (see compact.go); nil from Check.
+	compacted compacted
 	// lines memoizes objectLine: every copy of a chart's object (one per
 	// cluster) has the same line in the same template.
 	linesMu sync.Mutex

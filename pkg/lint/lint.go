@@ -63,11 +63,16 @@ func Lint(ctx context.Context, repo *layout.Repo, opts Options, extra ...render.
 		return nil, err
 	}
 	targets = opts.Shard.Targets(targets)
-	results := render.New(repo, opts.Render, extra...).RenderAll(ctx, targets)
+	results := make([]*render.Result, len(targets))
+	facts := compacted{}
+	render.New(repo, opts.Render, extra...).RenderEach(ctx, targets, func(i int, res *render.Result) {
+		facts.compact(res)
+		results[i] = res
+	})
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	res := Check(repo, results, opts)
+	res := check(repo, results, opts, facts)
 	if opts.Cluster != "" || opts.Shard.N > 1 || opts.Targets != nil {
 		res.keepTargets(targets, opts.Shard.First(), opts.Cluster != "")
 	}
@@ -142,7 +147,13 @@ func (r *Result) keepTargets(targets []layout.Target, first, inFolders bool) {
 // Check runs every rule over renderings already made (one per target of
 // repo, in target order), for callers that render themselves.
 func Check(repo *layout.Repo, results []*render.Result, opts Options) *Result {
+	return check(repo, results, opts, nil)
+}
+
+// check is Check, for renderings compact let go of content in.
+func check(repo *layout.Repo, results []*render.Result, opts Options, facts compacted) *Result {
 	in := buildInput(repo, results)
+	in.compacted = facts
 	in.renderOpts = opts.Render
 	in.schemaDir = opts.SchemaDir
 	var all []Finding

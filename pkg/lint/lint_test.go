@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -18,6 +19,7 @@ import (
 	"github.com/repotool/repotool/pkg/finding"
 	"github.com/repotool/repotool/pkg/layout"
 	"github.com/repotool/repotool/pkg/lint"
+	"github.com/repotool/repotool/pkg/render"
 )
 
 const (
@@ -196,5 +198,49 @@ metadata: {name: c}
 	want := []string{"stray-api-version warning batch/v1beta1 CronJob is deprecated since Kubernetes 1.21, to be removed in 1.25 (cluster prod runs v1.22.0): use batch/v1"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("findings (-want +got):\n%s", diff)
+	}
+}
+
+// TestCompactSameFindings: Lint lets go of the parsed content of objects
+// the cross-object rules do not read, keeping their facts, as renderings
+// arrive; Check keeps everything. Both give the same findings on every
+// rule case and on the fixture.
+func TestCompactSameFindings(t *testing.T) {
+	useTestKey(t)
+	cases, err := os.ReadDir(casesDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dirs := []string{fixture}
+	for _, c := range cases {
+		if c.IsDir() {
+			dirs = append(dirs, filepath.Join(casesDir, c.Name(), "repo"))
+		}
+	}
+	for _, dir := range dirs {
+		name := filepath.Base(filepath.Dir(dir))
+		if dir == fixture {
+			name = "monorepo"
+		}
+		t.Run(name, func(t *testing.T) {
+			repo, err := layout.LoadDir(context.Background(), dir, layout.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			opts := lint.DefaultOptions()
+			opts.Render.Offline = true
+			compacted, err := lint.Lint(context.Background(), repo, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			extra := []render.Option{render.AllowLayoutErrors(layout.CodeSecretNotEncrypted), render.PlaceholdersOnDecryptFailure()}
+			full := lint.Check(repo, render.New(repo, opts.Render, extra...).RenderAll(context.Background(), repo.Targets), opts)
+			if len(full.Findings) == 0 && dir != fixture {
+				t.Fatal("no findings: the comparison shows nothing") // the fixture is clean
+			}
+			if !reflect.DeepEqual(compacted.Findings, full.Findings) {
+				t.Errorf("findings differ:\n--- compacted\n%v\n--- full\n%v", compacted.Findings, full.Findings)
+			}
+		})
 	}
 }

@@ -177,7 +177,7 @@ func valueOrigin(in *input, res *render.Result, o *manifest.Object, pointer stri
 	if key == "" || segs[len(segs)-1] != key {
 		return "", 0
 	}
-	var cur any = o.Content
+	var cur any = contentOf(o)
 	for _, seg := range segs {
 		switch c := cur.(type) {
 		case map[string]any:

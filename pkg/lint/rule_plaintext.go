@@ -212,7 +212,7 @@ func checkRawSecret(o *rawObject, report func(Finding)) {
 // decrypted secret values.
 func checkRenderedSecret(in *input, res *render.Result, o *manifest.Object, report func(Finding)) {
 	for _, field := range []string{"data", "stringData"} {
-		m, ok := o.Content[field].(map[string]any)
+		m, ok := contentOf(o)[field].(map[string]any)
 		if !ok {
 			continue
 		}

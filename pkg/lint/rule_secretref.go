@@ -6,6 +6,7 @@ import (
 	"unicode"
 
 	"github.com/repotool/repotool/pkg/finding"
+	"github.com/repotool/repotool/pkg/manifest"
 )
 
 var ruleSecretReference = &Rule{
@@ -70,7 +71,7 @@ func checkSecretReferences(in *input, report func(Finding)) {
 		jobArgs := map[[2]string]bool{} // words in the arguments of the namespace's Jobs
 		for _, p := range v.objs {
 			if p.o.Kind == "Job" && p.o.Group() == "batch" {
-				for _, w := range jobWords(p.o.Content) {
+				for _, w := range in.jobWordsOf(p.o) {
 					jobArgs[[2]string{p.ns, w}] = true
 				}
 			}
@@ -79,7 +80,7 @@ func checkSecretReferences(in *input, report func(Finding)) {
 			if p.ns == "" {
 				continue
 			}
-			for _, use := range secretUses(p) {
+			for _, use := range in.secretUses(p.o) {
 				key := [2]string{p.ns, use.name}
 				if have[key] || jobArgs[key] || v.isProvided("Secret", p.ns, use.name) {
 					continue
@@ -94,9 +95,9 @@ func checkSecretReferences(in *input, report func(Finding)) {
 	}
 }
 
-// secretUses are the non-optional Secret references of an object, each
+// secretUsesOf are the non-optional Secret references of an object, each
 // once, in order.
-func secretUses(p placed) []secretUse {
+func secretUsesOf(o *manifest.Object) []secretUse {
 	var out []secretUse
 	seen := map[string]bool{}
 	add := func(name, how string, optional bool) {
@@ -106,9 +107,9 @@ func secretUses(p placed) []secretUse {
 		seen[name] = true
 		out = append(out, secretUse{name, how})
 	}
-	c := p.o.Content
+	c := contentOf(o)
 	switch {
-	case p.o.Kind == "Ingress" && p.o.Group() == "networking.k8s.io":
+	case o.Kind == "Ingress" && o.Group() == "networking.k8s.io":
 		ann := stringMap(c, "metadata", "annotations")
 		if ann["cert-manager.io/cluster-issuer"] != "" || ann["cert-manager.io/issuer"] != "" {
 			return nil // cert-manager's ingress-shim makes the TLS Secrets
@@ -118,7 +119,7 @@ func secretUses(p placed) []secretUse {
 			add(strAt(tls, "secretName"), "tls", false)
 		}
 		return out
-	case p.o.Kind == "ServiceAccount" && p.o.APIVersion == "v1":
+	case o.Kind == "ServiceAccount" && o.APIVersion == "v1":
 		for _, key := range []string{"secrets", "imagePullSecrets"} {
 			for _, x := range listAt(c, key) {
 				ref, _ := x.(map[string]any)
@@ -127,7 +128,7 @@ func secretUses(p placed) []secretUse {
 		}
 		return out
 	}
-	for _, spec := range podSpecs(p.o.Kind, c) {
+	for _, spec := range podSpecs(o.Kind, c) {
 		for _, key := range []string{"initContainers", "containers", "ephemeralContainers"} {
 			for _, x := range listAt(spec, key) {
 				ctr, _ := x.(map[string]any)

@@ -120,11 +120,11 @@ func (v *clusterView) storeRefs(p placed) []storeRef {
 	o := p.o
 	switch {
 	case isKind(o, groupESO, "ExternalSecret"):
-		esRefs(mapAt(o.Content, "spec"), []string{p.ns})
+		esRefs(mapAt(contentOf(o), "spec"), []string{p.ns})
 	case isKind(o, groupESO, "ClusterExternalSecret"):
-		esRefs(mapAt(o.Content, "spec", "externalSecretSpec"), v.cesNamespaces(o.Content))
+		esRefs(mapAt(contentOf(o), "spec", "externalSecretSpec"), v.cesNamespaces(contentOf(o)))
 	case isKind(o, groupESO, "PushSecret"):
-		for _, x := range listAt(o.Content, "spec", "secretStoreRefs") {
+		for _, x := range listAt(contentOf(o), "spec", "secretStoreRefs") {
 			if ref, ok := x.(map[string]any); ok {
 				add(ref, []string{p.ns})
 			}

@@ -34,7 +34,7 @@ func (v *clusterView) secretWriters() []secretWriter {
 		o := p.o
 		switch {
 		case o.Kind == "Secret" && o.APIVersion == "v1":
-			ann := stringMap(o.Content, "metadata", "annotations")
+			ann := stringMap(contentOf(o), "metadata", "annotations")
 			if ann[reflectorPrefix+"reflects"] != "" {
 				continue // a reflection target: filled from the source
 			}
@@ -45,15 +45,15 @@ func (v *clusterView) secretWriters() []secretWriter {
 				}
 			}
 		case isKind(o, groupESO, "ExternalSecret"):
-			if esCreates(o.Content) {
-				out = append(out, secretWriter{p.ns, esTarget(o.Content, "spec", o.Name), "its target", p})
+			if esCreates(contentOf(o)) {
+				out = append(out, secretWriter{p.ns, esTarget(contentOf(o), "spec", o.Name), "its target", p})
 			}
 		case isKind(o, groupESO, "ClusterExternalSecret"):
-			spec := mapAt(o.Content, "spec", "externalSecretSpec")
+			spec := mapAt(contentOf(o), "spec", "externalSecretSpec")
 			if !esCreates(map[string]any{"spec": spec}) {
 				continue
 			}
-			esName := strAt(o.Content, "spec", "externalSecretName")
+			esName := strAt(contentOf(o), "spec", "externalSecretName")
 			if esName == "" {
 				esName = o.Name
 			}
@@ -61,17 +61,17 @@ func (v *clusterView) secretWriters() []secretWriter {
 			if name == "" {
 				name = esName
 			}
-			for _, ns := range v.cesNamespaces(o.Content) {
+			for _, ns := range v.cesNamespaces(contentOf(o)) {
 				out = append(out, secretWriter{ns, name, "the target of an ExternalSecret it creates", p})
 			}
 		case isKind(o, groupCertManager, "Certificate"):
-			if name := strAt(o.Content, "spec", "secretName"); name != "" {
+			if name := strAt(contentOf(o), "spec", "secretName"); name != "" {
 				out = append(out, secretWriter{p.ns, name, "its secretName", p})
 			}
 		case isKind(o, groupSecretMirror, "SecretMirror"):
-			name := strAt(o.Content, "spec", "source", "name")
+			name := strAt(contentOf(o), "spec", "source", "name")
 			var patterns []string
-			for _, x := range listAt(o.Content, "spec", "destination", "namespaces") {
+			for _, x := range listAt(contentOf(o), "spec", "destination", "namespaces") {
 				if s, ok := x.(string); ok {
 					patterns = append(patterns, s)
 				}
