@@ -6,13 +6,18 @@ import (
 	"io"
 	"log"
 	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 
 	"helm.sh/helm/v3/pkg/chart"
+	"helm.sh/helm/v3/pkg/chart/loader"
+	"helm.sh/helm/v3/pkg/chartutil"
+	"helm.sh/helm/v3/pkg/engine"
 	"helm.sh/helm/v3/pkg/releaseutil"
 
+	"github.com/repotool/repotool/internal/testtool"
 	"github.com/repotool/repotool/pkg/manifest"
 )
 
@@ -149,4 +154,50 @@ func TestSplitManifestsLikeHelm(t *testing.T) {
 			t.Errorf("%q: %q, Helm %q", s, got, want)
 		}
 	}
+}
+
+// BenchmarkSortAndParse sorts and parses the rendered templates of
+// ingress-nginx: "helm" as Helm's SortManifests, then the stream read again
+// (the path before), "repotool" as sortDocs and assemble (one parse).
+func BenchmarkSortAndParse(b *testing.B) {
+	c, err := loader.LoadDir(filepath.Join(testtool.CorpusDir(b, "k8s.io/ingress-nginx"), "charts", "ingress-nginx"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	top, err := chartutil.ToRenderValuesWithSchemaValidation(c, map[string]any{},
+		chartutil.ReleaseOptions{Name: "rel", Namespace: "ns", Revision: 1, IsInstall: true}, chartutil.DefaultCapabilities, true)
+	if err != nil {
+		b.Fatal(err)
+	}
+	files, err := engine.Render(c, top)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for k := range files {
+		if strings.HasSuffix(k, notesSuffix) {
+			delete(files, k) // as template does
+		}
+	}
+	b.Run("helm", func(b *testing.B) {
+		for b.Loop() {
+			out, err := helmOutput(files)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, err := manifest.Read(out); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("repotool", func(b *testing.B) {
+		for b.Loop() {
+			docs, hooks, err := sortDocs(files)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, _, err := assemble(c, docs, hooks, false); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }
