@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"cmp"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -243,9 +244,13 @@ func writeOutDir(cmd *cobra.Command, dir string, r *render.Renderer, targets []l
 	var werr error
 	written := 0
 	w := cmd.ErrOrStderr()
+	// A write that fails stops the run: nothing more would be written.
+	ctx, stop := context.WithCancel(cmd.Context())
+	defer stop()
+	fail := func(err error) { werr = err; stop() }
 	// Each rendering is written as soon as it is made, and let go.
-	r.RenderEach(cmd.Context(), targets, func(_ int, res *render.Result) {
-		if werr != nil || cmd.Context().Err() != nil {
+	r.RenderEach(ctx, targets, func(_ int, res *render.Result) {
+		if werr != nil || ctx.Err() != nil {
 			return
 		}
 		file := filepath.Join(dir, res.Target.Cluster, res.Target.Namespace+".yaml")
@@ -254,17 +259,17 @@ func writeOutDir(cmd *cobra.Command, dir string, r *render.Renderer, targets []l
 			if err := os.Remove(file); err == nil {
 				v.info(w, "removed %s (the target failed: its old rendering would be stale)\n", file)
 			} else if !errors.Is(err, fs.ErrNotExist) {
-				werr = fmt.Errorf("remove the stale %s: %w", file, err)
+				fail(fmt.Errorf("remove the stale %s: %w", file, err))
 			}
 			return
 		}
 		data, err := res.Redacted()
 		if err != nil {
-			werr = err
+			fail(err)
 			return
 		}
 		if err := fsutil.WriteFileAtomic(file, data); err != nil {
-			werr = fmt.Errorf("write %s: %w", file, err)
+			fail(fmt.Errorf("write %s: %w", file, err))
 			return
 		}
 		written++

@@ -156,3 +156,20 @@ func TestRenderArgoCD(t *testing.T) {
 		t.Errorf("exit %d, output:\n%s", code, got)
 	}
 }
+
+// TestRenderOutDirWriteError: a file that cannot be written stops the run
+// with its path, and nothing after it is written.
+func TestRenderOutDirWriteError(t *testing.T) {
+	withKey(t, true)
+	out := t.TempDir()
+	if err := os.WriteFile(filepath.Join(out, "dev-cluster"), []byte("a file where a folder goes"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got, code := runCLI(t, "render", monorepo, "--all", "--out-dir", out)
+	if code == cli.ExitOK || !strings.Contains(got, "write "+filepath.Join(out, "dev-cluster")) {
+		t.Fatalf("exit %d, want a write error naming the file:\n%s", code, got)
+	}
+	if _, err := os.Stat(filepath.Join(out, "prod-cluster")); err == nil {
+		t.Error("targets after the failed write were written")
+	}
+}
