@@ -31,7 +31,9 @@ func (e *DocumentError) Unwrap() error { return e.Err }
 // Read splits a YAML stream into objects, parsing each document once. A
 // document may start with Helm's "# Source:" comment, which becomes its
 // Template; documents that are empty or only comments are left out.
-// Source is not set: only the caller knows where templates live.
+// Source is not set: only the caller knows where templates live. Each
+// object's YAML shares the stream's memory: the stream must not change
+// afterwards.
 func Read(stream []byte) ([]Object, error) {
 	return ReadParsed(stream, nil)
 }
@@ -40,7 +42,6 @@ func Read(stream []byte) ([]Object, error) {
 // already: parsed, when not nil, is asked for each document (its bytes
 // after the Source comment, and the line they start at) and returns its
 // content when it knows it, as Read would parse it; the others are parsed.
-// Each object's YAML shares the stream's memory.
 func ReadParsed(stream []byte, parsed func(doc []byte, line int) (map[string]any, bool)) ([]Object, error) {
 	var objs []Object
 	start, startLine := -1, 0 // the current document's first byte and line

@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"maps"
 	"path"
 	"slices"
 	"strings"
@@ -33,8 +34,8 @@ import (
 //     object callers get, where Helm parses it to sort and callers would
 //     parse it again;
 //   - values.schema.json files are compiled once per run (validateAgainstSchema).
-// TestHelmParity and TestCommunityChartParity compare the output with the
-// helm CLI's.
+// TestHelmParity, TestEngineParity and TestCommunityChartParity compare
+// the output and the messages with the helm CLI's.
 
 // notesSuffix ends the name of the templates Helm prints as release notes,
 // never as manifests (action's notesFileSuffix).
@@ -130,7 +131,7 @@ type doc struct {
 // apart, by kind too. A document Helm's sort would refuse fails with
 // Helm's message.
 func sortDocs(files map[string]string) (docs, hooks []doc, err error) {
-	for _, p := range slices.Sorted(mapsKeys(files)) {
+	for _, p := range slices.Sorted(maps.Keys(files)) {
 		content := files[p]
 		if strings.HasPrefix(path.Base(p), "_") || strings.TrimSpace(content) == "" {
 			continue
@@ -225,16 +226,6 @@ func skipSpace(s string, i int) int {
 
 func isRE2Space(c byte) bool {
 	return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r'
-}
-
-func mapsKeys(m map[string]string) func(yield func(string) bool) {
-	return func(yield func(string) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
-		}
-	}
 }
 
 // head is what Helm's sort reads of a document (releaseutil.SimpleHead).
