@@ -207,15 +207,16 @@ func runRender(cmd *cobra.Command, env Env, f *renderFlags, args []string, v *ve
 			failed = append(failed, res.Err)
 			return
 		}
-		data := res.Manifest
+		data := res.Manifest // made at its size; the rest of the rendering goes
 		if f.redact {
 			var err error
 			if data, err = res.Redacted(); err != nil {
 				werr = errors.Join(werr, err)
 				return
 			}
+			data = slices.Clip(bytes.Clone(data)) // exactly its size: the buffer's slack goes
 		}
-		out = append(out, slices.Clip(bytes.Clone(data))) // exactly its size: the rendering's buffer goes
+		out = append(out, data)
 	})
 	if err := cmd.Context().Err(); err != nil {
 		return err // interrupted: Run says so, once; nothing was written
