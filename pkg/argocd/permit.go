@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/gobwas/glob"
 )
@@ -108,13 +109,22 @@ func globMatch(pattern, val string) bool {
 	return match(pattern, val)
 }
 
-// match is Argo CD's glob.Match.
+// match is Argo CD's glob.Match, each pattern compiled once (lint asks
+// every object of every cluster; the patterns are a project's few).
 func match(pattern, val string) bool {
-	g, err := glob.Compile(pattern)
-	if err != nil {
-		return false
+	g, ok := globs.Load(pattern)
+	if !ok {
+		c, err := glob.Compile(pattern)
+		if err != nil {
+			c = nil // matches nothing, as Argo CD's does
+		}
+		g, _ = globs.LoadOrStore(pattern, c)
 	}
-	return g.Match(val)
+	c, _ := g.(glob.Glob)
+	return c != nil && c.Match(val)
 }
+
+// globs are the compiled patterns, by pattern (nil: does not compile).
+var globs sync.Map
 
 func isDeny(pattern string) bool { return strings.HasPrefix(pattern, "!") }
