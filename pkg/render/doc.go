@@ -17,7 +17,9 @@
 //     Kubernetes version and API versions, within a timeout and output and
 //     values size limits, in a goroutine that a cancelled context abandons;
 //     each chart's templates are parsed once per run (internal/helmengine)
-//     and each secret values file decrypted once per run;
+//     and each secret values file decrypted once per run (its plaintext
+//     kept in memory, never on disk, for as long as the Renderer lives:
+//     make one per run);
 //   - splits and sorts the output as Helm does, parsing each document once
 //     into a manifest.Object with the repository file of its template
 //     (Result.Objects).
