@@ -18,16 +18,9 @@ import (
 	"github.com/repotool/repotool/internal/testtool"
 )
 
-// communityCharts are real charts from the Go modules internal/corpus pins.
-var communityCharts = []struct{ module, dir string }{
-	{"github.com/cert-manager/cert-manager", "deploy/charts/cert-manager"},
-	{"github.com/external-secrets/external-secrets", "deploy/charts/external-secrets"},
-	{"k8s.io/ingress-nginx", "charts/ingress-nginx"},
-}
-
-func loadCommunity(t testing.TB, module, dir string) *chart.Chart {
+func loadCommunity(t testing.TB, name string) *chart.Chart {
 	t.Helper()
-	c, err := loader.LoadDir(filepath.Join(testtool.CorpusDir(t, module), filepath.FromSlash(dir)))
+	c, err := loader.LoadDir(testtool.Community(t, name).Path(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,9 +60,9 @@ func TestLikeHelm(t *testing.T) {
 			}
 		}
 	}
-	for _, cc := range communityCharts {
-		t.Run(filepath.Base(cc.dir), func(t *testing.T) {
-			check(t, loadCommunity(t, cc.module, cc.dir), map[string]any{})
+	for _, cc := range testtool.CommunityCharts {
+		t.Run(cc.Name, func(t *testing.T) {
+			check(t, loadCommunity(t, cc.Name), map[string]any{})
 		})
 	}
 	failing := map[string]string{
@@ -164,7 +157,7 @@ func TestCacheSize(t *testing.T) {
 // values, from one parsed set (run with -race).
 func TestConcurrent(t *testing.T) {
 	var e Engine
-	c := loadCommunity(t, "k8s.io/ingress-nginx", "charts/ingress-nginx")
+	c := loadCommunity(t, "ingress-nginx")
 	var wg sync.WaitGroup
 	errs := make([]error, 8)
 	for i := range errs {
@@ -196,7 +189,7 @@ func TestConcurrent(t *testing.T) {
 // BenchmarkRender renders ingress-nginx with Helm's engine (every template
 // parsed per rendering) and with Engine (parsed once).
 func BenchmarkRender(b *testing.B) {
-	c := loadCommunity(b, "k8s.io/ingress-nginx", "charts/ingress-nginx")
+	c := loadCommunity(b, "ingress-nginx")
 	top := renderValues(b, c, map[string]any{})
 	b.Run("helm", func(b *testing.B) {
 		for b.Loop() {

@@ -1,25 +1,12 @@
 package lint_test
 
 import (
-	"bytes"
-	"os"
 	"path/filepath"
 	"slices"
 	"testing"
 
 	"github.com/repotool/repotool/internal/testtool"
 )
-
-// communityCharts are real charts from the projects' Go modules (pinned in
-// internal/corpus; see its SOURCES.md), deployed as cluster-tier
-// namespaces with their default values.
-var communityCharts = []struct {
-	namespace, module, dir string
-}{
-	{"cert-manager", "github.com/cert-manager/cert-manager", "deploy/charts/cert-manager"},
-	{"external-secrets", "github.com/external-secrets/external-secrets", "deploy/charts/external-secrets"},
-	{"ingress-nginx", "k8s.io/ingress-nginx", "charts/ingress-nginx"},
-}
 
 // crossObjectRules are the rules that relate objects to each other.
 var crossObjectRules = []string{"duplicate-object", "project-permission", "secret-conflict", "secret-reference", "secret-store-reference"}
@@ -32,28 +19,14 @@ var crossObjectRules = []string{"duplicate-object", "project-permission", "secre
 func TestCommunityCharts(t *testing.T) {
 	root := filepath.Join(t.TempDir(), "repo")
 	cfg := "clusters:\n  c1:\n    kubeVersion: v1.34.0\n    provided: [\"ClusterSecretStore vault\"]\nnamespaces:\n"
-	for _, c := range communityCharts {
-		src := filepath.Join(testtool.CorpusDir(t, c.module), filepath.FromSlash(c.dir))
-		dst := filepath.Join(root, "namespaces", c.namespace)
-		if err := os.CopyFS(dst, os.DirFS(src)); err != nil {
-			t.Fatal(err)
+	for _, c := range testtool.CommunityCharts {
+		files := map[string]string{}
+		for p, data := range c.Files(t) {
+			files["namespaces/"+c.Name+"/"+p] = data
 		}
-		chart := filepath.Join(dst, "Chart.yaml")
-		data, err := os.ReadFile(chart)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if i := bytes.Index(data, []byte("\ndependencies:\n")); i >= 0 {
-			// external-secrets lists bitwarden-sdk-server, disabled by
-			// default and not vendored: without it the chart renders the
-			// same, and nothing is downloaded.
-			data = data[:i+1]
-		}
-		if err := os.WriteFile(chart, data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		cfg += "  " + c.namespace + ": {tier: cluster}\n"
-		testtool.WriteFiles(t, root, map[string]string{"clusters/c1/" + c.namespace + "/c1-values.yaml": "{}\n"})
+		testtool.WriteFiles(t, root, files)
+		cfg += "  " + c.Name + ": {tier: cluster}\n"
+		testtool.WriteFiles(t, root, map[string]string{"clusters/c1/" + c.Name + "/c1-values.yaml": "{}\n"})
 	}
 	testtool.WriteFiles(t, root, map[string]string{
 		"repotool.yaml":                   cfg,
@@ -105,8 +78,8 @@ spec:
 `,
 	})
 	res := lintDir(t, root)
-	if res.Summary.Rendered != len(communityCharts)+1 {
-		t.Errorf("%d of %d targets rendered", res.Summary.Rendered, len(communityCharts)+1)
+	if res.Summary.Rendered != len(testtool.CommunityCharts)+1 {
+		t.Errorf("%d of %d targets rendered", res.Summary.Rendered, len(testtool.CommunityCharts)+1)
 	}
 	counts := map[string]int{}
 	for _, f := range res.Findings {

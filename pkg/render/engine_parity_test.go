@@ -3,7 +3,6 @@ package render_test
 import (
 	"bytes"
 	"context"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -183,46 +182,26 @@ func TestCommunityChartParity(t *testing.T) {
 		t.Skip("renders three real charts with the helm CLI")
 	}
 	helm := testtool.Helm(t)
-	for _, c := range []struct {
-		name, module, dir string
-		values            map[string]string
-	}{
-		{"cert-manager", "github.com/cert-manager/cert-manager", "deploy/charts/cert-manager", map[string]string{
+	values := map[string]map[string]string{
+		"cert-manager": {
 			"defaults": "{}\n",
 			"more":     "crds:\n  enabled: true\nreplicaCount: 2\nprometheus:\n  servicemonitor:\n    enabled: true\npodDisruptionBudget:\n  enabled: true\nwebhook:\n  replicaCount: 2\n",
-		}},
-		{"external-secrets", "github.com/external-secrets/external-secrets", "deploy/charts/external-secrets", map[string]string{
+		},
+		"external-secrets": {
 			"defaults": "{}\n",
 			"more":     "serviceMonitor:\n  enabled: true\nwebhook:\n  create: false\ncertController:\n  create: false\nreplicaCount: 3\npodDisruptionBudget:\n  enabled: true\n",
-		}},
-		{"ingress-nginx", "k8s.io/ingress-nginx", "charts/ingress-nginx", map[string]string{
+		},
+		"ingress-nginx": {
 			"defaults": "{}\n",
 			"more":     "controller:\n  kind: DaemonSet\n  metrics:\n    enabled: true\n    serviceMonitor:\n      enabled: true\n  admissionWebhooks:\n    enabled: false\n  autoscaling:\n    enabled: true\ndefaultBackend:\n  enabled: true\ntcp:\n  \"9000\": default/svc:9000\n",
-		}},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			src := filepath.Join(testtool.CorpusDir(t, c.module), filepath.FromSlash(c.dir))
-			files := map[string]string{}
-			err := filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
-				if err != nil || d.IsDir() {
-					return err
-				}
-				data, err := os.ReadFile(p)
-				rel, _ := filepath.Rel(src, p)
-				files[filepath.ToSlash(rel)] = string(data)
-				return err
-			})
-			if err != nil {
-				t.Fatal(err)
+		},
+	}
+	for _, c := range testtool.CommunityCharts {
+		t.Run(c.Name, func(t *testing.T) {
+			if values[c.Name] == nil {
+				t.Fatalf("no values for %s", c.Name)
 			}
-			if data, ok := files["Chart.yaml"]; ok {
-				// external-secrets lists bitwarden-sdk-server, disabled by
-				// default and not vendored (see internal/corpus/SOURCES.md).
-				if i := strings.Index(data, "\ndependencies:\n"); i >= 0 {
-					files["Chart.yaml"] = data[:i+1]
-				}
-			}
-			compareWithHelm(t, helm, files, c.values)
+			compareWithHelm(t, helm, c.Files(t), values[c.Name])
 		})
 	}
 }

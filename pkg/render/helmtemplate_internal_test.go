@@ -6,7 +6,6 @@ import (
 	"io"
 	"log"
 	"os"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -160,7 +159,7 @@ func TestSplitManifestsLikeHelm(t *testing.T) {
 // ingress-nginx: "helm" as Helm's SortManifests, then the stream read again
 // (the path before), "repotool" as sortDocs and assemble (one parse).
 func BenchmarkSortAndParse(b *testing.B) {
-	c, err := loader.LoadDir(filepath.Join(testtool.CorpusDir(b, "k8s.io/ingress-nginx"), "charts", "ingress-nginx"))
+	c, err := loader.LoadDir(testtool.Community(b, "ingress-nginx").Path(b))
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -2,8 +2,6 @@ package render_test
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -61,19 +59,9 @@ func TestValuesSchemaParity(t *testing.T) {
 		})
 	}
 	t.Run("cert-manager", func(t *testing.T) {
-		src := filepath.Join(testtool.CorpusDir(t, "github.com/cert-manager/cert-manager"), "deploy", "charts", "cert-manager")
 		files := map[string]string{}
-		err := filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
-			if err != nil || d.IsDir() {
-				return err
-			}
-			data, err := os.ReadFile(p)
-			rel, _ := filepath.Rel(src, p)
-			files["app/"+filepath.ToSlash(rel)] = string(data)
-			return err
-		})
-		if err != nil {
-			t.Fatal(err)
+		for p, data := range testtool.Community(t, "cert-manager").Files(t) {
+			files["app/"+p] = data
 		}
 		compareSchemaHandling(t, helm, files, "replicaCount: 2\n", "")
 		compareSchemaHandling(t, helm, files, "replicaCount: two\nunknownKey: 1\n", "- at '': additional properties 'unknownKey' not allowed")
