@@ -47,17 +47,22 @@ type Options struct {
 // DefaultOptions returns the default settings.
 func DefaultOptions() Options { return Options{Render: render.DefaultOptions()} }
 
+// RenderOptions are the render options Lint renders with, for callers that
+// render themselves and pass the renderings to Check. Unencrypted secret
+// files are plaintext-secret's to report; the rest of such a target is
+// still checked. A secret file that cannot be decrypted is reported, and
+// its target checked with placeholders for that file's values: one defect
+// must not hide the others.
+func RenderOptions() []render.Option {
+	return []render.Option{render.AllowLayoutErrors(layout.CodeSecretNotEncrypted), render.PlaceholdersOnDecryptFailure()}
+}
+
 // Lint renders every target of repo, runs every rule, applies suppressions
 // and returns the findings. extra injects render dependencies (a Decrypter,
 // an HTTP client, a logger). It returns an error when the context ends, or
 // when repotool itself fails during a check (see Result.Err).
 func Lint(ctx context.Context, repo *layout.Repo, opts Options, extra ...render.Option) (*Result, error) {
-	// Unencrypted secret files are plaintext-secret's to report; the rest
-	// of such a target is still checked.
-	// A secret file that cannot be decrypted is reported, and its target
-	// checked with placeholders for that file's values: one defect must not
-	// hide the others.
-	extra = append([]render.Option{render.AllowLayoutErrors(layout.CodeSecretNotEncrypted), render.PlaceholdersOnDecryptFailure()}, extra...)
+	extra = append(RenderOptions(), extra...)
 	targets, err := scope(repo, opts)
 	if err != nil {
 		return nil, err
@@ -145,7 +150,8 @@ func (r *Result) keepTargets(targets []layout.Target, first, inFolders bool) {
 }
 
 // Check runs every rule over renderings already made (one per target of
-// repo, in target order), for callers that render themselves.
+// repo, in target order, with RenderOptions), for callers that render
+// themselves.
 func Check(repo *layout.Repo, results []*render.Result, opts Options) *Result {
 	return check(repo, results, opts, nil)
 }

@@ -30,7 +30,9 @@ const (
 // useTestKey points SOPS at the test-only age key and nothing else.
 func useTestKey(t testing.TB) { testtool.UseTestKey(t) }
 
-func lintDir(t testing.TB, dir string) *lint.Result {
+// loadCase loads a repository to lint, and the options the tests lint it
+// with (offline).
+func loadCase(t testing.TB, dir string) (*layout.Repo, lint.Options) {
 	t.Helper()
 	repo, err := layout.LoadDir(context.Background(), dir, layout.Options{})
 	if err != nil {
@@ -38,6 +40,12 @@ func lintDir(t testing.TB, dir string) *lint.Result {
 	}
 	opts := lint.DefaultOptions()
 	opts.Render.Offline = true
+	return repo, opts
+}
+
+func lintDir(t testing.TB, dir string) *lint.Result {
+	t.Helper()
+	repo, opts := loadCase(t, dir)
 	res, err := lint.Lint(context.Background(), repo, opts)
 	if err != nil {
 		t.Fatal(err)
@@ -223,18 +231,9 @@ func TestCompactSameFindings(t *testing.T) {
 			name = "monorepo"
 		}
 		t.Run(name, func(t *testing.T) {
-			repo, err := layout.LoadDir(context.Background(), dir, layout.Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			opts := lint.DefaultOptions()
-			opts.Render.Offline = true
-			compacted, err := lint.Lint(context.Background(), repo, opts)
-			if err != nil {
-				t.Fatal(err)
-			}
-			extra := []render.Option{render.AllowLayoutErrors(layout.CodeSecretNotEncrypted), render.PlaceholdersOnDecryptFailure()}
-			full := lint.Check(repo, render.New(repo, opts.Render, extra...).RenderAll(context.Background(), repo.Targets), opts)
+			compacted := lintDir(t, dir)
+			repo, opts := loadCase(t, dir)
+			full := lint.Check(repo, render.New(repo, opts.Render, lint.RenderOptions()...).RenderAll(context.Background(), repo.Targets), opts)
 			if len(full.Findings) == 0 && dir != fixture {
 				t.Fatal("no findings: the comparison shows nothing") // the fixture is clean
 			}
