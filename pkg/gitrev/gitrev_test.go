@@ -36,6 +36,26 @@ func newGitRepo(t *testing.T) *gitRepo {
 	return &gitRepo{t: t, dir: dir, g: g}
 }
 
+// open opens the repository with gitrev.
+func (r *gitRepo) open() *gitrev.Repo {
+	r.t.Helper()
+	repo, err := gitrev.Open(r.dir)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	return repo
+}
+
+// revision is repo at rev, which must exist.
+func (r *gitRepo) revision(repo *gitrev.Repo, rev string) fs.FS {
+	r.t.Helper()
+	fsys, err := repo.Revision(rev)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	return fsys
+}
+
 // commit stages everything (additions, changes and removals) and commits.
 func (r *gitRepo) commit(msg string) string {
 	r.t.Helper()
@@ -118,10 +138,7 @@ func TestRevisions(t *testing.T) {
 		{"HEAD~1", []string{"dev/shop", "prod/shop", "prod/web"}, "a: 1\n"},
 		{"HEAD", []string{"dev/shop", "prod/shop"}, "a: 2\n"},
 	} {
-		fsys, err := repo.Revision(tt.rev)
-		if err != nil {
-			t.Fatal(err)
-		}
+		fsys := r.revision(repo, tt.rev)
 		l, err := layout.Load(context.Background(), fsys, layout.Options{})
 		if err != nil {
 			t.Fatal(err)
@@ -158,14 +175,8 @@ func TestTreeFS(t *testing.T) {
 		"dir/sub/deep/d.x": "d",
 	})
 	r.commit("files")
-	repo, err := gitrev.Open(r.dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	fsys, err := repo.Revision("HEAD")
-	if err != nil {
-		t.Fatal(err)
-	}
+	repo := r.open()
+	fsys := r.revision(repo, "HEAD")
 	if err := fstest.TestFS(fsys, "a.yaml", "dir/b.yaml", "dir/sub/c.bin", "dir/sub/deep/d.x"); err != nil {
 		t.Error(err)
 	}
@@ -199,14 +210,8 @@ func TestLinkLoop(t *testing.T) {
 	}
 	testtool.WriteFiles(t, r.dir, map[string]string{"c": "c"})
 	r.commit("loop")
-	repo, err := gitrev.Open(r.dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	fsys, err := repo.Revision("HEAD")
-	if err != nil {
-		t.Fatal(err)
-	}
+	repo := r.open()
+	fsys := r.revision(repo, "HEAD")
 	if _, err := fs.ReadFile(fsys, "a"); err == nil {
 		t.Error("links that loop were followed")
 	}
@@ -228,10 +233,7 @@ func TestIndex(t *testing.T) {
 	if _, err := wt.Add("a.yaml"); err != nil { // staged; b.yaml is not
 		t.Fatal(err)
 	}
-	repo, err := gitrev.Open(r.dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	repo := r.open()
 	idx, err := repo.Index()
 	if err != nil {
 		t.Fatal(err)
@@ -241,10 +243,7 @@ func TestIndex(t *testing.T) {
 			t.Errorf("%s = %q, %v; want %q", file, data, err, want)
 		}
 	}
-	head, err := repo.Revision("HEAD")
-	if err != nil {
-		t.Fatal(err)
-	}
+	head := r.revision(repo, "HEAD")
 	changed, err := gitrev.Diff(head, idx)
 	if err != nil || !slices.Equal(changed, []string{"a.yaml"}) {
 		t.Errorf("Diff(HEAD, index) = %v, %v", changed, err)
