@@ -3,9 +3,11 @@ package migrate_test
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -332,22 +334,42 @@ func TestSideBySide(t *testing.T) {
 // TestUpstreamExamples converts the examples of kubernetes-external-
 // secrets' README and examples/ folder. They are not in any Go module the
 // tests may download, and fetched material may not be committed: the test
-// reads them from ../shared/kes when the workplace provides them there (or
-// from $REPOTOOL_KES_EXAMPLES).
+// reads them from ../shared/kes (README.md and examples/, as upstream has
+// them), or from $REPOTOOL_KES_EXAMPLES, a local copy laid out the same.
+// Each README snippet that holds an ExternalSecret becomes a file of its
+// own.
 func TestUpstreamExamples(t *testing.T) {
 	dir := filepath.Join(testtool.ModuleRoot(t), "..", "shared", "kes")
 	if d := os.Getenv("REPOTOOL_KES_EXAMPLES"); d != "" {
 		dir = d // a local copy, for a developer who has one
 	}
-	entries, err := os.ReadDir(dir)
+	entries, err := os.ReadDir(filepath.Join(dir, "examples"))
 	if err != nil {
 		t.Skipf("the KES examples are not in %s: %v", dir, err)
 	}
 	fsys := fstest.MapFS{}
 	for _, e := range entries {
-		if data, err := os.ReadFile(filepath.Join(dir, e.Name())); err == nil && (path.Ext(e.Name()) == ".yaml" || path.Ext(e.Name()) == ".yml") {
-			fsys["bootstrap/"+e.Name()] = &fstest.MapFile{Data: data}
+		if ext := path.Ext(e.Name()); ext != ".yaml" && ext != ".yml" {
+			continue
 		}
+		data, err := os.ReadFile(filepath.Join(dir, "examples", e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		fsys["bootstrap/"+e.Name()] = &fstest.MapFile{Data: data}
+	}
+	readme, err := os.ReadFile(filepath.Join(dir, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	snippets := regexp.MustCompile("(?s)```ya?ml\n(.*?)```").FindAllSubmatch(readme, -1)
+	for i, m := range snippets {
+		if bytes.Contains(m[1], []byte("kind: ExternalSecret")) {
+			fsys[fmt.Sprintf("bootstrap/readme/%02d.yaml", i)] = &fstest.MapFile{Data: m[1]}
+		}
+	}
+	if len(fsys) < 20 {
+		t.Fatalf("only %d files read from %s", len(fsys), dir)
 	}
 	res := plan(t, fsys, migrate.Options{})
 	// Every object is converted or refused with why; of the examples/
