@@ -166,7 +166,8 @@ require (
 	sigs.k8s.io/structured-merge-diff/v4 v4.4.4-0.20241211184406-7bf59b3d70ee // indirect
 )
 
-// Copied from github.com/argoproj/argo-cd/v2@v2.14.21's go.mod.
+// The replace directives github.com/argoproj/argo-cd/v2@v2.14.21's go.mod
+// declares: its packages build only with them.
 replace (
 	github.com/go-telegram-bot-api/telegram-bot-api/v5 => github.com/OvyFlash/telegram-bot-api/v5 v5.0.0-20240108230938-63e5c59035bf
 

@@ -46,13 +46,25 @@ func Repotool(t testing.TB) string { return build(t, "github.com/repotool/repoto
 // command downloads them first; tests never download).
 func CorpusDir(t testing.TB, module string) string {
 	t.Helper()
+	return moduleDir(t, filepath.Join(moduleRoot(t), "internal", "corpus"), module)
+}
+
+// ModuleDir returns the module cache folder of a module repotool's
+// go.mod requires, at the version it requires.
+func ModuleDir(t testing.TB, module string) string {
+	t.Helper()
+	return moduleDir(t, moduleRoot(t), module)
+}
+
+func moduleDir(t testing.TB, mainModule, module string) string {
+	t.Helper()
 	cmd := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", module)
-	cmd.Dir = filepath.Join(moduleRoot(t), "internal", "corpus")
+	cmd.Dir = mainModule
 	cmd.Env = append(os.Environ(), "HOME="+startHome, "XDG_CACHE_HOME="+startXDGCache)
 	out, err := cmd.Output()
 	dir := strings.TrimSpace(string(out))
 	if err != nil || dir == "" {
-		t.Fatalf("%s is not in the module cache (%v): run `go mod download` in internal/corpus first, as the README's test command does", module, err)
+		t.Fatalf("%s is not in the module cache (%v): run `go mod download` in %s first, as the README's test command does", module, err, mainModule)
 	}
 	return dir
 }

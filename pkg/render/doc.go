@@ -16,7 +16,7 @@
 //     `helm template` does) with Helm's functions, the cluster's
 //     Kubernetes version and API versions, within a timeout and output and
 //     values size limits, in a goroutine that a cancelled context abandons;
-//     each chart's templates are parsed once per run (internal/helmengine)
+//     each chart's templates are parsed once per run (internal/engine, repotool's own engine)
 //     and each secret values file decrypted once per run (its plaintext
 //     kept in memory, never on disk, for as long as the Renderer lives:
 //     make one per run);

@@ -14,7 +14,7 @@ import (
 )
 
 // The renderer runs Helm's template engine with each chart's templates
-// parsed once per run (internal/helmengine) and sorts the rendered
+// parsed once per run (internal/engine) and sorts the rendered
 // documents itself, parsing each once. These tests render the same charts
 // with several values in one Renderer (so later targets use the parsed
 // templates of earlier ones) and require, for every target, the bytes

@@ -28,7 +28,7 @@ import (
 // kind, hooks apart) and print CRDs, manifests and hooks. The renderer
 // does the same steps with Helm's own functions, with three differences
 // that change no byte of the output or of an error:
-//   - each chart's templates are parsed once per run (internal/helmengine),
+//   - each chart's templates are parsed once per run (internal/engine),
 //     not once per target;
 //   - each rendered document is parsed once, for sorting and as the
 //     object callers get, where Helm parses it to sort and callers would

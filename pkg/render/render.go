@@ -22,7 +22,7 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
-	"github.com/repotool/repotool/internal/helmengine"
+	"github.com/repotool/repotool/internal/engine"
 	"github.com/repotool/repotool/pkg/decrypt"
 	"github.com/repotool/repotool/pkg/layout"
 	"github.com/repotool/repotool/pkg/manifest"
@@ -145,7 +145,7 @@ type Renderer struct {
 	log       *slog.Logger
 	charts    onceMap[*chartEntry]
 	// engine runs the templates, each chart's parsed once.
-	engine helmengine.Engine
+	engine engine.Engine
 	// plain holds the decrypted secret values files, by path and content
 	// hash (see decrypt); in memory only.
 	plainMu sync.Mutex

@@ -1,0 +1,84 @@
+package engine
+
+import (
+	"fmt"
+	"strings"
+	"text/template"
+
+	"helm.sh/helm/v3/pkg/chart"
+	"helm.sh/helm/v3/pkg/chartutil"
+)
+
+// DefaultCacheSize is the template source, in bytes, whose parsed sets an
+// Engine keeps by default.
+const DefaultCacheSize = 64 << 20
+
+// Engine renders charts as `helm template` runs their templates, and
+// keeps each chart's parsed templates for its later renderings. Its zero
+// value is ready to use, and it is safe for concurrent use.
+type Engine struct {
+	// CacheSize bounds the template source, in bytes, whose parsed sets
+	// are kept, the least recently used going first: 0 means
+	// DefaultCacheSize, a negative value keeps none.
+	CacheSize int
+
+	cache parseCache
+}
+
+// Render runs the templates of c and its subcharts with top, the values
+// Helm's chartutil.ToRenderValues makes (Values, Release, Capabilities),
+// and returns what each template prints by its path from the top chart
+// ("app/templates/cm.yaml", "app/charts/sub/templates/svc.yaml"). Partials
+// (names starting with "_") are run only through include and template.
+//
+// The first template that fails, in parse order, fails the rendering with
+// Helm's message, and nothing is returned.
+func (e *Engine) Render(c *chart.Chart, top chartutil.Values) (out map[string]string, err error) {
+	srcs := sources(c, top)
+	set := e.cache.get(srcs, e.CacheSize)
+	if set.err != nil {
+		return map[string]string{}, set.err
+	}
+	defer func() {
+		// text/template recovers what a function panics with, but not
+		// runtime errors in its own evaluation.
+		if p := recover(); p != nil {
+			out, err = map[string]string{}, fmt.Errorf("rendering template failed: %v", p)
+		}
+	}()
+	t, err := set.root.Clone()
+	if err != nil {
+		return map[string]string{}, err
+	}
+	r := newRun(t, map[string]int{})
+	out = make(map[string]string, len(srcs))
+	for _, s := range srcs {
+		if s.partial() {
+			continue
+		}
+		// .Template is the template being run; include'd templates see the
+		// one that included them, as in Helm, where the chart's data is
+		// shared and set before each template runs.
+		s.scope["Template"] = chartutil.Values{"Name": s.name, "BasePath": s.base}
+		var buf strings.Builder
+		if err := r.t.ExecuteTemplate(&buf, s.name, chartutil.Values(s.scope)); err != nil {
+			return map[string]string{}, execError(s.name, err)
+		}
+		out[s.name] = strings.ReplaceAll(buf.String(), noValue, "")
+	}
+	return out, nil
+}
+
+// parse parses srcs, in order, into one template namespace with the base
+// function library, as every rendering of them starts from.
+func parse(srcs []source) (*template.Template, error) {
+	root := template.New(rootName)
+	root.Option("missingkey=zero")
+	root.Funcs(baseFuncs())
+	for _, s := range srcs {
+		if _, err := root.New(s.name).Parse(string(s.text)); err != nil {
+			return nil, parseError(s.name, err)
+		}
+	}
+	return root, nil
+}

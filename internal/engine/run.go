@@ -1,0 +1,108 @@
+package engine
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"text/template"
+)
+
+// rootName names the template every chart's templates are parsed into,
+// and the templates tpl parses; it shows in tpl's messages
+// ("template: gotpl:1:3: ...") as it does in Helm's.
+const rootName = "gotpl"
+
+// maxNesting is how many times include may run a name inside itself
+// before the rendering fails, as Helm allows: 1,001 nested calls run, the
+// next one fails.
+const maxNesting = 1001
+
+// noValue is what text/template prints for a missing map key. Helm's
+// engine prints nothing instead, and so does this one.
+const noValue = "<no value>"
+
+// run is one rendering: its own copy of the parsed templates, with include
+// and tpl bound to it, and how deep include has nested each name. tpl
+// makes a child run over a copy that also holds the templates its text
+// defines, sharing the nesting counts.
+type run struct {
+	t       *template.Template
+	nesting map[string]int
+}
+
+// newRun binds include and tpl to t, which the run owns.
+func newRun(t *template.Template, nesting map[string]int) *run {
+	r := &run{t: t, nesting: nesting}
+	t.Funcs(template.FuncMap{"include": r.include, "tpl": r.tpl})
+	return r
+}
+
+// include runs the named template with data and returns what it prints.
+func (r *run) include(name string, data any) (string, error) {
+	if r.nesting[name] >= maxNesting {
+		return "", fmt.Errorf("rendering template has a nested reference name: %s: %w", name, errors.New("unable to execute template"))
+	}
+	r.nesting[name]++
+	defer func() { r.nesting[name]-- }()
+	var out strings.Builder
+	err := r.t.ExecuteTemplate(&out, name, data)
+	return out.String(), err
+}
+
+// tpl runs text as a template with data, in a copy of the rendering's
+// templates: text may include them and define its own, which it and the
+// tpl calls inside it see, and nothing outside does.
+func (r *run) tpl(text string, data any) (string, error) {
+	t, err := r.t.Clone()
+	if err != nil {
+		return "", fmt.Errorf("cannot clone template: %w", err)
+	}
+	t.Option("missingkey=zero")
+	child := newRun(t, r.nesting)
+	parsed, err := child.t.New(rootName).Parse(text)
+	if err != nil {
+		return "", fmt.Errorf("cannot parse template %q: %w", text, err)
+	}
+	var out strings.Builder
+	if err := parsed.Execute(&out, data); err != nil {
+		return "", fmt.Errorf("error during tpl function execution for %q: %w", text, err)
+	}
+	return strings.ReplaceAll(out.String(), noValue, ""), nil
+}
+
+// userError is a failure a chart asked for, with required or fail: Helm
+// reports its message alone, where the template called for it, without
+// the chain of templates and functions it went through.
+type userError string
+
+func (e userError) Error() string { return string(e) }
+
+// execError is the message of a failed execution of the template name:
+// for required and fail, "execution error at (<where>): <message>";
+// otherwise text/template's own error.
+func execError(name string, err error) error {
+	if _, ok := err.(template.ExecError); !ok {
+		return err
+	}
+	var ue userError
+	if !errors.As(err, &ue) {
+		return err
+	}
+	// "template: <where>: executing ...": where the outermost template
+	// called for the failure.
+	parts := strings.SplitN(err.Error(), ": ", 3)
+	if len(parts) < 3 {
+		return fmt.Errorf("execution error in (%s): %s", name, err)
+	}
+	return fmt.Errorf("execution error at (%s): %s", parts[1], string(ue))
+}
+
+// parseError is the message of a template that does not parse:
+// "parse error at (<file>:<line>): <what>".
+func parseError(name string, err error) error {
+	parts := strings.Split(err.Error(), ": ")
+	if len(parts) < 2 {
+		return fmt.Errorf("parse error in (%s): %s", name, err)
+	}
+	return fmt.Errorf("parse error at (%s): %s", parts[1], parts[len(parts)-1])
+}
