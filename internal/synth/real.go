@@ -1,7 +1,9 @@
 package synth
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
@@ -40,7 +42,8 @@ type RealOptions struct {
 
 // GenerateReal writes a repository of real community charts into dst:
 // every namespace holds a copy of its chart (dependencies that are not
-// vendored, and disabled by default, removed from Chart.yaml), a common
+// vendored, and disabled by default, removed from Chart.yaml, and its
+// Chart.lock with them), a common
 // values file, and in every other namespace a SOPS-encrypted layer; every
 // cluster has a values file per namespace, and an encrypted one in every
 // third. It returns the number of targets.
@@ -66,6 +69,10 @@ func GenerateReal(dst string, opts RealOptions) (int, error) {
 			return data
 		}
 		if err := copyTree(os.DirFS(c.Dir), "", dst, "namespaces/"+ns, trim); err != nil {
+			return 0, err
+		}
+		// Its lock names the dependencies just removed: out of sync.
+		if err := os.Remove(filepath.Join(dst, "namespaces", ns, "Chart.lock")); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return 0, err
 		}
 		common := fmt.Sprintf("# common values of %s (%s)\n%s", ns, c.Name, strings.ReplaceAll(c.Common, "%d", fmt.Sprint(n%7)))

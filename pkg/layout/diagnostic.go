@@ -35,6 +35,7 @@ const (
 	CodeSymlinkEscape      Code = "symlink-escape"       // a path that leaves the repository through a symlink
 	CodeSymlinkBroken      Code = "symlink-broken"       // a symlink whose target is missing, or links that loop
 	CodeNotAFolder         Code = "not-a-folder"         // a file where a cluster or namespace folder is expected
+	CodeNotAFile           Code = "not-a-file"           // a folder named like a values file
 	CodeNameInvalid        Code = "name-invalid"         // a cluster or namespace folder whose name is not a DNS label
 	CodeTooLarge           Code = "too-large"            // a values file or chart folder over repotool's limits
 	CodeUnreadable         Code = "unreadable"           // a file or folder that cannot be read

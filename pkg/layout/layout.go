@@ -336,6 +336,7 @@ func (l *loader) loadNamespace(e entry) (Namespace, error) {
 	for _, f := range entries {
 		switch {
 		case f.dir:
+			l.checkValuesFolder(f, cfg.Layout.CommonValues)
 		case f.name == "Chart.yaml":
 			ns.Chart = l.loadChart(f)
 		case f.name == "values.yaml" || f.name == "values.yml":
@@ -446,6 +447,8 @@ func (l *loader) loadTarget(cl Cluster, e entry) (Target, bool, error) {
 	var own []ValueFile
 	for _, f := range entries {
 		switch {
+		case f.dir && matchAny(cfg.Layout.ClusterValues, f.name):
+			l.checkValuesFolder(f, cfg.Layout.ClusterValues)
 		case f.dir:
 			l.diag(SeverityWarning, CodeFileUnrecognized, f.path, 0,
 				"folder is not part of the layout and is ignored",
@@ -464,6 +467,19 @@ func (l *loader) loadTarget(cl Cluster, e entry) (Target, bool, error) {
 		ns.Clusters = append(ns.Clusters, cl.Name)
 	}
 	return t, true, nil
+}
+
+// checkValuesFolder reports f, a folder, when its name matches one of
+// patterns, the values files of the folder it is in: whoever made it meant
+// a values file, and leaving it out would render the target without the
+// values it was meant to hold.
+func (l *loader) checkValuesFolder(f entry, patterns []string) {
+	if !matchAny(patterns, f.name) {
+		return
+	}
+	l.diag(SeverityError, CodeNotAFile, f.path, 0,
+		"a folder named like a values file: its name matches "+strings.Join(patterns, ", ")+", but only files are read as values",
+		"make it a file of values, or rename or remove the folder")
 }
 
 // valueFile classifies and checks one values file.

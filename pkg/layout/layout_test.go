@@ -260,6 +260,16 @@ func TestLoadDiagnostics(t *testing.T) {
 			want:  []diag{{layout.SeverityWarning, layout.CodeFileUnrecognized, "clusters/c1/app/extra", 0}},
 		},
 		{
+			name:  "folder named like a cluster values file",
+			files: map[string]string{"clusters/c1/app/values-b.yaml/replicas.yaml": "a: 1\n"},
+			want:  []diag{{layout.SeverityError, layout.CodeNotAFile, "clusters/c1/app/values-b.yaml", 0}},
+		},
+		{
+			name:  "folder named like a common values file",
+			files: map[string]string{"namespaces/app/common-values-b.yaml/replicas.yaml": "a: 1\n"},
+			want:  []diag{{layout.SeverityError, layout.CodeNotAFile, "namespaces/app/common-values-b.yaml", 0}},
+		},
+		{
 			name:  "values file linked outside the repository",
 			files: map[string]string{"clusters/c1/app/values-b.yaml": "symlink:../../../../etc/values.yaml"},
 			want:  []diag{{layout.SeverityError, layout.CodeSymlinkEscape, "clusters/c1/app/values-b.yaml", 0}},

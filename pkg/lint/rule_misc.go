@@ -14,7 +14,7 @@ var ruleLayout = &Rule{
 		Summary:     "The repository layout has a problem: a cluster folder without a chart, an invalid values file, a symlink leaving the repository, ...",
 		Remediation: "Fix the file or folder as the finding says; `repotool layout` lists every target and problem.",
 		Severity:    SeverityError,
-		Description: "Reports the diagnostics of the layout model (see docs/layout.md): `chart-missing`, `chart-invalid`, `values-invalid`, `symlink-escape`, `symlink-broken`, `name-invalid`, `not-a-folder`, `too-large`, `unreadable` (errors) and `namespace-unused`, `file-unrecognized`, `config-unused` (warnings). A target with a layout error is not rendered (the `render` rule stays silent about it), except for unencrypted secret files, which `plaintext-secret` reports while the other rules still check the target.",
+		Description: "Reports the diagnostics of the layout model (see docs/layout.md): `chart-missing`, `chart-invalid`, `values-invalid`, `symlink-escape`, `symlink-broken`, `name-invalid`, `not-a-folder`, `not-a-file`, `too-large`, `unreadable` (errors) and `namespace-unused`, `file-unrecognized`, `config-unused` (warnings). A target with a layout error is not rendered (the `render` rule stays silent about it), except for unencrypted secret files, which `plaintext-secret` reports while the other rules still check the target.",
 		Bad: Example{File: "clusters/prod/shop/prod-values-shop.yaml", Content: `image:
   tag: "1.2.3"
  resources: {}   # bad indentation: not valid YAML

@@ -37,6 +37,11 @@ type chartEntry struct {
 	// e.g. "namespace-a/charts/common") to where its files live in the
 	// repository: a folder, or a .tgz file.
 	origins map[string]string
+	// lockErr is why the chart's Chart.lock is out of sync with its
+	// Chart.yaml, checked as loaded (before rendering marks dependencies
+	// enabled); it fails a target whose chart this is, as `helm dependency
+	// build` fails, and not a chart that depends on it.
+	lockErr error
 }
 
 // chart returns the loaded chart in dir (a repository path) with all its
@@ -46,15 +51,15 @@ func (r *Renderer) chart(ctx context.Context, dir string, stack []string) (*char
 		return nil, fmt.Errorf("chart %s depends on itself through %s", dir, strings.Join(append(stack, dir), " -> "))
 	}
 	return r.charts.get(dir, func() (*chartEntry, error) {
-		c, origins, err := r.loadChart(ctx, dir, append(stack, dir))
-		return &chartEntry{chart: c, origins: origins}, err
+		c, origins, lockErr, err := r.loadChart(ctx, dir, append(stack, dir))
+		return &chartEntry{chart: c, origins: origins, lockErr: lockErr}, err
 	})
 }
 
-func (r *Renderer) loadChart(ctx context.Context, dir string, stack []string) (*chart.Chart, map[string]string, error) {
+func (r *Renderer) loadChart(ctx context.Context, dir string, stack []string) (*chart.Chart, map[string]string, error, error) {
 	files, err := readChartFiles(r.fsys, dir, r.graph.takeChartYAML(dir))
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	c, err := loader.LoadFiles(files)
 	if err != nil {
@@ -62,7 +67,11 @@ func (r *Renderer) loadChart(ctx context.Context, dir string, stack []string) (*
 		if m := cannotLoadRE.FindStringSubmatch(err.Error()); m != nil {
 			file = path.Join(dir, m[1]) // helm names the file it could not load
 		}
-		return nil, nil, &ChartError{Chart: file, Err: err, Hint: "fix the chart so that `helm lint " + dir + "` passes"}
+		return nil, nil, nil, &ChartError{Chart: file, Err: err, Hint: "fix the chart so that `helm lint " + dir + "` passes"}
+	}
+	var lockErr error
+	if c.Lock != nil && c.Metadata.APIVersion == chart.APIVersionV2 {
+		lockErr = checkLock(dir, c.Metadata.Dependencies, c.Lock)
 	}
 	origins := map[string]string{c.ChartFullPath(): dir}
 	for _, sub := range c.Dependencies() {
@@ -71,9 +80,9 @@ func (r *Renderer) loadChart(ctx context.Context, dir string, stack []string) (*
 		addOrigins(origins, sub, origins[sub.ChartFullPath()])
 	}
 	if err := r.resolveDependencies(ctx, c, dir, origins, stack); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	return c, origins, nil
+	return c, origins, lockErr, nil
 }
 
 // resolveDependencies attaches every dependency Chart.yaml declares that is

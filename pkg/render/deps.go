@@ -44,15 +44,27 @@ func readLock(fsys fs.FS, dir string, c *chart.Chart) (*chart.Lock, error) {
 	if err := yaml.Unmarshal(data, lock); err != nil {
 		return nil, &ChartError{Chart: dir + "/Chart.lock", Err: err, Hint: "regenerate it with `helm dependency update " + dir + "`"}
 	}
-	want, err := hashReq(c.Metadata.Dependencies, lock.Dependencies)
-	if err != nil {
+	if err := checkLock(dir, c.Metadata.Dependencies, lock); err != nil {
 		return nil, err
 	}
-	if lock.Digest != "" && lock.Digest != want {
-		return nil, &ChartError{Chart: dir + "/Chart.lock", Err: errors.New("the lock file is out of sync with the dependencies in Chart.yaml"),
+	return lock, nil
+}
+
+// checkLock refuses a Chart.lock that does not record the dependencies
+// Chart.yaml declares, as `helm dependency build` (which Argo CD runs
+// before rendering) refuses it: its digest must be the one of Chart.yaml's
+// dependencies and the locked ones, an empty digest included. Whether the
+// dependencies are vendored, file:// or remote makes no difference.
+func checkLock(dir string, deps []*chart.Dependency, lock *chart.Lock) error {
+	want, err := hashReq(deps, lock.Dependencies)
+	if err != nil {
+		return err
+	}
+	if lock.Digest != want {
+		return &ChartError{Chart: dir + "/Chart.lock", Err: fmt.Errorf("the lock file is out of sync with the dependencies in %s/Chart.yaml (helm dependency build refuses it)", dir),
 			Hint: "run `helm dependency update " + dir + "` and commit Chart.lock"}
 	}
-	return lock, nil
+	return nil
 }
 
 // hashReq is helm's resolver.HashReq (an internal package): the digest

@@ -8,7 +8,9 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -17,6 +19,7 @@ import (
 	"helm.sh/helm/v3/pkg/chart"
 	"helm.sh/helm/v3/pkg/chartutil"
 
+	"github.com/repotool/repotool/internal/testtool"
 	"github.com/repotool/repotool/pkg/layout"
 	"github.com/repotool/repotool/pkg/render"
 )
@@ -395,6 +398,77 @@ func TestLocalDependencies(t *testing.T) {
 			}
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("err = %v, want it to contain %q", err, tt.want)
+			}
+		})
+	}
+}
+
+// TestChartLockLikeHelm: a Chart.lock `helm dependency update` wrote
+// renders; once Chart.yaml's dependencies change under it (a dependency
+// added, changed or removed), `helm dependency build` refuses the lock,
+// and so does repotool, naming both files. A dependency's own stale lock
+// is not the dependent's concern (helm does not read it either).
+func TestChartLockLikeHelm(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the helm CLI")
+	}
+	helm := testtool.Helm(t)
+	base := map[string]string{
+		"lib/Chart.yaml":                   libChart,
+		"lib/templates/_cm.tpl":            libTpl,
+		"namespaces/app/Chart.yaml":        appChart + "dependencies:\n  - name: lib\n    version: \">=1.0.0\"\n    repository: file://../../lib\n",
+		"namespaces/app/values.yaml":       "greeting: hello\n",
+		"namespaces/app/templates/cm.yaml": "{{ include \"lib.cm\" . }}\n",
+		"clusters/c1/app/values-a.yaml":    "a: 1\n",
+	}
+	root := t.TempDir()
+	testtool.WriteFiles(t, root, base)
+	app := filepath.Join(root, "namespaces", "app")
+	if out, err := exec.Command(helm, "dependency", "update", "--skip-refresh", app).CombinedOutput(); err != nil {
+		t.Fatalf("helm dependency update: %v\n%s", err, out)
+	}
+	// repotool reads file:// dependencies from the repository, not charts/.
+	if err := os.RemoveAll(filepath.Join(app, "charts")); err != nil {
+		t.Fatal(err)
+	}
+	lock, err := os.ReadFile(filepath.Join(app, "Chart.lock"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	edits := []struct {
+		name  string
+		files map[string]string
+		stale bool
+	}{
+		{"as helm wrote it", nil, false},
+		{"a dependency's own lock is stale", map[string]string{"lib/Chart.lock": "dependencies: []\ndigest: sha256:00\ngenerated: \"2026-01-01T00:00:00Z\"\n"}, false},
+		{"constraint changed", map[string]string{"namespaces/app/Chart.yaml": appChart + "dependencies:\n  - name: lib\n    version: \"^1.0.0\"\n    repository: file://../../lib\n"}, true},
+		{"dependency removed", map[string]string{"namespaces/app/Chart.yaml": appChart, "namespaces/app/templates/cm.yaml": "{}\n"}, true},
+		{"digest emptied", map[string]string{"namespaces/app/Chart.lock": regexp.MustCompile(`(?m)^digest: .*$`).ReplaceAllString(string(lock), `digest: ""`)}, true},
+	}
+	for _, tt := range edits {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			if err := os.CopyFS(dir, os.DirFS(root)); err != nil {
+				t.Fatal(err)
+			}
+			testtool.WriteFiles(t, dir, tt.files)
+			out, helmErr := exec.Command(helm, "dependency", "build", "--skip-refresh", filepath.Join(dir, "namespaces", "app")).CombinedOutput()
+			if helmRefused := strings.Contains(string(out), "out of sync"); helmRefused != tt.stale {
+				t.Fatalf("helm dependency build refused it: %v, want %v (%v)\n%s", helmRefused, tt.stale, helmErr, out)
+			}
+			os.RemoveAll(filepath.Join(dir, "namespaces", "app", "charts"))
+			repo, err := layout.LoadDir(context.Background(), dir, layout.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = render.New(repo, render.DefaultOptions()).Render(context.Background(), &repo.Targets[0])
+			want := "chart namespaces/app/Chart.lock: the lock file is out of sync with the dependencies in namespaces/app/Chart.yaml"
+			switch {
+			case !tt.stale && err != nil:
+				t.Fatal(err)
+			case tt.stale && (err == nil || !strings.Contains(err.Error(), want)):
+				t.Fatalf("err = %v, want it to contain %q", err, want)
 			}
 		})
 	}

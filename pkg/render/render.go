@@ -328,6 +328,9 @@ func (r *Renderer) renderNow(ctx context.Context, t *layout.Target) *Result {
 		return res
 	}
 	entry, err := r.chart(ctx, t.ChartDir, nil)
+	if err == nil {
+		err = entry.lockErr // the target's own chart, as `helm dependency build` checks it
+	}
 	if err != nil {
 		res.Err = fmt.Errorf("render %s: %w", t.Name(), err)
 		return res
