@@ -6,10 +6,9 @@ import (
 	"context"
 	"log"
 	"os"
-	"os/signal"
-	"syscall"
 
 	"github.com/repotool/repotool/internal/cli"
+	"github.com/repotool/repotool/internal/interrupt"
 )
 
 func main() {
@@ -18,12 +17,9 @@ func main() {
 	// boolean, say). Say whose they are, without a timestamp.
 	log.SetFlags(0)
 	log.SetPrefix("repotool: helm: ")
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	go func() {
-		// After the first signal, the next one ends the process at once.
-		<-ctx.Done()
-		stop()
-	}()
+	// Caught since the process started (see internal/interrupt); after
+	// the first signal, the next one ends the process at once.
+	ctx, stop := interrupt.Context(context.Background())
 	dir, _ := os.Getwd()
 	code := cli.Run(ctx, os.Args[1:], cli.Env{In: os.Stdin, Out: os.Stdout, Err: os.Stderr, Environ: os.Environ(), Dir: dir, Version: cli.BuildVersion()})
 	stop()

@@ -3,9 +3,12 @@ package main_test
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -98,4 +101,133 @@ func TestTimeout(t *testing.T) {
 	if !strings.Contains(stderr.String(), "render dev/busy (chart namespaces/busy): did not finish within 1s (--timeout)") || !strings.Contains(stderr.String(), "1 of 2 targets failed") {
 		t.Errorf("stderr:\n%s", stderr.String())
 	}
+}
+
+// TestCaughtEarly: repotool asks for SIGINT and SIGTERM in the init of
+// internal/interrupt, which must run before the heavy packages' (Helm,
+// Kubernetes, SOPS and repotool's own): a signal sent while those are
+// initialising (a third of a second on a busy machine) is otherwise lost
+// when the process started with SIGINT ignored.
+func TestCaughtEarly(t *testing.T) {
+	bin := testtool.Repotool(t)
+	cmd := exec.Command(bin, "version")
+	cmd.Env = append(os.Environ(), "GODEBUG=inittrace=1")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	var inits []string
+	for line := range strings.Lines(stderr.String()) {
+		if f := strings.Fields(line); len(f) > 1 && f[0] == "init" {
+			inits = append(inits, f[1])
+		}
+	}
+	at := slices.Index(inits, "github.com/repotool/repotool/internal/interrupt")
+	if at < 0 {
+		t.Fatalf("internal/interrupt not in the init trace:\n%s", stderr.String())
+	}
+	if at > len(inits)/10 {
+		t.Errorf("internal/interrupt is init %d of %d, want among the first tenth", at+1, len(inits))
+	}
+	for _, pkg := range inits[:at] {
+		for _, heavy := range []string{"helm.sh/", "k8s.io/", "sigs.k8s.io/", "github.com/getsops/", "github.com/repotool/"} {
+			if strings.HasPrefix(pkg, heavy) {
+				t.Errorf("%s initialises before internal/interrupt", pkg)
+			}
+		}
+	}
+}
+
+// TestInterruptEveryCommand: each long-running command stops at SIGINT
+// with exit code 130, whether the signal arrives while the process is
+// still initialising or inside a template, when it was started with
+// SIGINT ignored as a script's background job is. (The reporter's
+// script lost an early Ctrl-C, and the run went on until --timeout.)
+func TestInterruptEveryCommand(t *testing.T) {
+	if _, err := os.Stat("/proc/self/status"); err != nil {
+		t.Skip("needs /proc to see when the process catches SIGINT")
+	}
+	bin := testtool.Repotool(t)
+	repo := loopingRepo(t)
+	testtool.GitCommit(t, repo, "first")
+	// The change diff must render: the looping chart, at both revisions.
+	os.WriteFile(filepath.Join(repo, "clusters/dev/busy/dev-values-a.yaml"), []byte("a: 2\n"), 0o644)
+	argocd := []string{"ARGOCD_APP_NAME=dev-busy", "ARGOCD_APP_NAMESPACE=busy", "ARGOCD_APP_SOURCE_PATH=clusters/dev/busy", "ARGOCD_ENV_CLUSTER=dev", "ARGOCD_ENV_NAMESPACE=busy"}
+	commands := []struct {
+		name string
+		args []string
+		dir  string
+		env  []string
+	}{
+		{"render", []string{"render", repo, "--all", "--out-dir", t.TempDir()}, repo, nil},
+		{"lint", []string{"lint", repo}, repo, nil},
+		{"diff", []string{"diff", repo, "--base", "HEAD"}, repo, nil},
+		{"argocd", []string{"render", "--argocd"}, filepath.Join(repo, "clusters/dev/busy"), argocd},
+	}
+	for _, c := range commands {
+		for _, when := range []string{"starting", "rendering"} {
+			t.Run(c.name+"/"+when, func(t *testing.T) {
+				// sh ignores SIGINT, then becomes repotool, which starts
+				// with it ignored.
+				cmd := exec.Command("sh", append([]string{"-c", `trap "" INT; exec "$0" "$@"`, bin}, c.args...)...)
+				cmd.Dir = c.dir
+				cmd.Env = append(os.Environ(), c.env...)
+				var stderr bytes.Buffer
+				cmd.Stderr = &stderr
+				if err := cmd.Start(); err != nil {
+					t.Fatal(err)
+				}
+				defer cmd.Process.Kill()
+				if !waitCaught(cmd.Process.Pid, 10*time.Second) {
+					t.Fatalf("repotool did not catch SIGINT within 10s\n%s", stderr.String())
+				}
+				if when == "rendering" {
+					time.Sleep(1500 * time.Millisecond)
+				}
+				sent := time.Now()
+				cmd.Process.Signal(syscall.SIGINT)
+				exited := make(chan error, 1)
+				go func() { exited <- cmd.Wait() }()
+				var err error
+				select {
+				case err = <-exited:
+				case <-time.After(10 * time.Second):
+					t.Fatalf("still running 10s after SIGINT\n%s", stderr.String())
+				}
+				var ee *exec.ExitError
+				if !errors.As(err, &ee) || ee.ExitCode() != 130 {
+					t.Errorf("exit: %v, want status 130\n%s", err, stderr.String())
+				}
+				if took := time.Since(sent); took > 2*time.Second {
+					t.Errorf("took %s to stop after the signal", took)
+				}
+				if got := stderr.String(); !strings.HasSuffix(got, "repotool: interrupted\n") {
+					t.Errorf("stderr = %q, want it to end saying so", got)
+				}
+			})
+		}
+	}
+}
+
+// waitCaught waits until process pid is repotool and catches SIGINT: a
+// process that starts with SIGINT ignored keeps it ignored until
+// signal.Notify, so this is the moment internal/interrupt's init ran.
+func waitCaught(pid int, limit time.Duration) bool {
+	for deadline := time.Now().Add(limit); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+		comm, _ := os.ReadFile(fmt.Sprintf("/proc/%d/comm", pid))
+		status, _ := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+		if strings.TrimSpace(string(comm)) != "repotool" {
+			continue
+		}
+		for line := range strings.Lines(string(status)) {
+			if hex, ok := strings.CutPrefix(line, "SigCgt:"); ok {
+				mask, err := strconv.ParseUint(strings.TrimSpace(hex), 16, 64)
+				if err == nil && mask&(1<<(syscall.SIGINT-1)) != 0 {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }

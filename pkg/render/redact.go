@@ -23,7 +23,8 @@ const RedactedValue = "[redacted]"
 // template may give them. Then every value under a Secret's data and
 // stringData is replaced by RedactedValue. The result is valid YAML with
 // the same objects, names and structure. It fails when the chart does not
-// render with placeholders for its secret values.
+// render with placeholders for its secret values, or when the context the
+// target was rendered with ends before that second rendering is done.
 func (res *Result) Redacted() ([]byte, error) {
 	objs := res.Objects
 	if res.safe != nil {

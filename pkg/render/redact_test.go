@@ -7,6 +7,7 @@ import (
 	"io"
 	"strings"
 	"testing"
+	"time"
 
 	yaml "go.yaml.in/yaml/v3"
 
@@ -129,4 +130,35 @@ func shape(n *yaml.Node) string {
 	}
 	walk(n, 0)
 	return b.String()
+}
+
+// TestRedactedStopsWithCallerContext: the redacted copy, made on demand
+// after Render returned, runs within the context the target was rendered
+// with: cancelled (Ctrl-C), it ends at once rather than at --timeout.
+// (Before, it ran on a context that could not be cancelled.)
+func TestRedactedStopsWithCallerContext(t *testing.T) {
+	encrypted := "password: ENC[AES256_GCM,data:AA==,iv:AA==,tag:AA==,type:str]\nsops:\n  mac: ENC[AES256_GCM,data:AA==,iv:AA==,tag:AA==,type:str]\n  version: 3.13.3\n"
+	repo := mapRepo(t, map[string]string{
+		"namespaces/slow/Chart.yaml": "apiVersion: v2\nname: slow\nversion: 1.0.0\n",
+		// Loops for minutes, but only with the placeholder for the value.
+		"namespaces/slow/templates/cm.yaml":     "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: slow\ndata:\n  n: \"{{ if eq .Values.password \"" + render.PlaceholderValue + "\" }}{{ range until 100000 }}{{ range until 100000 }}{{ end }}{{ end }}{{ end }}\"\n",
+		"clusters/c1/slow/values-a.secret.yaml": encrypted,
+	})
+	opts := render.DefaultOptions()
+	opts.Timeout = time.Minute
+	r := render.New(repo, opts, render.WithDecrypter(stubDecrypter{"clusters/c1/slow/values-a.secret.yaml": "password: hunter2\n"}))
+	ctx, cancel := context.WithCancel(context.Background())
+	res, err := r.Render(ctx, &repo.Targets[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.AfterFunc(200*time.Millisecond, cancel)
+	start := time.Now()
+	_, err = res.Redacted()
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("Redacted: %v, want it cancelled", err)
+	}
+	if took := time.Since(start); took > 5*time.Second {
+		t.Errorf("Redacted took %s after the context was cancelled", took)
+	}
 }

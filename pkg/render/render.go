@@ -289,7 +289,7 @@ func (r *Renderer) render(ctx context.Context, t *layout.Target) *Result {
 	if err := ctx.Err(); err != nil {
 		return &Result{Target: *t, Capabilities: r.capabilities(t), Err: err}
 	}
-	res, err := bounded(ctx, r.opts.Timeout, func(ctx context.Context) *Result { return r.renderNow(ctx, t) })
+	res, err := bounded(ctx, r.opts.Timeout, func(bctx context.Context) *Result { return r.renderNow(bctx, ctx, t) })
 	if err != nil {
 		return &Result{Target: *t, Capabilities: r.capabilities(t), Err: r.boundErr(t, err)}
 	}
@@ -315,7 +315,9 @@ func (r *Renderer) boundErr(t *layout.Target, err error) error {
 
 var errTimeout = errors.New("render timeout")
 
-func (r *Renderer) renderNow(ctx context.Context, t *layout.Target) *Result {
+// renderNow renders t within ctx, the time bounded's goroutine has;
+// callerCtx is the caller's, for the redacted copy made on demand later.
+func (r *Renderer) renderNow(ctx, callerCtx context.Context, t *layout.Target) *Result {
 	res := &Result{Target: *t, Capabilities: r.capabilities(t)}
 	if err := r.layoutErr(t); err != nil {
 		// Declared by the repository but not loadable: fail it, never
@@ -348,8 +350,9 @@ func (r *Renderer) renderNow(ctx context.Context, t *layout.Target) *Result {
 	if err == nil && secret {
 		// Redacted output comes from a rendering in which every secret
 		// value is a placeholder: decrypted bytes never reach it.
-		// It may run after this rendering's context is gone (on demand).
-		safeCtx := context.WithoutCancel(ctx)
+		// It may run after this rendering's bounded context is gone (on
+		// demand), within the caller's: an interrupt stops it too.
+		safeCtx := callerCtx
 		res.safe = sync.OnceValues(func() ([]manifest.Object, error) {
 			type out struct {
 				objs []manifest.Object
