@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -142,13 +143,22 @@ func TestCaughtEarly(t *testing.T) {
 // TestInterruptEveryCommand: each long-running command stops at SIGINT
 // with exit code 130, whether the signal arrives while the process is
 // still initialising or inside a template, when it was started with
-// SIGINT ignored as a script's background job is. (The reporter's
-// script lost an early Ctrl-C, and the run went on until --timeout.)
+// SIGINT ignored as a script's background job is, on a loaded machine:
+// repotool on one thread (GOMAXPROCS=1) and a busy process per core
+// beside it. (The reporter's script lost an early Ctrl-C, and the run
+// went on until --timeout.)
 func TestInterruptEveryCommand(t *testing.T) {
 	if _, err := os.Stat("/proc/self/status"); err != nil {
 		t.Skip("needs /proc to see when the process catches SIGINT")
 	}
 	bin := testtool.Repotool(t)
+	for range runtime.NumCPU() {
+		busy := exec.Command("sh", "-c", "while :; do :; done")
+		if err := busy.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { busy.Process.Kill(); busy.Wait() })
+	}
 	repo := loopingRepo(t)
 	testtool.GitCommit(t, repo, "first")
 	// The change diff must render: the looping chart, at both revisions.
@@ -172,7 +182,7 @@ func TestInterruptEveryCommand(t *testing.T) {
 				// with it ignored.
 				cmd := exec.Command("sh", append([]string{"-c", `trap "" INT; exec "$0" "$@"`, bin}, c.args...)...)
 				cmd.Dir = c.dir
-				cmd.Env = append(os.Environ(), c.env...)
+				cmd.Env = append(os.Environ(), append(c.env, "GOMAXPROCS=1")...)
 				var stderr bytes.Buffer
 				cmd.Stderr = &stderr
 				if err := cmd.Start(); err != nil {
