@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"text/template"
@@ -22,8 +24,16 @@ type Engine struct {
 	// DefaultCacheSize, a negative value keeps none.
 	CacheSize int
 
+	// MaxPrinted bounds, in bytes, what the templates of one rendering
+	// print, counting what include and tpl return: 0 means
+	// DefaultMaxPrinted.
+	MaxPrinted int64
+
 	cache parseCache
 }
+
+// DefaultMaxPrinted is Engine.MaxPrinted's default.
+const DefaultMaxPrinted = 128 << 20
 
 // Render runs the templates of c and its subcharts with top, the values
 // Helm's chartutil.ToRenderValues makes (Values, Release, Capabilities),
@@ -34,6 +44,12 @@ type Engine struct {
 // The first template that fails, in parse order, fails the rendering with
 // Helm's message, and nothing is returned.
 func (e *Engine) Render(c *chart.Chart, top chartutil.Values) (out map[string]string, err error) {
+	return e.RenderContext(context.Background(), c, top)
+}
+
+// RenderContext is Render within ctx: when ctx ends, the templates stop at
+// their next output or include, and the rendering fails with ctx's cause.
+func (e *Engine) RenderContext(ctx context.Context, c *chart.Chart, top chartutil.Values) (out map[string]string, err error) {
 	srcs := sources(c, top)
 	set := e.cache.get(srcs, e.CacheSize)
 	if set.err != nil {
@@ -50,7 +66,11 @@ func (e *Engine) Render(c *chart.Chart, top chartutil.Values) (out map[string]st
 	if err != nil {
 		return map[string]string{}, err
 	}
-	r := newRun(t, map[string]int{})
+	b := &budget{ctx: ctx, maxPrinted: e.MaxPrinted}
+	if b.maxPrinted <= 0 {
+		b.maxPrinted = DefaultMaxPrinted
+	}
+	r := newRun(t, map[string]int{}, b)
 	out = make(map[string]string, len(srcs))
 	for _, s := range srcs {
 		if s.partial() {
@@ -60,8 +80,12 @@ func (e *Engine) Render(c *chart.Chart, top chartutil.Values) (out map[string]st
 		// one that included them, as in Helm, where the chart's data is
 		// shared and set before each template runs.
 		s.scope["Template"] = chartutil.Values{"Name": s.name, "BasePath": s.base}
-		var buf strings.Builder
+		buf := output{b: b}
 		if err := r.t.ExecuteTemplate(&buf, s.name, chartutil.Values(s.scope)); err != nil {
+			if errors.Is(err, errLimit) && !strings.Contains(err.Error(), s.name) {
+				// Printing itself went over: say where.
+				err = fmt.Errorf("template: %s: %w", s.name, err)
+			}
 			return map[string]string{}, execError(s.name, err)
 		}
 		out[s.name] = strings.ReplaceAll(buf.String(), noValue, "")

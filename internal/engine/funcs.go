@@ -17,17 +17,18 @@ import (
 // each rendering binds its own (run.bind), since they run templates of
 // that rendering.
 var baseFuncs = sync.OnceValue(func() template.FuncMap {
-	fm := sprig.TxtFuncMap()
+	fm := maps.Clone(sprigFuncs())
 	maps.DeleteFunc(fm, func(name string, _ any) bool { return name == "env" || name == "expandenv" })
+	maps.Copy(fm, limitedFuncs(sprigFuncs()))
 	helm := template.FuncMap{
-		"toYaml":        toYAML,
-		"toYamlPretty":  toYAMLPretty,
+		"toYaml":        measured(toYAML),
+		"toYamlPretty":  measured(toYAMLPretty),
 		"fromYaml":      decodeMap(yamlDecoder),
 		"fromYamlArray": decodeList(yamlDecoder),
-		"toJson":        toJSON,
+		"toJson":        measured(toJSON),
 		"fromJson":      decodeMap(json.Unmarshal),
 		"fromJsonArray": decodeList(json.Unmarshal),
-		"toToml":        toTOML,
+		"toToml":        measured(toTOML),
 		"fromToml":      decodeMap(toml.Unmarshal),
 
 		"required":      required,
@@ -41,6 +42,9 @@ var baseFuncs = sync.OnceValue(func() template.FuncMap {
 	maps.Copy(fm, helm)
 	return fm
 })
+
+// sprigFuncs is sprig's function library, as sprig makes it.
+var sprigFuncs = sync.OnceValue(sprig.TxtFuncMap)
 
 var errUnbound = errors.New("include and tpl run only inside a rendering")
 

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -28,13 +29,47 @@ const noValue = "<no value>"
 type run struct {
 	t       *template.Template
 	nesting map[string]int
+	*budget
 }
 
-// newRun binds include and tpl to t, which the run owns.
-func newRun(t *template.Template, nesting map[string]int) *run {
-	r := &run{t: t, nesting: nesting}
-	t.Funcs(template.FuncMap{"include": r.include, "tpl": r.tpl})
+// budget is what a rendering has spent of its limits, shared by the runs
+// of its tpl calls, and the context that stops it.
+type budget struct {
+	ctx context.Context
+	// nested counts the dicts and lists made holding a dict or a list.
+	nested int
+	// printed counts the bytes the templates printed, include and tpl
+	// included, up to maxPrinted.
+	printed, maxPrinted int64
+}
+
+// newRun binds include, tpl and the functions that count towards b to t,
+// which the run owns.
+func newRun(t *template.Template, nesting map[string]int, b *budget) *run {
+	r := &run{t: t, nesting: nesting, budget: b}
+	fm := r.nestingFuncs(sprigFuncs())
+	fm["include"], fm["tpl"] = r.include, r.tpl
+	t.Funcs(fm)
 	return r
+}
+
+// output is where a template of a run prints: it counts what it takes
+// against the budget, and stops taking when the rendering's context ends
+// (an interrupt, --timeout), so that a template still running after its
+// rendering was given up stops at its next output.
+type output struct {
+	strings.Builder
+	b *budget
+}
+
+func (o *output) Write(p []byte) (int, error) {
+	if err := context.Cause(o.b.ctx); err != nil {
+		return 0, err
+	}
+	if o.b.printed += int64(len(p)); o.b.printed > o.b.maxPrinted {
+		return 0, limitError(fmt.Sprintf("the templates printed more than %d bytes, counting what include and tpl return (repotool's limit)", o.b.maxPrinted))
+	}
+	return o.Builder.Write(p)
 }
 
 // include runs the named template with data and returns what it prints.
@@ -42,9 +77,12 @@ func (r *run) include(name string, data any) (string, error) {
 	if r.nesting[name] >= maxNesting {
 		return "", fmt.Errorf("rendering template has a nested reference name: %s: %w", name, errors.New("unable to execute template"))
 	}
+	if err := context.Cause(r.ctx); err != nil {
+		return "", err
+	}
 	r.nesting[name]++
 	defer func() { r.nesting[name]-- }()
-	var out strings.Builder
+	out := output{b: r.budget}
 	err := r.t.ExecuteTemplate(&out, name, data)
 	return out.String(), err
 }
@@ -58,12 +96,12 @@ func (r *run) tpl(text string, data any) (string, error) {
 		return "", fmt.Errorf("cannot clone template: %w", err)
 	}
 	t.Option("missingkey=zero")
-	child := newRun(t, r.nesting)
+	child := newRun(t, r.nesting, r.budget)
 	parsed, err := child.t.New(rootName).Parse(text)
 	if err != nil {
 		return "", fmt.Errorf("cannot parse template %q: %w", text, err)
 	}
-	var out strings.Builder
+	out := output{b: r.budget}
 	if err := parsed.Execute(&out, data); err != nil {
 		return "", fmt.Errorf("error during tpl function execution for %q: %w", text, err)
 	}

@@ -82,7 +82,7 @@ func (r *Renderer) template(ctx context.Context, t *layout.Target, entry *chartE
 	if c.Metadata.KubeVersion != "" && !chartutil.IsCompatibleRange(c.Metadata.KubeVersion, hcaps.KubeVersion.String()) {
 		return nil, nil, fmt.Errorf("chart requires kubeVersion: %s which is incompatible with Kubernetes %s", c.Metadata.KubeVersion, hcaps.KubeVersion.String())
 	}
-	files, err := r.engine.Render(c, top)
+	files, err := r.engine.RenderContext(ctx, c, top)
 	if err != nil {
 		return nil, nil, err
 	}

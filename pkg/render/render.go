@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 	"log/slog"
+	"math"
 	"net/http"
 	"path"
 	"regexp"
@@ -179,6 +180,17 @@ func New(repo *layout.Repo, opts Options, extra ...Option) *Renderer {
 	}
 	if r.opts.Concurrency < 1 {
 		r.opts.Concurrency = runtime.GOMAXPROCS(0)
+	}
+	// What the templates may print while they run, include and tpl
+	// counted: a template that loops printing stops there, long before
+	// the machine runs out of memory (MaxOutputSize checks the result).
+	switch {
+	case r.opts.MaxOutputSize <= 0:
+		r.engine.MaxPrinted = math.MaxInt64
+	case r.opts.MaxOutputSize > math.MaxInt64/2:
+		r.engine.MaxPrinted = math.MaxInt64
+	default:
+		r.engine.MaxPrinted = max(2*r.opts.MaxOutputSize, engine.DefaultMaxPrinted)
 	}
 	return r
 }
