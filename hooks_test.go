@@ -272,6 +272,10 @@ func preCommitEnv(t *testing.T, tmp string, extra ...string) []string {
 			}
 		}
 	}
+	// As testtool builds its binaries: pre-commit's go install then finds
+	// the packages compiled in the build cache, where with cgo it would
+	// compile Helm, Kubernetes and SOPS once more (minutes on a cold cache).
+	env = append(env, "CGO_ENABLED=0")
 	return append(env, extra...)
 }
 

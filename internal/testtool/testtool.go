@@ -1,17 +1,23 @@
 // Package testtool builds the reference CLIs that tests compare repotool
-// against (helm, sops) from the Go module versions in go.mod, once per test
-// binary, into a temporary folder. Tests that need them are skipped with
-// -short.
+// against (helm, sops) from the Go module versions in go.mod, and repotool
+// itself, once per checkout state, into a temporary folder that the test
+// binaries of all packages share (sharedDir). Tests that need them are
+// skipped with -short.
 package testtool
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
+	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -103,23 +109,102 @@ func build(t testing.TB, pkg string) string {
 		return p
 	}
 	if dir == "" {
-		d, err := os.MkdirTemp("", "repotool-testtool-")
+		d, err := sharedDir(moduleRoot(t))
 		if err != nil {
 			t.Fatal(err)
 		}
 		dir = d
 	}
 	out := filepath.Join(dir, filepath.Base(pkg))
-	cmd := exec.Command("go", "build", "-o", out, pkg)
-	cmd.Dir = moduleRoot(t)
+	if err := buildShared(moduleRoot(t), pkg, out); err != nil {
+		t.Fatal(err)
+	}
+	built[pkg] = out
+	return out
+}
+
+// sharedDir is the folder for the binaries built from this checkout as it
+// is now, shared by the test binaries of one `go test ./...` (each
+// package's tests run in a process of their own) and by later runs: a
+// folder of the temporary directory named by a digest of the Go version,
+// go.mod, go.sum and every file the binaries are built from. Linking
+// repotool, helm and sops takes half a minute on a busy 2-core machine;
+// each package linking its own took minutes of the suite. Folders of other
+// checkouts left for a day are removed.
+func sharedDir(root string) (string, error) {
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\n%s\n", runtime.Version(), os.Getenv("GOFLAGS"))
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, path)
+		if d.IsDir() {
+			switch {
+			case d.Name() == "testdata", strings.HasPrefix(d.Name(), ".") && rel != ".",
+				rel == filepath.Join("internal", "corpus"), rel == filepath.Join("internal", "argocdcheck"):
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if strings.HasSuffix(path, "_test.go") || !d.Type().IsRegular() {
+			return nil
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(h, "%s %d\n", filepath.ToSlash(rel), len(data))
+		h.Write(data)
+		return nil
+	})
+	if err != nil {
+		return "", err
+	}
+	parent := filepath.Join(os.TempDir(), "repotool-testtool")
+	d := filepath.Join(parent, hex.EncodeToString(h.Sum(nil))[:16])
+	if err := os.MkdirAll(d, 0o755); err != nil {
+		return "", err
+	}
+	now := time.Now()
+	os.Chtimes(d, now, now)
+	if others, err := os.ReadDir(parent); err == nil {
+		for _, o := range others {
+			if info, err := o.Info(); err == nil && o.Name() != filepath.Base(d) && now.Sub(info.ModTime()) > 24*time.Hour {
+				os.RemoveAll(filepath.Join(parent, o.Name()))
+			}
+		}
+	}
+	return d, nil
+}
+
+// buildShared builds pkg into out unless another test binary did: the
+// first takes a lock on out, builds into a temporary file and renames it,
+// and the others wait for the lock and find out there.
+func buildShared(root, pkg, out string) error {
+	lock, err := os.OpenFile(out+".lock", os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return err
+	}
+	defer lock.Close()
+	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
+		return err
+	}
+	defer syscall.Flock(int(lock.Fd()), syscall.LOCK_UN)
+	if _, err := os.Stat(out); err == nil {
+		return nil
+	}
+	tmp := fmt.Sprintf("%s.%d.tmp", out, os.Getpid())
+	cmd := exec.Command("go", "build", "-o", tmp, pkg)
+	cmd.Dir = root
 	// The environment the test binary started with: a test that isolated
 	// HOME (IsolateSOPS) must not send go build to a cold cache.
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "HOME="+startHome, "XDG_CACHE_HOME="+startXDGCache)
 	if b, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("build %s: %v\n%s", pkg, err, b)
+		os.Remove(tmp)
+		return fmt.Errorf("build %s: %v\n%s", pkg, err, b)
 	}
-	built[pkg] = out
-	return out
+	return os.Rename(tmp, out)
 }
 
 // moduleRoot finds the folder holding repotool's go.mod.
