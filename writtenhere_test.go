@@ -9,13 +9,15 @@ import (
 	"testing"
 )
 
-// notOurs are the marks a file copied from another project carries: its
-// licence header, or a note that it was copied or modified from one.
-var notOurs = regexp.MustCompile(`(?i)copyright|licensed under the|spdx-license-identifier|\bcopied from\b|\bmodified (?:by|from)\b`)
+// notOurs are the marks a file taken from another project carries: its
+// licence header, or a note saying where it was taken or changed from.
+// Each word is written with a character class so that this file, which
+// is checked too, does not carry the marks it looks for.
+var notOurs = regexp.MustCompile(`(?i)copy[r]ight|licensed[ ]under the|spdx-license-[i]dentifier|\bcopied[ ]from\b|\bmodified[ ](?:by|from)\b`)
 
 // TestWrittenHere: every source file of the repository (Go, shell, the
 // workflow and Action) is ours: none carries another project's licence
-// header or a "copied from" / "modified from" note. Third-party material
+// header or a note naming the project it came from. Third-party material
 // comes from pinned Go modules (internal/corpus) or ../shared, never
 // committed. Test data is prose about upstream projects and is not read.
 func TestWrittenHere(t *testing.T) {
@@ -43,7 +45,7 @@ func TestWrittenHere(t *testing.T) {
 		}
 		checked++
 		for i, line := range strings.Split(string(data), "\n") {
-			if notOurs.MatchString(line) && p != "writtenhere_test.go" {
+			if notOurs.MatchString(line) {
 				t.Errorf("%s:%d: %s", p, i+1, strings.TrimSpace(line))
 			}
 		}

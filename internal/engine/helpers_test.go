@@ -84,16 +84,16 @@ func (r rendering) String() string {
 
 func helmRender(t testing.TB, c *chart.Chart, vals map[string]any) rendering {
 	t.Helper()
-	out, err := helmengine.Render(c, topValues(t, c, vals))
-	if err != nil {
-		return rendering{err: err.Error()}
-	}
-	return rendering{out: out}
+	return newRendering(helmengine.Render(c, topValues(t, c, vals)))
 }
 
 func ourRender(t testing.TB, e *Engine, c *chart.Chart, vals map[string]any) rendering {
 	t.Helper()
-	out, err := e.Render(c, topValues(t, c, vals))
+	return newRendering(e.Render(c, topValues(t, c, vals)))
+}
+
+// newRendering is an engine's result as a rendering.
+func newRendering(out map[string]string, err error) rendering {
 	if err != nil {
 		return rendering{err: err.Error()}
 	}
