@@ -362,23 +362,18 @@ func runRenderArgoCD(cmd *cobra.Command, env Env, f *renderFlags, args []string,
 }
 
 // writeTier prints the part of each rendering that tier owns; all or
-// nothing, like the plain stream. The scope of custom kinds comes from the
-// charts' crds/ folders and the CRDs the renderings hold.
+// nothing, like the plain stream. Which custom kinds are cluster-scoped
+// comes from the CRDs the target's own rendering holds: a target reads
+// nothing of the other namespaces (layout.Repo.Inputs, what Argo CD's
+// manifest-generate-paths lists). lint's project-permission rule, over the
+// whole repository's CRDs, and Argo CD's AppProjects refuse a
+// cluster-scoped custom kind that another chart defines.
 func writeTier(cmd *cobra.Command, repo *layout.Repo, results []*render.Result, tier string, outside error) error {
-	crds, err := argocd.ChartCRDs(repo)
-	if err != nil {
-		outside = errors.Join(outside, err)
-	}
-	for _, res := range results {
-		if res.Err == nil {
-			crds = append(crds, manifest.CRDsOf(res.Objects)...)
-		}
-	}
-	tiers := argocd.NewTiers(repo, manifest.NewCRDs(crds...))
 	var out bytes.Buffer
 	var failed []error
 	for _, res := range results {
 		if res.Err == nil {
+			tiers := argocd.NewTiers(repo, manifest.NewCRDs(manifest.CRDsOf(res.Objects)...))
 			data, err := tiers.Split(res.Target, res.Manifest, res.Objects, config.ArgoTier(tier))
 			if err != nil {
 				res.Err = err
@@ -392,7 +387,7 @@ func writeTier(cmd *cobra.Command, repo *layout.Repo, results []*render.Result, 
 	if len(failed) > 0 || outside != nil {
 		return reportFailures(cmd.ErrOrStderr(), outside, failed, len(results), "nothing was written to standard output")
 	}
-	_, err = cmd.OutOrStdout().Write(out.Bytes())
+	_, err := cmd.OutOrStdout().Write(out.Bytes())
 	return err
 }
 

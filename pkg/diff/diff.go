@@ -18,33 +18,28 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"maps"
 	"path"
 	"slices"
 	"strings"
 
 	"github.com/pmezard/go-difflib/difflib"
-	yaml "go.yaml.in/yaml/v3"
 
-	"github.com/repotool/repotool/internal/fsutil"
 	"github.com/repotool/repotool/pkg/argocd"
 	"github.com/repotool/repotool/pkg/change"
-	"github.com/repotool/repotool/pkg/config"
 	"github.com/repotool/repotool/pkg/layout"
 	"github.com/repotool/repotool/pkg/manifest"
 	"github.com/repotool/repotool/pkg/render"
 )
 
-// globalFiles are files whose change affects every target.
-var globalFiles = []string{config.FileName, ".sops.yaml", "repotool.sum"}
-
 // Affected returns the targets of base and head that the changed paths
-// affect, sorted by name: a target whose chart (or a chart it depends on
-// through file://) holds a changed file, one of whose values files (or
-// the file a values link points to) changed, every target when a
-// repository-wide file changed, and every target that exists at one
-// revision only.
+// affect, sorted by name: a target one of whose inputs (layout's
+// Repo.Inputs: its folder, its chart's and the charts that chart depends
+// on through file://, where their links lead, the repository-wide files)
+// holds a changed path at either revision, and every target that exists at
+// one revision only. generate writes the same inputs into each
+// Application's manifest-generate-paths annotation, so that diff and
+// Argo CD agree on what a commit re-renders.
 func Affected(base, head *layout.Repo, changed []string) []change.Target {
 	byName := map[string]*change.Target{}
 	get := func(name string) *change.Target {
@@ -55,22 +50,13 @@ func Affected(base, head *layout.Repo, changed []string) []change.Target {
 		byName[name] = t
 		return t
 	}
-	global := slices.DeleteFunc(slices.Clone(changed), func(p string) bool { return !slices.Contains(globalFiles, p) })
 	for _, side := range []*layout.Repo{base, head} {
-		deps := chartDeps(side)
-		for _, t := range side.Targets {
+		for i := range side.Targets {
+			t := &side.Targets[i]
+			inputs := side.Inputs(t)
 			var files []string
-			files = append(files, global...)
-			dirs := append([]string{t.ChartDir}, deps[t.ChartDir]...)
-			values := map[string]bool{}
-			for _, v := range t.Values {
-				values[v.Path] = true
-				if real, err := fsutil.Resolve(side.FS, v.Path); err == nil {
-					values[real] = true
-				}
-			}
 			for _, p := range changed {
-				if values[p] || slices.ContainsFunc(dirs, func(d string) bool { return strings.HasPrefix(p, d+"/") }) {
+				if slices.ContainsFunc(inputs, func(in string) bool { return p == in || strings.HasPrefix(p, in+"/") }) {
 					files = append(files, p)
 				}
 			}
@@ -105,67 +91,6 @@ func Affected(base, head *layout.Repo, changed []string) []change.Target {
 		out = append(out, *t)
 	}
 	slices.SortFunc(out, func(a, b change.Target) int { return strings.Compare(a.Name, b.Name) })
-	return out
-}
-
-// chartDeps maps each chart folder to the folders of the charts it
-// depends on through file://, transitively.
-func chartDeps(repo *layout.Repo) map[string][]string {
-	direct := map[string][]string{}
-	// Read through the run's file index, where layout already read each
-	// Chart.yaml. One that cannot be read or parsed is layout's
-	// chart-invalid, and its targets fail to render.
-	files := repo.Files
-	if files == nil {
-		files = layout.NewFiles(repo.FS)
-	}
-	var read func(dir string)
-	read = func(dir string) {
-		if _, done := direct[dir]; done {
-			return
-		}
-		direct[dir] = nil
-		data, err := files.Get(path.Join(dir, "Chart.yaml")).Data()
-		if err != nil {
-			return
-		}
-		var c struct {
-			Dependencies []struct {
-				Repository string `yaml:"repository"`
-			} `yaml:"dependencies"`
-		}
-		if yaml.Unmarshal(data, &c) != nil {
-			return
-		}
-		for _, d := range c.Dependencies {
-			if rel, ok := strings.CutPrefix(d.Repository, "file://"); ok {
-				dep := path.Clean(path.Join(dir, rel))
-				if fs.ValidPath(dep) {
-					direct[dir] = append(direct[dir], dep)
-					read(dep)
-				}
-			}
-		}
-	}
-	for _, t := range repo.Targets {
-		read(t.ChartDir)
-	}
-	out := map[string][]string{}
-	for dir := range direct {
-		seen := map[string]bool{dir: true}
-		todo := slices.Clone(direct[dir])
-		for len(todo) > 0 {
-			d := todo[0]
-			todo = todo[1:]
-			if seen[d] {
-				continue // a cycle: render reports it
-			}
-			seen[d] = true
-			out[dir] = append(out[dir], d)
-			todo = append(todo, direct[d]...)
-		}
-		slices.Sort(out[dir])
-	}
 	return out
 }
 

@@ -122,6 +122,8 @@ type Repo struct {
 	// Files is the repository's file index, shared by every stage: each
 	// file is read, and parsed, at most once.
 	Files *Files `json:"-"`
+
+	inputs *inputCache // what Inputs learnt of each chart folder
 }
 
 // Target returns the target for cluster and namespace.
@@ -177,12 +179,13 @@ type Options struct {
 	// Config, when non-nil, is used instead of reading ConfigFile.
 	Config *config.Config
 	// Only, when set, loads one target of the repository and what it
-	// needs: the configuration, every namespace folder (charts, common
-	// values), and of the clusters only that target's folder. The checks
-	// of the target's files are the same; the repository-wide ones (a
-	// namespace no cluster deploys, configuration for a missing folder)
-	// are left to a full load (repotool lint). For the Argo CD plugin,
-	// which renders one target per call in repositories of thousands.
+	// needs: the configuration, its namespace folder (chart, common
+	// values) and its cluster folder; no other namespace or cluster is
+	// read. The checks of the target's files are the same; the
+	// repository-wide ones (a namespace no cluster deploys, configuration
+	// for a missing folder) are left to a full load (repotool lint). For
+	// render -c -n and the Argo CD plugin, which renders one target per
+	// call in repositories of thousands.
 	Only *TargetRef
 }
 
@@ -222,7 +225,7 @@ func LoadDir(ctx context.Context, dir string, opts Options) (*Repo, error) {
 // repository cannot be read at all, the context ends, or repotool.yaml is
 // invalid (a *config.Error).
 func Load(ctx context.Context, fsys fs.FS, opts Options) (*Repo, error) {
-	l := &loader{ctx: ctx, fsys: fsys, repo: &Repo{FS: fsys, Files: NewFiles(fsys)}, maxValues: cmp.Or(opts.MaxValuesSize, DefaultMaxValuesSize), only: opts.Only}
+	l := &loader{ctx: ctx, fsys: fsys, repo: &Repo{FS: fsys, Files: NewFiles(fsys), inputs: &inputCache{}}, maxValues: cmp.Or(opts.MaxValuesSize, DefaultMaxValuesSize), only: opts.Only}
 	if err := l.loadConfig(opts); err != nil {
 		return nil, err
 	}
@@ -297,6 +300,9 @@ func (l *loader) load() error {
 	for _, e := range nsEntries {
 		if err := l.ctx.Err(); err != nil {
 			return err
+		}
+		if l.only != nil && e.name != l.only.Namespace {
+			continue
 		}
 		l.checkFolder(e, "namespace")
 		if e.dir {

@@ -471,7 +471,7 @@ func TestLoadCancelled(t *testing.T) {
 	}
 }
 
-// TestLoadOnly loads one target: every namespace, the one cluster target,
+// TestLoadOnly loads one target: its namespace, its cluster folder,
 // the checks of its files, and none of the repository-wide ones.
 func TestLoadOnly(t *testing.T) {
 	fsys := fstest.MapFS{
@@ -491,7 +491,7 @@ func TestLoadOnly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(full.Targets) != 3 || len(one.Targets) != 1 || one.Targets[0].Name() != "c1/app" || len(one.Namespaces) != 3 {
+	if len(full.Targets) != 3 || len(one.Targets) != 1 || one.Targets[0].Name() != "c1/app" || len(one.Namespaces) != 1 {
 		t.Fatalf("targets %d / %d, namespaces %d", len(full.Targets), len(one.Targets), len(one.Namespaces))
 	}
 	full1, _ := full.Target("c1", "app")

@@ -25,6 +25,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/repotool/repotool/internal/fsutil"
+	"github.com/repotool/repotool/pkg/layout"
 )
 
 // maxDownload bounds a downloaded index or chart archive.
@@ -254,7 +255,7 @@ func (r *Renderer) index(ctx context.Context, repository string) (*repo.IndexFil
 // sha256:<hex>". A cached archive is used only when its digest matches its
 // pin (or, online, the chart repository's index); offline, only pinned
 // archives are used from the cache.
-const SumsFile = "repotool.sum"
+const SumsFile = layout.SumsFile
 
 // parseSums reads SumsFile (Renderer.sums reads it once per Renderer). No
 // file means no pins; a link to a file that is gone is an error, not "no

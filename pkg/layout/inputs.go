@@ -1,0 +1,195 @@
+package layout
+
+import (
+	"io/fs"
+	"path"
+	"slices"
+	"strings"
+	"sync"
+
+	yaml "go.yaml.in/yaml/v3"
+
+	"github.com/repotool/repotool/internal/fsutil"
+	"github.com/repotool/repotool/pkg/config"
+)
+
+// SumsFile is the file that pins remote chart dependencies' digests
+// (render reads it; see docs/render.md).
+const SumsFile = "repotool.sum"
+
+// SOPSConfigFile is SOPS's creation rules, which lint checks secret values
+// files against.
+const SOPSConfigFile = ".sops.yaml"
+
+// RepoFiles returns the repository-wide files whose change affects every
+// target: the configuration file (whether it exists or not: adding one
+// changes everything), SOPSConfigFile and SumsFile. Sorted.
+func (r *Repo) RepoFiles() []string {
+	cfg := r.ConfigFile
+	if cfg == "" {
+		cfg = config.FileName
+	}
+	return slices.Compact(slices.Sorted(slices.Values([]string{cfg, SOPSConfigFile, SumsFile})))
+}
+
+// Inputs returns every repository path whose change can change what t
+// renders, sorted, a folder standing for everything below it (and none
+// listed inside another):
+//
+//   - the repository-wide files (RepoFiles);
+//   - the target's folder (a new values file changes the merge, and a
+//     stray file or folder in it is a layout error that fails the target);
+//   - its chart's folder, and the folders of the charts that chart depends
+//     on through file://, transitively;
+//   - where the symbolic links in those folders, and its values files,
+//     lead when that is outside them.
+//
+// diff decides which targets a change affects from it, and generate writes
+// it into each Application's manifest-generate-paths annotation, so that
+// the two can never disagree about what a commit re-renders.
+func (r *Repo) Inputs(t *Target) []string {
+	out := r.RepoFiles()
+	add := func(p string) {
+		out = append(out, p)
+		if real, err := fsutil.Resolve(r.FS, p); err == nil && real != p {
+			out = append(out, real)
+		}
+	}
+	add(t.Dir)
+	for _, v := range t.Values {
+		add(v.Path)
+	}
+	for _, dir := range r.chartClosure(t.ChartDir) {
+		add(dir)
+		out = append(out, r.linksOf(dir)...)
+	}
+	return compactPaths(out)
+}
+
+// compactPaths sorts paths and drops those that are inside another.
+func compactPaths(ps []string) []string {
+	slices.Sort(ps)
+	ps = slices.Compact(ps)
+	var out []string
+	for _, p := range ps {
+		// "a/b/c" need not follow "a/b" directly ("a/b-x" sorts between
+		// them): check every kept path.
+		if slices.ContainsFunc(out, func(d string) bool { return within(p, d) }) {
+			continue
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+// inputCache keeps, per chart folder, what Inputs learnt of it: the
+// charts it depends on through file:// and where its links lead.
+type inputCache struct {
+	mu    sync.Mutex
+	deps  map[string][]string
+	links map[string][]string
+}
+
+func (r *Repo) cache() *inputCache {
+	if r.inputs == nil {
+		return &inputCache{} // a Repo not made by Load: nothing kept
+	}
+	return r.inputs
+}
+
+// chartClosure returns dir and the folders of the charts it depends on
+// through file://, transitively, sorted. A Chart.yaml that cannot be read
+// or parsed adds nothing: its targets fail to render (chart-invalid), and
+// the folder that holds it is an input already.
+func (r *Repo) chartClosure(dir string) []string {
+	c := r.cache()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.deps == nil {
+		c.deps = map[string][]string{}
+	}
+	seen := map[string]bool{}
+	todo := []string{dir}
+	for len(todo) > 0 {
+		d := todo[0]
+		todo = todo[1:]
+		if seen[d] {
+			continue // a cycle: render reports it
+		}
+		seen[d] = true
+		direct, ok := c.deps[d]
+		if !ok {
+			direct = r.fileDeps(d)
+			c.deps[d] = direct
+		}
+		todo = append(todo, direct...)
+	}
+	return slices.Sorted(func(yield func(string) bool) {
+		for d := range seen {
+			if !yield(d) {
+				return
+			}
+		}
+	})
+}
+
+// fileDeps returns the folders of the file:// dependencies in dir's
+// Chart.yaml, read through the run's file index (layout read it already).
+func (r *Repo) fileDeps(dir string) []string {
+	files := r.Files
+	if files == nil {
+		files = NewFiles(r.FS)
+	}
+	data, err := files.Get(path.Join(dir, "Chart.yaml")).Data()
+	if err != nil {
+		return nil
+	}
+	var c struct {
+		Dependencies []struct {
+			Repository string `yaml:"repository"`
+		} `yaml:"dependencies"`
+	}
+	if yaml.Unmarshal(data, &c) != nil {
+		return nil
+	}
+	var out []string
+	for _, d := range c.Dependencies {
+		if rel, ok := strings.CutPrefix(d.Repository, "file://"); ok {
+			if dep := path.Clean(path.Join(dir, rel)); fs.ValidPath(dep) && dep != "." {
+				out = append(out, dep)
+			}
+		}
+	}
+	return out
+}
+
+// linksOf returns where the symbolic links below dir lead when that is
+// outside dir: the chart loader follows them, so what they point to is
+// part of the chart. A link that cannot be followed adds nothing (the
+// layout or the chart loader fails the target on it).
+func (r *Repo) linksOf(dir string) []string {
+	c := r.cache()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if l, ok := c.links[dir]; ok {
+		return l
+	}
+	var out []string
+	if real, err := fsutil.Resolve(r.FS, dir); err == nil {
+		_ = fsutil.Walk(r.FS, dir, func(_, p string, info fs.FileInfo, err error) error {
+			if err != nil || within(p, real) {
+				return nil
+			}
+			out = append(out, p)
+			if info.IsDir() {
+				return fs.SkipDir // everything below it is inside it
+			}
+			return nil
+		})
+	}
+	if c.links == nil {
+		c.links = map[string][]string{}
+	}
+	c.links[dir] = out
+	return out
+}
