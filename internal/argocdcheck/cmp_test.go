@@ -15,6 +15,7 @@ import (
 	"github.com/argoproj/argo-cd/v2/cmpserver/plugin"
 	"github.com/argoproj/argo-cd/v2/pkg/apis/application/v1alpha1"
 	"github.com/argoproj/argo-cd/v2/util/cmp"
+	"github.com/argoproj/argo-cd/v2/util/tgzstream"
 	"github.com/argoproj/gitops-engine/pkg/utils/kube"
 	"google.golang.org/grpc"
 	"sigs.k8s.io/yaml"
@@ -87,6 +88,8 @@ func TestCMPServer(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Argo CD refuses plugin.yaml: %v", err)
 	}
+	// The repo-server leaves out what generate plugin's exclusions name.
+	exclusions := tarExclusions(t)
 	// One Application of each tier.
 	for _, file := range []string{"application-cert-manager.yaml", "application-namespace-a-security.yaml", "application-namespace-a.yaml"} {
 		t.Run(file, func(t *testing.T) {
@@ -119,7 +122,7 @@ func TestCMPServer(t *testing.T) {
 			pipe := &streamPipe{ctx: ctx, ch: make(chan *apiclient.AppStreamRequest)}
 			sent := make(chan error, 1)
 			go func() {
-				sent <- cmp.SendRepoStream(ctx, appPath, repo, pipe, env, nil)
+				sent <- cmp.SendRepoStream(ctx, appPath, repo, pipe, env, exclusions)
 				close(pipe.ch)
 			}()
 			svc := plugin.NewService(plugin.CMPServerInitConstants{PluginConfig: *cfg})
@@ -150,5 +153,58 @@ func TestCMPServer(t *testing.T) {
 			}
 			t.Logf("%d manifests", len(want))
 		})
+	}
+}
+
+// tarExclusions reads reposerver.plugin.tar.exclusions from the install
+// objects `repotool generate plugin` prints for the fixture, split as the
+// repo-server splits the setting.
+func tarExclusions(t *testing.T) []string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(goldens, "plugin", "install.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, doc := range strings.Split(string(data), "\n---\n") {
+		var cm struct {
+			Metadata struct{ Name string } `json:"metadata"`
+			Data     map[string]string     `json:"data"`
+		}
+		if yaml.Unmarshal([]byte(doc), &cm) == nil && cm.Metadata.Name == "argocd-cmd-params-cm" {
+			if v := cm.Data["reposerver.plugin.tar.exclusions"]; v != "" {
+				return strings.Split(v, ";")
+			}
+		}
+	}
+	t.Fatal("install.yaml sets no reposerver.plugin.tar.exclusions")
+	return nil
+}
+
+// TestTarExclusionsLeaveOut measures, with Argo CD's own tarball code, what
+// the repo-server sends the plugin for the fixture with and without the
+// exclusions, and checks they leave out something and keep every file a
+// target reads (TestCMPServer renders through them).
+func TestTarExclusionsLeaveOut(t *testing.T) {
+	repo, err := filepath.Abs("../../testdata/monorepo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	size := func(excluded []string) (int, int64) {
+		f, n, _, err := tgzstream.CompressFiles(repo, nil, excluded)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer tgzstream.CloseAndDelete(f)
+		st, err := f.Stat()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n, st.Size()
+	}
+	allFiles, allBytes := size(nil)
+	files, bytes := size(tarExclusions(t))
+	t.Logf("fixture tarball: %d entries, %d bytes; with the exclusions %d entries, %d bytes", allFiles, allBytes, files, bytes)
+	if files >= allFiles {
+		t.Errorf("the exclusions leave nothing out (%d entries of %d)", files, allFiles)
 	}
 }

@@ -131,8 +131,11 @@ func newGeneratePluginCmd() *cobra.Command {
 		Long: `plugin prints the objects that install repotool as an Argo CD Config
 Management Plugin sidecar: a ConfigMap holding plugin.yaml (generate runs
 "repotool render --argocd"; discovery claims only applications whose source
-path is a target of a repotool layout) and a strategic-merge patch for the
-argocd-repo-server Deployment. --plugin-yaml prints plugin.yaml alone.`,
+path is a target of a repotool layout), a strategic-merge patch for the
+argocd-repo-server Deployment, and a patch for argocd-cmd-params-cm that
+leaves what no target reads (.git, the generated folder, documentation)
+out of the tarball the repo-server sends the plugin. --plugin-yaml prints
+plugin.yaml alone.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			repo, err := loadRepo(cmd, repoArg(args))
@@ -144,7 +147,11 @@ argocd-repo-server Deployment. --plugin-yaml prints plugin.yaml alone.`,
 			if pluginOnly {
 				data, err = argocd.PluginYAML(set)
 			} else {
-				data, err = argocd.PluginInstall(set, image)
+				var exclusions []string
+				if exclusions, err = argocd.TarExclusions(repo); err != nil {
+					return err
+				}
+				data, err = argocd.PluginInstall(set, image, exclusions)
 			}
 			if err != nil {
 				return err

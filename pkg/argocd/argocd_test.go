@@ -57,7 +57,11 @@ func TestGenerateGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	golden.Check(t, filepath.Join("testdata", "golden", "plugin", "plugin.yaml"), plugin)
-	install, err := argocd.PluginInstall(set, "ghcr.io/example/repotool:v0.1.0")
+	exclusions, err := argocd.TarExclusions(repo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	install, err := argocd.PluginInstall(set, "ghcr.io/example/repotool:v0.1.0", exclusions)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,8 +2,16 @@ package argocd
 
 import (
 	"bytes"
+	"cmp"
+	"fmt"
+	"io/fs"
+	"path"
+	"slices"
+	"strings"
 
 	"sigs.k8s.io/yaml"
+
+	"github.com/repotool/repotool/pkg/layout"
 )
 
 // Plugin returns the Config Management Plugin configuration (plugin.yaml,
@@ -26,7 +34,10 @@ func Plugin(set Settings) *ConfigManagementPlugin {
 // for the argocd-repo-server Deployment that adds the repotool sidecar
 // (image: a container image holding the repotool binary). SOPS keys come
 // from the Secret repotool-sops-age (key keys.txt), mounted read-only.
-func PluginInstall(set Settings, image string) ([]byte, error) {
+// When exclusions are given (TarExclusions), a third document patches
+// argocd-cmd-params-cm so that the repo-server leaves them out of the
+// tarball it sends the plugin for every render.
+func PluginInstall(set Settings, image string, exclusions []string) ([]byte, error) {
 	pluginYAML, err := PluginYAML(set)
 	if err != nil {
 		return nil, err
@@ -71,15 +82,27 @@ func PluginInstall(set Settings, image string) ([]byte, error) {
 			},
 		}}},
 	}
+	docs := []any{cm, patch}
+	if len(exclusions) > 0 {
+		docs = append(docs, map[string]any{
+			"apiVersion": "v1",
+			"kind":       "ConfigMap",
+			"metadata":   map[string]any{"name": "argocd-cmd-params-cm", "namespace": set.Namespace},
+			"data":       map[string]any{"reposerver.plugin.tar.exclusions": strings.Join(exclusions, ";")},
+		})
+	}
 	var out bytes.Buffer
 	out.WriteString("# Install the repotool Config Management Plugin (see docs/argocd.md).\n")
-	for i, obj := range []any{cm, patch} {
+	for i, obj := range docs {
 		data, err := yaml.Marshal(obj)
 		if err != nil {
 			return nil, err
 		}
-		if i == 1 {
+		switch i {
+		case 1:
 			out.WriteString("# Strategic-merge patch for argocd-repo-server: kubectl -n " + set.Namespace + " patch deployment argocd-repo-server --patch-file <this document>\n")
+		case 2:
+			out.WriteString("# What the repo-server need not send the plugin (docs/argocd.md, \"Large repositories\"): kubectl -n " + set.Namespace + " patch configmap argocd-cmd-params-cm --patch-file <this document>, then kubectl -n " + set.Namespace + " rollout restart deployment argocd-repo-server\n")
 		}
 		out.WriteString("---\n")
 		out.Write(data)
@@ -89,3 +112,46 @@ func PluginInstall(set Settings, image string) ([]byte, error) {
 
 // PluginYAML returns plugin.yaml alone.
 func PluginYAML(set Settings) ([]byte, error) { return yaml.Marshal(Plugin(set)) }
+
+// TarExclusions returns the globs for Argo CD's reposerver.plugin.tar.exclusions
+// (repo-server flag --plugin-tar-exclude): what the repo-server need not
+// send the plugin, sorted. Argo CD matches each with path/filepath.Match
+// against paths relative to the Git repository's root and skips a matched
+// folder whole. They are .git and every top-level entry of the repository
+// that no target reads (layout's Repo.Inputs): the generated Argo CD
+// folder, documentation, CI configuration. A file render needs is never
+// excluded; a later change that makes a target read an excluded folder (a
+// new file:// dependency or link into it) fails that target with a
+// missing-file error until the exclusions are generated again.
+func TarExclusions(repo *layout.Repo) ([]string, error) {
+	used := map[string]bool{repo.Config.Layout.NamespacesDir: true, repo.Config.Layout.ClustersDir: true}
+	for _, f := range repo.RepoFiles() {
+		used[topLevel(f)] = true
+	}
+	for i := range repo.Targets {
+		for _, p := range repo.Inputs(&repo.Targets[i]) {
+			used[topLevel(p)] = true
+		}
+	}
+	entries, err := fs.ReadDir(repo.FS, ".")
+	if err != nil {
+		return nil, fmt.Errorf("list the repository: %w", err)
+	}
+	gitPath := cmp.Or(repo.Config.Git.Path, ".")
+	names := []string{topLevel(SettingsOf(&repo.Config).OutputDir)} // generate writes it: it need not exist yet
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	out := []string{".git"}
+	for _, n := range names {
+		if !used[n] && n != ".git" && n != "." && n != ".." {
+			out = append(out, path.Join(gitPath, n))
+		}
+	}
+	return slices.Compact(slices.Sorted(slices.Values(out))), nil
+}
+
+func topLevel(p string) string {
+	first, _, _ := strings.Cut(p, "/")
+	return first
+}
