@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"helm.sh/helm/v3/pkg/action"
 	"helm.sh/helm/v3/pkg/chart"
 	"helm.sh/helm/v3/pkg/chart/loader"
 	"helm.sh/helm/v3/pkg/chartutil"
@@ -199,4 +200,41 @@ func BenchmarkSortAndParse(b *testing.B) {
 			}
 		}
 	})
+}
+
+// TestMissingDependencies checks the declared-dependency check against
+// Helm's own (action.CheckDependencies, what helm template runs).
+func TestMissingDependencies(t *testing.T) {
+	chartOf := func(name string, subs ...string) *chart.Chart {
+		c := &chart.Chart{Metadata: &chart.Metadata{Name: name, Version: "1.0.0", APIVersion: "v2"}}
+		for _, s := range subs {
+			c.AddDependency(&chart.Chart{Metadata: &chart.Metadata{Name: s, Version: "1.0.0", APIVersion: "v2"}})
+		}
+		return c
+	}
+	deps := func(names ...string) []*chart.Dependency {
+		var out []*chart.Dependency
+		for _, n := range names {
+			out = append(out, &chart.Dependency{Name: n, Version: "1.0.0"})
+		}
+		return out
+	}
+	tests := []struct {
+		loaded, declared []string
+	}{
+		{nil, nil},
+		{[]string{"a"}, []string{"a"}},
+		{nil, []string{"a"}},
+		{[]string{"b"}, []string{"a", "b", "c"}},
+		{[]string{"a", "b"}, []string{"c", "a", "d"}},
+		{[]string{"x"}, nil},
+	}
+	for _, tt := range tests {
+		c := chartOf("app", tt.loaded...)
+		got := missingDependencies(c, deps(tt.declared...))
+		want := action.CheckDependencies(c, deps(tt.declared...))
+		if (got == nil) != (want == nil) || got != nil && got.Error() != want.Error() {
+			t.Errorf("loaded %v, declared %v: %v, helm: %v", tt.loaded, tt.declared, got, want)
+		}
+	}
 }
