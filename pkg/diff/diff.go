@@ -135,7 +135,7 @@ func Run(ctx context.Context, base, head *layout.Repo, changed []string, opts Op
 		res.Changes = append(res.Changes, changes...)
 		res.Errors = append(res.Errors, errs...)
 	}
-	argo, warnings, err := compareGenerated(base, head)
+	argo, warnings, err := compareGenerated(base, head, generatedClusters(base, head, changed))
 	res.ArgoCD = append(res.ArgoCD, argo...)
 	res.Warnings = warnings
 	if err != nil {
@@ -144,13 +144,48 @@ func Run(ctx context.Context, base, head *layout.Repo, changed []string, opts Op
 	return res, nil
 }
 
+// generatedClusters returns the clusters whose generated Argo CD objects
+// the change can alter, or nil for all: when every changed path is inside
+// a cluster's folder, only that cluster's objects are made from it (its
+// Applications, its projects' destinations); a change anywhere else (the
+// configuration, a chart, whose CRDs decide the projects' kinds of every
+// cluster) may alter any cluster's.
+func generatedClusters(base, head *layout.Repo, changed []string) []string {
+	clusters := map[string]bool{}
+	for _, p := range changed {
+		found := false
+		for _, repo := range []*layout.Repo{base, head} {
+			dir := repo.Config.Layout.ClustersDir + "/"
+			if rest, ok := strings.CutPrefix(p, dir); ok {
+				if c, _, ok := strings.Cut(rest, "/"); ok {
+					clusters[c], found = true, true
+				}
+			}
+		}
+		if !found {
+			return nil
+		}
+	}
+	return slices.Sorted(maps.Keys(clusters))
+}
+
 // compareGenerated compares the Argo CD objects generate makes at both
-// revisions. A repository without git.repoURL at either revision generates
-// nothing, and nothing is compared.
-func compareGenerated(base, head *layout.Repo) ([]change.Change, []string, error) {
+// revisions, for the clusters given (all when nil). A repository without
+// git.repoURL at either revision generates nothing, and nothing is
+// compared.
+func compareGenerated(base, head *layout.Repo, clusters []string) ([]change.Change, []string, error) {
 	var warnings []string
 	gen := func(repo *layout.Repo, rev string) (map[string]argocd.File, error) {
-		files, err := argocd.Generate(repo, argocd.Options{})
+		var only []string
+		for _, c := range clusters {
+			if _, ok := repo.Cluster(c); ok {
+				only = append(only, c)
+			}
+		}
+		if clusters != nil && only == nil {
+			return map[string]argocd.File{}, nil // the cluster is not at this revision
+		}
+		files, err := argocd.Generate(repo, argocd.Options{Clusters: only})
 		var le *layout.Errors
 		switch {
 		case errors.Is(err, argocd.ErrNoRepoURL):

@@ -178,6 +178,7 @@ type treeFS struct {
 var (
 	_ fs.ReadDirFS  = (*treeFS)(nil)
 	_ fs.ReadLinkFS = (*treeFS)(nil)
+	_ fs.StatFS     = (*treeFS)(nil)
 )
 
 // entry finds name in the tree: its entry (nil for the root) and, for a
@@ -289,6 +290,42 @@ func (t *treeFS) open(name string, hops int) (fs.File, error) {
 		return nil, &fs.PathError{Op: "open", Path: name, Err: err}
 	}
 	return &blobFile{info: t.info(path.Base(name), e.Mode, int64(len(data))), data: data}, nil
+}
+
+// Stat describes name, following links, without reading the file's
+// content: its size is read from the object store when asked.
+func (t *treeFS) Stat(name string) (fs.FileInfo, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for hops := 0; ; hops++ {
+		e, sub, err := t.entry("stat", name)
+		if err != nil {
+			return nil, err
+		}
+		switch {
+		case sub != nil:
+			return t.info(path.Base(name), filemode.Dir, 0), nil
+		case e.Mode == filemode.Symlink:
+			target, err := t.readLink(name)
+			if err != nil {
+				return nil, err
+			}
+			resolved := path.Join(path.Dir(name), target)
+			if path.IsAbs(target) || !fs.ValidPath(resolved) {
+				return nil, &fs.PathError{Op: "stat", Path: name, Err: fs.ErrNotExist}
+			}
+			if hops >= maxLinkHops {
+				return nil, &fs.PathError{Op: "stat", Path: name, Err: errors.New("too many levels of symbolic links")}
+			}
+			name = resolved
+			continue
+		case e.Mode == filemode.Submodule:
+			return nil, &fs.PathError{Op: "stat", Path: name, Err: errors.New("a Git submodule: its content is not in this repository")}
+		}
+		info := t.info(path.Base(name), e.Mode, 0)
+		info.sizeOf = t.sizeOf(e.Hash)
+		return info, nil
+	}
 }
 
 func (t *treeFS) ReadDir(name string) ([]fs.DirEntry, error) {
