@@ -253,37 +253,19 @@ func (t *treeFS) blobHash(name string) (plumbing.Hash, filemode.FileMode, bool) 
 func (t *treeFS) Open(name string) (fs.File, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return t.open(name, 0)
+	return t.open(name)
 }
 
 // maxLinkHops bounds the links Open follows, as the kernel does.
 const maxLinkHops = 40
 
-func (t *treeFS) open(name string, hops int) (fs.File, error) {
-	e, sub, err := t.entry("open", name)
+func (t *treeFS) open(name string) (fs.File, error) {
+	name, e, sub, err := t.follow("open", name)
 	if err != nil {
 		return nil, err
 	}
 	if sub != nil {
 		return &dirFile{fs: t, name: name, tree: sub}, nil
-	}
-	if e.Mode == filemode.Symlink {
-		// Open follows links: resolve inside the tree.
-		target, err := t.readLink(name)
-		if err != nil {
-			return nil, err
-		}
-		resolved := path.Join(path.Dir(name), target)
-		if path.IsAbs(target) || !fs.ValidPath(resolved) {
-			return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
-		}
-		if hops >= maxLinkHops {
-			return nil, &fs.PathError{Op: "open", Path: name, Err: errors.New("too many levels of symbolic links")}
-		}
-		return t.open(resolved, hops+1)
-	}
-	if e.Mode == filemode.Submodule {
-		return nil, &fs.PathError{Op: "open", Path: name, Err: errors.New("a Git submodule: its content is not in this repository")}
 	}
 	data, err := readBlob(t.repo, e.Hash, -1)
 	if err != nil {
@@ -297,34 +279,47 @@ func (t *treeFS) open(name string, hops int) (fs.File, error) {
 func (t *treeFS) Stat(name string) (fs.FileInfo, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	name, e, sub, err := t.follow("stat", name)
+	if err != nil {
+		return nil, err
+	}
+	if sub != nil {
+		return t.info(path.Base(name), filemode.Dir, 0), nil
+	}
+	info := t.info(path.Base(name), e.Mode, 0)
+	info.sizeOf = t.sizeOf(e.Hash)
+	return info, nil
+}
+
+// follow finds name in the tree as Open and Stat see it: links followed
+// inside the tree (at most maxLinkHops), a submodule refused. It returns the path it ends at, its entry and, for a folder,
+// its tree.
+func (t *treeFS) follow(op, name string) (string, *object.TreeEntry, *object.Tree, error) {
 	for hops := 0; ; hops++ {
-		e, sub, err := t.entry("stat", name)
+		e, sub, err := t.entry(op, name)
 		if err != nil {
-			return nil, err
+			return "", nil, nil, err
 		}
 		switch {
 		case sub != nil:
-			return t.info(path.Base(name), filemode.Dir, 0), nil
-		case e.Mode == filemode.Symlink:
-			target, err := t.readLink(name)
-			if err != nil {
-				return nil, err
-			}
-			resolved := path.Join(path.Dir(name), target)
-			if path.IsAbs(target) || !fs.ValidPath(resolved) {
-				return nil, &fs.PathError{Op: "stat", Path: name, Err: fs.ErrNotExist}
-			}
-			if hops >= maxLinkHops {
-				return nil, &fs.PathError{Op: "stat", Path: name, Err: errors.New("too many levels of symbolic links")}
-			}
-			name = resolved
-			continue
+			return name, e, sub, nil
 		case e.Mode == filemode.Submodule:
-			return nil, &fs.PathError{Op: "stat", Path: name, Err: errors.New("a Git submodule: its content is not in this repository")}
+			return "", nil, nil, &fs.PathError{Op: op, Path: name, Err: errors.New("a Git submodule: its content is not in this repository")}
+		case e.Mode != filemode.Symlink:
+			return name, e, nil, nil
 		}
-		info := t.info(path.Base(name), e.Mode, 0)
-		info.sizeOf = t.sizeOf(e.Hash)
-		return info, nil
+		target, err := t.readLink(name)
+		if err != nil {
+			return "", nil, nil, err
+		}
+		resolved := path.Join(path.Dir(name), target)
+		if path.IsAbs(target) || !fs.ValidPath(resolved) {
+			return "", nil, nil, &fs.PathError{Op: op, Path: name, Err: fs.ErrNotExist}
+		}
+		if hops >= maxLinkHops {
+			return "", nil, nil, &fs.PathError{Op: op, Path: name, Err: errors.New("too many levels of symbolic links")}
+		}
+		name = resolved
 	}
 }
 
