@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"testing/fstest"
@@ -214,6 +215,46 @@ func TestLinkLoop(t *testing.T) {
 	fsys := r.revision(repo, "HEAD")
 	if _, err := fs.ReadFile(fsys, "a"); err == nil {
 		t.Error("links that loop were followed")
+	}
+	if _, err := fs.Stat(fsys, "a"); err == nil {
+		t.Error("Stat followed links that loop")
+	}
+}
+
+// TestStat: Stat follows links as Open does and describes what they lead
+// to, as os.Stat does on the checkout (and, like Open, does not follow a
+// link in the middle of a path: callers resolve those with
+// fsutil.Resolve).
+func TestStat(t *testing.T) {
+	r := newGitRepo(t)
+	testtool.WriteFiles(t, r.dir, map[string]string{"a.yaml": "a: 12345\n", "dir/b.yaml": "b: 1\n"})
+	for link, target := range map[string]string{"link.yaml": "a.yaml", "dirlink": "dir", "gone.yaml": "nothing.yaml", "out.yaml": "../outside.yaml"} {
+		if err := os.Symlink(target, filepath.Join(r.dir, link)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r.commit("base")
+	fsys := r.revision(r.open(), "HEAD")
+	for _, name := range []string{".", "a.yaml", "link.yaml", "dir", "dirlink", "dirlink/b.yaml", "gone.yaml", "out.yaml", "missing"} {
+		got, gerr := fs.Stat(fsys, name)
+		f, oerr := fsys.Open(name)
+		if oerr == nil {
+			f.Close()
+		}
+		if (gerr == nil) != (oerr == nil) {
+			t.Errorf("%s: Stat error %v, Open error %v", name, gerr, oerr)
+		}
+		if strings.Contains(name, "/") {
+			continue // a link in the middle: see above
+		}
+		want, werr := os.Stat(filepath.Join(r.dir, name))
+		if (gerr == nil) != (werr == nil) {
+			t.Errorf("%s: Stat error %v, os.Stat error %v", name, gerr, werr)
+			continue
+		}
+		if gerr == nil && (got.IsDir() != want.IsDir() || !got.IsDir() && got.Size() != want.Size()) {
+			t.Errorf("%s: dir %v size %d, os.Stat: dir %v size %d", name, got.IsDir(), got.Size(), want.IsDir(), want.Size())
+		}
 	}
 }
 
