@@ -83,14 +83,21 @@ func (l *loader) linkDiag(p string, err error) {
 // chart) that leaves the repository, dangles or loops, as helm would follow
 // them: a link to a parent folder would make a chart endless.
 func (l *loader) checkTree(dir string) error {
-	err := fsutil.Walk(l.fsys, dir, func(rel, _ string, _ fs.FileInfo, err error) error {
+	links, err := linksIn(l.fsys, dir, func(p string, err error) error {
 		if err != nil {
-			l.linkDiag(path.Join(dir, rel), err)
+			l.linkDiag(p, err)
 		}
 		return l.ctx.Err()
 	})
 	switch {
-	case err == nil, l.ctx.Err() != nil:
+	case err == nil:
+		// Where the links lead is one of the targets' inputs: the walk
+		// is not done again for them.
+		l.repo.inputs.mu.Lock()
+		l.repo.inputs.setLinks(dir, links)
+		l.repo.inputs.mu.Unlock()
+		return nil
+	case l.ctx.Err() != nil:
 		return err
 	case errors.Is(err, fsutil.ErrTooManyEntries):
 		l.diag(SeverityError, CodeTooLarge, dir, 0, "the folder has "+err.Error(), "remove the links that repeat folders, or move what the chart does not need out of it")

@@ -164,9 +164,10 @@ func (r *Repo) fileDeps(dir string) []string {
 }
 
 // linksOf returns where the symbolic links below dir lead when that is
-// outside dir: the chart loader follows them, so what they point to is
-// part of the chart. A link that cannot be followed adds nothing (the
-// layout or the chart loader fails the target on it).
+// outside dir (linksIn). A namespace folder's were found when layout
+// checked its tree; other folders (file:// dependencies) are walked here,
+// once. A folder that cannot be walked adds what was found before the
+// error: the layout or the chart loader fails the target on it.
 func (r *Repo) linksOf(dir string) []string {
 	c := r.cache()
 	c.mu.Lock()
@@ -174,22 +175,51 @@ func (r *Repo) linksOf(dir string) []string {
 	if l, ok := c.links[dir]; ok {
 		return l
 	}
-	var out []string
-	if real, err := fsutil.Resolve(r.FS, dir); err == nil {
-		_ = fsutil.Walk(r.FS, dir, func(_, p string, info fs.FileInfo, err error) error {
-			if err != nil || within(p, real) {
-				return nil
-			}
-			out = append(out, p)
-			if info.IsDir() {
-				return fs.SkipDir // everything below it is inside it
-			}
-			return nil
-		})
-	}
+	out, _ := linksIn(r.FS, dir, func(string, error) error { return nil })
+	c.setLinks(dir, out)
+	return out
+}
+
+func (c *inputCache) setLinks(dir string, links []string) {
 	if c.links == nil {
 		c.links = map[string][]string{}
 	}
-	c.links[dir] = out
-	return out
+	c.links[dir] = links
+}
+
+// linksIn walks dir as the chart loader does (links followed inside the
+// repository) and returns where its links lead outside it, compacted: the
+// loader reads what they point to as part of the chart. A link that dangles
+// adds where it points, when that is inside the repository: creating the
+// file there changes the chart. visit is called for every entry, with the
+// error of one that cannot be followed; an error it returns stops the walk.
+func linksIn(fsys fs.FS, dir string, visit func(p string, err error) error) ([]string, error) {
+	real, err := fsutil.Resolve(fsys, dir)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	err = fsutil.Walk(fsys, dir, func(rel, p string, _ fs.FileInfo, err error) error {
+		switch {
+		case err != nil:
+			if t, ok := danglingTarget(fsys, p); ok && !within(t, real) {
+				out = append(out, t)
+			}
+		case !within(p, real):
+			out = append(out, p)
+		}
+		return visit(path.Join(dir, rel), err)
+	})
+	return compactPaths(out), err
+}
+
+// danglingTarget returns where the link p points, as a repository path,
+// when p is a link and that path is inside the repository.
+func danglingTarget(fsys fs.FS, p string) (string, bool) {
+	target, err := fs.ReadLink(fsys, p)
+	if err != nil || path.IsAbs(target) {
+		return "", false
+	}
+	t := path.Join(path.Dir(p), target)
+	return t, fs.ValidPath(t) && t != "."
 }

@@ -28,14 +28,19 @@ func TestInputs(t *testing.T) {
 		"repotool.yaml": {Data: []byte("git: {repoURL: https://example.com/r.git}\n")},
 		// app depends on lib, which depends on base, which depends on lib
 		// again (a cycle: render reports it), and on a chart that escapes.
-		"namespaces/app/Chart.yaml":           chart("file://../../libs/lib"),
-		"namespaces/app/templates/cm.yaml":    {Data: []byte("kind: ConfigMap\n")},
-		"namespaces/app/templates/shared":     link("../../../shared/templates"),
-		"namespaces/app/templates/inside":     link("cm.yaml"),
-		"namespaces/app/files/one.txt":        link("../../../shared/one.txt"),
-		"libs/lib/Chart.yaml":                 chart("file://../base", "https://charts.example.com"),
-		"libs/base/Chart.yaml":                chart("file://../lib", "file://../../../outside"),
-		"shared/templates/a.yaml":             {Data: []byte("kind: ConfigMap\n")},
+		"namespaces/app/Chart.yaml":        chart("file://../../libs/lib"),
+		"namespaces/app/templates/cm.yaml": {Data: []byte("kind: ConfigMap\n")},
+		"namespaces/app/templates/shared":  link("../../../shared/templates"),
+		"namespaces/app/templates/inside":  link("cm.yaml"),
+		"namespaces/app/files/one.txt":     link("../../../shared/one.txt"),
+		"libs/lib/Chart.yaml":              chart("file://../base", "https://charts.example.com"),
+		"libs/base/Chart.yaml":             chart("file://../lib", "file://../../../outside"),
+		"shared/templates/a.yaml":          {Data: []byte("kind: ConfigMap\n")},
+		// A link inside a linked folder leads further out; a link in a
+		// dependency dangles: creating its target changes the chart.
+		"shared/templates/more":               link("../../more/templates"),
+		"more/templates/b.yaml":               {Data: []byte("kind: ConfigMap\n")},
+		"libs/lib/templates/later.yaml":       link("../../../later/later.yaml"),
 		"shared/one.txt":                      {Data: []byte("one\n")},
 		"shared/values/prod.yaml":             {Data: []byte("a: 1\n")},
 		"clusters/c/app/prod-values-a.yaml":   link("../../../shared/values/prod.yaml"),
@@ -55,8 +60,10 @@ func TestInputs(t *testing.T) {
 		want := []string{
 			".sops.yaml",
 			"clusters/c/app",
+			"later/later.yaml",
 			"libs/base",
 			"libs/lib",
+			"more/templates",
 			"namespaces/app",
 			"repotool.sum",
 			"repotool.yaml",
