@@ -72,6 +72,17 @@ func fixtureFS(t *testing.T) fstest.MapFS {
 	return m
 }
 
+// loadMap loads the repository in m.
+func loadMap(t *testing.T, m fstest.MapFS) *layout.Repo {
+	t.Helper()
+	repo, err := layout.Load(context.Background(), m, layout.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return repo
+}
+
+// with returns a copy of base changed by edit.
 func with(base fstest.MapFS, edit func(fstest.MapFS)) fstest.MapFS {
 	m := fstest.MapFS{}
 	for k, v := range base {
@@ -199,16 +210,9 @@ func TestRefreshSets(t *testing.T) {
 		commits = append(commits, commit{name: "every file: " + p, edit: touch(p), changed: []string{p}})
 	}
 
-	load := func(m fstest.MapFS) *layout.Repo {
-		repo, err := layout.Load(context.Background(), m, layout.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return repo
-	}
 	out := refreshSets{Bases: map[string][]refreshApp{}}
 	for name, m := range bases {
-		apps, _ := generated(t, load(m))
+		apps, _ := generated(t, loadMap(t, m))
 		for _, n := range slices.Sorted(maps.Keys(apps)) {
 			out.Bases[name] = append(out.Bases[name], apps[n])
 		}
@@ -216,8 +220,8 @@ func TestRefreshSets(t *testing.T) {
 	total := len(out.Bases["fixture"])
 	for _, c := range commits {
 		baseName := cmp.Or(c.base, "fixture")
-		base := load(bases[baseName])
-		head := load(with(bases[baseName], c.edit))
+		base := loadMap(t, bases[baseName])
+		head := loadMap(t, with(bases[baseName], c.edit))
 		baseApps, baseTargets := generated(t, base)
 		headApps, headTargets := generated(t, head)
 		affected := map[string]bool{}

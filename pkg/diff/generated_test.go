@@ -1,33 +1,20 @@
-package diff
+package diff_test
 
 import (
-	"context"
-	"io/fs"
-	"os"
 	"reflect"
 	"slices"
 	"strings"
 	"testing"
 	"testing/fstest"
 
-	"github.com/repotool/repotool/pkg/layout"
+	"github.com/repotool/repotool/pkg/diff"
 )
 
 // TestGeneratedClusters checks that comparing the generated objects of
 // only the clusters a change is inside finds every change that comparing
 // all of them finds.
 func TestGeneratedClusters(t *testing.T) {
-	base := fstest.MapFS{}
-	if err := fs.WalkDir(os.DirFS("../../testdata/monorepo"), ".", func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		data, err := os.ReadFile("../../testdata/monorepo/" + p)
-		base[p] = &fstest.MapFile{Data: data}
-		return err
-	}); err != nil {
-		t.Fatal(err)
-	}
+	base := fixtureFS(t)
 	tests := []struct {
 		name string
 		edit func(fstest.MapFS) []string
@@ -67,28 +54,17 @@ func TestGeneratedClusters(t *testing.T) {
 			return []string{"repotool.yaml"}
 		}, nil},
 	}
-	load := func(m fstest.MapFS) *layout.Repo {
-		repo, err := layout.Load(context.Background(), m, layout.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return repo
-	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			head := fstest.MapFS{}
-			for k, v := range base {
-				c := *v
-				head[k] = &c
-			}
-			changed := tt.edit(head)
-			b, h := load(base), load(head)
-			clusters := generatedClusters(b, h, changed)
+			var changed []string
+			head := with(base, func(m fstest.MapFS) { changed = tt.edit(m) })
+			b, h := loadMap(t, base), loadMap(t, head)
+			clusters := diff.GeneratedClusters(b, h, changed)
 			if !slices.Equal(clusters, tt.want) {
 				t.Fatalf("clusters %v, want %v", clusters, tt.want)
 			}
-			some, sw, serr := compareGenerated(b, h, clusters)
-			all, aw, aerr := compareGenerated(b, h, nil)
+			some, sw, serr := diff.CompareGenerated(b, h, clusters)
+			all, aw, aerr := diff.CompareGenerated(b, h, nil)
 			if serr != nil || aerr != nil {
 				t.Fatal(serr, aerr)
 			}

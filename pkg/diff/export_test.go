@@ -1,0 +1,7 @@
+package diff
+
+// For the external tests.
+var (
+	GeneratedClusters = generatedClusters
+	CompareGenerated  = compareGenerated
+)
