@@ -235,7 +235,7 @@ func loadSides(cmd *cobra.Command, root, base, head string, staged, anyBase bool
 		if s.head, err = loadRepo(cmd, root, opts); err != nil {
 			return nil, err
 		}
-		if s.changed, err = gitrev.Diff(baseFS, s.head.FS); err != nil {
+		if s.changed, err = repo.WorkTreeDiff(baseFS, s.head.FS); err != nil {
 			return nil, usageErr(err)
 		}
 	}

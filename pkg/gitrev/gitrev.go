@@ -61,6 +61,15 @@ func Open(dir string) (*Repo, error) {
 	return &Repo{git: g, sub: sub}, nil
 }
 
+// rel is a path of the Git repository relative to the repotool
+// repository, false when it lies outside.
+func (r *Repo) rel(name string) (string, bool) {
+	if r.sub == "" {
+		return name, true
+	}
+	return strings.CutPrefix(name, r.sub+"/")
+}
+
 // Sub is the repotool repository's folder inside the Git repository ("" at
 // its root).
 func (r *Repo) Sub() string { return r.sub }
@@ -125,14 +134,9 @@ func (r *Repo) Changed(base, head string) ([]string, error) {
 			if name == "" {
 				continue
 			}
-			if r.sub != "" {
-				rel, ok := strings.CutPrefix(name, r.sub+"/")
-				if !ok {
-					continue
-				}
-				name = rel
+			if name, ok := r.rel(name); ok {
+				out = append(out, name)
 			}
-			out = append(out, name)
 		}
 	}
 	slices.Sort(out)
@@ -496,6 +500,12 @@ func (d *dirFile) ReadDir(n int) ([]fs.DirEntry, error) {
 // compares with a working tree. Hidden folders (.git, ...) and
 // node_modules are left out, as layout leaves them out.
 func Diff(a, b fs.FS) ([]string, error) {
+	return diff(a, b, nil)
+}
+
+// diff is Diff; staged, when not nil, tells b's Git hash and mode of a
+// path when they are known without reading the file (see WorkTreeDiff).
+func diff(a, b fs.FS, staged func(p string) (plumbing.Hash, filemode.FileMode, bool)) ([]string, error) {
 	files := func(fsys fs.FS) (map[string]bool, error) {
 		list, err := fsutil.Files(fsys, nil)
 		out := map[string]bool{}
@@ -514,7 +524,7 @@ func Diff(a, b fs.FS) ([]string, error) {
 	}
 	var out []string
 	for p := range fa {
-		if !fb[p] || !same(a, b, p) {
+		if !fb[p] || !sameStaged(a, p, staged) && !same(a, b, p) {
 			out = append(out, p)
 		}
 	}
@@ -525,6 +535,22 @@ func Diff(a, b fs.FS) ([]string, error) {
 	}
 	slices.Sort(out)
 	return out, nil
+}
+
+// sameStaged reports whether p is known to be the same without reading
+// it: a's Git hash is the one staged says b's file has, and both or
+// neither are links.
+func sameStaged(a fs.FS, p string, staged func(p string) (plumbing.Hash, filemode.FileMode, bool)) bool {
+	ta, ok := a.(*treeFS)
+	if !ok || staged == nil {
+		return false
+	}
+	h, mode, ok := staged(p)
+	if !ok {
+		return false
+	}
+	ha, ma, ok := ta.blobHash(p)
+	return ok && ha == h && (ma == filemode.Symlink) == (mode == filemode.Symlink)
 }
 
 // same reports whether p is the same in both: the same link target, or
@@ -574,15 +600,8 @@ func (r *Repo) Index() (fs.FS, error) {
 	}
 	out := fstest.MapFS{}
 	for _, e := range idx.Entries {
-		name := e.Name
-		if r.sub != "" {
-			rel, ok := strings.CutPrefix(name, r.sub+"/")
-			if !ok {
-				continue
-			}
-			name = rel
-		}
-		if e.Mode == filemode.Submodule {
+		name, ok := r.rel(e.Name)
+		if !ok || e.Mode == filemode.Submodule {
 			continue
 		}
 		data, err := readBlob(r.git, e.Hash, -1)

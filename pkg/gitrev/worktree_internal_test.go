@@ -1,0 +1,57 @@
+package gitrev
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/go-git/go-git/v5"
+)
+
+// TestRacilyClean: a file whose modification time is not before the
+// index's is read, however well its entry matches: it may have changed in
+// the tick the index was written in.
+func TestRacilyClean(t *testing.T) {
+	dir := t.TempDir()
+	g, err := git.PlainInit(dir, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "a.yaml"), []byte("a: 1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	wt, err := g.Worktree()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := wt.Add("a.yaml"); err != nil {
+		t.Fatal(err)
+	}
+	r, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cache, err := r.statCache()
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := cache.entries["a.yaml"]
+	info, err := os.Lstat(filepath.Join(dir, "a.yaml"))
+	if e == nil || err != nil {
+		t.Fatalf("entry %v, %v", e, err)
+	}
+	for _, tc := range []struct {
+		written time.Time
+		want    bool
+	}{
+		{info.ModTime().Add(-time.Nanosecond), false},
+		{info.ModTime(), false},
+		{info.ModTime().Add(time.Nanosecond), true},
+	} {
+		cache.written = tc.written
+		if got := cache.describes(e, info); got != tc.want {
+			t.Errorf("index written %s after the file: describes = %v, want %v", tc.written.Sub(info.ModTime()), got, tc.want)
+		}
+	}
+}
