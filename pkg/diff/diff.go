@@ -117,8 +117,9 @@ func Run(ctx context.Context, base, head *layout.Repo, changed []string, opts Op
 		return out
 	}
 	extra := append([]render.Option{render.AllowLayoutErrors(layout.CodeSecretNotEncrypted)}, opts.Extra...)
-	baseRes := render.New(base, opts.Render, extra...).RenderAll(ctx, pick(base))
-	headRes := render.New(head, opts.Render, extra...).RenderAll(ctx, pick(head))
+	baseR := render.New(base, opts.Render, extra...)
+	baseRes := baseR.RenderAll(ctx, pick(base))
+	headRes := render.New(head, opts.Render, append(extra, render.SharingWith(baseR))...).RenderAll(ctx, pick(head))
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}

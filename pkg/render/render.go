@@ -124,6 +124,16 @@ func WithProgress(progress func(done, total int)) Option {
 	return func(r *Renderer) { r.progress = progress }
 }
 
+// SharingWith makes the renderer share with other what depends only on
+// content and the network options, not on the repository: the compiled
+// values schemas (by content) and the chart repositories' indexes. diff
+// renders two revisions of one repository with one set of options, and
+// compiles a chart's schema once. Both renderers must have the same
+// Options.Offline and HTTP client.
+func SharingWith(other *Renderer) Option {
+	return func(r *Renderer) { r.valueSchemas, r.indexes = other.valueSchemas, other.indexes }
+}
+
 // PlaceholdersOnDecryptFailure renders a target whose secret values file
 // cannot be decrypted (no key for it, tampered, or not encrypted at all)
 // with that file's values replaced by typed placeholders, as --no-decrypt
@@ -152,10 +162,11 @@ type Renderer struct {
 	plainMu sync.Mutex
 	plain   map[string][]byte
 	// valueSchemas are the compiled values.schema.json files, by content.
-	valueSchemas onceMap[*jsonschema.Schema]
+	valueSchemas *onceMap[*jsonschema.Schema]
 	graph        depGraph
-	indexes      onceMap[*repo.IndexFile]
-	allowed      []layout.Code
+	// indexes are the chart repositories' indexes, by URL.
+	indexes *onceMap[*repo.IndexFile]
+	allowed []layout.Code
 	// placeholdersOnFailure: see PlaceholdersOnDecryptFailure.
 	placeholdersOnFailure bool
 	progress              func(done, total int)
@@ -174,6 +185,7 @@ func New(repo *layout.Repo, opts Options, extra ...Option) *Renderer {
 		http:      http.DefaultClient,
 		log:       slog.New(slog.DiscardHandler),
 	}
+	r.newCaches()
 	r.sums = sync.OnceValues(func() (map[string]string, error) { return parseSums(r.fsys) })
 	for _, o := range extra {
 		o(r)
@@ -193,6 +205,12 @@ func New(repo *layout.Repo, opts Options, extra ...Option) *Renderer {
 		r.engine.MaxPrinted = max(2*r.opts.MaxOutputSize, engine.DefaultMaxPrinted)
 	}
 	return r
+}
+
+// newCaches makes the caches SharingWith shares.
+func (r *Renderer) newCaches() {
+	r.valueSchemas = &onceMap[*jsonschema.Schema]{}
+	r.indexes = &onceMap[*repo.IndexFile]{}
 }
 
 // Capabilities are what a target was rendered for: Helm's

@@ -2,7 +2,11 @@ package render_test
 
 import (
 	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/repotool/repotool/internal/testtool"
@@ -90,5 +94,50 @@ func compareSchemaHandling(t *testing.T, helm string, files map[string]string, v
 	stderr := compareTarget(t, helm, root, res)
 	if (res.Err != nil) != (fails != "") || !strings.Contains(string(stderr), fails) {
 		t.Fatalf("helm template: %s, want it to fail with %q; repotool: %v", stderr, fails, res.Err)
+	}
+}
+
+// TestSharingWith: a renderer sharing another's caches does not compile
+// again a values schema the other compiled (its remote $ref is fetched
+// once), and still checks its own values against it.
+func TestSharingWith(t *testing.T) {
+	var fetched atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fetched.Add(1)
+		fmt.Fprint(w, `{"type":"string","enum":["hello","hi"]}`)
+	}))
+	defer srv.Close()
+	load := func(greeting string) *layout.Repo {
+		root := t.TempDir()
+		testtool.WriteFiles(t, root, map[string]string{
+			"namespaces/app/Chart.yaml":         "apiVersion: v2\nname: app\nversion: 1.0.0\n",
+			"namespaces/app/values.schema.json": `{"type":"object","properties":{"greeting":{"$ref":"` + srv.URL + `/greeting.json"}}}`,
+			"namespaces/app/templates/cm.yaml":  "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: app\ndata:\n  greeting: {{ .Values.greeting | quote }}\n",
+			"clusters/c1/app/c1-values.yaml":    "greeting: " + greeting + "\n",
+		})
+		repo, err := layout.LoadDir(context.Background(), root, layout.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return repo
+	}
+	for _, share := range []bool{false, true} {
+		fetched.Store(0)
+		base, head := load("hello"), load("bonjour")
+		first := render.New(base, render.DefaultOptions(), render.WithHTTPClient(srv.Client()))
+		if res := first.RenderAll(context.Background(), base.Targets); res[0].Err != nil {
+			t.Fatal(res[0].Err)
+		}
+		extra := []render.Option{render.WithHTTPClient(srv.Client())}
+		if share {
+			extra = append(extra, render.SharingWith(first))
+		}
+		res := render.New(head, render.DefaultOptions(), extra...).RenderAll(context.Background(), head.Targets)
+		if res[0].Err == nil || !strings.Contains(res[0].Err.Error(), "/greeting") {
+			t.Errorf("share %v: the second rendering's error %v, want the schema to refuse its greeting", share, res[0].Err)
+		}
+		if want := map[bool]int64{false: 2, true: 1}[share]; fetched.Load() != want {
+			t.Errorf("share %v: the remote $ref was fetched %d times, want %d", share, fetched.Load(), want)
+		}
 	}
 }
