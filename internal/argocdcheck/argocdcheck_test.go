@@ -141,26 +141,30 @@ func TestGeneratedObjects(t *testing.T) {
 }
 
 // TestPluginConfig decodes plugin.yaml into the sidecar's configuration type
-// and runs Argo CD's own validation of it.
+// and runs Argo CD's own validation of it: the default without discovery
+// (every generated Application names the plugin), and the one
+// argocd.pluginDiscovery gives.
 func TestPluginConfig(t *testing.T) {
-	data, err := os.ReadFile(filepath.Join(goldens, "plugin", "plugin.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var cfg plugin.PluginConfig
-	if err := yaml.UnmarshalStrict(data, &cfg); err != nil {
-		t.Fatalf("plugin.yaml: %v", err)
-	}
-	if err := plugin.ValidatePluginConfig(cfg); err != nil {
-		t.Fatalf("Argo CD rejects plugin.yaml: %v", err)
-	}
-	if cfg.Kind != plugin.ConfigManagementPluginKind || !cfg.Spec.Discover.IsDefined() {
-		t.Errorf("plugin.yaml: kind %q, discovery defined %v", cfg.Kind, cfg.Spec.Discover.IsDefined())
-	}
-	if got := strings.Join(cfg.Spec.Generate.Command, " "); got != "repotool render --argocd" {
-		t.Errorf("generate command = %q", got)
-	}
-	if !bytes.Contains(data, []byte("--discover")) {
-		t.Error("discovery is not limited to repotool layouts")
+	for file, discovery := range map[string]bool{"plugin.yaml": false, "plugin-discovery.yaml": true} {
+		data, err := os.ReadFile(filepath.Join(goldens, "plugin", file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var cfg plugin.PluginConfig
+		if err := yaml.UnmarshalStrict(data, &cfg); err != nil {
+			t.Fatalf("%s: %v", file, err)
+		}
+		if err := plugin.ValidatePluginConfig(cfg); err != nil {
+			t.Fatalf("Argo CD rejects %s: %v", file, err)
+		}
+		if cfg.Kind != plugin.ConfigManagementPluginKind || cfg.Spec.Discover.IsDefined() != discovery {
+			t.Errorf("%s: kind %q, discovery defined %v, want %v", file, cfg.Kind, cfg.Spec.Discover.IsDefined(), discovery)
+		}
+		if got := strings.Join(cfg.Spec.Generate.Command, " "); got != "repotool render --argocd" {
+			t.Errorf("%s: generate command = %q", file, got)
+		}
+		if discovery && !bytes.Contains(data, []byte("--discover")) {
+			t.Errorf("%s: discovery is not limited to repotool layouts", file)
+		}
 	}
 }

@@ -57,6 +57,13 @@ func TestGenerateGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	golden.Check(t, filepath.Join("testdata", "golden", "plugin", "plugin.yaml"), plugin)
+	set.Discovery = true
+	discovery, err := argocd.PluginYAML(set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden.Check(t, filepath.Join("testdata", "golden", "plugin", "plugin-discovery.yaml"), discovery)
+	set.Discovery = false
 	exclusions, err := argocd.TarExclusions(repo)
 	if err != nil {
 		t.Fatal(err)
@@ -382,4 +389,73 @@ func newTiers(t *testing.T, repo *layout.Repo) *argocd.Tiers {
 		t.Fatal(err)
 	}
 	return argocd.NewTiers(repo, manifest.NewCRDs(crds...))
+}
+
+// TestGenerateLongNames: with the longest names a cluster and namespaces
+// may have (63 characters), every generated string stays within Argo CD's
+// CRD limits (an AppProject's description: 255 characters since Argo CD
+// 3.1). The goldens (testdata/golden/<cluster>/) are checked against Argo
+// CD's types by internal/argocdcheck like the fixture's. The repository
+// also sets owner actions and sync options per tier and namespace.
+func TestGenerateLongNames(t *testing.T) {
+	const (
+		cluster = "europe-west4-production-payments-platform-blue-green-a1-cluster"
+		appNS   = "payments-ledger-reconciliation-and-settlement-batch-jobs-euprod"
+		platNS  = "observability-prometheus-operator-and-alertmanager-stack-euprod"
+	)
+	for _, name := range []string{cluster, appNS, platNS} {
+		if len(name) != 63 {
+			t.Fatalf("%s: %d characters, want 63", name, len(name))
+		}
+	}
+	cfg := `git:
+  repoURL: https://example.com/gitops.git
+clusters:
+  ` + cluster + `:
+    destination:
+      name: in-cluster
+namespaces:
+  ` + appNS + `:
+    owners: [team-payments]
+    syncOptions: [PruneLast=true]
+  ` + platNS + `:
+    tier: cluster
+    syncOptions: [ServerSideApply=true, CreateNamespace=false]
+argocd:
+  sreGroups: [platform-sre]
+  ownerActions: ["delete/*/Pod/*/*"]
+  tiers:
+    cluster:
+      syncOptions: [ServerSideApply=false]
+    application:
+      automated: true
+      prune: true
+      syncOptions: [ApplyOutOfSyncOnly=true]
+`
+	chart := []byte("apiVersion: v2\nname: x\nversion: 1.0.0\n")
+	fsys := fstest.MapFS{
+		"repotool.yaml":                                       {Data: []byte(cfg)},
+		"namespaces/" + appNS + "/Chart.yaml":                 {Data: chart},
+		"namespaces/" + platNS + "/Chart.yaml":                {Data: chart},
+		"clusters/" + cluster + "/" + appNS + "/values.yaml":  {Data: []byte("a: 1\n")},
+		"clusters/" + cluster + "/" + platNS + "/values.yaml": {Data: []byte("a: 1\n")},
+	}
+	repo, err := layout.Load(context.Background(), fsys, layout.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, err := argocd.Generate(repo, argocd.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		data, err := f.Bytes()
+		if err != nil {
+			t.Fatal(err)
+		}
+		golden.Check(t, filepath.Join("testdata", "golden", filepath.FromSlash(f.Path())), data)
+		if p, ok := f.Object.(*argocd.AppProject); ok && len(p.Spec.Description) > argocd.MaxDescription {
+			t.Errorf("%s: description of %d characters; Argo CD's CRD allows %d", f.Path(), len(p.Spec.Description), argocd.MaxDescription)
+		}
+	}
 }

@@ -77,6 +77,9 @@ func (f File) Bytes() ([]byte, error) {
 // Settings are the effective argocd settings of a repository.
 type Settings struct {
 	Namespace, OutputDir, PluginName string
+	// Discovery: plugin.yaml has a discovery rule
+	// (config.ArgoCDConfig.PluginDiscovery).
+	Discovery bool
 }
 
 // SettingsOf returns repo's argocd settings with defaults applied.
@@ -85,6 +88,7 @@ func SettingsOf(cfg *config.Config) Settings {
 		Namespace:  cmp.Or(cfg.ArgoCD.Namespace, DefaultNamespace),
 		OutputDir:  cmp.Or(cfg.ArgoCD.OutputDir, DefaultOutputDir),
 		PluginName: cmp.Or(cfg.ArgoCD.PluginName, DefaultPluginName),
+		Discovery:  cfg.ArgoCD.PluginDiscovery,
 	}
 }
 
@@ -227,7 +231,7 @@ func (g *generator) cluster(cl *layout.Cluster) ([]File, error) {
 			return nil, err
 		}
 		owners := g.cfg.Namespaces[ns].Owners
-		add(g.project(cl, ns, "The "+ns+" application's own manifests on "+cl.Name+": only namespace "+ns+", no cluster-scoped or security kinds; the SRE groups and the owners may sync.",
+		add(g.project(cl, ns, "The application's own manifests in namespace "+ns+" on "+cl.Name+": no cluster-scoped or security kinds; the SRE groups and the owners may sync.",
 			[]ApplicationDestination{g.dest(cl, ns)}, []GroupKind{}, []GroupKind{{Group: "*", Kind: "*"}}, g.tiers.SecurityKinds(), owners), "appproject-"+ns+".yaml")
 		add(g.application(cl, ns+"-security", ns, string(config.ArgoTierNamespaces), config.ArgoTierNamespaces), "application-"+ns+"-security.yaml")
 		add(g.application(cl, ns, ns, ns, config.ArgoTierApplication), "application-"+ns+".yaml")
@@ -280,11 +284,11 @@ func (g *generator) project(cl *layout.Cluster, name, description string, dests 
 			ClusterResourceWhitelist:   clusterWhite,
 			NamespaceResourceWhitelist: nsWhite,
 			NamespaceResourceBlacklist: nsBlack,
-			Roles:                      []ProjectRole{g.role(name, "sre", "Site reliability engineers: may sync every application of the project.", g.cfg.ArgoCD.SREGroups)},
+			Roles:                      []ProjectRole{g.role(name, "sre", "Site reliability engineers: may sync every application of the project and read its logs.", g.cfg.ArgoCD.SREGroups, nil)},
 		},
 	}
 	if len(owners) > 0 {
-		p.Spec.Roles = append(p.Spec.Roles, g.role(name, "owners", "The teams that own the namespace: may sync its application.", owners))
+		p.Spec.Roles = append(p.Spec.Roles, g.role(name, "owners", "The teams that own the namespace: may sync its application and read its logs.", owners, g.cfg.ArgoCD.OwnerActions))
 	}
 	for _, w := range g.cfg.ArgoCD.Tiers[tier].SyncWindows {
 		p.Spec.SyncWindows = append(p.Spec.SyncWindows, SyncWindow(w))
@@ -292,16 +296,24 @@ func (g *generator) project(cl *layout.Cluster, name, description string, dests 
 	return p
 }
 
-func (g *generator) role(project, name, description string, groups []string) ProjectRole {
+// role builds a project role: its groups may see and sync the project's
+// applications and read their pods' logs (which Argo CD enforces since
+// 3.0), and take actions (config.OwnerActionRE) on their resources.
+func (g *generator) role(project, name, description string, groups, actions []string) ProjectRole {
 	sub := "proj:" + project + ":" + name
+	policies := []string{
+		"p, " + sub + ", applications, get, " + project + "/*, allow",
+		"p, " + sub + ", applications, sync, " + project + "/*, allow",
+	}
+	for _, act := range actions {
+		policies = append(policies, "p, "+sub+", applications, "+act+", "+project+"/*, allow")
+	}
+	policies = append(policies, "p, "+sub+", logs, get, "+project+"/*, allow")
 	return ProjectRole{
 		Name:        name,
 		Description: description,
 		Groups:      slices.Clone(groups),
-		Policies: []string{
-			"p, " + sub + ", applications, get, " + project + "/*, allow",
-			"p, " + sub + ", applications, sync, " + project + "/*, allow",
-		},
+		Policies:    policies,
 	}
 }
 
@@ -323,7 +335,7 @@ func (g *generator) application(cl *layout.Cluster, name, ns, project string, ti
 				}},
 			},
 			Destination: g.dest(cl, ns),
-			SyncPolicy:  g.syncPolicy(tier),
+			SyncPolicy:  g.syncPolicy(tier, ns),
 		},
 	}
 	app.Metadata.Finalizers = []string{Finalizer}
@@ -364,19 +376,29 @@ func (g *generator) root(cl *layout.Cluster) *Application {
 				Directory:      &ApplicationSourceDirectory{},
 			},
 			Destination: g.dest(cl, g.set.Namespace),
-			SyncPolicy:  g.syncPolicy(config.ArgoTierCluster),
+			SyncPolicy:  g.syncPolicy(config.ArgoTierCluster, ""),
 		},
 	}
 }
 
-func (g *generator) syncPolicy(tier config.ArgoTier) *SyncPolicy {
+// syncPolicy is the sync policy of an Application of tier for namespace
+// ns ("" for the root application): the tier's settings, with the
+// namespace's sync options and automated.enabled over them. The cluster
+// tier creates its namespaces unless told otherwise.
+func (g *generator) syncPolicy(tier config.ArgoTier, ns string) *SyncPolicy {
 	tc := g.cfg.ArgoCD.Tiers[tier]
+	nc := g.cfg.Namespaces[ns]
 	sp := &SyncPolicy{}
-	if tc.Automated {
-		sp.Automated = &SyncPolicyAutomated{Prune: tc.Prune, SelfHeal: tc.SelfHeal}
+	enabled := cmp.Or(nc.AutomatedEnabled, tc.AutomatedEnabled)
+	if tc.Automated || enabled != nil {
+		sp.Automated = &SyncPolicyAutomated{Enabled: enabled, Prune: tc.Prune, SelfHeal: tc.SelfHeal}
 	}
+	var base []string
 	if tier == config.ArgoTierCluster {
-		sp.SyncOptions = []string{"CreateNamespace=true"}
+		base = []string{"CreateNamespace=true"}
+	}
+	if opts := config.MergeSyncOptions(base, tc.SyncOptions, nc.SyncOptions); len(opts) > 0 {
+		sp.SyncOptions = opts
 	}
 	if sp.Automated == nil && sp.SyncOptions == nil {
 		return nil

@@ -15,18 +15,24 @@ import (
 )
 
 // Plugin returns the Config Management Plugin configuration (plugin.yaml,
-// sidecar format): generate runs `repotool render --argocd`, and discovery
-// runs `repotool render --argocd --discover`, which claims an application
-// only when its source path is a target of a repotool layout.
+// sidecar format): generate runs `repotool render --argocd`. With
+// set.Discovery, discovery runs `repotool render --argocd --discover`,
+// which claims an application only when its source path is a target of a
+// repotool layout; without it (the default) only Applications that name
+// the plugin use it, as every generated one does, and the repo-server
+// sends the sidecar the repository once per render instead of twice.
 func Plugin(set Settings) *ConfigManagementPlugin {
-	return &ConfigManagementPlugin{
+	p := &ConfigManagementPlugin{
 		TypeMeta: TypeMeta{APIVersion: APIVersion, Kind: "ConfigManagementPlugin"},
 		Metadata: ObjectMeta{Name: set.PluginName},
 		Spec: PluginSpec{
 			Generate: PluginCommand{Command: []string{"repotool", "render", "--argocd"}},
-			Discover: &PluginDiscover{Find: &PluginFind{Command: []string{"repotool", "render", "--argocd", "--discover"}}},
 		},
 	}
+	if set.Discovery {
+		p.Spec.Discover = &PluginDiscover{Find: &PluginFind{Command: []string{"repotool", "render", "--argocd", "--discover"}}}
+	}
+	return p
 }
 
 // PluginInstall returns a YAML stream that installs the plugin in Argo CD's

@@ -3,6 +3,12 @@ package argocd
 // APIVersion of every Argo CD object repotool generates.
 const APIVersion = "argoproj.io/v1alpha1"
 
+// MaxDescription is the longest AppProject spec.description Argo CD's CRD
+// accepts (maxLength since Argo CD 3.1): the API server refuses a longer
+// one, and with it the root application's sync. Generated descriptions
+// name at most one cluster and one namespace (63 characters each).
+const MaxDescription = 255
+
 // TypeMeta is apiVersion and kind.
 type TypeMeta struct {
 	APIVersion string `json:"apiVersion"`
@@ -121,8 +127,11 @@ type SyncPolicy struct {
 
 // SyncPolicyAutomated turns on automated sync.
 type SyncPolicyAutomated struct {
-	Prune    bool `json:"prune,omitempty"`
-	SelfHeal bool `json:"selfHeal,omitempty"`
+	// Enabled (Argo CD 3.1) pauses automated sync when false; unset, it is
+	// on.
+	Enabled  *bool `json:"enabled,omitempty"`
+	Prune    bool  `json:"prune,omitempty"`
+	SelfHeal bool  `json:"selfHeal,omitempty"`
 }
 
 // ConfigManagementPlugin is the sidecar plugin configuration (plugin.yaml).

@@ -82,8 +82,20 @@ type ArgoCDConfig struct {
 	OutputDir string `yaml:"outputDir" json:"outputDir,omitempty"`
 	// PluginName is the Config Management Plugin's name. Default "repotool".
 	PluginName string `yaml:"pluginName" json:"pluginName,omitempty"`
+	// PluginDiscovery adds a discovery rule to plugin.yaml. Off by
+	// default: every generated Application names the plugin, and a plugin
+	// with a discovery rule makes the repo-server send the sidecar the
+	// repository twice per render (once to ask, once to generate). Only
+	// for Applications written by hand without a plugin name.
+	PluginDiscovery bool `yaml:"pluginDiscovery" json:"pluginDiscovery,omitempty"`
 	// SREGroups are the SSO groups that may sync every project.
 	SREGroups []string `yaml:"sreGroups" json:"sreGroups,omitempty"`
+	// OwnerActions are the Argo CD actions on an application's resources
+	// that its owners' project role gets besides get, sync and logs: Argo
+	// CD 3.0's fine-grained update and delete, such as "delete/*/Pod/*/*"
+	// (restart a pod by deleting it). None by default: they change the
+	// cluster outside Git. See OwnerActionRE.
+	OwnerActions []string `yaml:"ownerActions" json:"ownerActions,omitempty"`
 	// SecurityKinds are the kinds the "namespaces" tier owns (group/Kind,
 	// "" group for the core API), replacing the default list.
 	SecurityKinds []string `yaml:"securityKinds" json:"securityKinds,omitempty"`
@@ -118,8 +130,15 @@ type TierConfig struct {
 	// Prune and SelfHeal apply to automated sync.
 	Prune    bool `yaml:"prune" json:"prune,omitempty"`
 	SelfHeal bool `yaml:"selfHeal" json:"selfHeal,omitempty"`
+	// AutomatedEnabled, when set, writes Argo CD 3.1's
+	// syncPolicy.automated.enabled: false keeps the automated settings and
+	// pauses them; true turns automated sync on.
+	AutomatedEnabled *bool `yaml:"automatedEnabled" json:"automatedEnabled,omitempty"`
 	// SyncWindows restrict when the tier's applications may sync.
 	SyncWindows []SyncWindow `yaml:"syncWindows" json:"syncWindows,omitempty"`
+	// SyncOptions are Argo CD sync options (Name=value, see SyncOptionNames)
+	// of the tier's Applications, such as ServerSideApply=true.
+	SyncOptions []string `yaml:"syncOptions" json:"syncOptions,omitempty"`
 }
 
 // SyncWindow is an Argo CD project sync window.
@@ -265,6 +284,12 @@ type NamespaceConfig struct {
 	// Notifications subscribe channels to Argo CD notifications for the
 	// namespace's Applications.
 	Notifications []Notification `yaml:"notifications" json:"notifications,omitempty"`
+	// SyncOptions are added to the tier's for the namespace's
+	// Applications; an option the tier sets too is replaced.
+	SyncOptions []string `yaml:"syncOptions" json:"syncOptions,omitempty"`
+	// AutomatedEnabled replaces the tier's for the namespace's
+	// Applications (see TierConfig.AutomatedEnabled).
+	AutomatedEnabled *bool `yaml:"automatedEnabled" json:"automatedEnabled,omitempty"`
 }
 
 // LayoutConfig overrides the folder names and file patterns, so that
@@ -699,12 +724,23 @@ func validateArgoCD(file string, root *yaml.Node, cfg *Config) error {
 				return bad(fmt.Sprintf("argocd.tiers.%s.syncWindows[%d]: kind (allow or deny), schedule and duration are required", name, i), "argocd", "tiers", string(name), "syncWindows")
 			}
 		}
+		if err := checkSyncOptions(a.Tiers[name].SyncOptions); err != nil {
+			return bad(fmt.Sprintf("argocd.tiers.%s.syncOptions: %v", name, err), "argocd", "tiers", string(name), "syncOptions")
+		}
+	}
+	for _, act := range a.OwnerActions {
+		if !OwnerActionRE.MatchString(act) {
+			return bad(fmt.Sprintf("argocd.ownerActions: %q is not an action on an application's resources: use update/<group>/<kind>/<namespace>/<name> or delete/... with * globs (\"delete/*/Pod/*/*\"), or action/<group>/<kind>/<action>", act), "argocd", "ownerActions")
+		}
 	}
 	for _, name := range slices.Sorted(maps.Keys(cfg.Namespaces)) {
 		for i, n := range cfg.Namespaces[name].Notifications {
 			if n.Trigger == "" || n.Service == "" || len(n.Recipients) == 0 {
 				return bad(fmt.Sprintf("namespaces.%s.notifications[%d]: trigger, service and recipients are required", name, i), "namespaces", name, "notifications")
 			}
+		}
+		if err := checkSyncOptions(cfg.Namespaces[name].SyncOptions); err != nil {
+			return bad(fmt.Sprintf("namespaces.%s.syncOptions: %v", name, err), "namespaces", name, "syncOptions")
 		}
 	}
 	return nil

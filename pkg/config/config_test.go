@@ -41,6 +41,12 @@ func TestParseErrors(t *testing.T) {
 		{"bad dir", "layout:\n  clustersDir: ../clusters\n", 2, "relative folder inside the repository"},
 		{"same dirs", "layout:\n  clustersDir: x\n  namespacesDir: x\n", 1, "must be different folders"},
 		{"bad secret suffix", "layout:\n  secretSuffixes: [secret.yaml]\n", 2, "must be a file-name suffix"},
+		{"sync option without a value", "argocd:\n  tiers:\n    cluster:\n      syncOptions: [ServerSideApply]\n", 4, `"ServerSideApply" is not Name=value`},
+		{"unknown sync option", "argocd:\n  tiers:\n    cluster:\n      syncOptions: [ServerSide=true]\n", 4, "unknown sync option ServerSide; Argo CD's are"},
+		{"sync option twice", "namespaces:\n  shop:\n    syncOptions: [PruneLast=true, PruneLast=false]\n", 3, "PruneLast is given twice"},
+		{"sync option with a comma", "namespaces:\n  shop:\n    syncOptions: [\"Replace=true,Force=true\"]\n", 3, "is not Name=value"},
+		{"owner action on the application", "argocd:\n  ownerActions: [delete]\n", 2, `argocd.ownerActions: "delete" is not an action on an application's resources`},
+		{"owner action that breaks the policy line", "argocd:\n  ownerActions: [\"update/*, shop/*, allow\\np, x\"]\n", 2, "is not an action"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
