@@ -75,6 +75,18 @@ func moduleDir(t testing.TB, mainModule, module string) string {
 	return dir
 }
 
+// Shared returns the folder name of ../shared (the read-only third-party
+// material beside the checkout: kes, eso, ...; see its SOURCES.md files),
+// or skips the test, saying so, when it is absent.
+func Shared(t testing.TB, name string) string {
+	t.Helper()
+	dir := filepath.Join(moduleRoot(t), "..", "shared", name)
+	if _, err := os.Stat(dir); err != nil {
+		t.Skipf("the shared material %s is not here: %v", dir, err)
+	}
+	return dir
+}
+
 // ModuleRoot returns the folder holding repotool's go.mod.
 func ModuleRoot(t testing.TB) string { return moduleRoot(t) }
 

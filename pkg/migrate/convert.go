@@ -77,6 +77,7 @@ type convertOptions struct {
 	settings  Settings
 	storeKind string // SecretStore or ClusterSecretStore
 	suffix    string // --target-suffix
+	esoMajor  int    // the ESO major version written for
 	helm      bool   // the object is in a chart template
 	tokens    *tokens
 }
@@ -380,6 +381,9 @@ func storeFor(o *kesObject, opts convertOptions) (store, error) {
 		set(p, "gcpsm", g)
 		st.todo = append(st.todo, "spec.provider.gcpsm.auth: none, so External Secrets Operator uses its pod's Google credentials (Workload Identity); KES used GOOGLE_APPLICATION_CREDENTIALS: give the same service account")
 	case "alicloudSecretsManager":
+		if opts.esoMajor >= 2 {
+			return st, refuse(o.spec.backendTypeNode, "backendType alicloudSecretsManager: External Secrets Operator 2.0 removed its Alibaba Cloud provider (spec.provider.alibaba), so no ESO 2 store can read this secret; keep the object on KES, move the secret to a backend ESO 2 supports, or convert for ESO 1.x with --eso-version 1")
+		}
 		st.backend = "alibaba"
 		a := mapping()
 		set(a, "regionID", todo("spec.provider.alibaba.regionID", "alibaba.region"))

@@ -13,6 +13,7 @@ package migrate
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -22,6 +23,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/pmezard/go-difflib/difflib"
@@ -46,6 +48,26 @@ type Options struct {
 	// that have an ESO translation marked with SuffixAnnotation, and the
 	// suffix from the translation's target.
 	Switch bool
+	// ESOVersion is the External Secrets Operator the translations are for:
+	// its major version ("2", "1.3.2", "v1"; default DefaultESOVersion).
+	// ESO 2.0 removed the Alibaba Cloud provider: for ESO 2 and later,
+	// objects that read from alicloudSecretsManager are refused.
+	ESOVersion string
+}
+
+// DefaultESOVersion is the External Secrets Operator migrate writes for
+// unless told otherwise: the current major version.
+const DefaultESOVersion = "2"
+
+// esoMajor reads the major version of an ESO version.
+func esoMajor(v string) (int, error) {
+	v = strings.TrimPrefix(cmp.Or(v, DefaultESOVersion), "v")
+	major, _, _ := strings.Cut(v, ".")
+	n, err := strconv.Atoi(major)
+	if err != nil || n < 0 || n > 99 {
+		return 0, fmt.Errorf("ESO version %q: give its major version, such as 2 or 1.3", v)
+	}
+	return n, nil
 }
 
 // Item is one object the plan converts, refuses, or leaves work for.
@@ -90,6 +112,9 @@ const maxFile = 64 << 20
 func Plan(fsys fs.FS, opts Options) (*Result, error) {
 	if opts.StoreKind == "" {
 		opts.StoreKind = "SecretStore"
+	}
+	if _, err := esoMajor(opts.ESOVersion); err != nil {
+		return nil, err
 	}
 	if opts.StoreKind != "SecretStore" && opts.StoreKind != "ClusterSecretStore" {
 		return nil, fmt.Errorf("store kind %q: use SecretStore or ClusterSecretStore", opts.StoreKind)
@@ -381,6 +406,7 @@ func (pd *parsed) id() string {
 // convertDocs converts the file's KES documents, and returns the stores
 // they use.
 func (f *file) convertDocs(res *Result, opts Options) []store {
+	major, _ := esoMajor(opts.ESOVersion) // checked by Plan
 	var used []store
 	docs := f.parseDocs(func(text string) bool {
 		return strings.Contains(text, "kubernetes-client.io") || opts.Suffix != "" && strings.Contains(text, SuffixAnnotation)
@@ -410,7 +436,7 @@ func (f *file) convertDocs(res *Result, opts Options) []store {
 		o, err := parseKES(pd.node)
 		var c *converted
 		if err == nil {
-			c, err = convert(o, convertOptions{settings: opts.Settings, storeKind: opts.StoreKind, suffix: opts.Suffix, helm: f.helm, tokens: pd.tokens})
+			c, err = convert(o, convertOptions{settings: opts.Settings, storeKind: opts.StoreKind, suffix: opts.Suffix, esoMajor: major, helm: f.helm, tokens: pd.tokens})
 		}
 		if errors.As(err, &r) {
 			res.Refused = append(res.Refused, Item{File: f.path, Line: d.start + max(r.line, 1), Name: name, Detail: pd.tokens.restore(r.reason)})

@@ -59,7 +59,18 @@ func report(t *testing.T, res *migrate.Result) []byte {
 // (internal/corpus pins the version), as repository files under crds/eso.
 func esoCRDs(t *testing.T) fstest.MapFS {
 	t.Helper()
-	dir := filepath.Join(testtool.CorpusDir(t, "github.com/external-secrets/external-secrets"), "config", "crds", "bases")
+	return esoCRDsIn(t, filepath.Join(testtool.CorpusDir(t, "github.com/external-secrets/external-secrets"), "config", "crds", "bases"))
+}
+
+// eso2CRDs are ESO 2.9's (../shared/eso, upstream's config/crds/bases):
+// ESO 2 is not a Go module the proxy serves.
+func eso2CRDs(t *testing.T) fstest.MapFS {
+	t.Helper()
+	return esoCRDsIn(t, filepath.Join(testtool.Shared(t, "eso"), "crds"))
+}
+
+func esoCRDsIn(t *testing.T, dir string) fstest.MapFS {
+	t.Helper()
 	out := fstest.MapFS{}
 	for _, name := range []string{"external-secrets.io_externalsecrets.yaml", "external-secrets.io_secretstores.yaml", "external-secrets.io_clustersecretstores.yaml"} {
 		data, err := os.ReadFile(filepath.Join(dir, name))
@@ -108,9 +119,12 @@ func lintFindings(t *testing.T, files fstest.MapFS, crds fstest.MapFS, dir strin
 // (written for these tests from the fields KES documents, every one of
 // them used): each gives its golden diff and report, and every object
 // and store written validates strictly against External Secrets
-// Operator's CRDs, with no stray-api-version left.
+// Operator 2.9's CRDs, with no stray-api-version left. Alibaba Cloud,
+// whose provider ESO 2.0 removed, is refused for ESO 2 (what the ESO 1
+// translation would write, ESO 2.9's CRDs refuse) and converted for ESO 1
+// (--eso-version 1), validated against ESO 1.3's CRDs.
 func TestBackends(t *testing.T) {
-	crds := esoCRDs(t)
+	crds1, crds2 := esoCRDs(t), eso2CRDs(t)
 	inputs, err := filepath.Glob(filepath.Join("..", "..", "testdata", "migrate", "backends", "*.yaml"))
 	if err != nil || len(inputs) < 9 {
 		t.Fatalf("inputs: %v %v", inputs, err)
@@ -123,22 +137,36 @@ func TestBackends(t *testing.T) {
 				t.Fatal(err)
 			}
 			fsys := fstest.MapFS{"bootstrap/" + name + ".yaml": {Data: data}}
+			crds, opts := crds2, migrate.Options{}
 			if before := lintFindings(t, fsys, crds, "bootstrap"); len(before) == 0 || !strings.Contains(before[0], "kubernetes-client.io/v1") {
 				t.Fatalf("before the migration, lint does not flag the KES object: %v", before)
 			}
-			res := plan(t, fsys, migrate.Options{})
+			if name == "alibaba" {
+				refused := plan(t, fsys, opts)
+				if len(refused.Converted) > 0 || len(refused.Refused) != 1 || !strings.Contains(refused.Refused[0].Detail, "External Secrets Operator 2.0 removed its Alibaba Cloud provider") {
+					t.Fatalf("for ESO 2: converted %v, refused %v", refused.Converted, refused.Refused)
+				}
+				crds, opts = crds1, migrate.Options{ESOVersion: "1"}
+				if on2 := lintFindings(t, apply(fsys, plan(t, fsys, opts)), crds2, "bootstrap"); !slices.ContainsFunc(on2, func(f string) bool { return strings.Contains(f, "alibaba") }) {
+					t.Errorf("ESO 2.9's CRDs accept the ESO 1 translation: %v", on2)
+				}
+			}
+			res := plan(t, fsys, opts)
 			if len(res.Refused) > 0 || len(res.Converted) == 0 {
 				t.Fatalf("converted %v, refused %v", res.Converted, res.Refused)
 			}
 			golden.Check(t, filepath.Join("..", "..", "testdata", "migrate", "backends", name+".golden"), report(t, res))
+			if strings.Contains(res.Diff(), "refreshInterval") {
+				t.Error("a refreshInterval is written: ESO rewrites a non-canonical one (1h to 1h0m0s) and Argo CD then shows the object OutOfSync; ESO's default is left")
+			}
 			if after := lintFindings(t, apply(fsys, res), crds, "bootstrap"); len(after) > 0 {
 				t.Errorf("after the migration:\n%s", strings.Join(after, "\n"))
 			}
-			again := plan(t, fsys, migrate.Options{})
+			again := plan(t, fsys, opts)
 			if again.Diff() != res.Diff() {
 				t.Error("two plans of the same input differ")
 			}
-			if second := plan(t, apply(fsys, res), migrate.Options{}); len(second.Files) > 0 {
+			if second := plan(t, apply(fsys, res), opts); len(second.Files) > 0 {
 				t.Errorf("a second run changes files:\n%s", second.Diff())
 			}
 		})
@@ -371,25 +399,40 @@ func TestUpstreamExamples(t *testing.T) {
 	if len(fsys) < 20 {
 		t.Fatalf("only %d files read from %s", len(fsys), dir)
 	}
-	res := plan(t, fsys, migrate.Options{})
-	// Every object is converted or refused with why; of the examples/
-	// folder, only the one whose template is lodash code is refused.
-	for _, r := range res.Refused {
-		if r.Detail == "" || r.Line == 0 {
-			t.Errorf("refused without a reason or a line: %+v", r)
-		}
-		if strings.HasSuffix(r.File, ".yml") && !strings.Contains(r.File, "template-advanced") && !strings.Contains(r.File, "readme") {
-			t.Errorf("an examples/ file is refused: %+v", r)
-		}
-	}
-	if len(res.Converted) == 0 {
-		t.Error("nothing converted")
-	}
-	// What was converted validates; only refused objects keep KES's
+	// For ESO 2 (the default) and for ESO 1: every object is converted or
+	// refused with why; of the examples/ folder, only the one whose
+	// template is lodash code is refused, and for ESO 2 the Alibaba Cloud
+	// one (ESO 2.0 removed that provider). What was converted validates
+	// against that ESO's CRDs; only refused objects keep KES's
 	// stray-api-version.
-	for _, f := range lintFindings(t, apply(fsys, res), esoCRDs(t), "bootstrap") {
-		if !strings.Contains(f, "stray-api-version") || !strings.Contains(f, "kubernetes-client.io") {
-			t.Errorf("after the migration: %s", f)
+	for _, tc := range []struct {
+		opts    migrate.Options
+		crds    fstest.MapFS
+		refused []string
+	}{
+		{migrate.Options{}, eso2CRDs(t), []string{"alicloud-secretsmanager", "template-advanced"}},
+		{migrate.Options{ESOVersion: "1"}, esoCRDs(t), []string{"template-advanced"}},
+	} {
+		res := plan(t, fsys, tc.opts)
+		var examples []string
+		for _, r := range res.Refused {
+			if r.Detail == "" || r.Line == 0 {
+				t.Errorf("refused without a reason or a line: %+v", r)
+			}
+			if !strings.Contains(r.File, "readme") {
+				examples = append(examples, strings.TrimSuffix(strings.TrimSuffix(path.Base(r.File), ".yml"), ".yaml"))
+			}
+		}
+		if !slices.Equal(examples, tc.refused) {
+			t.Errorf("ESO %q: the examples/ files refused are %v, want %v", tc.opts.ESOVersion, examples, tc.refused)
+		}
+		if len(res.Converted) == 0 {
+			t.Error("nothing converted")
+		}
+		for _, f := range lintFindings(t, apply(fsys, res), tc.crds, "bootstrap") {
+			if !strings.Contains(f, "stray-api-version") || !strings.Contains(f, "kubernetes-client.io") {
+				t.Errorf("ESO %q: after the migration: %s", tc.opts.ESOVersion, f)
+			}
 		}
 	}
 }
