@@ -20,12 +20,18 @@ type secretWriter struct {
 	// ExternalSecret's target", ...
 	how string
 	p   placed
+	// merges: the writer creates the Secret when it is missing and merges
+	// its keys into one that exists, without owning it (ESO 2.8's
+	// creationPolicy CreateOrMerge). It provides the Secret, and does not
+	// fight another writer over it.
+	merges bool
 }
 
 // secretWriters lists what makes Secrets in the cluster, in object order:
 // rendered Secrets (not those that kubernetes-reflector fills from
 // another), ExternalSecret targets that ESO creates (creationPolicy Owner
-// or Orphan), the ExternalSecrets a ClusterExternalSecret creates in each
+// or Orphan, or CreateOrMerge, which merges), unless the target is a
+// manifest of another kind (spec.target.manifest), the ExternalSecrets a ClusterExternalSecret creates in each
 // namespace it selects, cert-manager Certificates, SecretMirror copies and
 // kubernetes-reflector automatic copies.
 func (v *clusterView) secretWriters() []secretWriter {
@@ -38,19 +44,20 @@ func (v *clusterView) secretWriters() []secretWriter {
 			if ann[reflectorPrefix+"reflects"] != "" {
 				continue // a reflection target: filled from the source
 			}
-			out = append(out, secretWriter{p.ns, o.Name, "itself", p})
+			out = append(out, secretWriter{p.ns, o.Name, "itself", p, false})
 			if ann[reflectorPrefix+"reflection-allowed"] == "true" && ann[reflectorPrefix+"reflection-auto-enabled"] == "true" {
 				for _, ns := range v.reflectorNamespaces(ann, p.ns) {
-					out = append(out, secretWriter{ns, o.Name, "a kubernetes-reflector copy", p})
+					out = append(out, secretWriter{ns, o.Name, "a kubernetes-reflector copy", p, false})
 				}
 			}
 		case isKind(o, groupESO, "ExternalSecret"):
-			if esCreates(contentOf(o)) {
-				out = append(out, secretWriter{p.ns, esTarget(contentOf(o), "spec", o.Name), "its target", p})
+			if creates, merges := esCreates(mapAt(contentOf(o), "spec")); creates {
+				out = append(out, secretWriter{p.ns, esTarget(contentOf(o), "spec", o.Name), "its target", p, merges})
 			}
 		case isKind(o, groupESO, "ClusterExternalSecret"):
 			spec := mapAt(contentOf(o), "spec", "externalSecretSpec")
-			if !esCreates(map[string]any{"spec": spec}) {
+			creates, merges := esCreates(spec)
+			if !creates {
 				continue
 			}
 			esName := strAt(contentOf(o), "spec", "externalSecretName")
@@ -62,11 +69,11 @@ func (v *clusterView) secretWriters() []secretWriter {
 				name = esName
 			}
 			for _, ns := range v.cesNamespaces(contentOf(o)) {
-				out = append(out, secretWriter{ns, name, "the target of an ExternalSecret it creates", p})
+				out = append(out, secretWriter{ns, name, "the target of an ExternalSecret it creates", p, merges})
 			}
 		case isKind(o, groupCertManager, "Certificate"):
 			if name := strAt(contentOf(o), "spec", "secretName"); name != "" {
-				out = append(out, secretWriter{p.ns, name, "its secretName", p})
+				out = append(out, secretWriter{p.ns, name, "its secretName", p, false})
 			}
 		case isKind(o, groupSecretMirror, "SecretMirror"):
 			name := strAt(contentOf(o), "spec", "source", "name")
@@ -78,7 +85,7 @@ func (v *clusterView) secretWriters() []secretWriter {
 			}
 			for _, ns := range v.sortedNamespaces() {
 				if name != "" && ns != p.ns && matchesAny(patterns, ns) {
-					out = append(out, secretWriter{ns, name, "a SecretMirror copy", p})
+					out = append(out, secretWriter{ns, name, "a SecretMirror copy", p, false})
 				}
 			}
 		}
@@ -86,14 +93,23 @@ func (v *clusterView) secretWriters() []secretWriter {
 	return out
 }
 
-// esCreates reports whether an ExternalSecret makes and owns its target:
-// creationPolicy Owner (the default) or Orphan, not Merge or None.
-func esCreates(content map[string]any) bool {
-	switch strAt(content, "spec", "target", "creationPolicy") {
-	case "", "Owner", "Orphan":
-		return true
+// esCreates reports whether an ExternalSecret's spec makes its target
+// Secret: creationPolicy Owner (the default) or Orphan, which own it, or
+// CreateOrMerge (ESO 2.8), which makes it when it is missing and merges
+// otherwise (merges); not Merge or None. A target that is a manifest of
+// another kind (spec.target.manifest, ESO 1.0: a ConfigMap, an Argo CD
+// Application) is no Secret at all.
+func esCreates(spec map[string]any) (creates, merges bool) {
+	if manifest := mapAt(spec, "target", "manifest"); manifest != nil && !(strAt(manifest, "apiVersion") == "v1" && strAt(manifest, "kind") == "Secret") {
+		return false, false
 	}
-	return false
+	switch strAt(spec, "target", "creationPolicy") {
+	case "", "Owner", "Orphan":
+		return true, false
+	case "CreateOrMerge":
+		return true, true
+	}
+	return false, false
 }
 
 // esTarget is an ExternalSecret's target Secret name: spec.target.name,
