@@ -228,7 +228,7 @@ func TestLintBaseline(t *testing.T) {
 	}
 	baseline := filepath.Join(t.TempDir(), "baseline.json")
 	out, code := runCLI(t, "lint", repo, "--write-baseline", baseline)
-	if code != cli.ExitOK || !strings.Contains(out, "recorded 14 findings in "+baseline) {
+	if code != cli.ExitOK || !strings.Contains(out, "recorded 16 findings in "+baseline) {
 		t.Fatalf("--write-baseline: exit %d\n%s", code, out)
 	}
 	first, _ := os.ReadFile(baseline)
@@ -237,7 +237,7 @@ func TestLintBaseline(t *testing.T) {
 		t.Error("the baseline differs between runs")
 	}
 	out, code = runCLI(t, "lint", repo, "--baseline", baseline)
-	if code != cli.ExitOK || out != "no problems found in 2 targets (14 in the baseline)\n" {
+	if code != cli.ExitOK || out != "no problems found in 2 targets (16 in the baseline)\n" {
 		t.Errorf("--baseline on the same repository: exit %d\n%s", code, out)
 	}
 	// A cluster upgrade changes messages, not fingerprints.
@@ -248,7 +248,7 @@ func TestLintBaseline(t *testing.T) {
 	}
 	os.WriteFile(filepath.Join(repo, "bootstrap", "new.yaml"), []byte("apiVersion: batch/v1beta1\nkind: CronJob\nmetadata:\n  name: fresh\n"), 0o644)
 	out, code = runCLI(t, "lint", repo, "--baseline", baseline)
-	if code != cli.ExitFindings || !strings.Contains(out, "bootstrap/new.yaml") || strings.Count(out, "error [stray-api-version]") != 1 || !strings.Contains(out, "14 in the baseline") {
+	if code != cli.ExitFindings || !strings.Contains(out, "bootstrap/new.yaml") || strings.Count(out, "error [stray-api-version]") != 1 || !strings.Contains(out, "16 in the baseline") {
 		t.Errorf("--baseline with a new finding: exit %d\n%s", code, out)
 	}
 	os.WriteFile(baseline, []byte("{\"version\": 7}"), 0o644)

@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/Masterminds/semver/v3"
+	"github.com/gobwas/glob"
 	yaml "go.yaml.in/yaml/v3"
 
 	"github.com/repotool/repotool/internal/yamlpos"
@@ -107,6 +108,22 @@ type ArgoCDConfig struct {
 	// Tiers holds per-tier sync settings: keys "cluster", "namespaces",
 	// "application".
 	Tiers map[ArgoTier]TierConfig `yaml:"tiers" json:"tiers,omitempty"`
+	// ResourceExclusions mirror argocd-cm's resource.exclusions: the kinds
+	// Argo CD leaves out of every Application (lint warns when a target
+	// renders one). Unset: Argo CD 3's defaults
+	// (argocd.DefaultResourceExclusions); an empty list: none but those
+	// Argo CD's code always excludes (argocd.CoreExcludedResources).
+	ResourceExclusions []ResourceFilter `yaml:"resourceExclusions" json:"resourceExclusions,omitempty"`
+}
+
+// ResourceFilter is one entry of Argo CD's resource.exclusions: the API
+// groups (globs; "" the core group), kinds ("*" or exact) and clusters
+// (globs of the cluster's server URL) it matches; an empty list matches
+// everything.
+type ResourceFilter struct {
+	APIGroups []string `yaml:"apiGroups" json:"apiGroups,omitempty"`
+	Kinds     []string `yaml:"kinds" json:"kinds,omitempty"`
+	Clusters  []string `yaml:"clusters" json:"clusters,omitempty"`
 }
 
 // DefaultSystemNamespaces are the namespaces the cluster tier may deploy
@@ -726,6 +743,13 @@ func validateArgoCD(file string, root *yaml.Node, cfg *Config) error {
 		}
 		if err := checkSyncOptions(a.Tiers[name].SyncOptions); err != nil {
 			return bad(fmt.Sprintf("argocd.tiers.%s.syncOptions: %v", name, err), "argocd", "tiers", string(name), "syncOptions")
+		}
+	}
+	for i, f := range a.ResourceExclusions {
+		for _, pat := range slices.Concat(f.APIGroups, f.Clusters) {
+			if _, err := glob.Compile(pat); err != nil {
+				return bad(fmt.Sprintf("argocd.resourceExclusions[%d]: %q is not a glob: %v", i, pat, err), "argocd", "resourceExclusions")
+			}
 		}
 	}
 	for _, act := range a.OwnerActions {

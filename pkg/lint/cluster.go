@@ -32,7 +32,11 @@ type clusterView struct {
 	plan *argocd.Plan
 	// planErr is why no plan could be made (generate would fail too).
 	planErr error
-	objs    []placed
+	// objs are the objects Argo CD applies; excluded those its
+	// resource.exclusions leave out (argocd.Excluded), which no other rule
+	// counts as deployed.
+	objs     []placed
+	excluded []excludedObject
 	// complete is true when every target of the cluster rendered in this
 	// run: rules that report something missing run only then.
 	complete bool
@@ -59,13 +63,19 @@ func (in *input) clusterViews() []*clusterView {
 		if res.Err != nil {
 			continue
 		}
+		layoutCluster, _ := in.Repo.Cluster(cl)
 		for i := range res.Objects {
 			o := &res.Objects[i]
 			ns := o.NamespaceIn(res.Target.Namespace)
 			if v.plan != nil && v.plan.ClusterScoped(o.Group(), o.Kind) {
 				ns = ""
 			}
-			v.objs = append(v.objs, placed{res: res, o: o, ns: ns})
+			p := placed{res: res, o: o, ns: ns}
+			if why, ok := argocd.Excluded(&in.Repo.Config, layoutCluster, o.Group(), o.Kind); ok {
+				v.excluded = append(v.excluded, excludedObject{p, why})
+				continue
+			}
+			v.objs = append(v.objs, p)
 		}
 	}
 	for _, v := range byName {
@@ -95,6 +105,12 @@ func (in *input) clusterViews() []*clusterView {
 	}
 	slices.SortFunc(in.views, func(a, b *clusterView) int { return strings.Compare(a.name, b.name) })
 	return in.views
+}
+
+// excludedObject is a rendered object Argo CD leaves out, and why.
+type excludedObject struct {
+	placed
+	why argocd.Exclusion
 }
 
 // addNamespace records a namespace and labels it has, with the label the
