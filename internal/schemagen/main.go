@@ -34,13 +34,13 @@ import (
 
 func main() {
 	out := flag.String("out", "data", "folder to write v1.<minor>.json.gz into")
-	minors := flag.String("minors", "29-36", "Kubernetes minor versions, as a range FIRST-LAST")
+	minors := flag.String("minors", "29-37", "Kubernetes minor versions, as a range FIRST-LAST")
 	flag.Parse()
 	first, last, ok := strings.Cut(*minors, "-")
 	lo, err1 := strconv.Atoi(first)
 	hi, err2 := strconv.Atoi(last)
 	if !ok || err1 != nil || err2 != nil || lo > hi {
-		fail(fmt.Errorf("-minors %q: want FIRST-LAST, like 29-36", *minors))
+		fail(fmt.Errorf("-minors %q: want FIRST-LAST, like 29-37", *minors))
 	}
 	versions, err := latestPatches(lo, hi)
 	if err != nil {

@@ -17,7 +17,7 @@ import (
 
 func TestEmbeddedVersions(t *testing.T) {
 	minors := schema.Minors()
-	if diff := cmp.Diff([]int{29, 30, 31, 32, 33, 34, 35, 36}, minors); diff != "" {
+	if diff := cmp.Diff([]int{29, 30, 31, 32, 33, 34, 35, 36, 37}, minors); diff != "" {
 		t.Fatalf("embedded minors (-want +got):\n%s", diff)
 	}
 	for _, m := range minors {
@@ -44,8 +44,40 @@ func TestEmbeddedVersions(t *testing.T) {
 	}
 }
 
+// TestKubernetes137: 1.37's schema has the kinds that went GA in it
+// (certificates.k8s.io/v1 ClusterTrustBundle, storagemigration.k8s.io/v1)
+// and not the versions it stopped serving (networking.k8s.io/v1beta1
+// ServiceCIDR, storage.k8s.io/v1beta1 VolumeAttributesClass), which 1.36
+// still has.
+func TestKubernetes137(t *testing.T) {
+	v136, err := schema.Load(36)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v137, err := schema.Load(37)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"certificates.k8s.io/v1/ClusterTrustBundle", "storagemigration.k8s.io/v1/StorageVersionMigration", "resource.k8s.io/v1/DeviceTaintRule"} {
+		if _, ok := v137.Kinds[k]; !ok {
+			t.Errorf("1.37 has no schema for %s", k)
+		}
+		if _, ok := v136.Kinds[k]; ok {
+			t.Errorf("1.36 has a schema for %s", k)
+		}
+	}
+	for _, k := range []string{"networking.k8s.io/v1beta1/ServiceCIDR", "storage.k8s.io/v1beta1/VolumeAttributesClass", "certificates.k8s.io/v1alpha1/ClusterTrustBundle"} {
+		if _, ok := v137.Kinds[k]; ok {
+			t.Errorf("1.37 has a schema for %s, which it no longer serves", k)
+		}
+		if _, ok := v136.Kinds[k]; !ok {
+			t.Errorf("1.36 has no schema for %s", k)
+		}
+	}
+}
+
 func TestMinorFor(t *testing.T) {
-	for in, want := range map[string]int{"v1.27.3": 29, "1.33.5": 33, "v1.33.4+k3s1": 33, "v1.36.0": 36, "v1.40.1": 36} {
+	for in, want := range map[string]int{"v1.27.3": 29, "1.33.5": 33, "v1.33.4+k3s1": 33, "v1.36.0": 36, "v1.37.2": 37, "v1.40.1": 37} {
 		if got, err := schema.MinorFor(in); err != nil || got != want {
 			t.Errorf("MinorFor(%q) = %d, %v; want %d", in, got, err, want)
 		}
