@@ -111,9 +111,18 @@ func servedIn134(apiVersion, kind string) bool {
 	return major > 1 || major == 1 && minor > 34
 }
 
-// guideRemoved: removals in the Kubernetes deprecated API migration guide
-// whose k8s.io/api types no longer say when they were removed.
+// guideRemoved: removals whose k8s.io/api types no longer say when they
+// were removed: from the Kubernetes deprecated API migration guide, and
+// alpha types that left k8s.io/api (their lifecycle data in the last
+// k8s.io/api release that had them; the resource.k8s.io/v1alpha3 kinds
+// planned for 1.37 but gone from k8s.io/api v0.34, so from Kubernetes 1.34).
 var guideRemoved = map[string]bool{
-	"autoscaling/v2beta1/HorizontalPodAutoscaler": true, // removed in 1.25
-	"autoscaling/v2beta2/HorizontalPodAutoscaler": true, // removed in 1.26
+	"autoscaling/v2beta1/HorizontalPodAutoscaler":    true, // removed in 1.25
+	"autoscaling/v2beta2/HorizontalPodAutoscaler":    true, // removed in 1.26
+	"networking.k8s.io/v1alpha1/IPAddress":           true, // removed in 1.33 (k8s.io/api v0.33.0)
+	"networking.k8s.io/v1alpha1/ServiceCIDR":         true, // removed in 1.33 (k8s.io/api v0.33.0)
+	"resource.k8s.io/v1alpha3/DeviceClass":           true, // gone in 1.34
+	"resource.k8s.io/v1alpha3/ResourceClaim":         true, // gone in 1.34
+	"resource.k8s.io/v1alpha3/ResourceClaimTemplate": true, // gone in 1.34
+	"resource.k8s.io/v1alpha3/ResourceSlice":         true, // gone in 1.34
 }

@@ -25,6 +25,9 @@ type compacted map[*manifest.Object]*objectFacts
 type objectFacts struct {
 	uses     []secretUse
 	jobWords []string
+	// deprecated are the field checks the object fails
+	// (deprecatedFieldsOf).
+	deprecated []int
 }
 
 // keepsContent reports whether the cross-object rules read o's content.
@@ -50,7 +53,7 @@ func (c compacted) compact(res *render.Result) {
 		if keepsContent(o) || o.Content == nil {
 			continue
 		}
-		f := &objectFacts{uses: secretUsesOf(o)}
+		f := &objectFacts{uses: secretUsesOf(o), deprecated: deprecatedFieldsOf(o)}
 		if isKind(o, "batch", "Job") {
 			f.jobWords = jobWords(o.Content)
 		}
@@ -78,6 +81,14 @@ func (in *input) secretUses(o *manifest.Object) []secretUse {
 		return f.uses
 	}
 	return secretUsesOf(o)
+}
+
+// deprecatedFields are the field checks o fails (deprecatedFieldsOf).
+func (in *input) deprecatedFields(o *manifest.Object) []int {
+	if f, ok := in.compacted[o]; ok {
+		return f.deprecated
+	}
+	return deprecatedFieldsOf(o)
 }
 
 // jobWordsOf are the words of a Job's commands and arguments.

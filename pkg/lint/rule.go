@@ -19,6 +19,7 @@ type Rule struct {
 // registry holds every rule, sorted by ID (a test keeps it so).
 var registry = []*Rule{
 	ruleArgoCDExcluded,
+	ruleDeprecatedField,
 	ruleDuplicateObject,
 	ruleInvalidSuppression,
 	ruleLayout,

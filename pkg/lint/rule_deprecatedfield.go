@@ -1,0 +1,138 @@
+package lint
+
+import (
+	"fmt"
+
+	"github.com/Masterminds/semver/v3"
+
+	"github.com/repotool/repotool/pkg/finding"
+	"github.com/repotool/repotool/pkg/manifest"
+)
+
+var ruleDeprecatedField = &Rule{
+	Rule: finding.Rule{
+		ID:          "deprecated-field",
+		Summary:     "An object sets a field its cluster's Kubernetes version deprecates, or no longer honours.",
+		Remediation: "Replace the field as the finding says before the cluster is upgraded to the version that drops it.",
+		Severity:    SeverityWarning,
+		Description: "stray-api-version checks whole API versions; some changes are to single fields of APIs that stay. repotool checks, against each target's cluster version: Service spec.externalIPs, unless the Service is headless or ExternalName (deprecated in Kubernetes 1.36, removal planned for 1.43: it lets whoever may create a Service intercept traffic to any address, CVE-2020-8554), gitRepo volumes in pod templates (deprecated since 1.11; from 1.33 the kubelet's gitRepo volume driver is off by default, from 1.36 for good, so the Pod does not start: an error) and Service spec.trafficDistribution PreferClose (deprecated in 1.34 for PreferSameZone, which means the same). On older clusters nothing is reported.",
+		Bad: finding.Example{File: "namespaces/shop/templates/deployment.yaml", Content: `spec:
+  template:
+    spec:
+      volumes:
+        - name: site
+          gitRepo: {repository: https://example.com/site.git}
+`},
+		Good: finding.Example{File: "namespaces/shop/templates/deployment.yaml", Content: `spec:
+  template:
+    spec:
+      initContainers:
+        - name: clone
+          image: alpine/git:2.45.2
+          args: [clone, --depth=1, https://example.com/site.git, /site]
+          volumeMounts: [{name: site, mountPath: /site}]
+      volumes:
+        - name: site
+          emptyDir: {}
+`},
+	},
+	check: checkDeprecatedFields,
+}
+
+// fieldDeprecation is one field-level change of the Kubernetes API.
+type fieldDeprecation struct {
+	// field names it in messages; needle is what its line holds.
+	field, needle string
+	// deprecatedIn: a warning from this version; failsIn: an error from
+	// this one ("" while it still works).
+	deprecatedIn, failsIn string
+	// what happens, and what to do instead.
+	effect, advice string
+	// uses reports whether an object (kind, content) sets the field.
+	uses func(kind string, c map[string]any) bool
+}
+
+// fieldDeprecations are the checks, in the order findings name them.
+var fieldDeprecations = []fieldDeprecation{
+	{
+		field: "Service spec.externalIPs", needle: "externalIPs", deprecatedIn: "1.36",
+		effect: "removal is planned for Kubernetes 1.43; whoever may create a Service can intercept traffic to any address with it (CVE-2020-8554)",
+		advice: "use a LoadBalancer Service or a Gateway",
+		// As the API server warns: not for a headless or ExternalName
+		// Service, which ignores the field.
+		uses: func(kind string, c map[string]any) bool {
+			typ := strAt(c, "spec", "type")
+			headless := (typ == "" || typ == "ClusterIP") && strAt(c, "spec", "clusterIP") == "None"
+			return kind == "Service" && len(listAt(c, "spec", "externalIPs")) > 0 && typ != "ExternalName" && !headless
+		},
+	},
+	{
+		field: "the gitRepo volume", needle: "gitRepo", deprecatedIn: "1.11", failsIn: "1.33",
+		effect: "its driver is off by default from Kubernetes 1.33 (feature gate GitRepoVolumeDriver) and for good from 1.36, and the kubelet then runs no Pod with such a volume",
+		advice: "clone the repository in an init container into an emptyDir volume",
+		uses: func(kind string, c map[string]any) bool {
+			for _, spec := range podSpecs(kind, c) {
+				for _, v := range listAt(spec, "volumes") {
+					if m, ok := v.(map[string]any); ok && m["gitRepo"] != nil {
+						return true
+					}
+				}
+			}
+			return false
+		},
+	},
+	{
+		field: "Service spec.trafficDistribution PreferClose", needle: "PreferClose", deprecatedIn: "1.34",
+		effect: "it was renamed",
+		advice: "use PreferSameZone, which means the same",
+		uses: func(kind string, c map[string]any) bool {
+			return kind == "Service" && strAt(c, "spec", "trafficDistribution") == "PreferClose"
+		},
+	},
+}
+
+// deprecatedFieldsOf are the indexes in fieldDeprecations of the checks
+// an object fails (whatever the cluster version).
+func deprecatedFieldsOf(o *manifest.Object) []int {
+	c := contentOf(o)
+	var out []int
+	for i, d := range fieldDeprecations {
+		if d.uses(o.Kind, c) {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+func checkDeprecatedFields(in *input, report func(Finding)) {
+	for _, res := range in.Results {
+		if res.Err != nil {
+			continue
+		}
+		kv := parseKubeVersion(res.Capabilities.KubeVersion)
+		for i := range res.Objects {
+			o := &res.Objects[i]
+			for _, idx := range in.deprecatedFields(o) {
+				d := fieldDeprecations[idx]
+				sev, state := fieldState(d, kv)
+				if sev == "" {
+					continue
+				}
+				report(Finding{Severity: sev, File: o.Source.String(), Line: in.objectLine(o, d.needle), Object: o.ID(), Targets: []string{res.Target.Name()},
+					Message: fmt.Sprintf("%s %s uses %s, %s (cluster %s runs %s): %s; %s", o.Kind, o.Name, d.field, state, res.Target.Cluster, kv.Original(), d.effect, d.advice)})
+			}
+		}
+	}
+}
+
+// fieldState is a field's severity on a cluster at kv ("" when it is not
+// deprecated there yet) and what it is there.
+func fieldState(d fieldDeprecation, kv *semver.Version) (Severity, string) {
+	switch {
+	case d.failsIn != "" && !kv.LessThan(minor(d.failsIn)):
+		return SeverityError, "which no longer works since Kubernetes " + d.failsIn
+	case !kv.LessThan(minor(d.deprecatedIn)):
+		return SeverityWarning, "deprecated since Kubernetes " + d.deprecatedIn
+	}
+	return "", ""
+}
