@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/argoproj/argo-cd/v2/pkg/apis/application/v1alpha1"
+	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/yaml"
 )
@@ -64,13 +64,16 @@ func TestPermissionTable(t *testing.T) {
 		if !ok {
 			t.Fatalf("permissions.golden:%d: no project %s", i+1, f[0])
 		}
-		var dest v1alpha1.ApplicationDestination
+		// Since Argo CD 3.3 the check takes the object's name (for a
+		// cluster-resource list item's name glob; repotool's name none)
+		// and the destination's cluster.
+		var dest v1alpha1.Cluster
 		if server, ok := strings.CutPrefix(f[4], "server="); ok {
 			dest.Server = server
 		} else {
 			dest.Name = strings.TrimPrefix(f[4], "name=")
 		}
-		got, err := p.IsResourcePermitted(schema.GroupKind{Group: f[1], Kind: f[2]}, f[3], dest, noClusters)
+		got, err := p.IsResourcePermitted(schema.GroupKind{Group: f[1], Kind: f[2]}, "example", f[3], &dest, noClusters)
 		if err != nil {
 			t.Fatalf("permissions.golden:%d: %v", i+1, err)
 		}

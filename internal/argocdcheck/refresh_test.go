@@ -6,8 +6,8 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/argoproj/argo-cd/v2/pkg/apis/application/v1alpha1"
-	apppath "github.com/argoproj/argo-cd/v2/util/app/path"
+	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
+	apppath "github.com/argoproj/argo-cd/v3/util/app/path"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
@@ -32,7 +32,7 @@ type refreshCase struct {
 }
 
 // TestRefreshSetsMatchArgoCD asks Argo CD's own code which Applications
-// each commit refreshes (GetAppRefreshPaths on the manifest-generate-paths
+// each commit refreshes (GetSourceRefreshPaths on the manifest-generate-paths
 // annotation, then AppFilesHaveChanged with the commit's files, as the
 // repo-server does before it reuses the manifests it generated for the
 // previous commit) and requires exactly the Applications repotool diff
@@ -69,7 +69,7 @@ func TestRefreshSetsMatchArgoCD(t *testing.T) {
 				ObjectMeta: metav1.ObjectMeta{Name: a.Name, Annotations: map[string]string{v1alpha1.AnnotationKeyManifestGeneratePaths: a.Paths}},
 				Spec:       v1alpha1.ApplicationSpec{Source: &v1alpha1.ApplicationSource{Path: a.SourcePath}},
 			}
-			if apppath.AppFilesHaveChanged(apppath.GetAppRefreshPaths(app), c.Changed) {
+			if apppath.AppFilesHaveChanged(apppath.GetSourceRefreshPaths(app, *app.Spec.Source), c.Changed) {
 				got = append(got, a.Name)
 			}
 		}

@@ -11,7 +11,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/argoproj/argo-cd/v2/util/tgzstream"
+	"github.com/argoproj/argo-cd/v3/util/tgzstream"
 )
 
 func main() {
