@@ -11,12 +11,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/argoproj/argo-cd/gitops-engine/v3/pkg/utils/kube"
 	"github.com/argoproj/argo-cd/v3/cmpserver/apiclient"
 	"github.com/argoproj/argo-cd/v3/cmpserver/plugin"
 	"github.com/argoproj/argo-cd/v3/pkg/apis/application/v1alpha1"
 	"github.com/argoproj/argo-cd/v3/util/cmp"
 	"github.com/argoproj/argo-cd/v3/util/tgzstream"
-	"github.com/argoproj/argo-cd/gitops-engine/v3/pkg/utils/kube"
 	"google.golang.org/grpc"
 	"sigs.k8s.io/yaml"
 )
