@@ -36,6 +36,11 @@ var (
 // version repotool itself uses.
 func Helm(t testing.TB) string { return build(t, "helm.sh/helm/v3/cmd/helm") }
 
+// Helm4 returns the path of a helm CLI built from the helm.sh/helm/v4
+// version pinned in go.mod's tool block (Argo CD 3.5 and later render
+// native Helm sources with Helm 4).
+func Helm4(t testing.TB) string { return buildAs(t, "helm.sh/helm/v4/cmd/helm", "helm4") }
+
 // SOPS returns the path of a sops CLI built from the SOPS module version
 // repotool uses.
 func SOPS(t testing.TB) string { return build(t, "github.com/getsops/sops/v3/cmd/sops") }
@@ -112,6 +117,12 @@ var startHome, startXDGCache = os.Getenv("HOME"), os.Getenv("XDG_CACHE_HOME")
 
 func build(t testing.TB, pkg string) string {
 	t.Helper()
+	return buildAs(t, pkg, filepath.Base(pkg))
+}
+
+// buildAs builds pkg into the shared folder as name.
+func buildAs(t testing.TB, pkg, name string) string {
+	t.Helper()
 	if testing.Short() {
 		t.Skipf("-short: not building %s", pkg)
 	}
@@ -127,7 +138,7 @@ func build(t testing.TB, pkg string) string {
 		}
 		dir = d
 	}
-	out := filepath.Join(dir, filepath.Base(pkg))
+	out := filepath.Join(dir, name)
 	if err := buildShared(moduleRoot(t), pkg, out); err != nil {
 		t.Fatal(err)
 	}
