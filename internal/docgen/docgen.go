@@ -24,11 +24,11 @@ func RulesMarkdown() []byte {
 	b.WriteString("Change a rule's severity, or turn it off, with `lint.rules.<rule-id>.severity: error|warning|info|off` in repotool.yaml (not for `invalid-suppression`). See [ci.md](ci.md) for running it in pre-commit and GitHub Actions.\n\n")
 	b.WriteString("| rule | severity | finds |\n|---|---|---|\n")
 	for _, r := range lint.Rules() {
-		fmt.Fprintf(&b, "| [`%s`](#%s) | %s | %s |\n", r.ID, r.ID, r.Severity, escapeCell(r.Summary))
+		fmt.Fprintf(&b, "| [`%s`](#%s) | %s | %s |\n", r.ID, r.ID, severityOf(r), escapeCell(r.Summary))
 	}
 	for _, r := range lint.Rules() {
 		fmt.Fprintf(&b, "\n## %s\n\n", r.ID)
-		fmt.Fprintf(&b, "**Severity:** %s. **Finds:** %s\n\n", r.Severity, r.Summary)
+		fmt.Fprintf(&b, "**Severity:** %s. **Finds:** %s\n\n", severityOf(r), r.Summary)
 		fmt.Fprintf(&b, "%s\n\n", r.Description)
 		fmt.Fprintf(&b, "**Fix:** %s\n\n", r.Remediation)
 		fmt.Fprintf(&b, "Bad (`%s`):\n\n```yaml\n%s```\n\n", r.Bad.File, ensureNewline(r.Bad.Content))
@@ -44,4 +44,13 @@ func ensureNewline(s string) string {
 		return s
 	}
 	return s + "\n"
+}
+
+// severityOf is a rule's severity as the docs give it: "off by default"
+// for a rule that runs only when repotool.yaml turns it on.
+func severityOf(r lint.Rule) string {
+	if r.Off {
+		return string(r.Severity) + " (off by default)"
+	}
+	return string(r.Severity)
 }

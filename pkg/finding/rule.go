@@ -13,6 +13,9 @@ type Rule struct {
 	Remediation string
 	// Severity is the default severity of its findings.
 	Severity Severity
+	// Off: the rule runs only when the configuration gives it a severity
+	// (repotool.yaml's lint.rules.<id>.severity).
+	Off bool
 	// Description explains the rule for docs/rules.md (Markdown).
 	Description string
 	// Bad and Good are examples for docs/rules.md.

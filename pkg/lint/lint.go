@@ -169,7 +169,7 @@ func check(repo *layout.Repo, results []*render.Result, opts Options, facts comp
 		if r == ruleInvalidSuppression {
 			override = "" // a malformed suppression is always reported
 		}
-		if override == "off" {
+		if override == "off" || override == "" && r.Off {
 			continue
 		}
 		r.check(in, func(f Finding) {

@@ -243,3 +243,20 @@ func TestCompactSameFindings(t *testing.T) {
 		})
 	}
 }
+
+// TestOffByDefault: a rule that is off by default (values-list-replaced)
+// reports nothing until repotool.yaml gives it a severity.
+func TestOffByDefault(t *testing.T) {
+	repo := filepath.Join(t.TempDir(), "repo")
+	if err := os.CopyFS(repo, os.DirFS(filepath.Join(casesDir, "values-list-replaced", "repo"))); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(repo, "repotool.yaml"), []byte("clusters:\n  prod: {}\n  dev: {}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range lintDir(t, repo).Findings {
+		if f.Rule == "values-list-replaced" {
+			t.Errorf("reported while off: %s", f.Message)
+		}
+	}
+}

@@ -81,6 +81,8 @@ type sarifRule struct {
 
 type sarifRuleConfig struct {
 	Level string `json:"level"`
+	// Enabled is false for a rule that is off by default.
+	Enabled *bool `json:"enabled,omitempty"`
 }
 
 type sarifResult struct {
@@ -139,6 +141,10 @@ func (lintSARIF) Write(w io.Writer, res *finding.Report, opts LintOptions) error
 			Help:                 sarifText{Text: r.Remediation, Markdown: r.Remediation + "\n\nSee [" + r.ID + "](" + r.DocURI() + ")."},
 			HelpURI:              r.DocURI(),
 			DefaultConfiguration: sarifRuleConfig{Level: sarifLevel(r.Severity)},
+		}
+		if r.Off {
+			off := false
+			sr.DefaultConfiguration.Enabled = &off
 		}
 		if r.ID == "plaintext-secret" {
 			sr.Properties = map[string]any{"tags": []string{"security"}, "security-severity": "8.0"}
