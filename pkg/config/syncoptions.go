@@ -36,7 +36,7 @@ var syncOptionRE = regexp.MustCompile(`^([A-Za-z]+)=([A-Za-z0-9-]+)$`)
 // every resource) and resource actions (action/<group>/<kind>/<action>).
 // Nothing a project role's policy line could be broken with: no comma, no
 // space.
-var OwnerActionRE = regexp.MustCompile(`^((update|delete)/[A-Za-z0-9.*-]*(/[A-Za-z0-9.*-]*){0,3}|action/[A-Za-z0-9.*-]*/[A-Za-z0-9.*-]+/[A-Za-z0-9.*-]+)$`)
+var OwnerActionRE = regexp.MustCompile(`^((update|delete)/[A-Za-z0-9.*-]+(/[A-Za-z0-9.*-]+){0,3}|action/[A-Za-z0-9.*-]*/[A-Za-z0-9.*-]+/[A-Za-z0-9.*-]+)$`)
 
 // checkSyncOptions checks a list of sync options: each Name=value with a
 // known name, each name once.
