@@ -52,7 +52,7 @@ func TestLibraryWeight(t *testing.T) {
 		"github.com/aws/aws-sdk-go",
 		"github.com/Azure/azure-sdk-for-go",
 	}
-	light := []string{"config", "layout", "manifest", "finding", "change", "gitrev", "argocd", "output", "schema", "sopsfile", "migrate"}
+	light := []string{"config", "layout", "manifest", "finding", "change", "gitrev", "argocd", "output", "schema", "sopsfile", "migrate", "values"}
 	for _, p := range light {
 		deps := strings.Fields(goList(t, "{{.ImportPath}}", "-deps", "./pkg/"+p))
 		for _, dep := range deps {

@@ -58,18 +58,7 @@ func (r *Renderer) template(ctx context.Context, t *layout.Target, entry *chartE
 			return nil, nil, err
 		}
 	}
-	name := cmp.Or(r.opts.ReleaseName, t.Namespace)
-	if err := chartutil.ValidateReleaseName(name); err != nil {
-		return nil, nil, fmt.Errorf("release name %q: %w", name, err)
-	}
-	if err := chartutil.ProcessDependenciesWithMerge(c, vals); err != nil {
-		return nil, nil, err
-	}
-	hcaps := chartutil.DefaultCapabilities.Copy()
-	hcaps.KubeVersion = *kv
-	hcaps.APIVersions = append(hcaps.APIVersions, caps.APIVersions...)
-	top, err := chartutil.ToRenderValuesWithSchemaValidation(c, vals,
-		chartutil.ReleaseOptions{Name: name, Namespace: t.Namespace, Revision: 1, IsInstall: true}, hcaps, true)
+	top, hcaps, err := r.renderValuesOf(t, c, vals, kv)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -104,6 +93,25 @@ func (r *Renderer) template(ctx context.Context, t *layout.Target, entry *chartE
 		return nil, nil, err
 	}
 	return assemble(c, docs, hooks, !r.opts.SkipCRDs)
+}
+
+// renderValuesOf is what the templates of c (a copy: dependencies are
+// processed in it) see for t with the merged values vals: .Values, the
+// release and the capabilities, as `helm template` makes them.
+func (r *Renderer) renderValuesOf(t *layout.Target, c *chart.Chart, vals map[string]any, kv *chartutil.KubeVersion) (chartutil.Values, *chartutil.Capabilities, error) {
+	name := cmp.Or(r.opts.ReleaseName, t.Namespace)
+	if err := chartutil.ValidateReleaseName(name); err != nil {
+		return nil, nil, fmt.Errorf("release name %q: %w", name, err)
+	}
+	if err := chartutil.ProcessDependenciesWithMerge(c, vals); err != nil {
+		return nil, nil, err
+	}
+	hcaps := chartutil.DefaultCapabilities.Copy()
+	hcaps.KubeVersion = *kv
+	hcaps.APIVersions = append(hcaps.APIVersions, r.capabilities(t).APIVersions...)
+	top, err := chartutil.ToRenderValuesWithSchemaValidation(c, vals,
+		chartutil.ReleaseOptions{Name: name, Namespace: t.Namespace, Revision: 1, IsInstall: true}, hcaps, true)
+	return top, hcaps, err
 }
 
 // errOutputSize is a rendering larger than Options.MaxOutputSize.

@@ -1,0 +1,105 @@
+package render
+
+import (
+	"context"
+	"fmt"
+	"path"
+	"strings"
+
+	yaml "go.yaml.in/yaml/v3"
+	"helm.sh/helm/v3/pkg/chart"
+	"helm.sh/helm/v3/pkg/chartutil"
+
+	"github.com/repotool/repotool/internal/fsutil"
+	"github.com/repotool/repotool/internal/yamlpos"
+	"github.com/repotool/repotool/pkg/layout"
+	"github.com/repotool/repotool/pkg/values"
+)
+
+// EffectiveValues returns what t's chart receives as .Values (the values
+// files merged as `helm template -f` merges them, coalesced with the
+// chart's and its subcharts' defaults) and where each key comes from:
+// values.TraceLayers over the chart's values.yaml, its enabled subcharts'
+// and the target's values files, in that order. Secret values files are
+// not decrypted: their values are PlaceholderDecrypter's placeholders, and
+// the trace marks their keys secret, so nothing returned holds a secret.
+func (r *Renderer) EffectiveValues(ctx context.Context, t *layout.Target) (*values.Effective, error) {
+	entry, err := r.chart(ctx, t.ChartDir, nil)
+	if err != nil {
+		return nil, err
+	}
+	vals, _, _, err := r.values(ctx, t, PlaceholderDecrypter{})
+	if err != nil {
+		return nil, err
+	}
+	caps := r.capabilities(t)
+	kv, err := chartutil.ParseKubeVersion(caps.KubeVersion)
+	if err != nil {
+		return nil, fmt.Errorf("invalid Kubernetes version %q: %w", caps.KubeVersion, err)
+	}
+	c := copyChart(entry.chart)
+	top, _, err := r.renderValuesOf(t, c, vals, kv)
+	if err != nil {
+		return nil, err
+	}
+	var layers []values.Layer
+	if doc := chartValuesDoc(c); doc != nil {
+		layers = append(layers, values.Layer{File: path.Join(t.ChartDir, chartutil.ValuesfileName), Doc: doc})
+	}
+	layers = append(layers, subchartLayers(c, entry, nil)...)
+	for _, vf := range t.Values {
+		real, err := fsutil.Resolve(r.fsys, vf.Path)
+		if err != nil {
+			return nil, &ValuesError{File: vf.Path, Err: err}
+		}
+		data, err := r.readValues(vf.Path, real)
+		if err != nil {
+			return nil, &ValuesError{File: vf.Path, Err: err}
+		}
+		var doc yaml.Node
+		if err := yaml.Unmarshal(data, &doc); err != nil {
+			return nil, &ValuesError{File: vf.Path, Err: fmt.Errorf("not valid YAML")}
+		}
+		layers = append(layers, values.Layer{File: vf.Path, Doc: yamlpos.Root(&doc), Secret: vf.Secret})
+	}
+	vs, _ := top["Values"].(chartutil.Values)
+	return &values.Effective{Values: map[string]any(vs), Trace: values.TraceLayers(layers)}, nil
+}
+
+// chartValuesDoc is a chart's values.yaml as a YAML document (nil when it
+// has none, or it does not parse: the chart did load, so Helm read it).
+func chartValuesDoc(c *chart.Chart) *yaml.Node {
+	for _, f := range c.Raw {
+		if f.Name == chartutil.ValuesfileName {
+			var doc yaml.Node
+			if yaml.Unmarshal(f.Data, &doc) != nil {
+				return nil
+			}
+			return yamlpos.Root(&doc)
+		}
+	}
+	return nil
+}
+
+// subchartLayers are the values.yaml of c's enabled subcharts (after
+// dependency processing: aliases applied, disabled ones gone), each under
+// its name, depth first; prefix is c's own path below the top chart.
+func subchartLayers(c *chart.Chart, entry *chartEntry, prefix []string) []values.Layer {
+	var out []values.Layer
+	for _, sub := range c.Dependencies() {
+		p := append(prefix[:len(prefix):len(prefix)], sub.Name())
+		if doc := chartValuesDoc(sub); doc != nil {
+			origin := entry.origins[sub.ChartFullPath()]
+			if origin == "" {
+				origin = strings.Join(p, "/")
+			}
+			file := path.Join(origin, chartutil.ValuesfileName)
+			if strings.HasSuffix(origin, ".tgz") {
+				file = origin + ":" + chartutil.ValuesfileName
+			}
+			out = append(out, values.Layer{File: file, Doc: doc, Prefix: p})
+		}
+		out = append(out, subchartLayers(sub, entry, p)...)
+	}
+	return out
+}
