@@ -135,6 +135,13 @@ func TestCanarySecrets(t *testing.T) {
 		runs = append(runs, r)
 	}
 	for _, ns := range []string{"leaky", "failing", "strict"} {
+		for _, format := range []string{"yaml", "json"} {
+			runs = append(runs,
+				run{name: "values " + ns + " " + format, args: []string{"values", repo, "-c", "dev", "-n", ns, "-o", format}},
+				run{name: "values --origin " + ns + " " + format, args: []string{"values", repo, "-c", "dev", "-n", ns, "-o", format, "--origin"}})
+		}
+	}
+	for _, ns := range []string{"leaky", "failing", "strict"} {
 		runs = append(runs,
 			run{name: "render " + ns + " --redact", args: []string{"render", repo, "-c", "dev", "-n", ns, "--redact"}},
 			run{name: "render " + ns, args: []string{"render", repo, "-c", "dev", "-n", ns}, stdout: true},
