@@ -1,6 +1,7 @@
 package render
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"path"
@@ -46,7 +47,7 @@ func (r *Renderer) EffectiveValues(ctx context.Context, t *layout.Target) (*valu
 	if doc := chartValuesDoc(c); doc != nil {
 		layers = append(layers, values.Layer{File: path.Join(t.ChartDir, chartutil.ValuesfileName), Doc: doc})
 	}
-	layers = append(layers, subchartLayers(c, entry, nil)...)
+	layers = append(layers, subchartLayers(c, entry.chart, entry, nil)...)
 	for _, vf := range t.Values {
 		real, err := fsutil.Resolve(r.fsys, vf.Path)
 		if err != nil {
@@ -83,15 +84,18 @@ func chartValuesDoc(c *chart.Chart) *yaml.Node {
 
 // subchartLayers are the values.yaml of c's enabled subcharts (after
 // dependency processing: aliases applied, disabled ones gone), each under
-// its name, depth first; prefix is c's own path below the top chart.
-func subchartLayers(c *chart.Chart, entry *chartEntry, prefix []string) []values.Layer {
+// its name, depth first; prefix is c's path below the top chart, and orig
+// is c as loaded (nil when unknown), whose chart.ChartFullPath names the
+// subcharts entry.origins knows, before aliases renamed them.
+func subchartLayers(c, orig *chart.Chart, entry *chartEntry, prefix []string) []values.Layer {
 	var out []values.Layer
 	for _, sub := range c.Dependencies() {
 		p := append(prefix[:len(prefix):len(prefix)], sub.Name())
+		origSub := loadedAs(orig, sub.Name())
 		if doc := chartValuesDoc(sub); doc != nil {
-			origin := entry.origins[sub.ChartFullPath()]
-			if origin == "" {
-				origin = strings.Join(p, "/")
+			origin := strings.Join(p, "/")
+			if origSub != nil {
+				origin = cmp.Or(entry.origins[origSub.ChartFullPath()], origin)
 			}
 			file := path.Join(origin, chartutil.ValuesfileName)
 			if strings.HasSuffix(origin, ".tgz") {
@@ -99,7 +103,27 @@ func subchartLayers(c *chart.Chart, entry *chartEntry, prefix []string) []values
 			}
 			out = append(out, values.Layer{File: file, Doc: doc, Prefix: p})
 		}
-		out = append(out, subchartLayers(sub, entry, p)...)
+		out = append(out, subchartLayers(sub, origSub, entry, p)...)
 	}
 	return out
+}
+
+// loadedAs is the subchart of orig (a chart as loaded) that dependency
+// processing named name: by its alias in orig's Chart.yaml, or its own.
+func loadedAs(orig *chart.Chart, name string) *chart.Chart {
+	if orig == nil || orig.Metadata == nil {
+		return nil
+	}
+	want := name
+	for _, d := range orig.Metadata.Dependencies {
+		if d.Alias == name {
+			want = d.Name
+		}
+	}
+	for _, sub := range orig.Dependencies() {
+		if sub.Name() == want {
+			return sub
+		}
+	}
+	return nil
 }

@@ -1,0 +1,78 @@
+package render_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"sigs.k8s.io/yaml"
+
+	"github.com/repotool/repotool/internal/testtool"
+	"github.com/repotool/repotool/pkg/layout"
+	"github.com/repotool/repotool/pkg/render"
+)
+
+// TestEffectiveValues: the values EffectiveValues returns are exactly the
+// .Values the templates see when the target renders (a template prints
+// them), through a subchart with an alias, globals, a list replaced and a
+// key deleted by null; and the trace names each one's file and line.
+func TestEffectiveValues(t *testing.T) {
+	root := t.TempDir()
+	testtool.WriteFiles(t, root, map[string]string{
+		"namespaces/app/Chart.yaml":            "apiVersion: v2\nname: app\nversion: 1.0.0\ndependencies:\n  - name: lib\n    version: 1.0.0\n    repository: file://../../libs/lib\n    alias: cache\n",
+		"namespaces/app/values.yaml":           "replicas: 1\nenv: [A]\nresources:\n  cpu: 1\n  memory: 1Gi\nglobal:\n  region: eu\n",
+		"namespaces/app/templates/values.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: values\ndata:\n  values: |\n{{ toYaml .Values | indent 4 }}\n",
+		"libs/lib/Chart.yaml":                  "apiVersion: v2\nname: lib\nversion: 1.0.0\n",
+		"libs/lib/values.yaml":                 "port: 6379\nsize: small\n",
+		"namespaces/app/common-values.yaml":    "env: [B, C]\ncache:\n  size: large\n",
+		"clusters/c1/app/c1-values.yaml":       "replicas: 3\nresources:\n  memory: null\n",
+	})
+	repo, err := layout.LoadDir(context.Background(), root, layout.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tg, ok := repo.Target("c1", "app")
+	if !ok {
+		t.Fatalf("no target: %v", repo.Diagnostics)
+	}
+	r := render.New(repo, render.DefaultOptions())
+	res, err := r.Render(context.Background(), tg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cm struct{ Data struct{ Values string } }
+	if err := yaml.Unmarshal(res.Manifest[strings.Index(string(res.Manifest), "apiVersion"):], &cm); err != nil {
+		t.Fatal(err)
+	}
+	eff, err := r.EffectiveValues(context.Background(), tg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := yaml.Marshal(eff.Values)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(got) != cm.Data.Values {
+		t.Errorf("EffectiveValues:\n%s\nthe templates see:\n%s", got, cm.Data.Values)
+	}
+	for path, want := range map[string]string{
+		"replicas":      "clusters/c1/app/c1-values.yaml:1",
+		"env":           "namespaces/app/common-values.yaml:1",
+		"cache.size":    "namespaces/app/common-values.yaml:3",
+		"cache.port":    "libs/lib/values.yaml:1",
+		"resources.cpu": "namespaces/app/values.yaml:4",
+	} {
+		l := eff.Leaves(strings.Split(path, "."))
+		if len(l) != 1 || l[0].Origin == nil {
+			t.Errorf("%s: leaves %+v", path, l)
+			continue
+		}
+		if got := fmt.Sprintf("%s:%d", l[0].Origin.From.File, l[0].Origin.From.Line); got != want {
+			t.Errorf("%s comes from %s, want %s", path, got, want)
+		}
+	}
+	if _, ok := eff.Get([]string{"resources", "memory"}); ok {
+		t.Error("resources.memory, deleted by null, is still there")
+	}
+}
