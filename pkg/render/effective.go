@@ -25,9 +25,9 @@ import (
 // not decrypted: their values are PlaceholderDecrypter's placeholders, and
 // the trace marks their keys secret, so nothing returned holds a secret.
 func (r *Renderer) EffectiveValues(ctx context.Context, t *layout.Target) (*values.Effective, error) {
-	entry, err := r.chart(ctx, t.ChartDir, nil)
+	entry, err := r.targetChart(ctx, t)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("values of %s: %w", t.Name(), err)
 	}
 	vals, _, _, err := r.values(ctx, t, PlaceholderDecrypter{})
 	if err != nil {

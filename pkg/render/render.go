@@ -345,24 +345,29 @@ func (r *Renderer) boundErr(t *layout.Target, err error) error {
 
 var errTimeout = errors.New("render timeout")
 
+// targetChart loads t's chart, once t can be rendered at all: a target
+// the repository declares but cannot load fails (never render what is
+// left of it), as does a file:// cycle and a Chart.lock out of sync with
+// the target's own Chart.yaml (as `helm dependency build` checks it).
+func (r *Renderer) targetChart(ctx context.Context, t *layout.Target) (*chartEntry, error) {
+	if err := r.layoutErr(t); err != nil {
+		return nil, err
+	}
+	if err := r.dependencyCycle(t.ChartDir); err != nil {
+		return nil, err
+	}
+	entry, err := r.chart(ctx, t.ChartDir, nil)
+	if err != nil {
+		return nil, err
+	}
+	return entry, entry.lockErr
+}
+
 // renderNow renders t within ctx, the time bounded's goroutine has;
 // callerCtx is the caller's, for the redacted copy made on demand later.
 func (r *Renderer) renderNow(ctx, callerCtx context.Context, t *layout.Target) *Result {
 	res := &Result{Target: *t, Capabilities: r.capabilities(t)}
-	if err := r.layoutErr(t); err != nil {
-		// Declared by the repository but not loadable: fail it, never
-		// render what is left of it.
-		res.Err = fmt.Errorf("render %s: %w", t.Name(), err)
-		return res
-	}
-	if err := r.dependencyCycle(t.ChartDir); err != nil {
-		res.Err = fmt.Errorf("render %s: %w", t.Name(), err)
-		return res
-	}
-	entry, err := r.chart(ctx, t.ChartDir, nil)
-	if err == nil {
-		err = entry.lockErr // the target's own chart, as `helm dependency build` checks it
-	}
+	entry, err := r.targetChart(ctx, t)
 	if err != nil {
 		res.Err = fmt.Errorf("render %s: %w", t.Name(), err)
 		return res
