@@ -1,10 +1,7 @@
 package output
 
 import (
-	"fmt"
 	"io"
-	"slices"
-	"strings"
 
 	"github.com/repotool/repotool/pkg/change"
 )
@@ -34,20 +31,10 @@ var diffFormatters = []DiffFormatter{diffJSON{}, diffMarkdown{}, diffText{}}
 
 // DiffFormats returns the names of the diff formats, sorted.
 func DiffFormats() []string {
-	names := make([]string, 0, len(diffFormatters))
-	for _, f := range diffFormatters {
-		names = append(names, f.Name())
-	}
-	slices.Sort(names)
-	return names
+	return formatNames(diffFormatters)
 }
 
 // NewDiffFormatter returns the diff formatter called name.
 func NewDiffFormatter(name string) (DiffFormatter, error) {
-	for _, f := range diffFormatters {
-		if f.Name() == name {
-			return f, nil
-		}
-	}
-	return nil, fmt.Errorf("unknown output format %q: use one of %s", name, strings.Join(DiffFormats(), ", "))
+	return formatNamed(diffFormatters, name)
 }

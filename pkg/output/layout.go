@@ -1,10 +1,7 @@
 package output
 
 import (
-	"fmt"
 	"io"
-	"slices"
-	"strings"
 
 	"github.com/repotool/repotool/pkg/layout"
 )
@@ -21,20 +18,10 @@ var layoutFormatters = []LayoutFormatter{layoutJSON{}, layoutText{}}
 
 // LayoutFormats returns the names of the layout formats, sorted.
 func LayoutFormats() []string {
-	names := make([]string, 0, len(layoutFormatters))
-	for _, f := range layoutFormatters {
-		names = append(names, f.Name())
-	}
-	slices.Sort(names)
-	return names
+	return formatNames(layoutFormatters)
 }
 
 // NewLayoutFormatter returns the layout formatter called name.
 func NewLayoutFormatter(name string) (LayoutFormatter, error) {
-	for _, f := range layoutFormatters {
-		if f.Name() == name {
-			return f, nil
-		}
-	}
-	return nil, fmt.Errorf("unknown output format %q: use one of %s", name, strings.Join(LayoutFormats(), ", "))
+	return formatNamed(layoutFormatters, name)
 }

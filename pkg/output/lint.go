@@ -47,22 +47,12 @@ var lintFormatters = []LintFormatter{lintGitHub{}, lintJSON{}, lintSARIF{}, lint
 
 // LintFormats returns the names of the lint formats, sorted.
 func LintFormats() []string {
-	names := make([]string, 0, len(lintFormatters))
-	for _, f := range lintFormatters {
-		names = append(names, f.Name())
-	}
-	slices.Sort(names)
-	return names
+	return formatNames(lintFormatters)
 }
 
 // NewLintFormatter returns the lint formatter called name.
 func NewLintFormatter(name string) (LintFormatter, error) {
-	for _, f := range lintFormatters {
-		if f.Name() == name {
-			return f, nil
-		}
-	}
-	return nil, fmt.Errorf("unknown output format %q: use one of %s", name, strings.Join(LintFormats(), ", "))
+	return formatNamed(lintFormatters, name)
 }
 
 // rulesOf is opts.Rules, or else a bare entry for each rule res reports.

@@ -3,7 +3,6 @@ package output
 import (
 	"fmt"
 	"io"
-	"slices"
 	"strings"
 
 	"github.com/repotool/repotool/pkg/values"
@@ -30,22 +29,12 @@ var valuesFormatters = []ValuesFormatter{valuesJSON{}, valuesYAML{}}
 
 // ValuesFormats returns the names of the values formats, sorted.
 func ValuesFormats() []string {
-	names := make([]string, 0, len(valuesFormatters))
-	for _, f := range valuesFormatters {
-		names = append(names, f.Name())
-	}
-	slices.Sort(names)
-	return names
+	return formatNames(valuesFormatters)
 }
 
 // NewValuesFormatter returns the values formatter called name.
 func NewValuesFormatter(name string) (ValuesFormatter, error) {
-	for _, f := range valuesFormatters {
-		if f.Name() == name {
-			return f, nil
-		}
-	}
-	return nil, fmt.Errorf("unknown output format %q: use one of %s", name, strings.Join(ValuesFormats(), ", "))
+	return formatNamed(valuesFormatters, name)
 }
 
 // selected is the value at opts.Path, as a formatter writes it: maps kept,
