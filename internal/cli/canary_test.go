@@ -157,6 +157,33 @@ func TestCanarySecrets(t *testing.T) {
 		run{name: "lint --verbose", args: []string{"lint", repo, "--verbose"}},
 		run{name: "migrate kes-to-eso", args: []string{"migrate", "kes-to-eso", repo}},
 	)
+	// compare, last: a second cluster deploys leaky with the same secret
+	// values and another plain value, which every template prints next to
+	// the secrets (the whole .Values as JSON and YAML), so that the
+	// objects' diff has secrets in its context lines.
+	prod := func() {
+		dst := filepath.Join(repo, "clusters", "prod", "leaky")
+		if _, err := os.Stat(dst); err == nil {
+			return
+		}
+		if err := os.CopyFS(dst, os.DirFS(leaky)); err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range []string{"dev-values-leaky.yaml", "dev-values-leaky.secret.yaml"} {
+			if err := os.Rename(filepath.Join(dst, f), filepath.Join(dst, strings.Replace(f, "dev-", "prod-", 1))); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := os.WriteFile(filepath.Join(dst, "prod-values-leaky.yaml"), []byte("plain: another value\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, format := range []string{"text", "json", "markdown"} {
+		runs = append(runs,
+			run{name: "compare " + format, args: []string{"compare", repo, "-n", "leaky", "dev", "prod", "-o", format, "--color", "always"}, before: prod},
+			run{name: "compare --all-clusters " + format, args: []string{"compare", repo, "-n", "leaky", "--all-clusters", "-o", format}, before: prod},
+			run{name: "compare --no-decrypt " + format, args: []string{"compare", repo, "-n", "leaky", "dev", "prod", "-o", format, "--no-decrypt"}, before: prod})
+	}
 	fragments := canaryFragments()
 	decrypted := false
 	for _, r := range runs {

@@ -9,6 +9,7 @@ import (
 	yaml "go.yaml.in/yaml/v3"
 
 	"github.com/repotool/repotool/internal/golden"
+	"github.com/repotool/repotool/pkg/change"
 	"github.com/repotool/repotool/pkg/output"
 	"github.com/repotool/repotool/pkg/values"
 )
@@ -70,5 +71,36 @@ func TestValuesFormats(t *testing.T) {
 	}
 	if _, err := output.NewValuesFormatter("toml"); err == nil {
 		t.Error("an unknown format was accepted")
+	}
+}
+
+// TestCompareFormats: one comparison (values that differ, a secret on one
+// side only, and two clusters' objects) in every compare format.
+func TestCompareFormats(t *testing.T) {
+	e := sharedValues(t)
+	var devValues yaml.Node
+	if err := yaml.Unmarshal([]byte("image:\n  repository: shop\n  tag: \"1.0\"\ndb:\n  port: 5432\ntolerations:\n  - key: dedicated\n"), &devValues); err != nil {
+		t.Fatal(err)
+	}
+	other := &values.Effective{
+		Values: map[string]any{"image": map[string]any{"repository": "shop", "tag": "1.0"}, "tolerations": []any{map[string]any{"key": "dedicated"}}, "db": map[string]any{"port": 5432}, "global": map[string]any{}},
+		Trace:  values.TraceLayers([]values.Layer{{File: "namespaces/shop/values.yaml", Doc: devValues.Content[0]}}),
+	}
+	c := &change.Comparison{Namespace: "shop", Clusters: []string{"dev", "prod"}, Values: values.Compare([]*values.Effective{other, e}),
+		Objects: &change.Result{Base: "dev/shop", Head: "prod/shop", Targets: []change.Target{{Name: "dev/shop -> prod/shop", Files: []string{}}},
+			Changes: []change.Change{{Target: "dev/shop -> prod/shop", Object: "apps/v1/Deployment shop/web", Action: "changed", Diff: "--- base\n+++ head\n@@ -1 +1 @@\n-replicas: 1\n+replicas: 3\n"}}, ArgoCD: []change.Change{}}}
+	for _, name := range output.CompareFormats() {
+		f, err := output.NewCompareFormatter(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b bytes.Buffer
+		if err := f.Write(&b, c, output.DiffOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(b.String(), "PLACEHOLDER") {
+			t.Errorf("%s: a secret file's value is written:\n%s", name, b.String())
+		}
+		golden.Check(t, filepath.Join("testdata", "compare."+name+".golden"), b.Bytes())
 	}
 }

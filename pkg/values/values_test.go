@@ -128,3 +128,27 @@ func FuzzTraceLayers(f *testing.F) {
 		}
 	})
 }
+
+// TestCompare: a leaf differs when its presence or value differs; secret
+// leaves are compared by presence only, and never carry a value.
+func TestCompare(t *testing.T) {
+	eff := func(v map[string]any, layers ...values.Layer) *values.Effective {
+		return &values.Effective{Values: v, Trace: values.TraceLayers(layers)}
+	}
+	a := eff(map[string]any{"tag": "1", "same": 1, "list": []any{"a"}, "only": true, "pw": "placeholder"},
+		values.Layer{File: "a.secret.yaml", Secret: true, Doc: doc(t, "pw: ENC[x]\n")})
+	b := eff(map[string]any{"tag": "2", "same": 1, "list": []any{"a", "b"}, "pw": "placeholder-too"},
+		values.Layer{File: "b.secret.yaml", Secret: true, Doc: doc(t, "pw: ENC[y]\n")})
+	var got []string
+	for _, d := range values.Compare([]*values.Effective{a, b}) {
+		got = append(got, strings.Join(d.Path, "."))
+		for _, s := range d.Sides {
+			if s.Secret && s.Value != nil {
+				t.Errorf("%v: a secret side carries a value", d.Path)
+			}
+		}
+	}
+	if want := []string{"list", "only", "tag"}; !slices.Equal(got, want) {
+		t.Errorf("differences %v, want %v", got, want)
+	}
+}

@@ -1,0 +1,169 @@
+package cli
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/repotool/repotool/pkg/change"
+	"github.com/repotool/repotool/pkg/diff"
+	"github.com/repotool/repotool/pkg/layout"
+	"github.com/repotool/repotool/pkg/output"
+	"github.com/repotool/repotool/pkg/render"
+	"github.com/repotool/repotool/pkg/values"
+)
+
+func newCompareCmd(env Env, v *verbosity) *cobra.Command {
+	var namespace, format, color, clusterList string
+	var all, noDecrypt bool
+	opts := render.DefaultOptions()
+	cmd := &cobra.Command{
+		Use:   "compare [REPO] -n NAMESPACE CLUSTER1 CLUSTER2",
+		Short: "Show how a namespace differs between clusters: its values key by key, and its rendered objects",
+		Long: `compare shows how one namespace's targets differ between clusters, the
+drift the layout is meant to keep small: the effective values that differ
+(each cluster's value and the file and line it comes from, as repotool values
+--origin shows them) and, for two clusters, the rendered objects, compared as
+repotool diff compares two revisions (the first cluster as base). Clusters are
+given as arguments after REPO, or with --clusters C1,C2; --all-clusters
+compares the values of every cluster that deploys the namespace (a matrix of
+the keys that differ; the objects too when there are only two).
+
+Secret values are never printed. In the values, a value from a secret file is
+shown as "(secret: FILE:LINE)" and compared by presence only (secret files
+are not decrypted for that part); the rendered objects are compared with the
+real secret values in memory, and a Secret whose value differs is named by
+its field only. --no-decrypt compares the objects with placeholders instead.
+
+Exit status: 0, or 2 on a usage error, an unknown cluster or namespace, or a
+target that cannot be rendered.`,
+		Args: cobra.MaximumNArgs(3),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			f, err := output.NewCompareFormatter(format)
+			if err != nil {
+				return usageErr(err)
+			}
+			fo, err := diffOptions(cmd, env, color)
+			if err != nil {
+				return usageErr(err)
+			}
+			repoDir, clusters, err := compareArgs(args, clusterList, all)
+			if err != nil {
+				return usageErr(err)
+			}
+			if namespace == "" {
+				return usageErr(fmt.Errorf("compare needs --namespace"))
+			}
+			repo, err := loadRepo(cmd, repoDir, &opts)
+			if err != nil {
+				return err
+			}
+			targets, err := compareTargets(repo, namespace, clusters, all)
+			if err != nil {
+				return usageErr(err)
+			}
+			opts.CacheDir = cacheDir(env, opts.CacheDir)
+			extra := append(decrypter(noDecrypt), v.renderOptions(cmd.ErrOrStderr(), "rendering")...)
+			r := render.New(repo, opts, extra...)
+			c := &change.Comparison{Namespace: namespace}
+			var effs []*values.Effective
+			for _, t := range targets {
+				eff, err := r.EffectiveValues(cmd.Context(), t)
+				if err != nil {
+					return usageErr(err)
+				}
+				c.Clusters = append(c.Clusters, t.Cluster)
+				effs = append(effs, eff)
+			}
+			c.Values = values.Compare(effs)
+			if len(targets) == 2 {
+				if c.Objects, err = diff.CompareTargets(cmd.Context(), repo, targets[0], targets[1], diff.Options{Render: opts, Extra: extra}); err != nil {
+					return err
+				}
+				c.Objects.NotDecrypted = noDecrypt
+			}
+			if err := f.Write(cmd.OutOrStdout(), c, fo); err != nil {
+				return err
+			}
+			if c.Objects != nil && len(c.Objects.Errors) > 0 {
+				return &exitError{Code: ExitError, Err: fmt.Errorf("%d target(s) could not be rendered", len(c.Objects.Errors))}
+			}
+			return nil
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVarP(&namespace, "namespace", "n", "", "the namespace to compare (required)")
+	fl.StringVar(&clusterList, "clusters", "", "the two clusters to compare, C1,C2 (or give them as arguments)")
+	fl.BoolVar(&all, "all-clusters", false, "compare the values on every cluster that deploys the namespace")
+	fl.StringVarP(&format, "output", "o", "text", "output format: "+strings.Join(output.CompareFormats(), "|"))
+	fl.StringVar(&color, "color", "auto", "colour text output: auto (on a terminal, unless NO_COLOR is set)|always|never")
+	fl.BoolVar(&noDecrypt, "no-decrypt", false, "compare the rendered objects with typed placeholders for secret values")
+	fl.BoolVar(&opts.Offline, "offline", false, "never download: remote chart dependencies must be in the cache")
+	fl.StringVar(&opts.CacheDir, "cache-dir", "", "dependency cache (default $REPOTOOL_CACHE_DIR, else $XDG_CACHE_HOME/repotool)")
+	addLimitFlags(fl, &opts)
+	return cmd
+}
+
+// compareArgs reads compare's arguments: [REPO] [C1 C2], or the clusters
+// from --clusters, or none with --all-clusters.
+func compareArgs(args []string, list string, all bool) (string, []string, error) {
+	repoDir := "."
+	switch len(args) {
+	case 1:
+		repoDir = args[0]
+	case 2:
+		if list != "" || all {
+			return "", nil, fmt.Errorf("the clusters are given twice")
+		}
+		return ".", args, nil
+	case 3:
+		if list != "" || all {
+			return "", nil, fmt.Errorf("the clusters are given twice")
+		}
+		return args[0], args[1:], nil
+	}
+	switch {
+	case all && list != "":
+		return "", nil, fmt.Errorf("--all-clusters and --clusters both say which clusters: give one")
+	case all:
+		return repoDir, nil, nil
+	case list != "":
+		cl := strings.Split(list, ",")
+		if len(cl) != 2 {
+			return "", nil, fmt.Errorf("--clusters %q: give two clusters, C1,C2", list)
+		}
+		return repoDir, cl, nil
+	}
+	return "", nil, fmt.Errorf("give two clusters (compare -n NAMESPACE C1 C2, or --clusters C1,C2), or --all-clusters")
+}
+
+// compareTargets are the namespace's targets on the clusters given, or on
+// every cluster that deploys it.
+func compareTargets(repo *layout.Repo, namespace string, clusters []string, all bool) ([]*layout.Target, error) {
+	var out []*layout.Target
+	if all {
+		for i := range repo.Targets {
+			if repo.Targets[i].Namespace == namespace {
+				out = append(out, &repo.Targets[i])
+			}
+		}
+		if len(out) < 2 {
+			return nil, fmt.Errorf("namespace %s is deployed on %d cluster(s): nothing to compare", namespace, len(out))
+		}
+		slices.SortFunc(out, func(a, b *layout.Target) int { return strings.Compare(a.Cluster, b.Cluster) })
+		return out, nil
+	}
+	if clusters[0] == clusters[1] {
+		return nil, fmt.Errorf("compare %s with itself: give two different clusters", clusters[0])
+	}
+	for _, c := range clusters {
+		t, ok := repo.Target(c, namespace)
+		if !ok {
+			return nil, fmt.Errorf("no target %s/%s", c, namespace)
+		}
+		out = append(out, t)
+	}
+	return out, nil
+}
