@@ -48,6 +48,7 @@ func (r *Renderer) EffectiveValues(ctx context.Context, t *layout.Target) (*valu
 		layers = append(layers, values.Layer{File: path.Join(t.ChartDir, chartutil.ValuesfileName), Doc: doc})
 	}
 	layers = append(layers, subchartLayers(c, entry.chart, entry, nil)...)
+	defaults := len(layers)
 	for _, vf := range t.Values {
 		real, err := fsutil.Resolve(r.fsys, vf.Path)
 		if err != nil {
@@ -64,7 +65,7 @@ func (r *Renderer) EffectiveValues(ctx context.Context, t *layout.Target) (*valu
 		layers = append(layers, values.Layer{File: vf.Path, Doc: yamlpos.Root(&doc), Secret: vf.Secret})
 	}
 	vs, _ := top["Values"].(chartutil.Values)
-	return &values.Effective{Values: map[string]any(vs), Trace: values.TraceLayers(layers)}, nil
+	return &values.Effective{Values: map[string]any(vs), Trace: values.TraceLayers(layers), Defaults: values.TraceLayers(layers[:defaults])}, nil
 }
 
 // chartValuesDoc is a chart's values.yaml as a YAML document (nil when it
@@ -126,4 +127,56 @@ func loadedAs(orig *chart.Chart, name string) *chart.Chart {
 		}
 	}
 	return nil
+}
+
+// Without renders t as Render does, but with the values at paths removed
+// from what its values files merge to (before the charts' defaults are
+// coalesced in), and returns what `helm template` would print: the
+// evidence that a key does something, when the output changes without it.
+// Secret values are decrypted in memory as for Render; the stream is for
+// comparing, never to be shown.
+func (r *Renderer) Without(ctx context.Context, t *layout.Target, paths ...[]string) ([]byte, error) {
+	type out struct {
+		stream []byte
+		err    error
+	}
+	o, err := bounded(ctx, r.opts.Timeout, func(ctx context.Context) out {
+		entry, err := r.targetChart(ctx, t)
+		if err != nil {
+			return out{err: err}
+		}
+		vals, _, _, err := r.values(ctx, t, r.decrypter)
+		if err != nil {
+			return out{err: err}
+		}
+		for _, p := range paths {
+			vals = withoutPath(vals, p)
+		}
+		stream, _, err := r.template(ctx, t, entry, vals)
+		return out{stream, err}
+	})
+	if err != nil {
+		return nil, r.boundErr(t, err)
+	}
+	return o.stream, o.err
+}
+
+// withoutPath returns m without the value at path, copying the maps on
+// the way (m is shared with nothing, but its maps may be).
+func withoutPath(m map[string]any, path []string) map[string]any {
+	if len(path) == 0 {
+		return m
+	}
+	out := make(map[string]any, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	if len(path) == 1 {
+		delete(out, path[0])
+		return out
+	}
+	if sub, ok := out[path[0]].(map[string]any); ok {
+		out[path[0]] = withoutPath(sub, path[1:])
+	}
+	return out
 }

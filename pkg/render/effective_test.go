@@ -1,16 +1,22 @@
 package render_test
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
+	yaml3 "go.yaml.in/yaml/v3"
 	"sigs.k8s.io/yaml"
 
 	"github.com/repotool/repotool/internal/testtool"
 	"github.com/repotool/repotool/pkg/layout"
 	"github.com/repotool/repotool/pkg/render"
+	"github.com/repotool/repotool/pkg/values"
 )
 
 // TestEffectiveValues: the values EffectiveValues returns are exactly the
@@ -74,5 +80,69 @@ func TestEffectiveValues(t *testing.T) {
 	}
 	if _, ok := eff.Get([]string{"resources", "memory"}); ok {
 		t.Error("resources.memory, deleted by null, is still there")
+	}
+}
+
+// TestWithout: rendering without a key the templates read changes the
+// output; without one they do not read, it is byte-identical (the
+// evidence the values-unused rule is to decide by); and Undeclared over
+// EffectiveValues' Defaults finds the undeclared keys to try.
+func TestWithout(t *testing.T) {
+	root := t.TempDir()
+	testtool.WriteFiles(t, root, map[string]string{
+		"namespaces/app/Chart.yaml":        "apiVersion: v2\nname: app\nversion: 1.0.0\n",
+		"namespaces/app/values.yaml":       "replicaCount: 1\nextra: {}\n",
+		"namespaces/app/templates/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: app\ndata:\n  replicas: {{ .Values.replicaCount | quote }}\n  debug: {{ .Values.debug | default false | quote }}\n  extra: {{ toJson .Values.extra | quote }}\n",
+		"clusters/c1/app/c1-values.yaml":   "replicaCount: 3\nreplicasCount: 4\ndebug: true\nextra:\n  a: 1\n",
+	})
+	repo, err := layout.LoadDir(context.Background(), root, layout.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tg, _ := repo.Target("c1", "app")
+	r := render.New(repo, render.DefaultOptions())
+	res, err := r.Render(context.Background(), tg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	eff, err := r.EffectiveValues(context.Background(), tg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	docs := map[string]*yaml3.Node{}
+	for _, vf := range tg.Values {
+		data, err := os.ReadFile(filepath.Join(root, vf.Path))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var n yaml3.Node
+		if err := yaml3.Unmarshal(data, &n); err != nil {
+			t.Fatal(err)
+		}
+		docs[vf.Path] = n.Content[0]
+	}
+	var undeclared []string
+	for _, c := range values.Undeclared(eff.Defaults, values.Layer{File: "clusters/c1/app/c1-values.yaml", Doc: docs["clusters/c1/app/c1-values.yaml"]}) {
+		undeclared = append(undeclared, strings.Join(c.Path, ".")+"~"+c.Nearest)
+	}
+	if want := []string{"replicasCount~replicaCount", "debug~"}; !slices.Equal(undeclared, want) {
+		t.Errorf("undeclared %v, want %v", undeclared, want)
+	}
+	for _, tc := range []struct {
+		path []string
+		same bool
+	}{
+		{[]string{"replicasCount"}, true},
+		{[]string{"replicaCount"}, false},
+		{[]string{"debug"}, false},
+		{[]string{"extra", "a"}, false},
+	} {
+		without, err := r.Without(context.Background(), tg, tc.path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if same := bytes.Equal(without, res.Manifest); same != tc.same {
+			t.Errorf("without %v: the same output %v, want %v", tc.path, same, tc.same)
+		}
 	}
 }

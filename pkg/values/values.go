@@ -170,6 +170,9 @@ type Effective struct {
 	Values map[string]any
 	// Trace is the origin of every key path the layers set.
 	Trace Trace
+	// Defaults traces the charts' own values.yaml layers alone: the keys
+	// the chart and its subcharts declare.
+	Defaults Trace
 }
 
 // Leaf is one value of Effective.Values that is not a map: a scalar, a

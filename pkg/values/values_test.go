@@ -152,3 +152,19 @@ func TestCompare(t *testing.T) {
 		t.Errorf("differences %v, want %v", got, want)
 	}
 }
+
+func TestUndeclared(t *testing.T) {
+	defaults := values.TraceLayers([]values.Layer{
+		{File: "chart/values.yaml", Doc: doc(t, "replicaCount: 1\nimage:\n  repository: a\n  tag: \"1\"\npodAnnotations: {}\nresources: {}\nenv: []\n")},
+		{File: "chart/charts/db/values.yaml", Prefix: []string{"db"}, Doc: doc(t, "port: 5432\n")},
+	})
+	l := values.Layer{File: "c/prod-values.yaml", Doc: doc(t, "replicasCount: 3\nimage:\n  tagg: \"2\"\n  repository: b\npodAnnotations:\n  a: b\nresources:\n  limits: {cpu: 1}\ndb:\n  prot: 1\nextra:\n  x: 1\nenv: [A]\n")}
+	var got []string
+	for _, c := range values.Undeclared(defaults, l) {
+		got = append(got, fmt.Sprintf("%s:%d~%s", strings.Join(c.Path, "."), c.Line, c.Nearest))
+	}
+	want := []string{"replicasCount:1~replicaCount", "image.tagg:3~tag", "db.prot:10~port", "extra:11~"}
+	if !slices.Equal(got, want) {
+		t.Errorf("Undeclared = %v, want %v", got, want)
+	}
+}
