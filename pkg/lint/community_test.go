@@ -3,6 +3,7 @@ package lint_test
 import (
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/repotool/repotool/internal/testtool"
@@ -89,4 +90,51 @@ spec:
 		}
 	}
 	t.Logf("findings by rule: %v", counts)
+}
+
+// TestCommunityChartsValuesUnused: the three community charts with the
+// values their documentation shows (keys the charts declare, and keys
+// under maps they leave free-form) give values-unused nothing, and the
+// typos seeded in the cluster files are each found with the key meant
+// (cert-manager's values.schema.json refuses unknown keys before that).
+func TestCommunityChartsValuesUnused(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "repo")
+	cfg := "clusters:\n  c1:\n    kubeVersion: v1.34.0\nnamespaces:\n"
+	documented := map[string]string{
+		"cert-manager":     "crds:\n  enabled: true\nreplicaCount: 2\nprometheus:\n  enabled: true\nextraArgs:\n  - --enable-certificate-owner-ref\nresources:\n  requests: {cpu: 10m, memory: 32Mi}\n",
+		"external-secrets": "installCRDs: true\nreplicaCount: 2\nconcurrent: 2\nserviceMonitor:\n  enabled: false\nwebhook:\n  replicaCount: 1\n",
+		"ingress-nginx":    "controller:\n  replicaCount: 2\n  config:\n    use-forwarded-headers: \"true\"\n  service:\n    annotations:\n      service.beta.kubernetes.io/aws-load-balancer-type: nlb\n  metrics:\n    enabled: true\n",
+	}
+	typos := map[string]string{
+		"cert-manager":     "{}\n", // its values.schema.json refuses unknown keys itself
+		"external-secrets": "concurent: 4\n",
+		"ingress-nginx":    "controller:\n  replicaCont: 3\n",
+	}
+	for _, c := range testtool.CommunityCharts {
+		files := map[string]string{}
+		for p, data := range c.Files(t) {
+			files["namespaces/"+c.Name+"/"+p] = data
+		}
+		files["namespaces/"+c.Name+"/common-values.yaml"] = documented[c.Name]
+		files["clusters/c1/"+c.Name+"/c1-values.yaml"] = typos[c.Name]
+		testtool.WriteFiles(t, root, files)
+		cfg += "  " + c.Name + ": {tier: cluster}\n"
+	}
+	testtool.WriteFiles(t, root, map[string]string{"repotool.yaml": cfg})
+	var got []string
+	for _, f := range lintDir(t, root).Findings {
+		if f.Rule == "values-unused" {
+			got = append(got, f.File+": "+f.Message[strings.Index(f.Message, "did you mean"):])
+		}
+		if f.Rule == "render" {
+			t.Errorf("%s: %s", f.File, f.Message)
+		}
+	}
+	want := []string{
+		"clusters/c1/external-secrets/c1-values.yaml: did you mean concurrent?",
+		"clusters/c1/ingress-nginx/c1-values.yaml: did you mean controller.replicaCount?",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("values-unused findings:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
 }

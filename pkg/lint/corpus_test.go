@@ -253,7 +253,7 @@ func lintManifests(t *testing.T, cluster, kubeVersion string, files fstest.MapFS
 	fsys := fstest.MapFS{
 		"repotool.yaml":             {Data: []byte(fmt.Sprintf("clusters:\n  %s: {kubeVersion: %s}\n", cluster, kubeVersion))},
 		"namespaces/app/Chart.yaml": {Data: []byte("apiVersion: v2\nname: app\nversion: 1.0.0\n")},
-		path.Join("clusters", cluster, "app", cluster+"-values.yaml"): {Data: []byte("a: 1\n")},
+		path.Join("clusters", cluster, "app", cluster+"-values.yaml"): {Data: []byte("{}\n")},
 	}
 	maps.Copy(fsys, files)
 	repo, err := layout.Load(context.Background(), fsys, layout.Options{})

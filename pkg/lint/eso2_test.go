@@ -33,9 +33,9 @@ func TestESO2Semantics(t *testing.T) {
 	files := map[string]string{
 		"repotool.yaml":                        "namespaces:\n  eso: {tier: cluster}\nclusters:\n  c1: {kubeVersion: v1.33.0}\n",
 		"namespaces/eso/Chart.yaml":            chart,
-		"clusters/c1/eso/c1-values.yaml":       "a: 1\n",
+		"clusters/c1/eso/c1-values.yaml":       "{}\n",
 		"namespaces/shop/Chart.yaml":           chart,
-		"clusters/c1/shop/c1-values.yaml":      "a: 1\n",
+		"clusters/c1/shop/c1-values.yaml":      "{}\n",
 		"namespaces/shop/templates/store.yaml": read("snippets/vault-approle-store.yaml"),
 		// ESO's examples: targets made a ConfigMap (app-config) and an
 		// Argo CD Application (my-application).

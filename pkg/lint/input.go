@@ -47,6 +47,8 @@ type input struct {
 	// compacted are the facts of the rendered objects whose parsed
 	// content Lint let go (see compact.go); nil from Check.
 	compacted compacted
+	// evidence renders again for the rules that decide by rendering.
+	evidence *evidence
 	// lines memoizes objectLine: every copy of a chart's object (one per
 	// cluster) has the same line in the same template.
 	linesMu sync.Mutex

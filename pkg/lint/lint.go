@@ -70,14 +70,15 @@ func Lint(ctx context.Context, repo *layout.Repo, opts Options, extra ...render.
 	targets = opts.Shard.Targets(targets)
 	results := make([]*render.Result, len(targets))
 	facts := compacted{}
-	render.New(repo, opts.Render, extra...).RenderEach(ctx, targets, func(i int, res *render.Result) {
+	r := render.New(repo, opts.Render, extra...)
+	r.RenderEach(ctx, targets, func(i int, res *render.Result) {
 		facts.compact(res)
 		results[i] = res
 	})
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	res := check(repo, results, opts, facts)
+	res := check(repo, results, opts, facts, &evidence{ctx: ctx, renderer: r})
 	if opts.Cluster != "" || opts.Shard.N > 1 || opts.Targets != nil {
 		res.keepTargets(targets, opts.Shard.First(), opts.Cluster != "")
 	}
@@ -153,13 +154,21 @@ func (r *Result) keepTargets(targets []layout.Target, first, inFolders bool) {
 // repo, in target order, with RenderOptions), for callers that render
 // themselves.
 func Check(repo *layout.Repo, results []*render.Result, opts Options) *Result {
-	return check(repo, results, opts, nil)
+	return check(repo, results, opts, nil, &evidence{ctx: context.Background(), renderer: render.New(repo, opts.Render, RenderOptions()...)})
+}
+
+// evidence is what the rules that decide by rendering again
+// (values-unused) render with: a renderer made as the renderings were.
+type evidence struct {
+	ctx      context.Context
+	renderer *render.Renderer
 }
 
 // check is Check, for renderings compact let go of content in.
-func check(repo *layout.Repo, results []*render.Result, opts Options, facts compacted) *Result {
+func check(repo *layout.Repo, results []*render.Result, opts Options, facts compacted, ev *evidence) *Result {
 	in := buildInput(repo, results)
 	in.compacted = facts
+	in.evidence = ev
 	in.renderOpts = opts.Render
 	in.schemaDir = opts.SchemaDir
 	var all []Finding

@@ -174,7 +174,7 @@ func TestChecksUseRenderCapabilities(t *testing.T) {
 	fsys := fstest.MapFS{
 		"repotool.yaml":                 {Data: []byte("clusters:\n  prod: {kubeVersion: v1.34.0}\n")},
 		"namespaces/app/Chart.yaml":     {Data: []byte("apiVersion: v2\nname: app\nversion: 1.0.0\n")},
-		"clusters/prod/app/values.yaml": {Data: []byte("a: 1\n")},
+		"clusters/prod/app/values.yaml": {Data: []byte("{}\n")},
 		"namespaces/app/templates/w.yaml": {Data: []byte(`{{- if .Capabilities.APIVersions.Has "acme.io/v1/Widget" }}
 apiVersion: acme.io/v1
 kind: Widget

@@ -34,6 +34,7 @@ var registry = []*Rule{
 	ruleStrayAPIVersion,
 	ruleValuesListReplaced,
 	ruleValuesTypeMismatch,
+	ruleValuesUnused,
 }
 
 // Rules returns every rule, sorted by ID.

@@ -68,6 +68,48 @@ func (r *Renderer) EffectiveValues(ctx context.Context, t *layout.Target) (*valu
 	return &values.Effective{Values: map[string]any(vs), Trace: values.TraceLayers(layers), Defaults: values.TraceLayers(layers[:defaults])}, nil
 }
 
+// ChartDefaults returns the keys the chart in dir and every subchart it
+// loads declare in their values.yaml (each subchart's under its name or
+// alias, enabled or not: a key one declares is never reported unused),
+// traced once per run.
+func (r *Renderer) ChartDefaults(ctx context.Context, dir string) (values.Trace, error) {
+	return r.defaults.get(dir, func() (values.Trace, error) {
+		entry, err := r.chart(ctx, dir, nil)
+		if err != nil {
+			return nil, err
+		}
+		var layers []values.Layer
+		if doc := chartValuesDoc(entry.chart); doc != nil {
+			layers = append(layers, values.Layer{File: path.Join(dir, chartutil.ValuesfileName), Doc: doc})
+		}
+		return values.TraceLayers(append(layers, allSubchartLayers(entry.chart, nil)...)), nil
+	})
+}
+
+// allSubchartLayers are the values.yaml of every subchart below c as
+// loaded, each under its name and, when Chart.yaml gives one, its alias.
+func allSubchartLayers(c *chart.Chart, prefix []string) []values.Layer {
+	var out []values.Layer
+	for _, sub := range c.Dependencies() {
+		names := []string{sub.Name()}
+		if c.Metadata != nil {
+			for _, d := range c.Metadata.Dependencies {
+				if d.Name == sub.Name() && d.Alias != "" {
+					names = append(names, d.Alias)
+				}
+			}
+		}
+		for _, name := range names {
+			p := append(prefix[:len(prefix):len(prefix)], name)
+			if doc := chartValuesDoc(sub); doc != nil {
+				out = append(out, values.Layer{File: strings.Join(p, "/"), Doc: doc, Prefix: p})
+			}
+			out = append(out, allSubchartLayers(sub, p)...)
+		}
+	}
+	return out
+}
+
 // chartValuesDoc is a chart's values.yaml as a YAML document (nil when it
 // has none, or it does not parse: the chart did load, so Helm read it).
 func chartValuesDoc(c *chart.Chart) *yaml.Node {

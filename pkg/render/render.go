@@ -27,6 +27,7 @@ import (
 	"github.com/repotool/repotool/pkg/decrypt"
 	"github.com/repotool/repotool/pkg/layout"
 	"github.com/repotool/repotool/pkg/manifest"
+	"github.com/repotool/repotool/pkg/values"
 )
 
 // Options are the serialisable render settings. Start from DefaultOptions.
@@ -155,6 +156,8 @@ type Renderer struct {
 	http      *http.Client
 	log       *slog.Logger
 	charts    onceMap[*chartEntry]
+	// defaults are the charts' declared values (ChartDefaults), by folder.
+	defaults onceMap[values.Trace]
 	// engine runs the templates, each chart's parsed once.
 	engine engine.Engine
 	// plain holds the decrypted secret values files, by path and content

@@ -1,0 +1,137 @@
+package lint
+
+import (
+	"bytes"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/repotool/repotool/pkg/finding"
+	"github.com/repotool/repotool/pkg/values"
+)
+
+var ruleValuesUnused = &Rule{
+	Rule: finding.Rule{
+		ID:          "values-unused",
+		Summary:     "A values file sets a key that changes nothing: the chart does not declare it, and every target renders byte-identical without it.",
+		Remediation: "Fix the key's name (the finding suggests the nearest key the chart declares) or remove it.",
+		Severity:    SeverityWarning,
+		Description: "Helm ignores values no template reads, so a misspelt key in a cluster file (`replicasCount:`) is accepted in silence, and the change it was meant to make never happens. repotool decides by evidence, not by reading templates: a key is reported when the charts' defaults (the chart's values.yaml and its subcharts', under their names) do not declare it, and every target that uses the values file renders to exactly the same bytes without it. A key under a value the chart leaves free-form (an empty map such as `podAnnotations: {}`, or any non-map value) is the chart's to read and never a candidate, and a subtree a template prints whole (`toYaml .Values.extra`) changes the output, so it is used. Only undeclared keys are rendered again, once each per target; a target rendered with placeholders for secret values is not judged. A key from a secret values file is named, never its value.",
+		Bad: finding.Example{File: "clusters/prod/shop/prod-values.yaml", Content: `replicasCount: 3   # the chart reads replicaCount
+`},
+		Good: finding.Example{File: "clusters/prod/shop/prod-values.yaml", Content: `replicaCount: 3
+`},
+	},
+	check: checkValuesUnused,
+}
+
+// unusedKey is an undeclared key of one values file: the targets that use
+// the file, and whether any of them renders differently without it.
+type unusedKey struct {
+	file    string
+	cand    values.Candidate
+	targets []string
+	used    bool
+}
+
+func checkValuesUnused(in *input, report func(Finding)) {
+	ev := in.evidence
+	if ev == nil {
+		return
+	}
+	keys := map[string]*unusedKey{}
+	var order []string
+	candidates := map[string][]values.Candidate{} // by values file: its chart's is the same for every target
+	for _, res := range in.Results {
+		if res.Err != nil || len(res.Placeholders) > 0 {
+			continue // nothing to compare with, or placeholders
+		}
+		t := &res.Target
+		defaults, err := ev.renderer.ChartDefaults(ev.ctx, t.ChartDir)
+		if err != nil {
+			continue // the target rendered, so this cannot fail but by interrupt
+		}
+		// This target's keys still in question, by path (two files may
+		// set the same key: removing it removes both).
+		open := map[string][]*unusedKey{}
+		var paths [][]string
+		for _, vf := range t.Values {
+			cands, ok := candidates[vf.Path]
+			if !ok {
+				cands = in.undeclared(defaults, vf.Path, vf.Secret)
+				candidates[vf.Path] = cands
+			}
+			for _, c := range cands {
+				id := vf.Path + "\x00" + values.Key(c.Path)
+				k := keys[id]
+				if k == nil {
+					k = &unusedKey{file: vf.Path, cand: c}
+					keys[id] = k
+					order = append(order, id)
+				}
+				k.targets = append(k.targets, t.Name())
+				if k.used {
+					continue
+				}
+				pk := values.Key(c.Path)
+				if open[pk] == nil {
+					paths = append(paths, c.Path)
+				}
+				open[pk] = append(open[pk], k)
+			}
+		}
+		// One rendering without every key in question; only when that
+		// changes the output are they tried one by one. A key is reported
+		// only if, on its own, it changes nothing.
+		same := func(ps ...[]string) bool {
+			without, err := ev.renderer.Without(ev.ctx, t, ps...)
+			return err == nil && bytes.Equal(without, res.Manifest)
+		}
+		if len(paths) == 0 {
+			continue
+		}
+		all := same(paths...)
+		for _, p := range paths {
+			if (len(paths) == 1 && all) || (len(paths) > 1 && same(p)) {
+				continue
+			}
+			for _, k := range open[values.Key(p)] {
+				k.used = true // it changes the output, or may: not reported
+			}
+		}
+	}
+	for _, id := range order {
+		k := keys[id]
+		if k.used {
+			continue
+		}
+		targets := slices.Compact(slices.Sorted(slices.Values(k.targets)))
+		msg := fmt.Sprintf("%s sets %s, which the chart does not declare and which changes nothing: %s the same without it", k.file, strings.Join(k.cand.Path, "."), renderList(targets))
+		if k.cand.Nearest != "" {
+			msg += fmt.Sprintf("; did you mean %s?", strings.Join(append(slices.Clone(k.cand.Path[:len(k.cand.Path)-1]), k.cand.Nearest), "."))
+		}
+		report(Finding{File: k.file, Line: k.cand.Line, Targets: targets, Message: msg})
+	}
+}
+
+// undeclared are the keys a values file sets that defaults do not declare
+// (values.Undeclared over its first document, as Helm reads it). A
+// SOPS-encrypted file without the secret suffix (which plaintext-secret
+// reports) has SOPS metadata too.
+func (in *input) undeclared(defaults values.Trace, file string, secret bool) []values.Candidate {
+	f := in.file(file)
+	docs, _ := f.Docs()
+	if len(docs) == 0 {
+		return nil
+	}
+	return values.Undeclared(defaults, values.Layer{File: file, Doc: docs[0], Secret: secret || f.Sops() != nil})
+}
+
+// renderList says which targets render the same: "target c/n renders",
+// "targets a, b render".
+func renderList(names []string) string {
+	if len(names) == 1 {
+		return "target " + names[0] + " renders"
+	}
+	return "targets " + strings.Join(names, ", ") + " render"
+}
