@@ -260,3 +260,29 @@ func TestOffByDefault(t *testing.T) {
 		}
 	}
 }
+
+// TestValuesUnusedNeedsEveryTarget: a common file's key judged on some of
+// the targets that use it (lint of one cluster, or of the targets a change
+// affects) is not reported: another target may read it.
+func TestValuesUnusedNeedsEveryTarget(t *testing.T) {
+	repo, opts := loadCase(t, filepath.Join(casesDir, "values-unused", "repo"))
+	count := func(o lint.Options) (common int) {
+		res, err := lint.Lint(context.Background(), repo, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range res.Findings {
+			if f.Rule == "values-unused" && strings.HasPrefix(f.File, "namespaces/") {
+				common++
+			}
+		}
+		return common
+	}
+	if n := count(opts); n != 1 {
+		t.Fatalf("all targets: %d findings about the common file, want 1", n)
+	}
+	opts.Cluster = "new"
+	if n := count(opts); n != 0 {
+		t.Errorf("cluster new alone: %d findings about the common file, want 0", n)
+	}
+}

@@ -100,12 +100,21 @@ func checkValuesUnused(in *input, report func(Finding)) {
 			}
 		}
 	}
+	// A file some target uses that this run did not judge (lint
+	// --changed-since renders only the affected targets; a target that
+	// did not render) may be read there: its keys are not reported.
+	users := map[string]int{}
+	for _, t := range in.Repo.Targets {
+		for _, vf := range t.Values {
+			users[vf.Path]++
+		}
+	}
 	for _, id := range order {
 		k := keys[id]
-		if k.used {
+		targets := slices.Compact(slices.Sorted(slices.Values(k.targets)))
+		if k.used || len(targets) < users[k.file] {
 			continue
 		}
-		targets := slices.Compact(slices.Sorted(slices.Values(k.targets)))
 		msg := fmt.Sprintf("%s sets %s, which the chart does not declare and which changes nothing: %s the same without it", k.file, strings.Join(k.cand.Path, "."), renderList(targets))
 		if k.cand.Nearest != "" {
 			msg += fmt.Sprintf("; did you mean %s?", strings.Join(append(slices.Clone(k.cand.Path[:len(k.cand.Path)-1]), k.cand.Nearest), "."))
