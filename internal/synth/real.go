@@ -31,14 +31,30 @@ type Chart struct {
 // RealOptions size a repository built from real charts.
 type RealOptions struct {
 	// Source is the fixture monorepo, whose .sops.yaml and encrypted
-	// secret values files give the SOPS layers (their values are ignored
-	// by the real charts, and cost the same to decrypt).
+	// secret values files give the SOPS layers (rendered as Secrets by a
+	// template added to the charts that get them).
 	Source string
 	// Charts are the community charts; namespace n uses chart n%len.
 	Charts []Chart
 	// Clusters, and namespaces per cluster: Clusters*Namespaces targets.
 	Clusters, Namespaces int
 }
+
+// secretsTemplate renders the fixture's secret values layers (secrets:
+// NAME: KEY: value) as Secrets, added to the charts that get those layers.
+const secretsTemplate = `{{- range $name, $data := .Values.secrets }}
+---
+apiVersion: v1
+kind: Secret
+metadata:
+  name: {{ $name }}
+type: Opaque
+stringData:
+{{- range $key, $value := $data }}
+  {{ $key }}: {{ $value | quote }}
+{{- end }}
+{{- end }}
+`
 
 // GenerateReal writes a repository of real community charts into dst:
 // every namespace holds a copy of its chart (dependencies that are not
@@ -78,6 +94,14 @@ func GenerateReal(dst string, opts RealOptions) (int, error) {
 		common := fmt.Sprintf("# common values of %s (%s)\n%s", ns, c.Name, strings.ReplaceAll(c.Common, "%d", fmt.Sprint(n%7)))
 		if err := os.WriteFile(filepath.Join(dst, "namespaces", ns, "common-values-a.yaml"), []byte(common), 0o644); err != nil {
 			return 0, err
+		}
+		if c.Secrets {
+			// The chart renders the secret values it is given, as a
+			// team's chart does: the layers' keys are read, not left
+			// for values-unused to find.
+			if err := os.WriteFile(filepath.Join(dst, "namespaces", ns, "templates", "synth-secrets.yaml"), []byte(secretsTemplate), 0o644); err != nil {
+				return 0, err
+			}
 		}
 		if n%2 == 0 && c.Secrets {
 			if err := copyFile(src, commonSecret, filepath.Join(dst, "namespaces", ns, "common-values-a.secret.yaml"), nil); err != nil {

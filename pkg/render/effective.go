@@ -86,6 +86,58 @@ func (r *Renderer) ChartDefaults(ctx context.Context, dir string) (values.Trace,
 	})
 }
 
+// TemplatesMention reports whether any template of the chart in dir or of
+// a subchart it loads names the values key word as templates read keys:
+// after a dot (.Values.word, $x.word) or quoted ("word", for index, hasKey,
+// get, pluck). A cheap, conservative sign that the key may be read; a key
+// no template names can still be read whole (toYaml .Values), which only
+// rendering tells.
+func (r *Renderer) TemplatesMention(ctx context.Context, dir, word string) (bool, error) {
+	text, err := r.templateText.get(dir, func() (string, error) {
+		entry, err := r.chart(ctx, dir, nil)
+		if err != nil {
+			return "", err
+		}
+		var b strings.Builder
+		var add func(c *chart.Chart)
+		add = func(c *chart.Chart) {
+			for _, t := range c.Templates {
+				b.Write(t.Data)
+				b.WriteByte('\n')
+			}
+			for _, sub := range c.Dependencies() {
+				add(sub)
+			}
+		}
+		add(entry.chart)
+		return b.String(), nil
+	})
+	if err != nil {
+		return false, err
+	}
+	return strings.Contains(text, `"`+word+`"`) || strings.Contains(text, "'"+word+"'") || dotted(text, word), nil
+}
+
+// dotted reports whether text has "."+word not followed by a character
+// of an identifier (.word, not .words).
+func dotted(text, word string) bool {
+	for i := 0; ; {
+		j := strings.Index(text[i:], "."+word)
+		if j < 0 {
+			return false
+		}
+		end := i + j + 1 + len(word)
+		if end == len(text) || !isIdentByte(text[end]) {
+			return true
+		}
+		i = end
+	}
+}
+
+func isIdentByte(c byte) bool {
+	return c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+}
+
 // allSubchartLayers are the values.yaml of every subchart below c as
 // loaded, each under its name and, when Chart.yaml gives one, its alias.
 func allSubchartLayers(c *chart.Chart, prefix []string) []values.Layer {

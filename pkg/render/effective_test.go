@@ -24,8 +24,7 @@ import (
 // them), through a subchart with an alias, globals, a list replaced and a
 // key deleted by null; and the trace names each one's file and line.
 func TestEffectiveValues(t *testing.T) {
-	root := t.TempDir()
-	testtool.WriteFiles(t, root, map[string]string{
+	_, repo := writeRepo(t, map[string]string{
 		"namespaces/app/Chart.yaml":            "apiVersion: v2\nname: app\nversion: 1.0.0\ndependencies:\n  - name: lib\n    version: 1.0.0\n    repository: file://../../libs/lib\n    alias: cache\n",
 		"namespaces/app/values.yaml":           "replicas: 1\nenv: [A]\nresources:\n  cpu: 1\n  memory: 1Gi\nglobal:\n  region: eu\n",
 		"namespaces/app/templates/values.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: values\ndata:\n  values: |\n{{ toYaml .Values | indent 4 }}\n",
@@ -34,10 +33,6 @@ func TestEffectiveValues(t *testing.T) {
 		"namespaces/app/common-values.yaml":    "env: [B, C]\ncache:\n  size: large\n",
 		"clusters/c1/app/c1-values.yaml":       "replicas: 3\nresources:\n  memory: null\n",
 	})
-	repo, err := layout.LoadDir(context.Background(), root, layout.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
 	tg, ok := repo.Target("c1", "app")
 	if !ok {
 		t.Fatalf("no target: %v", repo.Diagnostics)
@@ -88,17 +83,12 @@ func TestEffectiveValues(t *testing.T) {
 // evidence the values-unused rule is to decide by); and Undeclared over
 // EffectiveValues' Defaults finds the undeclared keys to try.
 func TestWithout(t *testing.T) {
-	root := t.TempDir()
-	testtool.WriteFiles(t, root, map[string]string{
+	root, repo := writeRepo(t, map[string]string{
 		"namespaces/app/Chart.yaml":        "apiVersion: v2\nname: app\nversion: 1.0.0\n",
 		"namespaces/app/values.yaml":       "replicaCount: 1\nextra: {}\n",
 		"namespaces/app/templates/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: app\ndata:\n  replicas: {{ .Values.replicaCount | quote }}\n  debug: {{ .Values.debug | default false | quote }}\n  extra: {{ toJson .Values.extra | quote }}\n",
 		"clusters/c1/app/c1-values.yaml":   "replicaCount: 3\nreplicasCount: 4\ndebug: true\nextra:\n  a: 1\n",
 	})
-	repo, err := layout.LoadDir(context.Background(), root, layout.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
 	tg, _ := repo.Target("c1", "app")
 	r := render.New(repo, render.DefaultOptions())
 	res, err := r.Render(context.Background(), tg)
@@ -145,4 +135,33 @@ func TestWithout(t *testing.T) {
 			t.Errorf("without %v: the same output %v, want %v", tc.path, same, tc.same)
 		}
 	}
+}
+
+// TestTemplatesMention: a key counts as named where templates read keys
+// (after a dot, or quoted), not where the word is only text.
+func TestTemplatesMention(t *testing.T) {
+	_, repo := writeRepo(t, map[string]string{
+		"namespaces/app/Chart.yaml":        "apiVersion: v2\nname: app\nversion: 1.0.0\n",
+		"namespaces/app/templates/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: app\ndata:\n  tag: {{ .Values.image.tag | quote }}\n  extra: {{ index .Values \"extra-key\" | quote }}\n  # rules: [secrets]\n",
+		"clusters/c1/app/c1-values.yaml":   "{}\n",
+	})
+	r := render.New(repo, render.DefaultOptions())
+	for word, want := range map[string]bool{"tag": true, "image": true, "extra-key": true, "secrets": false, "ta": false, "tags": false} {
+		got, err := r.TemplatesMention(context.Background(), "namespaces/app", word)
+		if err != nil || got != want {
+			t.Errorf("%s: %v, %v; want %v", word, got, err, want)
+		}
+	}
+}
+
+// writeRepo writes files into a new folder and loads it as a repository.
+func writeRepo(t *testing.T, files map[string]string) (string, *layout.Repo) {
+	t.Helper()
+	root := t.TempDir()
+	testtool.WriteFiles(t, root, files)
+	repo, err := layout.LoadDir(context.Background(), root, layout.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return root, repo
 }

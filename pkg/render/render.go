@@ -158,6 +158,9 @@ type Renderer struct {
 	charts    onceMap[*chartEntry]
 	// defaults are the charts' declared values (ChartDefaults), by folder.
 	defaults onceMap[values.Trace]
+	// templateText is every template of a chart and its subcharts, joined
+	// (TemplatesMention), by folder.
+	templateText onceMap[string]
 	// engine runs the templates, each chart's parsed once.
 	engine engine.Engine
 	// plain holds the decrypted secret values files, by path and content
