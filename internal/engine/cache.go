@@ -36,10 +36,11 @@ type parseCache struct {
 	bytes int
 }
 
-// get returns the parsed set of srcs, parsing it unless it is kept.
-func (c *parseCache) get(srcs []source, limit int) *parsedSet {
+// get returns the parsed set of srcs, parsing it with the function library
+// fm unless it is kept. A cache serves one library: an Engine's.
+func (c *parseCache) get(srcs []source, limit int, fm template.FuncMap) *parsedSet {
 	set := c.lookup(newSet(srcs), limit)
-	set.once.Do(func() { set.root, set.err = parse(srcs) })
+	set.once.Do(func() { set.root, set.err = parse(srcs, fm) })
 	return set
 }
 

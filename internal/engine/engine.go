@@ -28,6 +28,11 @@ type Engine struct {
 	// print, counting what include and tpl return: 0 means
 	// DefaultMaxPrinted.
 	MaxPrinted int64
+	// Helm is the major version of Helm whose engine this one is: 3 (or
+	// 0) or 4. Helm 4 adds template functions (helm4Funcs) and reports a
+	// failed execution as a trace of the templates it went through
+	// (traceError). Set it before the first rendering.
+	Helm int
 
 	cache parseCache
 }
@@ -51,7 +56,7 @@ func (e *Engine) Render(c *chart.Chart, top chartutil.Values) (out map[string]st
 // their next output or include, and the rendering fails with ctx's cause.
 func (e *Engine) RenderContext(ctx context.Context, c *chart.Chart, top chartutil.Values) (out map[string]string, err error) {
 	srcs := sources(c, top)
-	set := e.cache.get(srcs, e.CacheSize)
+	set := e.cache.get(srcs, e.CacheSize, e.funcs())
 	if set.err != nil {
 		return map[string]string{}, set.err
 	}
@@ -86,19 +91,36 @@ func (e *Engine) RenderContext(ctx context.Context, c *chart.Chart, top chartuti
 				// Printing itself went over: say where.
 				err = fmt.Errorf("template: %s: %w", s.name, err)
 			}
-			return map[string]string{}, execError(s.name, err)
+			return map[string]string{}, e.execError(s.name, err)
 		}
 		out[s.name] = strings.ReplaceAll(buf.String(), noValue, "")
 	}
 	return out, nil
 }
 
-// parse parses srcs, in order, into one template namespace with the base
-// function library, as every rendering of them starts from.
-func parse(srcs []source) (*template.Template, error) {
+// funcs is the function library of e's Helm version.
+func (e *Engine) funcs() template.FuncMap {
+	if e.Helm == 4 {
+		return helm4Funcs()
+	}
+	return baseFuncs()
+}
+
+// execError is the message of a failed execution of the template name, as
+// e's Helm version words it.
+func (e *Engine) execError(name string, err error) error {
+	if e.Helm == 4 {
+		return traceError(name, err)
+	}
+	return execError(name, err)
+}
+
+// parse parses srcs, in order, into one template namespace with the
+// function library fm, as every rendering of them starts from.
+func parse(srcs []source, fm template.FuncMap) (*template.Template, error) {
 	root := template.New(rootName)
 	root.Option("missingkey=zero")
-	root.Funcs(baseFuncs())
+	root.Funcs(fm)
 	for _, s := range srcs {
 		if _, err := root.New(s.name).Parse(string(s.text)); err != nil {
 			return nil, parseError(s.name, err)
