@@ -103,6 +103,7 @@ target that cannot be rendered.`,
 	fl.BoolVar(&opts.Offline, "offline", false, "never download: remote chart dependencies must be in the cache")
 	fl.StringVar(&opts.CacheDir, "cache-dir", "", "dependency cache (default $REPOTOOL_CACHE_DIR, else $XDG_CACHE_HOME/repotool)")
 	addLimitFlags(fl, &opts)
+	addHelmFlag(fl, &opts)
 	return cmd
 }
 

@@ -107,6 +107,7 @@ a usage error, an invalid repotool.yaml or an unreadable repository.`,
 	fl.StringVar(&opts.Render.CacheDir, "cache-dir", "", "dependency cache (default $REPOTOOL_CACHE_DIR, else $XDG_CACHE_HOME/repotool)")
 	fl.IntVar(&opts.Render.Concurrency, "concurrency", opts.Render.Concurrency, "targets rendered at once")
 	addLimitFlags(fl, &opts.Render)
+	addHelmFlag(fl, &opts.Render)
 	return cmd
 }
 

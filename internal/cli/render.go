@@ -91,8 +91,35 @@ interrupted.`,
 	fl.IntVar(&f.opts.Concurrency, "concurrency", f.opts.Concurrency, "targets rendered at once")
 	fl.StringVar(&f.shard, "shard", "", "render part i of n of the selected targets (i/n), for spreading the work over CI jobs")
 	addLimitFlags(fl, &f.opts)
+	addHelmFlag(fl, &f.opts)
 	return cmd
 }
+
+// addHelmFlag adds --helm: the Helm whose `helm template` the rendering
+// matches (see docs/render.md, "Which Helm").
+func addHelmFlag(fl *pflag.FlagSet, o *render.Options) {
+	fl.Var(helmValue{&o.Helm}, "helm", "render as this Helm's helm template does: v3 or v4 (default: repotool.yaml's render.helm, else v3)")
+}
+
+// helmValue is --helm's value, checked as it is set.
+type helmValue struct{ p *string }
+
+func (h helmValue) String() string {
+	if h.p == nil {
+		return ""
+	}
+	return *h.p
+}
+
+func (h helmValue) Set(v string) error {
+	if err := config.CheckHelmVersion(v); err != nil {
+		return err
+	}
+	*h.p = v
+	return nil
+}
+
+func (helmValue) Type() string { return "version" }
 
 // addLimitFlags adds the render limits (see docs/render.md, "Limits").
 func addLimitFlags(fl *pflag.FlagSet, o *render.Options) {

@@ -12,7 +12,7 @@ import (
 )
 
 func newValuesCmd() *cobra.Command {
-	var cluster, namespace, format, get string
+	var cluster, namespace, format, get, helm string
 	var origin bool
 	cmd := &cobra.Command{
 		Use:   "values [REPO] -c CLUSTER -n NAMESPACE",
@@ -37,6 +37,7 @@ chart or values cannot be read.`,
 				return usageErr(fmt.Errorf("values needs --cluster and --namespace"))
 			}
 			opts := render.DefaultOptions()
+			opts.Helm = helm
 			repo, err := loadRepoOnly(cmd, repoArg(args), &layout.TargetRef{Cluster: cluster, Namespace: namespace}, &opts)
 			if err != nil {
 				return err
@@ -65,5 +66,6 @@ chart or values cannot be read.`,
 	fl.BoolVar(&origin, "origin", false, "say where each value comes from")
 	fl.StringVar(&get, "get", "", "print only the subtree at this dot-separated key path")
 	fl.StringVarP(&format, "output", "o", "yaml", "output format: "+strings.Join(output.ValuesFormats(), "|"))
+	fl.Var(helmValue{&helm}, "helm", "read values files as this Helm does: v3 or v4 (default: repotool.yaml's render.helm, else v3)")
 	return cmd
 }

@@ -63,6 +63,8 @@ type Config struct {
 	ArgoCD ArgoCDConfig `yaml:"argocd" json:"argocd"`
 	// Migrate configures repotool migrate.
 	Migrate MigrateConfig `yaml:"migrate" json:"migrate,omitempty"`
+	// Render configures rendering, in every command.
+	Render RenderConfig `yaml:"render" json:"render,omitzero"`
 }
 
 // MigrateConfig configures repotool migrate.
@@ -603,6 +605,9 @@ func validateConfig(file string, root *yaml.Node, cfg *Config) error {
 				return at(fmt.Sprintf("%q is not a valid pattern (path.Match syntax)", p))
 			}
 		}
+	}
+	if err := validateRender(file, root, cfg); err != nil {
+		return err
 	}
 	if err := validateArgoCD(file, root, cfg); err != nil {
 		return err

@@ -62,6 +62,9 @@ func (r *Renderer) loadChart(ctx context.Context, dir string, stack []string) (*
 		return nil, nil, nil, err
 	}
 	c, err := loader.LoadFiles(files)
+	if err == nil && r.helm4() {
+		err = chartValues4(c)
+	}
 	if err != nil {
 		file := dir
 		if m := cannotLoadRE.FindStringSubmatch(err.Error()); m != nil {
@@ -139,6 +142,9 @@ func (r *Renderer) resolveDependencies(ctx context.Context, c *chart.Chart, dir 
 				return err
 			}
 			sub, err = loader.LoadArchive(bytes.NewReader(data))
+			if err == nil && r.helm4() {
+				err = chartValues4(sub)
+			}
 			if err != nil {
 				return &DependencyError{Chart: dir, Dependency: dep.Name, Repository: repo, Reason: "the downloaded archive is not a chart: " + err.Error(),
 					Hint: "clear the cache entry " + archive + " and try again"}

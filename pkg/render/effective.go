@@ -1,10 +1,14 @@
 package render
 
 import (
+	"bytes"
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"path"
+	"slices"
 	"strings"
 
 	yaml "go.yaml.in/yaml/v3"
@@ -44,10 +48,10 @@ func (r *Renderer) EffectiveValues(ctx context.Context, t *layout.Target) (*valu
 		return nil, err
 	}
 	var layers []values.Layer
-	if doc := chartValuesDoc(c); doc != nil {
+	if doc := chartValuesDoc(c, r.helm4()); doc != nil {
 		layers = append(layers, values.Layer{File: path.Join(t.ChartDir, chartutil.ValuesfileName), Doc: doc})
 	}
-	layers = append(layers, subchartLayers(c, entry.chart, entry, nil)...)
+	layers = append(layers, subchartLayers(c, entry.chart, entry, nil, r.helm4())...)
 	defaults := len(layers)
 	for _, vf := range t.Values {
 		real, err := fsutil.Resolve(r.fsys, vf.Path)
@@ -58,11 +62,11 @@ func (r *Renderer) EffectiveValues(ctx context.Context, t *layout.Target) (*valu
 		if err != nil {
 			return nil, &ValuesError{File: vf.Path, Err: err}
 		}
-		var doc yaml.Node
-		if err := yaml.Unmarshal(data, &doc); err != nil {
+		doc, err := valuesNode(data, r.helm4())
+		if err != nil {
 			return nil, &ValuesError{File: vf.Path, Err: fmt.Errorf("not valid YAML")}
 		}
-		layers = append(layers, values.Layer{File: vf.Path, Doc: yamlpos.Root(&doc), Secret: vf.Secret})
+		layers = append(layers, values.Layer{File: vf.Path, Doc: doc, Secret: vf.Secret})
 	}
 	vs, _ := top["Values"].(chartutil.Values)
 	return &values.Effective{Values: map[string]any(vs), Trace: values.TraceLayers(layers), Defaults: values.TraceLayers(layers[:defaults])}, nil
@@ -79,10 +83,10 @@ func (r *Renderer) ChartDefaults(ctx context.Context, dir string) (values.Trace,
 			return nil, err
 		}
 		var layers []values.Layer
-		if doc := chartValuesDoc(entry.chart); doc != nil {
+		if doc := chartValuesDoc(entry.chart, r.helm4()); doc != nil {
 			layers = append(layers, values.Layer{File: path.Join(dir, chartutil.ValuesfileName), Doc: doc})
 		}
-		return values.TraceLayers(append(layers, allSubchartLayers(entry.chart, nil)...)), nil
+		return values.TraceLayers(append(layers, allSubchartLayers(entry.chart, nil, r.helm4())...)), nil
 	})
 }
 
@@ -140,7 +144,7 @@ func isIdentByte(c byte) bool {
 
 // allSubchartLayers are the values.yaml of every subchart below c as
 // loaded, each under its name and, when Chart.yaml gives one, its alias.
-func allSubchartLayers(c *chart.Chart, prefix []string) []values.Layer {
+func allSubchartLayers(c *chart.Chart, prefix []string, helm4 bool) []values.Layer {
 	var out []values.Layer
 	for _, sub := range c.Dependencies() {
 		names := []string{sub.Name()}
@@ -153,28 +157,94 @@ func allSubchartLayers(c *chart.Chart, prefix []string) []values.Layer {
 		}
 		for _, name := range names {
 			p := append(prefix[:len(prefix):len(prefix)], name)
-			if doc := chartValuesDoc(sub); doc != nil {
+			if doc := chartValuesDoc(sub, helm4); doc != nil {
 				out = append(out, values.Layer{File: strings.Join(p, "/"), Doc: doc, Prefix: p})
 			}
-			out = append(out, allSubchartLayers(sub, p)...)
+			out = append(out, allSubchartLayers(sub, p, helm4)...)
 		}
 	}
 	return out
 }
 
 // chartValuesDoc is a chart's values.yaml as a YAML document (nil when it
-// has none, or it does not parse: the chart did load, so Helm read it).
-func chartValuesDoc(c *chart.Chart) *yaml.Node {
+// has none, or it does not parse: the chart did load, so Helm read it),
+// its documents merged with helm4 (valuesNode).
+func chartValuesDoc(c *chart.Chart, helm4 bool) *yaml.Node {
 	for _, f := range c.Raw {
 		if f.Name == chartutil.ValuesfileName {
-			var doc yaml.Node
-			if yaml.Unmarshal(f.Data, &doc) != nil {
+			doc, err := valuesNode(f.Data, helm4)
+			if err != nil {
 				return nil
 			}
-			return yamlpos.Root(&doc)
+			return doc
 		}
 	}
 	return nil
+}
+
+// valuesNode parses a values file into one YAML node: its first document
+// (as Helm 3 reads it), or with all every document merged into the ones
+// before as Helm 4 merges them, maps key by key, each key keeping its own
+// line.
+func valuesNode(data []byte, all bool) (*yaml.Node, error) {
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	var out *yaml.Node
+	for {
+		var doc yaml.Node
+		err := dec.Decode(&doc)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		if out = mergeNodes(out, yamlpos.Root(&doc)); !all {
+			break
+		}
+	}
+	if out == nil {
+		return yamlpos.Root(&yaml.Node{}), nil
+	}
+	return out, nil
+}
+
+// mergeNodes is mergeMaps on YAML nodes: b over a, mappings merged key by
+// key, anything else replaced; a document that is not a mapping adds
+// nothing (Helm reads it as an empty map).
+func mergeNodes(a, b *yaml.Node) *yaml.Node {
+	switch {
+	case a == nil:
+		return b
+	case b.Kind != yaml.MappingNode:
+		return a
+	case a.Kind != yaml.MappingNode:
+		return b
+	}
+	out := *a
+	out.Content = slices.Clone(a.Content)
+	for i := 0; i+1 < len(b.Content); i += 2 {
+		k, v := b.Content[i], b.Content[i+1]
+		j := keyIndex(out.Content, k.Value)
+		switch {
+		case j < 0:
+			out.Content = append(out.Content, k, v)
+		case out.Content[j+1].Kind == yaml.MappingNode && v.Kind == yaml.MappingNode:
+			out.Content[j+1] = mergeNodes(out.Content[j+1], v)
+		default:
+			out.Content[j], out.Content[j+1] = k, v
+		}
+	}
+	return &out
+}
+
+// keyIndex is the index of key's node among a mapping's content, or -1.
+func keyIndex(content []*yaml.Node, key string) int {
+	for i := 0; i+1 < len(content); i += 2 {
+		if content[i].Value == key {
+			return i
+		}
+	}
+	return -1
 }
 
 // subchartLayers are the values.yaml of c's enabled subcharts (after
@@ -182,12 +252,12 @@ func chartValuesDoc(c *chart.Chart) *yaml.Node {
 // its name, depth first; prefix is c's path below the top chart, and orig
 // is c as loaded (nil when unknown), whose chart.ChartFullPath names the
 // subcharts entry.origins knows, before aliases renamed them.
-func subchartLayers(c, orig *chart.Chart, entry *chartEntry, prefix []string) []values.Layer {
+func subchartLayers(c, orig *chart.Chart, entry *chartEntry, prefix []string, helm4 bool) []values.Layer {
 	var out []values.Layer
 	for _, sub := range c.Dependencies() {
 		p := append(prefix[:len(prefix):len(prefix)], sub.Name())
 		origSub := loadedAs(orig, sub.Name())
-		if doc := chartValuesDoc(sub); doc != nil {
+		if doc := chartValuesDoc(sub, helm4); doc != nil {
 			origin := strings.Join(p, "/")
 			if origSub != nil {
 				origin = cmp.Or(entry.origins[origSub.ChartFullPath()], origin)
@@ -198,7 +268,7 @@ func subchartLayers(c, orig *chart.Chart, entry *chartEntry, prefix []string) []
 			}
 			out = append(out, values.Layer{File: file, Doc: doc, Prefix: p})
 		}
-		out = append(out, subchartLayers(sub, origSub, entry, p)...)
+		out = append(out, subchartLayers(sub, origSub, entry, p, helm4)...)
 	}
 	return out
 }

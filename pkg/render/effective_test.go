@@ -23,8 +23,17 @@ import (
 // .Values the templates see when the target renders (a template prints
 // them), through a subchart with an alias, globals, a list replaced and a
 // key deleted by null; and the trace names each one's file and line.
+//
+// As Helm 4, every document of a values file counts (the chart's own and
+// the repository's), each key traced to its own document's line.
 func TestEffectiveValues(t *testing.T) {
-	_, repo := writeRepo(t, map[string]string{
+	for _, helm := range []string{render.HelmV3, render.HelmV4} {
+		t.Run(helm, func(t *testing.T) { testEffectiveValues(t, helm) })
+	}
+}
+
+func testEffectiveValues(t *testing.T, helm string) {
+	files := map[string]string{
 		"namespaces/app/Chart.yaml":            "apiVersion: v2\nname: app\nversion: 1.0.0\ndependencies:\n  - name: lib\n    version: 1.0.0\n    repository: file://../../libs/lib\n    alias: cache\n",
 		"namespaces/app/values.yaml":           "replicas: 1\nenv: [A]\nresources:\n  cpu: 1\n  memory: 1Gi\nglobal:\n  region: eu\n",
 		"namespaces/app/templates/values.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: values\ndata:\n  values: |\n{{ toYaml .Values | indent 4 }}\n",
@@ -32,12 +41,28 @@ func TestEffectiveValues(t *testing.T) {
 		"libs/lib/values.yaml":                 "port: 6379\nsize: small\n",
 		"namespaces/app/common-values.yaml":    "env: [B, C]\ncache:\n  size: large\n",
 		"clusters/c1/app/c1-values.yaml":       "replicas: 3\nresources:\n  memory: null\n",
-	})
+	}
+	origins := map[string]string{
+		"replicas":      "clusters/c1/app/c1-values.yaml:1",
+		"env":           "namespaces/app/common-values.yaml:1",
+		"cache.size":    "namespaces/app/common-values.yaml:3",
+		"cache.port":    "libs/lib/values.yaml:1",
+		"resources.cpu": "namespaces/app/values.yaml:4",
+	}
+	if helm == render.HelmV4 {
+		files["namespaces/app/values.yaml"] += "---\nresources:\n  gpu: 0\n"
+		files["clusters/c1/app/c1-values.yaml"] += "---\nresources:\n  cpu: 2\n"
+		origins["resources.cpu"] = "clusters/c1/app/c1-values.yaml:6"
+		origins["resources.gpu"] = "namespaces/app/values.yaml:10"
+	}
+	_, repo := writeRepo(t, files)
 	tg, ok := repo.Target("c1", "app")
 	if !ok {
 		t.Fatalf("no target: %v", repo.Diagnostics)
 	}
-	r := render.New(repo, render.DefaultOptions())
+	opts := render.DefaultOptions()
+	opts.Helm = helm
+	r := render.New(repo, opts)
 	res, err := r.Render(context.Background(), tg)
 	if err != nil {
 		t.Fatal(err)
@@ -57,13 +82,7 @@ func TestEffectiveValues(t *testing.T) {
 	if string(got) != cm.Data.Values {
 		t.Errorf("EffectiveValues:\n%s\nthe templates see:\n%s", got, cm.Data.Values)
 	}
-	for path, want := range map[string]string{
-		"replicas":      "clusters/c1/app/c1-values.yaml:1",
-		"env":           "namespaces/app/common-values.yaml:1",
-		"cache.size":    "namespaces/app/common-values.yaml:3",
-		"cache.port":    "libs/lib/values.yaml:1",
-		"resources.cpu": "namespaces/app/values.yaml:4",
-	} {
+	for path, want := range origins {
 		l := eff.Leaves(strings.Split(path, "."))
 		if len(l) != 1 || l[0].Origin == nil {
 			t.Errorf("%s: leaves %+v", path, l)

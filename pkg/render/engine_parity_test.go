@@ -3,6 +3,7 @@ package render_test
 import (
 	"bytes"
 	"context"
+	"maps"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -118,8 +119,147 @@ spec: {}
 `,
 }
 
+// helm4Chart exercises what Helm 4 renders otherwise than Helm 3: its
+// template functions (Helm 3 does not parse the chart), documents' trailing
+// blank lines and a separator glued to the next line, webhook
+// configurations sorted after APIService, multi-document values files
+// (the chart's and the repository's), the vendor suffix of the Kubernetes
+// version, and its traced execution errors.
+var helm4Chart = map[string]string{
+	"Chart.yaml":  "apiVersion: v2\nname: app\nversion: 1.0.0\n",
+	"values.yaml": "obj:\n  b: [1, two]\n  a: {x: y}\ntimeout: 90\n---\nfromSecondDoc: true\nobj:\n  c: 3\n",
+	"templates/_helpers.tpl": `{{- define "deep" -}}{{ .Values.missing.deeper.x }}{{- end -}}
+{{- define "outer" -}}{{ include "deep" . }}{{- end -}}
+`,
+	"templates/cm.yaml": `apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: functions
+data:
+  yaml: |
+    {{- .Values.obj | mustToYaml | nindent 4 }}
+  toml: {{ mustToToml .Values.obj | quote }}
+  json: {{ mustToJson .Values.obj | quote }}
+  d1: {{ mustToDuration "90m" | quote }}
+  d2: {{ durationSeconds "1h" | quote }}
+  d3: {{ durationMinutes .Values.timeout | quote }}
+  d4: {{ durationHours "2.5" | quote }}
+  d5: {{ durationDays "36h" | quote }}
+  d6: {{ durationWeeks "336h" | quote }}
+  d7: {{ durationMilliseconds 1.5 | quote }}
+  d8: {{ durationMicroseconds "1ms" | quote }}
+  d9: {{ durationNanoseconds "1us" | quote }}
+  d10: {{ durationRoundTo "2h13m" "30m" | quote }}
+  d11: {{ durationTruncateTo "2h13m" "1h" | quote }}
+  d12: {{ durationRoundTo "nope" "1h" | quote }}
+  d13: {{ durationRoundTo "2h13m" "nope" | quote }}
+  d14: {{ durationSeconds "nope" | quote }}
+  d15: {{ durationSeconds -3 | quote }}
+  kube: {{ .Capabilities.KubeVersion.Version | quote }}
+  kubeString: {{ .Capabilities.KubeVersion | quote }}
+  gitVersion: {{ .Capabilities.KubeVersion.GitVersion | quote }}
+  minor: {{ .Capabilities.KubeVersion.Minor | quote }}
+  helm: {{ .Capabilities.HelmVersion.Version | quote }}
+  second: {{ .Values.fromSecondDoc | quote }}
+  cluster: {{ .Values.fromClusterSecondDoc | quote }}
+{{- if .Values.nilPointer }}
+  deep: {{ include "outer" . }}
+{{- end }}
+{{- if .Values.badDuration }}
+  bad: {{ mustToDuration "abc" }}
+{{- end }}
+
+
+---apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: glued
+
+
+`,
+	"templates/webhooks.yaml": `apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingWebhookConfiguration
+metadata:
+  name: validating
+---
+apiVersion: example.com/v1
+kind: Aardvark
+metadata:
+  name: custom
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: MutatingWebhookConfiguration
+metadata:
+  name: mutating
+---
+apiVersion: apiregistration.k8s.io/v1
+kind: APIService
+metadata:
+  name: v1.example.com
+`,
+}
+
+// TestHelm4EngineParity renders helm4Chart as both Helms do: Helm 4
+// renders it, Helm 3 fails to parse it, and repotool matches each.
+func TestHelm4EngineParity(t *testing.T) {
+	values := map[string]string{
+		"defaults":     "fromClusterSecondDoc: false\n---\nfromClusterSecondDoc: true\n",
+		"nil-pointer":  "nilPointer: true\n",
+		"bad-duration": "badDuration: true\n",
+	}
+	vendor := map[string]string{"repotool.yaml": "defaults:\n  kubeVersion: v1.33.4-gke.1245000\n"}
+	for _, h := range bothHelms(t) {
+		t.Run(h.version, func(t *testing.T) {
+			results := compareWithHelm(t, h, helm4Chart, values, vendor)
+			if h.version == render.HelmV3 {
+				if err := results["defaults"].Err; err == nil || !strings.Contains(err.Error(), `function "mustToYaml" not defined`) {
+					t.Errorf("Helm 3 should not know mustToYaml: %v", err)
+				}
+				return
+			}
+			res := results["defaults"]
+			if res.Err != nil {
+				t.Fatal(res.Err)
+			}
+			for _, w := range []string{`kube: "v1.33.4-gke.1245000"`, `kubeString: "{v1.33.4-gke.1245000 v1.33.4 1 33}"`, `second: "true"`, `cluster: "true"`, `d1: "1h30m0s"`,
+				`d10: "2h0m0s"`, "\n\n---\n# Source: app/templates/cm.yaml\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: glued",
+				"name: v1.example.com\n\n---\n# Source: app/templates/webhooks.yaml\napiVersion: admissionregistration.k8s.io/v1\nkind: MutatingWebhookConfiguration"} {
+				if !bytes.Contains(res.Manifest, []byte(w)) {
+					t.Errorf("the rendering lacks %q:\n%s", w, res.Manifest)
+				}
+			}
+			if !strings.Contains(results["nil-pointer"].Err.Error(), "\n  executing \"deep\" at <.Values.missing.deeper.x>:\n    nil pointer evaluating") {
+				t.Errorf("nil-pointer: not Helm 4's trace: %v", results["nil-pointer"].Err)
+			}
+		})
+	}
+	// A chart's kubeVersion constraint: Helm 4 names the version as given.
+	chart := map[string]string{"Chart.yaml": "apiVersion: v2\nname: app\nversion: 1.0.0\nkubeVersion: \">=1.34.0-0\"\n", "templates/a.yaml": "kind: A\n"}
+	for _, h := range bothHelms(t) {
+		t.Run("kubeVersion/"+h.version, func(t *testing.T) {
+			compareWithHelm(t, h, chart, map[string]string{"c": "{}\n"}, vendor)
+		})
+	}
+}
+
+// helmCLI is a helm CLI and the Options.Helm the renderer matches it with.
+type helmCLI struct {
+	path    string
+	version string
+}
+
+// bothHelms are helm 3 and helm 4, built from the versions go.mod pins.
+func bothHelms(t *testing.T) []helmCLI {
+	return []helmCLI{{testtool.Helm(t), render.HelmV3}, {testtool.Helm4(t), render.HelmV4}}
+}
+
 func TestEngineParity(t *testing.T) {
-	helm := testtool.Helm(t)
+	for _, h := range bothHelms(t) {
+		t.Run(h.version, func(t *testing.T) { testEngineParity(t, h) })
+	}
+}
+
+func testEngineParity(t *testing.T, helm helmCLI) {
 	values := map[string]string{
 		"defaults":     "{}\n",
 		"other":        "name: other\nsub:\n  colour: green\n",
@@ -163,14 +303,15 @@ func TestEngineParity(t *testing.T) {
 // target of its chart with Helm's message, from the first target on and
 // for the later ones that meet the parse kept from it.
 func TestEngineParseErrorParity(t *testing.T) {
-	helm := testtool.Helm(t)
 	chart := map[string]string{
 		"Chart.yaml":         "apiVersion: v2\nname: app\nversion: 1.0.0\n",
 		"templates/ok.yaml":  "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ok\n",
 		"templates/bad.yaml": "{{ if .Values.x }}\nkind: A\n",
 		"templates/_x.tpl":   "{{ define \"x\" }}x{{ end }}\n",
 	}
-	compareWithHelm(t, helm, chart, map[string]string{"a": "{}\n", "b": "x: 1\n"})
+	for _, h := range bothHelms(t) {
+		t.Run(h.version, func(t *testing.T) { compareWithHelm(t, h, chart, map[string]string{"a": "{}\n", "b": "x: 1\n"}) })
+	}
 }
 
 // TestCommunityChartParity renders real community charts (from the Go
@@ -181,7 +322,6 @@ func TestCommunityChartParity(t *testing.T) {
 	if testing.Short() {
 		t.Skip("renders three real charts with the helm CLI")
 	}
-	helm := testtool.Helm(t)
 	values := map[string]map[string]string{
 		"cert-manager": {
 			"defaults": "{}\n",
@@ -196,13 +336,15 @@ func TestCommunityChartParity(t *testing.T) {
 			"more":     "controller:\n  kind: DaemonSet\n  metrics:\n    enabled: true\n    serviceMonitor:\n      enabled: true\n  admissionWebhooks:\n    enabled: false\n  autoscaling:\n    enabled: true\ndefaultBackend:\n  enabled: true\ntcp:\n  \"9000\": default/svc:9000\n",
 		},
 	}
-	for _, c := range testtool.CommunityCharts {
-		t.Run(c.Name, func(t *testing.T) {
-			if values[c.Name] == nil {
-				t.Fatalf("no values for %s", c.Name)
-			}
-			compareWithHelm(t, helm, c.Files(t), values[c.Name])
-		})
+	for _, h := range bothHelms(t) {
+		for _, c := range testtool.CommunityCharts {
+			t.Run(h.version+"/"+c.Name, func(t *testing.T) {
+				if values[c.Name] == nil {
+					t.Fatalf("no values for %s", c.Name)
+				}
+				compareWithHelm(t, h, c.Files(t), values[c.Name])
+			})
+		}
 	}
 }
 
@@ -210,10 +352,13 @@ func TestCommunityChartParity(t *testing.T) {
 // values (named by the map's keys), renders every target with one
 // Renderer and compares each with `helm template`: the same bytes, or the
 // same message. It returns the results by cluster.
-func compareWithHelm(t *testing.T, helm string, chart, values map[string]string) map[string]*render.Result {
+func compareWithHelm(t *testing.T, helm helmCLI, chart, values map[string]string, repoFiles ...map[string]string) map[string]*render.Result {
 	t.Helper()
 	root := t.TempDir()
 	files := map[string]string{}
+	for _, extra := range repoFiles {
+		maps.Copy(files, extra)
+	}
 	for p, data := range chart {
 		files["namespaces/app/"+p] = data
 	}
@@ -228,7 +373,9 @@ func compareWithHelm(t *testing.T, helm string, chart, values map[string]string)
 	if len(repo.Targets) != len(values) {
 		t.Fatalf("%d targets, want %d: %v", len(repo.Targets), len(values), repo.Diagnostics)
 	}
-	results := render.New(repo, render.DefaultOptions()).RenderAll(context.Background(), repo.Targets)
+	opts := render.DefaultOptions()
+	opts.Helm = helm.version
+	results := render.New(repo, opts).RenderAll(context.Background(), repo.Targets)
 	byCluster := map[string]*render.Result{}
 	for _, res := range results {
 		byCluster[res.Target.Cluster] = res
@@ -240,14 +387,14 @@ func compareWithHelm(t *testing.T, helm string, chart, values map[string]string)
 
 // runHelmTemplate runs `helm template` for tg of the repository at root
 // (plain values files only).
-func runHelmTemplate(t *testing.T, helm, root string, tg *layout.Target) (stdout, stderr []byte, err error) {
+func runHelmTemplate(t *testing.T, helm helmCLI, root string, tg *layout.Target) (stdout, stderr []byte, err error) {
 	t.Helper()
 	args := []string{"template", tg.Namespace, filepath.Join(root, tg.ChartDir), "--namespace", tg.Namespace,
 		"--kube-version", tg.KubeVersion, "--include-crds"}
 	for _, v := range tg.Values {
 		args = append(args, "-f", filepath.Join(root, v.Path))
 	}
-	cmd := exec.Command(helm, args...)
+	cmd := exec.Command(helm.path, args...)
 	cmd.Env = testtool.CleanEnv(filepath.Join(root, ".home"))
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
@@ -257,7 +404,7 @@ func runHelmTemplate(t *testing.T, helm, root string, tg *layout.Target) (stdout
 
 // compareTarget requires res to be what `helm template` prints for its
 // target, or to fail with its message, and returns Helm's stderr.
-func compareTarget(t *testing.T, helm, root string, res *render.Result) []byte {
+func compareTarget(t *testing.T, helm helmCLI, root string, res *render.Result) []byte {
 	t.Helper()
 	stdout, stderr, helmErr := runHelmTemplate(t, helm, root, &res.Target)
 	switch {

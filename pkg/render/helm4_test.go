@@ -2,6 +2,7 @@ package render_test
 
 import (
 	"bytes"
+	"context"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -9,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/repotool/repotool/internal/testtool"
+	"github.com/repotool/repotool/pkg/render"
 )
 
 // TestHelm4Differences backs what docs/render.md says of Helm 4, which
@@ -48,5 +50,47 @@ func TestHelm4Differences(t *testing.T) {
 	}
 	if differ == 0 {
 		t.Error("helm 4 prints the same bytes as helm 3 on every target: docs/render.md's difference is gone")
+	}
+}
+
+// TestHelmFromConfig: repotool.yaml's render.helm chooses the Helm a
+// renderer matches, Options.Helm overrides it, and an unknown one fails
+// every target rather than rendering as some other Helm.
+func TestHelmFromConfig(t *testing.T) {
+	files := map[string]string{
+		"repotool.yaml":                   "render:\n  helm: v4\n",
+		"namespaces/app/Chart.yaml":       "apiVersion: v2\nname: app\nversion: 1.0.0\n",
+		"namespaces/app/templates/a.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: b\n",
+		"clusters/c1/app/values.yaml":     "{}\n",
+	}
+	_, repo := writeRepo(t, files)
+	tg, ok := repo.Target("c1", "app")
+	if !ok {
+		t.Fatalf("no target: %v", repo.Diagnostics)
+	}
+	const blank = "name: a\n\n---\n"
+	for _, tt := range []struct {
+		helm      string
+		wantBlank bool
+		fails     string
+	}{
+		{helm: "", wantBlank: true},
+		{helm: render.HelmV3},
+		{helm: render.HelmV4, wantBlank: true},
+		{helm: "v5", fails: `unknown Helm version "v5"`},
+	} {
+		opts := render.DefaultOptions()
+		opts.Helm = tt.helm
+		res, err := render.New(repo, opts).Render(context.Background(), tg)
+		switch {
+		case tt.fails != "":
+			if err == nil || !strings.Contains(err.Error(), tt.fails) {
+				t.Errorf("Helm %q: %v, want it to fail with %q", tt.helm, err, tt.fails)
+			}
+		case err != nil:
+			t.Errorf("Helm %q: %v", tt.helm, err)
+		case bytes.Contains(res.Manifest, []byte(blank)) != tt.wantBlank:
+			t.Errorf("Helm %q: blank line before --- is %v, want %v:\n%s", tt.helm, !tt.wantBlank, tt.wantBlank, res.Manifest)
+		}
 	}
 }

@@ -19,6 +19,7 @@ import (
 
 	"github.com/repotool/repotool/pkg/layout"
 	"github.com/repotool/repotool/pkg/manifest"
+	"github.com/repotool/repotool/pkg/render/internal/util"
 )
 
 // `helm template` is Helm's install action in client-only dry-run mode:
@@ -68,7 +69,11 @@ func (r *Renderer) template(ctx context.Context, t *layout.Target, entry *chartE
 		}
 	}
 	if c.Metadata.KubeVersion != "" && !chartutil.IsCompatibleRange(c.Metadata.KubeVersion, hcaps.KubeVersion.String()) {
-		return nil, nil, fmt.Errorf("chart requires kubeVersion: %s which is incompatible with Kubernetes %s", c.Metadata.KubeVersion, hcaps.KubeVersion.String())
+		shown := hcaps.KubeVersion.String()
+		if r.helm4() {
+			shown = top["Capabilities"].(*capabilities4).KubeVersion.Version // Helm 4 names the version as given
+		}
+		return nil, nil, fmt.Errorf("chart requires kubeVersion: %s which is incompatible with Kubernetes %s", c.Metadata.KubeVersion, shown)
 	}
 	files, err := r.engine.RenderContext(ctx, c, top)
 	if err != nil {
@@ -88,7 +93,7 @@ func (r *Renderer) template(ctx context.Context, t *layout.Target, entry *chartE
 			return nil, nil, errOutputSize{size: size, max: max}
 		}
 	}
-	docs, hooks, err := sortDocs(files)
+	docs, hooks, err := sortDocs(files, r.helm4())
 	if err != nil {
 		return nil, nil, err
 	}
@@ -111,6 +116,9 @@ func (r *Renderer) renderValuesOf(t *layout.Target, c *chart.Chart, vals map[str
 	hcaps.APIVersions = append(hcaps.APIVersions, r.capabilities(t).APIVersions...)
 	top, err := chartutil.ToRenderValuesWithSchemaValidation(c, vals,
 		chartutil.ReleaseOptions{Name: name, Namespace: t.Namespace, Revision: 1, IsInstall: true}, hcaps, true)
+	if err == nil && r.helm4() {
+		top["Capabilities"] = newCapabilities4(r.capabilities(t).KubeVersion, kv, hcaps.APIVersions)
+	}
 	return top, hcaps, err
 }
 
@@ -136,28 +144,32 @@ type doc struct {
 // releaseutil.SortManifests does, parsing each document once: manifests
 // by kind in InstallOrder, hooks (documents with a known helm.sh/hook)
 // apart, by kind too. A document Helm's sort would refuse fails with
-// Helm's message.
-func sortDocs(files map[string]string) (docs, hooks []doc, err error) {
+// Helm's message. helm4 splits and orders as Helm 4 does.
+func sortDocs(files map[string]string, helm4 bool) (docs, hooks []doc, err error) {
+	split, order := splitManifests, installOrder
+	if helm4 {
+		split, order = splitManifests4, installOrder4
+	}
 	for _, p := range slices.Sorted(maps.Keys(files)) {
 		content := files[p]
 		if strings.HasPrefix(path.Base(p), "_") || strings.TrimSpace(content) == "" {
 			continue
 		}
-		for _, text := range splitManifests(content) {
+		for _, text := range split(content) {
 			d := doc{path: p, text: text}
 			perr := yaml.Unmarshal([]byte(d.text), &d.content)
 			hd, ok := readHead(d.content)
 			if perr != nil || !ok {
 				// Rare: read it as Helm does, for Helm's message.
-				var sh releaseutil.SimpleHead
-				if err := yaml.Unmarshal([]byte(d.text), &sh); err != nil {
-					return nil, nil, fmt.Errorf("YAML parse error on %s: %w", p, err)
+				sh, err := helmHead(p, d.text, helm4)
+				if err != nil {
+					return nil, nil, err
 				}
 				if perr != nil {
 					// Helm reads it but repotool cannot; Helm's sort may
 					// still refuse a later document, and its message
 					// comes first.
-					if _, _, err := releaseutil.SortManifests(files, nil, releaseutil.InstallOrder); err != nil {
+					if err := helmHeadsError(files, split, helm4); err != nil {
 						return nil, nil, err
 					}
 					return nil, nil, &manifest.DocumentError{Template: p, Err: perr}
@@ -178,7 +190,7 @@ func sortDocs(files map[string]string) (docs, hooks []doc, err error) {
 			}
 		}
 	}
-	byKind := func(a, b doc) int { return compareKinds(a.kind, b.kind) }
+	byKind := func(a, b doc) int { return compareKinds(order, a.kind, b.kind) }
 	slices.SortStableFunc(docs, byKind)
 	slices.SortStableFunc(hooks, byKind)
 	return docs, hooks, nil
@@ -233,6 +245,41 @@ func skipSpace(s string, i int) int {
 
 func isRE2Space(c byte) bool {
 	return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r'
+}
+
+// helmHead reads the head of the document text of the template p as Helm's
+// sort does (Helm 4's with helm4), failing with Helm's message.
+func helmHead(p, text string, helm4 bool) (releaseutil.SimpleHead, error) {
+	var sh releaseutil.SimpleHead
+	var err error
+	if helm4 {
+		var sh4 util.SimpleHead
+		err = yaml.Unmarshal([]byte(text), &sh4)
+		sh = releaseutil.SimpleHead(sh4)
+	} else {
+		err = yaml.Unmarshal([]byte(text), &sh)
+	}
+	if err != nil {
+		return sh, fmt.Errorf("YAML parse error on %s: %w", p, err)
+	}
+	return sh, nil
+}
+
+// helmHeadsError is the first failure of Helm's sort reading the heads of
+// every document of files, in its order.
+func helmHeadsError(files map[string]string, split func(string) []string, helm4 bool) error {
+	for _, p := range slices.Sorted(maps.Keys(files)) {
+		content := files[p]
+		if strings.HasPrefix(path.Base(p), "_") || strings.TrimSpace(content) == "" {
+			continue
+		}
+		for _, text := range split(content) {
+			if _, err := helmHead(p, text, helm4); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // head is what Helm's sort reads of a document (releaseutil.SimpleHead).
@@ -327,11 +374,11 @@ var installOrder = func() map[string]int {
 	return m
 }()
 
-// compareKinds orders kinds as Helm's sort does: known kinds in
-// InstallOrder, then unknown ones by name.
-func compareKinds(a, b string) int {
-	ia, aok := installOrder[a]
-	ib, bok := installOrder[b]
+// compareKinds orders kinds as Helm's sort does: known kinds in their
+// install order, then unknown ones by name.
+func compareKinds(order map[string]int, a, b string) int {
+	ia, aok := order[a]
+	ib, bok := order[b]
 	switch {
 	case aok && bok:
 		return ia - ib

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"log"
+	"log/slog"
 	"os"
 	"reflect"
 	"strings"
@@ -16,37 +17,59 @@ import (
 	"helm.sh/helm/v3/pkg/chartutil"
 	"helm.sh/helm/v3/pkg/engine"
 	"helm.sh/helm/v3/pkg/releaseutil"
+	helm4util "helm.sh/helm/v4/pkg/release/v1/util"
 
 	"github.com/repotool/repotool/internal/testtool"
 	"github.com/repotool/repotool/pkg/manifest"
 )
 
 // helmOutput is what `helm template` prints for rendered templates (no
-// CRDs), with Helm's own sort: renderResources' manifests, trimmed, then
-// the hooks.
-func helmOutput(files map[string]string) ([]byte, error) {
-	hooks, manifests, err := releaseutil.SortManifests(files, nil, releaseutil.InstallOrder)
-	if err != nil {
-		return nil, err
+// CRDs), with Helm's own sort (Helm 4's with helm4): renderResources'
+// manifests, trimmed, then the hooks.
+func helmOutput(files map[string]string, helm4 bool) ([]byte, error) {
+	type part struct{ source, text string }
+	var manifests, hooks []part
+	if helm4 {
+		hs, ms, err := helm4util.SortManifests(files, nil, helm4util.InstallOrder)
+		if err != nil {
+			return nil, err
+		}
+		for _, m := range ms {
+			manifests = append(manifests, part{m.Name, m.Content})
+		}
+		for _, h := range hs {
+			hooks = append(hooks, part{h.Path, h.Manifest})
+		}
+	} else {
+		hs, ms, err := releaseutil.SortManifests(files, nil, releaseutil.InstallOrder)
+		if err != nil {
+			return nil, err
+		}
+		for _, m := range ms {
+			manifests = append(manifests, part{m.Name, m.Content})
+		}
+		for _, h := range hs {
+			hooks = append(hooks, part{h.Path, h.Manifest})
+		}
 	}
 	var b bytes.Buffer
 	for _, m := range manifests {
-		fmt.Fprintf(&b, "---\n# Source: %s\n%s\n", m.Name, m.Content)
+		fmt.Fprintf(&b, "---\n# Source: %s\n%s\n", m.source, m.text)
 	}
 	out := bytes.NewBuffer(append(bytes.TrimSpace(b.Bytes()), '\n'))
 	for _, h := range hooks {
-		fmt.Fprintf(out, "---\n# Source: %s\n%s\n", h.Path, h.Manifest)
+		fmt.Fprintf(out, "---\n# Source: %s\n%s\n", h.source, h.text)
 	}
 	return out.Bytes(), nil
 }
 
-// checkSort requires sortDocs and assemble to print what Helm prints for
-// files, or fail as Helm fails, and the objects to be those of the stream
-// read again.
-func checkSort(t *testing.T, files map[string]string) {
+// checkSort requires sortDocs and assemble to print what Helm (Helm 4
+// with helm4) prints for files, or fail as Helm fails, and the objects to
+// be those of the stream read again.
+func checkSort(t *testing.T, files map[string]string, helm4 bool) {
 	t.Helper()
-	want, herr := helmOutput(files)
-	docs, hooks, err := sortDocs(files)
+	want, herr := helmOutput(files, helm4)
+	docs, hooks, err := sortDocs(files, helm4)
 	if herr != nil {
 		if err == nil || err.Error() != herr.Error() {
 			t.Fatalf("Helm fails with %q, sortDocs with %v", herr, err)
@@ -80,6 +103,7 @@ func checkSort(t *testing.T, files map[string]string) {
 func TestSortDocsLikeHelm(t *testing.T) {
 	log.SetOutput(io.Discard) // Helm's sort logs the unknown hook
 	t.Cleanup(func() { log.SetOutput(os.Stderr) })
+	quietSlog(t) // and Helm 4's, through slog
 	for name, files := range map[string]map[string]string{
 		"kinds": {
 			"x/templates/a.yaml": "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: d\n---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n",
@@ -110,9 +134,27 @@ func TestSortDocsLikeHelm(t *testing.T) {
 		"not YAML":                {"x/templates/a.yaml": "apiVersion: v1\nkind: [\n", "x/templates/b.yaml": "kind: B\n"},
 		"a list":                  {"x/templates/a.yaml": "- a\n- b\n"},
 		"a scalar":                {"x/templates/a.yaml": "just text\n"},
+		"webhooks": {
+			"x/templates/a.yaml": "apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingWebhookConfiguration\nmetadata:\n  name: v\n---\napiVersion: example.com/v1\nkind: Aardvark\nmetadata:\n  name: a\n",
+			"x/templates/b.yaml": "apiVersion: admissionregistration.k8s.io/v1\nkind: MutatingWebhookConfiguration\nmetadata:\n  name: m\n---\napiVersion: apiregistration.k8s.io/v1\nkind: APIService\nmetadata:\n  name: api\n\n\n",
+		},
+		"trailing blank lines": {
+			"x/templates/a.yaml": "\n\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n\n\n---\n\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: b\n  \n",
+			"x/templates/h.yaml": "apiVersion: batch/v1\nkind: Job\nmetadata:\n  name: h\n  annotations:\n    helm.sh/hook: post-install\n\n---   \napiVersion: batch/v1\nkind: Job\nmetadata:\n  name: h2\n  annotations:\n    helm.sh/hook: post-install\n",
+		},
 	} {
-		t.Run(name, func(t *testing.T) { checkSort(t, files) })
+		for _, helm4 := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/helm4=%v", name, helm4), func(t *testing.T) { checkSort(t, files, helm4) })
+		}
 	}
+}
+
+// quietSlog sends slog's default logger nowhere for the test: Helm 4's
+// sort logs the unknown hooks it skips.
+func quietSlog(t testing.TB) {
+	old := slog.Default()
+	slog.SetDefault(slog.New(slog.DiscardHandler))
+	t.Cleanup(func() { slog.SetDefault(old) })
 }
 
 // FuzzSortDocs: for any two rendered templates, sortDocs and assemble print
@@ -123,8 +165,11 @@ func FuzzSortDocs(f *testing.F) {
 	f.Add("apiVersion: v1\nkind: Service\nmetadata:\n  name: s\n---\nkind: Pod\n", "kind: Job\nmetadata:\n  annotations:\n    helm.sh/hook: test\n")
 	f.Add("---\n--- x\n\n---", "a: b\n \n---\n")
 	f.Add("kind: A\nmetadata: {annotations: {helm.sh/hook: 'x'}}", "kind: [")
+	quietSlog(f)
 	f.Fuzz(func(t *testing.T, a, b string) {
-		checkSort(t, map[string]string{"x/templates/a.yaml": a, "x/charts/y/templates/b.yaml": b})
+		files := map[string]string{"x/templates/a.yaml": a, "x/charts/y/templates/b.yaml": b}
+		checkSort(t, files, false)
+		checkSort(t, files, true)
 	})
 }
 
@@ -133,18 +178,29 @@ func FuzzSplitManifests(f *testing.F) {
 	for _, s := range []string{"", "---", "a\n---\nb", "  ---x\n \n---\n\n--- y", "a \t\r\n---\f\n---", "a\v\n---b", "\n---\n---\n", "x: |\n  ---\n  a\n"} {
 		f.Add(s)
 	}
-	f.Fuzz(func(t *testing.T, s string) {
-		want := releaseutil.SplitManifests(s)
-		got := splitManifests(s)
-		if len(got) != len(want) {
-			t.Fatalf("%q: %d documents, Helm %d: %q", s, len(got), len(want), want)
+	f.Fuzz(func(t *testing.T, s string) { sameSplit(t, s, splitManifests(s), releaseutil.SplitManifests(s)) })
+}
+
+// sameSplit requires got, repotool's split of s, to be want, Helm's.
+func sameSplit(t *testing.T, s string, got []string, want map[string]string) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Fatalf("%q: %d documents, Helm %d: %q", s, len(got), len(want), want)
+	}
+	for i, d := range got {
+		if w := want[fmt.Sprintf("manifest-%d", i)]; d != w {
+			t.Fatalf("%q: document %d is %q, Helm's %q", s, i, d, w)
 		}
-		for i, d := range got {
-			if w := want[fmt.Sprintf("manifest-%d", i)]; d != w {
-				t.Fatalf("%q: document %d is %q, Helm's %q", s, i, d, w)
-			}
-		}
-	})
+	}
+}
+
+// FuzzSplitManifests4: splitManifests4 splits as Helm 4's
+// SplitManifests.
+func FuzzSplitManifests4(f *testing.F) {
+	for _, s := range []string{"", "---", "a\n---\nb\n\n", "  ---x\n \n---\n\n--- y", "a \t\r\n---\f\n---", "a\v\n---b", "\n---\n---\n", "x: |\n  ---\n  a\n", "------\n---\t \n", "\u00a0---\n\u2028a"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) { sameSplit(t, s, splitManifests4(s), helm4util.SplitManifests(s)) })
 }
 
 func TestSplitManifestsLikeHelm(t *testing.T) {
@@ -180,7 +236,7 @@ func BenchmarkSortAndParse(b *testing.B) {
 	}
 	b.Run("helm", func(b *testing.B) {
 		for b.Loop() {
-			out, err := helmOutput(files)
+			out, err := helmOutput(files, false)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -191,7 +247,7 @@ func BenchmarkSortAndParse(b *testing.B) {
 	})
 	b.Run("repotool", func(b *testing.B) {
 		for b.Loop() {
-			docs, hooks, err := sortDocs(files)
+			docs, hooks, err := sortDocs(files, false)
 			if err != nil {
 				b.Fatal(err)
 			}

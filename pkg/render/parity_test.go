@@ -102,9 +102,16 @@ func helmTemplate(t *testing.T, helm, work string, tg *layout.Target, kubeVersio
 }
 
 // TestHelmParity renders every fixture target in process and with the helm
-// CLI built from the same module version, and requires identical bytes.
+// CLI built from the same module version, and requires identical bytes:
+// as Helm 3 and as Helm 4.
 func TestHelmParity(t *testing.T) {
-	helm := testtool.Helm(t)
+	for _, h := range bothHelms(t) {
+		t.Run(h.version, func(t *testing.T) { testHelmParity(t, h) })
+	}
+}
+
+func testHelmParity(t *testing.T, h helmCLI) {
+	helm := h.path
 	useTestKey(t)
 	repo := loadRepo(t, fixture)
 	work := filepath.Join(t.TempDir(), "repo")
@@ -121,6 +128,7 @@ func TestHelmParity(t *testing.T) {
 	}
 	for _, v := range variants {
 		opts := render.DefaultOptions()
+		opts.Helm = h.version
 		opts.KubeVersion = v.kubeVersion
 		opts.APIVersions = v.apiVersions
 		r := render.New(repo, opts)
@@ -144,7 +152,9 @@ func TestHelmParity(t *testing.T) {
 	}
 	// The capability-driven templates must actually have been exercised.
 	prod, _ := repo.Target("prod-cluster", "namespace-a")
-	res, err := render.New(repo, render.DefaultOptions()).Render(context.Background(), prod)
+	opts := render.DefaultOptions()
+	opts.Helm = h.version
+	res, err := render.New(repo, opts).Render(context.Background(), prod)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -71,6 +71,11 @@ type Options struct {
 	// (default DefaultMaxOutputSize), checked before the output is parsed.
 	// Zero or less: no limit.
 	MaxOutputSize int64
+	// Helm is the Helm whose `helm template` the output matches byte for
+	// byte: HelmV3 (Helm 3.22) or HelmV4 (Helm 4.3). Default: the
+	// repository's render.helm in repotool.yaml, else HelmV3. See
+	// docs/render.md, "Which Helm".
+	Helm string
 	// Redacted makes every Result's redacted rendering (see
 	// Result.Redacted) along with the real one, in parallel, for callers
 	// that will write or show it. Without it, Redacted renders on demand.
@@ -190,6 +195,12 @@ func New(repo *layout.Repo, opts Options, extra ...Option) *Renderer {
 		decrypter: &decrypt.SOPS{},
 		http:      http.DefaultClient,
 		log:       slog.New(slog.DiscardHandler),
+	}
+	if r.opts.Helm == "" {
+		r.opts.Helm = repo.Config.Render.Helm
+	}
+	if r.helm4() {
+		r.engine.Helm = 4
 	}
 	r.newCaches()
 	r.sums = sync.OnceValues(func() (map[string]string, error) { return parseSums(r.fsys) })
@@ -356,6 +367,9 @@ var errTimeout = errors.New("render timeout")
 // left of it), as does a file:// cycle and a Chart.lock out of sync with
 // the target's own Chart.yaml (as `helm dependency build` checks it).
 func (r *Renderer) targetChart(ctx context.Context, t *layout.Target) (*chartEntry, error) {
+	if err := checkHelm(r.opts.Helm); err != nil {
+		return nil, err
+	}
 	if err := r.layoutErr(t); err != nil {
 		return nil, err
 	}

@@ -50,12 +50,8 @@ func (r *Renderer) values(ctx context.Context, t *layout.Target, dec Decrypter) 
 			}
 			data = plain
 		}
-		current := map[string]any{}
-		if err := yaml.Unmarshal(data, &current); err != nil {
-			if vf.Secret {
-				// The parser may quote content; say only where.
-				return nil, nil, nil, &ValuesError{File: vf.Path, Err: fmt.Errorf("the decrypted content is not a YAML mapping")}
-			}
+		current, err := r.parseValues(data, vf.Secret)
+		if err != nil {
 			return nil, nil, nil, &ValuesError{File: vf.Path, Err: err}
 		}
 		if vf.Secret {
@@ -65,6 +61,30 @@ func (r *Renderer) values(ctx context.Context, t *layout.Target, dec Decrypter) 
 	}
 	red.seal()
 	return base, red, fallbacks, nil
+}
+
+// parseValues parses a values file as the Helm rendered as reads it: its
+// first YAML document (Helm 3), or all of them merged (Helm 4). A secret
+// file's message says only what is wrong, never what the parser quotes;
+// repotool does not merge the documents of a secret file (SOPS keeps
+// one set of metadata per file), so one with several fails under Helm 4.
+func (r *Renderer) parseValues(data []byte, secret bool) (map[string]any, error) {
+	if r.helm4() && secret {
+		if n, err := documentCount(data); err != nil || n > 1 {
+			return nil, errors.New("the decrypted content is more than one YAML document, which Helm 4 would merge: make it one document")
+		}
+	}
+	current := map[string]any{}
+	var err error
+	if r.helm4() && !secret {
+		current, err = valuesDocuments(data)
+	} else {
+		err = yaml.Unmarshal(data, &current)
+	}
+	if err != nil && secret {
+		return nil, errors.New("the decrypted content is not a YAML mapping")
+	}
+	return current, err
 }
 
 // mergeMaps is helm's values merge (pkg/cli/values): b over a, maps merged

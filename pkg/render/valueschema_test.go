@@ -20,7 +20,7 @@ import (
 // message: subcharts, disabled subcharts, import-values, urn: references,
 // and a real chart (cert-manager's schema).
 func TestValuesSchemaParity(t *testing.T) {
-	helm := testtool.Helm(t)
+	helm := helmCLI{testtool.Helm(t), render.HelmV3}
 	const enumSchema = `{"type":"object","properties":{"greeting":{"type":"string","enum":["hello","hi"]}}}`
 	const strictSchema = `{"type":"object","additionalProperties":false,"properties":{"enabled":{"type":"boolean"},"size":{"type":"integer","minimum":1},"exported":{"type":"object"},"global":{"type":"object"}}}`
 	chart := func(deps string) map[string]string {
@@ -74,7 +74,7 @@ func TestValuesSchemaParity(t *testing.T) {
 
 // compareSchemaHandling renders chart files (app/...) with values as
 // repotool and as helm template: the same bytes, or the same error.
-func compareSchemaHandling(t *testing.T, helm string, files map[string]string, values, fails string) {
+func compareSchemaHandling(t *testing.T, helm helmCLI, files map[string]string, values, fails string) {
 	t.Helper()
 	root := t.TempDir()
 	repoFiles := map[string]string{"clusters/c1/app/c1-values.yaml": values}
