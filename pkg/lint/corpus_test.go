@@ -37,7 +37,7 @@ type corpusProject struct {
 }
 
 var corpusProjects = []corpusProject{
-	{"argo-cd", "github.com/argoproj/argo-cd/v2", []string{"manifests/crds", "docs/operator-manual"}},
+	{"argo-cd", "github.com/argoproj/argo-cd/v3", []string{"manifests/crds", "docs/operator-manual"}},
 	{"argo-rollouts", "github.com/argoproj/argo-rollouts", []string{"manifests/crds", "examples"}},
 	{"external-secrets", "github.com/external-secrets/external-secrets", []string{"config/crds/bases", "docs/snippets"}},
 	{"flux-source-controller", "github.com/fluxcd/source-controller", []string{"config/crd/bases", "config/samples"}},
@@ -51,7 +51,7 @@ var corpusProjects = []corpusProject{
 // error in the corpus must be in one of them, and each must have one; the
 // exact findings are in testdata/corpus/findings.golden.
 var upstreamInvalid = map[string]string{
-	"argo-cd/docs/operator-manual/applicationset.yaml":                                              "an annotated reference of every field, not an object: mis-indented generators, source given as a list",
+	"argo-cd/docs/operator-manual/applicationset.yaml":                                              "an annotated reference of every field, not an object: mis-indented generators (configMapRef beside plugin:), revision for targetRevision, helm.useCredentials templated, parameters outside helm",
 	"argo-cd/docs/operator-manual/argocd-repo-creds.yaml":                                           "stringData values written as numbers (githubAppID: 1); Secret stringData holds strings",
 	"argo-rollouts/examples/traffic-management/rollout-linkerd.yaml":                                "an unquoted {{args.linkerd-enabled}} is a YAML flow mapping used as a key: not valid YAML for kubectl either",
 	"external-secrets/docs/snippets/beyondtrust-push-secret.yaml":                                   "the key notes appears twice in one mapping",
