@@ -26,7 +26,7 @@ trap 'rm -rf "$work"' EXIT
 # shellcheck source=scripts/bench-lib.sh
 . scripts/bench-lib.sh
 bench_setup
-(cd internal/corpus && go mod download)
+(cd internal/corpus && GOTOOLCHAIN=auto go mod download)
 export GIT_AUTHOR_NAME=bench GIT_AUTHOR_EMAIL=bench@example.com GIT_COMMITTER_NAME=bench GIT_COMMITTER_EMAIL=bench@example.com
 commit() { git -C "$1" init -q && git -C "$1" add -A && git -C "$1" commit -qm base; }
 

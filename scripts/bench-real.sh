@@ -23,7 +23,7 @@ trap 'rm -rf "$work"' EXIT
 # shellcheck source=scripts/bench-lib.sh
 . scripts/bench-lib.sh
 bench_setup
-(cd internal/corpus && go mod download)
+(cd internal/corpus && GOTOOLCHAIN=auto go mod download)
 rss() { { /usr/bin/time -f %M "$@" 2>&1 >/dev/null || true; } | tail -1; } # peak KB
 
 go run -tags tools ./internal/synth/gensynth -real -clusters 20 -namespaces 10 -out "$work/r200" >/dev/null

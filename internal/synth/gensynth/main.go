@@ -69,9 +69,10 @@ func generateReal(out string, opts synth.Options) (int, error) {
 	for _, c := range realCharts {
 		cmd := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", c.module)
 		cmd.Dir = filepath.Join("internal", "corpus")
+		cmd.Env = append(os.Environ(), "GOTOOLCHAIN=auto") // the corpus module needs Go 1.27 (see its go.mod)
 		dir, err := cmd.Output()
 		if err != nil || len(strings.TrimSpace(string(dir))) == 0 {
-			return 0, fmt.Errorf("%s is not in the module cache (%v): run `go mod download` in internal/corpus", c.module, err)
+			return 0, fmt.Errorf("%s is not in the module cache (%v): run `GOTOOLCHAIN=auto go mod download` in internal/corpus", c.module, err)
 		}
 		ro.Charts = append(ro.Charts, synth.Chart{Name: c.name, Dir: filepath.Join(strings.TrimSpace(string(dir)), filepath.FromSlash(c.dir)), Common: c.common, Values: c.values, Secrets: c.secrets})
 	}
