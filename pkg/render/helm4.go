@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"strings"
+	"sync"
 	"unicode"
 
 	"github.com/Masterminds/semver/v3"
@@ -222,8 +223,9 @@ func newCapabilities4(raw string, kv *chartutil.KubeVersion, apis chartutil.Vers
 
 // kubeClientVersion is the Kubernetes version of the client library
 // linked in (k8s.io/client-go v0.37.1 is Kubernetes v1.37), as Helm 4
-// reports it; "" when the build does not say.
-func kubeClientVersion() string {
+// reports it; "" when the build does not say. Read from the build once
+// per process, not once per rendering.
+var kubeClientVersion = sync.OnceValue(func() string {
 	bi, ok := debug.ReadBuildInfo()
 	if !ok {
 		return ""
@@ -239,4 +241,4 @@ func kubeClientVersion() string {
 		return fmt.Sprintf("v%d.%d", v.Major()+1, v.Minor())
 	}
 	return ""
-}
+})
