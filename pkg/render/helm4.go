@@ -115,40 +115,46 @@ var installOrder4 = func() map[string]int {
 // valuesDocuments reads a values file as Helm 4 does: every YAML document
 // of it merged into the ones before, maps key by key.
 func valuesDocuments(data []byte) (map[string]any, error) {
-	if len(data) > 0 && data[len(data)-1] != '\n' {
-		data = append(data[:len(data):len(data)], '\n')
-	}
 	out := map[string]any{}
-	rd := utilyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(data)))
-	for {
-		doc, err := rd.Read()
-		if errors.Is(err, io.EOF) {
-			return out, nil
-		}
-		if err != nil {
-			return nil, fmt.Errorf("error reading yaml document: %w", err)
-		}
+	err := eachDocument(data, func(doc []byte) error {
 		cur := map[string]any{}
 		if err := yaml.Unmarshal(doc, &cur); err != nil {
-			return nil, fmt.Errorf("cannot unmarshal yaml document: %w", err)
+			return fmt.Errorf("cannot unmarshal yaml document: %w", err)
 		}
 		out = mergeMaps(out, cur)
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
+	return out, nil
 }
 
 // documentCount is how many YAML documents Helm 4 reads in data.
 func documentCount(data []byte) (int, error) {
 	n := 0
-	rd := utilyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(append(data[:len(data):len(data)], '\n'))))
+	err := eachDocument(data, func([]byte) error { n++; return nil })
+	return n, err
+}
+
+// eachDocument calls f with each YAML document of data, as Helm 4's
+// values loader splits them (a final line without its newline included).
+func eachDocument(data []byte, f func(doc []byte) error) error {
+	if len(data) > 0 && data[len(data)-1] != '\n' {
+		data = append(data[:len(data):len(data)], '\n')
+	}
+	rd := utilyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(data)))
 	for {
-		_, err := rd.Read()
+		doc, err := rd.Read()
 		if errors.Is(err, io.EOF) {
-			return n, nil
+			return nil
 		}
 		if err != nil {
-			return n, err
+			return fmt.Errorf("error reading yaml document: %w", err)
 		}
-		n++
+		if err := f(doc); err != nil {
+			return err
+		}
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"iter"
 	"maps"
 	"path"
 	"slices"
@@ -150,44 +151,38 @@ func sortDocs(files map[string]string, helm4 bool) (docs, hooks []doc, err error
 	if helm4 {
 		split, order = splitManifests4, installOrder4
 	}
-	for _, p := range slices.Sorted(maps.Keys(files)) {
-		content := files[p]
-		if strings.HasPrefix(path.Base(p), "_") || strings.TrimSpace(content) == "" {
-			continue
-		}
-		for _, text := range split(content) {
-			d := doc{path: p, text: text}
-			perr := yaml.Unmarshal([]byte(d.text), &d.content)
-			hd, ok := readHead(d.content)
-			if perr != nil || !ok {
-				// Rare: read it as Helm does, for Helm's message.
-				sh, err := helmHead(p, d.text, helm4)
-				if err != nil {
+	for p, text := range documents(files, split) {
+		d := doc{path: p, text: text}
+		perr := yaml.Unmarshal([]byte(d.text), &d.content)
+		hd, ok := readHead(d.content)
+		if perr != nil || !ok {
+			// Rare: read it as Helm does, for Helm's message.
+			sh, err := helmHead(p, d.text, helm4)
+			if err != nil {
+				return nil, nil, err
+			}
+			if perr != nil {
+				// Helm reads it but repotool cannot; Helm's sort may
+				// still refuse a later document, and its message
+				// comes first.
+				if err := helmHeadsError(files, split, helm4); err != nil {
 					return nil, nil, err
 				}
-				if perr != nil {
-					// Helm reads it but repotool cannot; Helm's sort may
-					// still refuse a later document, and its message
-					// comes first.
-					if err := helmHeadsError(files, split, helm4); err != nil {
-						return nil, nil, err
-					}
-					return nil, nil, &manifest.DocumentError{Template: p, Err: perr}
-				}
-				hd = head{kind: sh.Kind}
-				if sh.Metadata != nil {
-					hd.annotations = sh.Metadata.Annotations
-				}
+				return nil, nil, &manifest.DocumentError{Template: p, Err: perr}
 			}
-			d.kind = hd.kind
-			switch h, ok := hd.annotations[release.HookAnnotation]; {
-			case !ok:
-				docs = append(docs, d)
-			case knownHooks(h):
-				hooks = append(hooks, d)
-			default:
-				// Helm skips a document with an unknown hook (and logs it).
+			hd = head{kind: sh.Kind}
+			if sh.Metadata != nil {
+				hd.annotations = sh.Metadata.Annotations
 			}
+		}
+		d.kind = hd.kind
+		switch h, ok := hd.annotations[release.HookAnnotation]; {
+		case !ok:
+			docs = append(docs, d)
+		case knownHooks(h):
+			hooks = append(hooks, d)
+		default:
+			// Helm skips a document with an unknown hook (and logs it).
 		}
 	}
 	byKind := func(a, b doc) int { return compareKinds(order, a.kind, b.kind) }
@@ -268,18 +263,31 @@ func helmHead(p, text string, helm4 bool) (releaseutil.SimpleHead, error) {
 // helmHeadsError is the first failure of Helm's sort reading the heads of
 // every document of files, in its order.
 func helmHeadsError(files map[string]string, split func(string) []string, helm4 bool) error {
-	for _, p := range slices.Sorted(maps.Keys(files)) {
-		content := files[p]
-		if strings.HasPrefix(path.Base(p), "_") || strings.TrimSpace(content) == "" {
-			continue
-		}
-		for _, text := range split(content) {
-			if _, err := helmHead(p, text, helm4); err != nil {
-				return err
-			}
+	for p, text := range documents(files, split) {
+		if _, err := helmHead(p, text, helm4); err != nil {
+			return err
 		}
 	}
 	return nil
+}
+
+// documents yields the documents of the rendered templates files, with
+// their template's path, as Helm's sort reads them: templates in path
+// order, partials and blank ones left out, each split with split.
+func documents(files map[string]string, split func(string) []string) iter.Seq2[string, string] {
+	return func(yield func(string, string) bool) {
+		for _, p := range slices.Sorted(maps.Keys(files)) {
+			content := files[p]
+			if strings.HasPrefix(path.Base(p), "_") || strings.TrimSpace(content) == "" {
+				continue
+			}
+			for _, text := range split(content) {
+				if !yield(p, text) {
+					return
+				}
+			}
+		}
+	}
 }
 
 // head is what Helm's sort reads of a document (releaseutil.SimpleHead).
