@@ -16,7 +16,9 @@ import (
 	"helm.sh/helm/v3/pkg/chart/loader"
 	"helm.sh/helm/v3/pkg/chartutil"
 	"helm.sh/helm/v3/pkg/engine"
+	"helm.sh/helm/v3/pkg/release"
 	"helm.sh/helm/v3/pkg/releaseutil"
+	release4 "helm.sh/helm/v4/pkg/release/v1"
 	helm4util "helm.sh/helm/v4/pkg/release/v1/util"
 
 	"github.com/repotool/repotool/internal/testtool"
@@ -27,30 +29,21 @@ import (
 // CRDs), with Helm's own sort (Helm 4's with helm4): renderResources'
 // manifests, trimmed, then the hooks.
 func helmOutput(files map[string]string, helm4 bool) ([]byte, error) {
-	type part struct{ source, text string }
 	var manifests, hooks []part
 	if helm4 {
 		hs, ms, err := helm4util.SortManifests(files, nil, helm4util.InstallOrder)
 		if err != nil {
 			return nil, err
 		}
-		for _, m := range ms {
-			manifests = append(manifests, part{m.Name, m.Content})
-		}
-		for _, h := range hs {
-			hooks = append(hooks, part{h.Path, h.Manifest})
-		}
+		manifests = parts(ms, func(m helm4util.Manifest) part { return part{m.Name, m.Content} })
+		hooks = parts(hs, func(h *release4.Hook) part { return part{h.Path, h.Manifest} })
 	} else {
 		hs, ms, err := releaseutil.SortManifests(files, nil, releaseutil.InstallOrder)
 		if err != nil {
 			return nil, err
 		}
-		for _, m := range ms {
-			manifests = append(manifests, part{m.Name, m.Content})
-		}
-		for _, h := range hs {
-			hooks = append(hooks, part{h.Path, h.Manifest})
-		}
+		manifests = parts(ms, func(m releaseutil.Manifest) part { return part{m.Name, m.Content} })
+		hooks = parts(hs, func(h *release.Hook) part { return part{h.Path, h.Manifest} })
 	}
 	var b bytes.Buffer
 	for _, m := range manifests {
@@ -61,6 +54,19 @@ func helmOutput(files map[string]string, helm4 bool) ([]byte, error) {
 		fmt.Fprintf(out, "---\n# Source: %s\n%s\n", h.source, h.text)
 	}
 	return out.Bytes(), nil
+}
+
+// part is a sorted document as `helm template` prints it: its template
+// and its text.
+type part struct{ source, text string }
+
+// parts are each of Helm's sorted documents or hooks as a part.
+func parts[T any](sorted []T, of func(T) part) []part {
+	out := make([]part, len(sorted))
+	for i, x := range sorted {
+		out[i] = of(x)
+	}
+	return out
 }
 
 // checkSort requires sortDocs and assemble to print what Helm (Helm 4
