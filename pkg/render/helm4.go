@@ -116,9 +116,13 @@ var installOrder4 = func() map[string]int {
 // of it merged into the ones before, maps key by key.
 func valuesDocuments(data []byte) (map[string]any, error) {
 	out := map[string]any{}
-	err := eachDocument(data, func(doc []byte) error {
+	err := eachDocument(data, func(doc []byte, line int) error {
 		cur := map[string]any{}
 		if err := yaml.Unmarshal(doc, &cur); err != nil {
+			if line > 1 {
+				// The parser counts lines from the document's start.
+				return fmt.Errorf("cannot unmarshal yaml document (the document from line %d; its lines count from there): %w", line, err)
+			}
 			return fmt.Errorf("cannot unmarshal yaml document: %w", err)
 		}
 		out = mergeMaps(out, cur)
@@ -133,17 +137,19 @@ func valuesDocuments(data []byte) (map[string]any, error) {
 // documentCount is how many YAML documents Helm 4 reads in data.
 func documentCount(data []byte) (int, error) {
 	n := 0
-	err := eachDocument(data, func([]byte) error { n++; return nil })
+	err := eachDocument(data, func([]byte, int) error { n++; return nil })
 	return n, err
 }
 
 // eachDocument calls f with each YAML document of data, as Helm 4's
-// values loader splits them (a final line without its newline included).
-func eachDocument(data []byte, f func(doc []byte) error) error {
+// values loader splits them (a final line without its newline included),
+// and the line of data the document starts at.
+func eachDocument(data []byte, f func(doc []byte, line int) error) error {
 	if len(data) > 0 && data[len(data)-1] != '\n' {
 		data = append(data[:len(data):len(data)], '\n')
 	}
 	rd := utilyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(data)))
+	pos, line := 0, 1 // where the last document ended, and its line after
 	for {
 		doc, err := rd.Read()
 		if errors.Is(err, io.EOF) {
@@ -152,7 +158,14 @@ func eachDocument(data []byte, f func(doc []byte) error) error {
 		if err != nil {
 			return fmt.Errorf("error reading yaml document: %w", err)
 		}
-		if err := f(doc); err != nil {
+		// A document is a run of data's lines: find it after the last.
+		start := line
+		if i := bytes.Index(data[pos:], doc); i >= 0 {
+			start += bytes.Count(data[pos:pos+i], []byte("\n"))
+			pos += i + len(doc)
+			line = start + bytes.Count(doc, []byte("\n"))
+		}
+		if err := f(doc, start); err != nil {
 			return err
 		}
 	}

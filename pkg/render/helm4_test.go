@@ -94,3 +94,34 @@ func TestHelmFromConfig(t *testing.T) {
 		}
 	}
 }
+
+// TestHelm4ValuesDocumentLine: under Helm 4 a values file's later YAML
+// document that does not parse fails its target naming the file and the
+// line that document starts at (the parser counts from there), the
+// repository's file and the chart's values.yaml alike.
+func TestHelm4ValuesDocumentLine(t *testing.T) {
+	for name, tt := range map[string]struct{ file, want string }{
+		"repository values": {"clusters/c1/app/values.yaml", "clusters/c1/app/values.yaml: cannot unmarshal yaml document (the document from line 5; "},
+		"chart values":      {"namespaces/app/values.yaml", "cannot load values.yaml: cannot unmarshal yaml document (the document from line 5; "},
+	} {
+		t.Run(name, func(t *testing.T) {
+			files := map[string]string{
+				"repotool.yaml":                   "render:\n  helm: v4\n",
+				"namespaces/app/Chart.yaml":       "apiVersion: v2\nname: app\nversion: 1.0.0\n",
+				"namespaces/app/templates/a.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n",
+				"clusters/c1/app/values.yaml":     "{}\n",
+			}
+			// The same document twice first: each is found after the one before.
+			files[tt.file] = "a: 1\n---\na: 1\n---\nb: [1\n"
+			_, repo := writeRepo(t, files)
+			tg, ok := repo.Target("c1", "app")
+			if !ok {
+				t.Fatalf("no target: %v", repo.Diagnostics)
+			}
+			_, err := render.New(repo, render.DefaultOptions()).Render(context.Background(), tg)
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("%v, want it to contain %q", err, tt.want)
+			}
+		})
+	}
+}
