@@ -121,7 +121,8 @@ func TestCanarySecrets(t *testing.T) {
 	for _, format := range []string{"text", "json", "markdown"} {
 		runs = append(runs,
 			run{name: "diff " + format, args: []string{"diff", repo, "--base", "HEAD", "-o", format, "--exit-code", "--out-dir", parts, "--color", "always"}, outDirs: []string{parts}, code: cli.ExitFindings},
-			run{name: "diff " + format + " --no-decrypt", args: []string{"diff", repo, "--base", "HEAD", "-o", format, "--no-decrypt"}, code: 0})
+			run{name: "diff " + format + " --no-decrypt", args: []string{"diff", repo, "--base", "HEAD", "-o", format, "--no-decrypt"}, code: 0},
+			run{name: "diff " + format + " --helm v4", args: []string{"diff", repo, "--base", "HEAD", "-o", format, "--exit-code", "--helm", "v4"}, code: cli.ExitFindings})
 	}
 	for i, format := range []string{"text", "json", "markdown"} {
 		r := run{name: "diff changed " + format, args: []string{"diff", repo, "--base", "HEAD", "-o", format, "--out-dir", parts}, outDirs: []string{parts}, code: cli.ExitError}
@@ -157,6 +158,16 @@ func TestCanarySecrets(t *testing.T) {
 		run{name: "lint --verbose", args: []string{"lint", repo, "--verbose"}},
 		run{name: "migrate kes-to-eso", args: []string{"migrate", "kes-to-eso", repo}},
 	)
+	// Rendered as Helm 4: other bytes and other error messages (traces),
+	// through the same redaction.
+	for _, ns := range []string{"leaky", "failing", "strict"} {
+		runs = append(runs,
+			run{name: "render --helm v4 " + ns + " --redact", args: []string{"render", repo, "-c", "dev", "-n", ns, "--redact", "--helm", "v4"}},
+			run{name: "values --helm v4 --origin " + ns, args: []string{"values", repo, "-c", "dev", "-n", ns, "--origin", "--helm", "v4"}})
+	}
+	runs = append(runs,
+		run{name: "render --helm v4 --all --out-dir", args: []string{"render", repo, "--all", "--out-dir", outDir, "--helm", "v4"}, outDirs: []string{outDir}},
+		run{name: "lint --helm v4 json", args: []string{"lint", repo, "-o", "json", "--helm", "v4"}})
 	// compare, last: a second cluster deploys leaky with the same secret
 	// values and another plain value, which every template prints next to
 	// the secrets (the whole .Values as JSON and YAML), so that the

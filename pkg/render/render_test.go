@@ -317,37 +317,54 @@ func TestErrorsNeverHoldSecrets(t *testing.T) {
 	encrypted := "db:\n  password: ENC[AES256_GCM,data:AA==,iv:AA==,tag:AA==,type:str]\nsops:\n  mac: ENC[AES256_GCM,data:AA==,iv:AA==,tag:AA==,type:str]\n  version: 3.13.3\n"
 	tests := []struct {
 		name, template, want string
+		helm4Only            bool // uses a function only Helm 4 has
 	}{
 		{"fails either way", `{{ fail (printf "bad password %s (%s)" .Values.db.password (b64enc .Values.db.password)) }}`,
-			"bad password " + render.PlaceholderValue + " (" + base64.StdEncoding.EncodeToString([]byte(render.PlaceholderValue)) + ")"},
+			"bad password " + render.PlaceholderValue + " (" + base64.StdEncoding.EncodeToString([]byte(render.PlaceholderValue)) + ")", false},
 		{"fails with the real value only", `{{ if gt (len .Values.db.password) 30 }}{{ fail (printf "too long: %q" .Values.db.password) }}{{ end }}`,
-			"fails with the decrypted secret values, but not with placeholders for them: Helm's message is withheld because it could quote a secret; the failure is at app/templates/fail.yaml:1:"},
+			"fails with the decrypted secret values, but not with placeholders for them: Helm's message is withheld because it could quote a secret; the failure is at app/templates/fail.yaml:1:", false},
 		{"required with the value in a quoted key", `{{ required (printf "%q" .Values.db.password | squote) .Values.nope }}`,
-			"execution error at (app/templates/fail.yaml:1:3): '\"" + render.PlaceholderValue + "\"'"},
+			"execution error at (app/templates/fail.yaml:1:3): '\"" + render.PlaceholderValue + "\"'", false},
+		{"a Helm 4 function quoting the value", `{{ mustToDuration .Values.db.password }}`,
+			`error calling mustToDuration: could not parse duration "` + render.PlaceholderValue + `"`, true},
+		{"a Helm 4 trace through include", `{{ define "d" }}{{ if gt (len .Values.db.password) 30 }}{{ .Values.db.password.x }}{{ end }}{{ end }}{{ include "d" . }}`,
+			"Helm's message is withheld because it could quote a secret", true},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			repo := mapRepo(t, map[string]string{
-				"namespaces/app/Chart.yaml":            "apiVersion: v2\nname: app\nversion: 0.1.0\n",
-				"namespaces/app/templates/fail.yaml":   tt.template + "\n",
-				"clusters/c1/app/values-a.secret.yaml": encrypted,
-			})
-			r := render.New(repo, render.DefaultOptions(), render.WithDecrypter(stubDecrypter{
-				"clusters/c1/app/values-a.secret.yaml": "db:\n  password: " + secret + "\n",
-			}))
-			_, err := r.Render(context.Background(), &repo.Targets[0])
-			var te *render.TemplateError
-			if !errors.As(err, &te) {
-				t.Fatalf("err = %v, want *TemplateError", err)
+	for _, helm := range []string{render.HelmV3, render.HelmV4} {
+		for _, tt := range tests {
+			if tt.helm4Only && helm != render.HelmV4 {
+				continue
 			}
-			msg := err.Error()
-			if strings.Contains(msg, secret) || strings.Contains(msg, base64.StdEncoding.EncodeToString([]byte(secret))) {
-				t.Fatalf("error holds the secret: %s", msg)
-			}
-			if !strings.Contains(msg, tt.want) || !strings.Contains(msg, "c1/app") {
-				t.Errorf("error = %s\nwant it to contain %s", msg, tt.want)
-			}
-		})
+			t.Run(helm+"/"+tt.name, func(t *testing.T) { errorsNeverHoldSecret(t, helm, tt.template, tt.want, secret, encrypted) })
+		}
+	}
+}
+
+// errorsNeverHoldSecret renders template with secret as a decrypted value,
+// as the Helm helm does, and requires its error to hold want and neither
+// the secret nor its base64 form.
+func errorsNeverHoldSecret(t *testing.T, helm, template, want, secret, encrypted string) {
+	repo := mapRepo(t, map[string]string{
+		"namespaces/app/Chart.yaml":            "apiVersion: v2\nname: app\nversion: 0.1.0\n",
+		"namespaces/app/templates/fail.yaml":   template + "\n",
+		"clusters/c1/app/values-a.secret.yaml": encrypted,
+	})
+	opts := render.DefaultOptions()
+	opts.Helm = helm
+	r := render.New(repo, opts, render.WithDecrypter(stubDecrypter{
+		"clusters/c1/app/values-a.secret.yaml": "db:\n  password: " + secret + "\n",
+	}))
+	_, err := r.Render(context.Background(), &repo.Targets[0])
+	var te *render.TemplateError
+	if !errors.As(err, &te) {
+		t.Fatalf("err = %v, want *TemplateError", err)
+	}
+	msg := err.Error()
+	if strings.Contains(msg, secret) || strings.Contains(msg, base64.StdEncoding.EncodeToString([]byte(secret))) {
+		t.Fatalf("error holds the secret: %s", msg)
+	}
+	if !strings.Contains(msg, want) || !strings.Contains(msg, "c1/app") {
+		t.Errorf("error = %s\nwant it to contain %s", msg, want)
 	}
 }
 
