@@ -11,7 +11,7 @@ import (
 //     package does pull them in transitively, through k8s.io/cli-runtime;
 //     that is Helm's choice, not an API of ours);
 //   - no package under pkg/ depends, even transitively, on the CLI
-//     (internal/cli, cmd/) or on argo-cd, whose types pin old Kubernetes
+//     (cmd/), on the developer tools (tools/) or on argo-cd, whose types pin old Kubernetes
 //     libraries and need replace directives.
 func TestLibraryBoundaries(t *testing.T) {
 	direct := goList(t, "{{.ImportPath}}:{{range .Imports}} {{.}}{{end}}", "./pkg/...")
@@ -26,8 +26,8 @@ func TestLibraryBoundaries(t *testing.T) {
 	deps := goList(t, "{{.ImportPath}}", "-deps", "./pkg/...")
 	for _, dep := range strings.Fields(deps) {
 		for _, f := range []string{
-			"github.com/repotool/repotool/internal/cli",
 			"github.com/repotool/repotool/cmd/",
+			"github.com/repotool/repotool/tools/",
 			"github.com/argoproj/argo-cd",
 		} {
 			if strings.HasPrefix(dep, f) {

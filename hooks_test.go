@@ -12,7 +12,7 @@ import (
 
 	yaml "go.yaml.in/yaml/v3"
 
-	"github.com/repotool/repotool/internal/testtool"
+	"github.com/repotool/repotool/internal/testing/testtool"
 )
 
 // TestActionlint checks action.yml and the documented workflow with

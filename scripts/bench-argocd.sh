@@ -30,8 +30,8 @@ bench_setup
 export GIT_AUTHOR_NAME=bench GIT_AUTHOR_EMAIL=bench@example.com GIT_COMMITTER_NAME=bench GIT_COMMITTER_EMAIL=bench@example.com
 commit() { git -C "$1" init -q && git -C "$1" add -A && git -C "$1" commit -qm base; }
 
-go run -tags tools ./internal/synth/gensynth -real -clusters 200 -namespaces 10 -out "$work/r2000" >/dev/null
-go run -tags tools ./internal/synth/gensynth -real -clusters 20 -namespaces 10 -out "$work/r200" >/dev/null
+go run -tags tools ./tools/gensynth -real -clusters 200 -namespaces 10 -out "$work/r2000" >/dev/null
+go run -tags tools ./tools/gensynth -real -clusters 20 -namespaces 10 -out "$work/r200" >/dev/null
 for r in r2000 r200; do printf 'git:\n  repoURL: https://example.com/gitops.git\n' >> "$work/$r/repotool.yaml"; done
 mkdir -p "$work/r2000/docs" "$work/r2000/.github/workflows"
 echo "# runbooks" > "$work/r2000/docs/README.md"

@@ -39,7 +39,7 @@ old_diff() {
 }
 
 # diff: one common values file of 200 targets.
-go run -tags tools ./internal/synth/gensynth -clusters 10 -namespaces 18 -out "$work/d" >/dev/null
+go run -tags tools ./tools/gensynth -clusters 10 -namespaces 18 -out "$work/d" >/dev/null
 commit "$work/d"
 sed -i 's/LOG_FORMAT: json/LOG_FORMAT: text/' "$work/d/namespaces/ns-0000/common-values-a.yaml"
 affected=$("$bin/repotool" diff "$work/d" --base HEAD -o json | jq '.targets | length')
@@ -52,7 +52,7 @@ old=$(printf '%s\n' "${old_times[@]}" | median)
 new=$(printf '%s\n' "${new_times[@]}" | median)
 
 # lint: one cluster values file of 1,840 targets.
-go run -tags tools ./internal/synth/gensynth -clusters 92 -namespaces 18 -out "$work/l" >/dev/null
+go run -tags tools ./tools/gensynth -clusters 92 -namespaces 18 -out "$work/l" >/dev/null
 commit "$work/l"
 echo "# a comment" >> "$work/l/clusters/cluster-000/ns-0003/dev-values-a.yaml"
 git -C "$work/l" add -A

@@ -26,8 +26,8 @@ bench_setup
 (cd internal/corpus && GOTOOLCHAIN=auto go mod download)
 rss() { { /usr/bin/time -f %M "$@" 2>&1 >/dev/null || true; } | tail -1; } # peak KB
 
-go run -tags tools ./internal/synth/gensynth -real -clusters 20 -namespaces 10 -out "$work/r200" >/dev/null
-go run -tags tools ./internal/synth/gensynth -real -clusters 200 -namespaces 10 -out "$work/r2000" >/dev/null
+go run -tags tools ./tools/gensynth -real -clusters 20 -namespaces 10 -out "$work/r200" >/dev/null
+go run -tags tools ./tools/gensynth -real -clusters 200 -namespaces 10 -out "$work/r2000" >/dev/null
 
 old_times=() new_times=()
 for _ in $(seq "$runs"); do

@@ -28,7 +28,7 @@ server=$!
 sleep 1
 "$bin/helm" repo add stable "http://127.0.0.1:$port/stable" >/dev/null
 
-targets=$(go run -tags tools ./internal/synth/gensynth -clusters "$clusters" -namespaces "$namespaces" -out "$work/synth" | awk '{print $2}')
+targets=$(go run -tags tools ./tools/gensynth -clusters "$clusters" -namespaces "$namespaces" -out "$work/synth" | awk '{print $2}')
 grep -rl 'https://charts.example.com/stable' "$work/synth/namespaces" | xargs sed -i "s#https://charts.example.com/stable#http://127.0.0.1:$port/stable#"
 
 old_way() { old_render_loop "$1" "$2" dep-build; } # $1 = a fresh copy of the repository, $2 = output folder
@@ -46,7 +46,7 @@ old=$(printf '%s\n' "${old_times[@]}" | median)
 new=$(printf '%s\n' "${new_times[@]}" | median)
 
 # One target, process start included, on a repository ten times larger.
-big=$(go run -tags tools ./internal/synth/gensynth -clusters $((clusters * 2)) -namespaces $((namespaces * 5)) -out "$work/big" | awk '{print $2}')
+big=$(go run -tags tools ./tools/gensynth -clusters $((clusters * 2)) -namespaces $((namespaces * 5)) -out "$work/big" | awk '{print $2}')
 single_times=()
 for _ in $(seq 5); do
   t0=$(now); "$bin/repotool" render "$work/big" -c cluster-000 -n ns-0000 --offline >/dev/null; t1=$(now)

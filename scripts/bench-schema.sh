@@ -14,7 +14,7 @@ go build -o "$work/repotool" ./cmd/repotool
 go build -o "$work/kubeconform" github.com/yannh/kubeconform/cmd/kubeconform
 export SOPS_AGE_KEY_FILE=$PWD/testdata/age-TEST-ONLY.key HOME=$work/home
 mkdir -p "$HOME"
-targets=$(go run -tags tools ./internal/synth/gensynth -clusters "$clusters" -namespaces "$namespaces" -out "$work/synth" | awk '{print $2}')
+targets=$(go run -tags tools ./tools/gensynth -clusters "$clusters" -namespaces "$namespaces" -out "$work/synth" | awk '{print $2}')
 
 # The manifests (secrets redacted) and the exact schemas repotool uses.
 "$work/repotool" render "$work/synth" --all --out-dir "$work/rendered" 2>/dev/null

@@ -1,5 +1,5 @@
 // Command repotool renders, generates and lints Kubernetes GitOps manifest
-// monorepos. See internal/cli for the commands and pkg/ for the libraries.
+// monorepos. See cmd/repotool/cli for the commands and pkg/ for the libraries.
 package main
 
 import (
@@ -7,7 +7,7 @@ import (
 	"log"
 	"os"
 
-	"github.com/repotool/repotool/internal/cli"
+	"github.com/repotool/repotool/cmd/repotool/cli"
 	"github.com/repotool/repotool/internal/interrupt"
 )
 

@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/repotool/repotool/internal/testtool"
+	"github.com/repotool/repotool/internal/testing/testtool"
 )
 
 // loopingRepo is a repository whose only target runs a template that loops

@@ -10,7 +10,7 @@ import (
 
 	helmengine "helm.sh/helm/v3/pkg/engine"
 
-	"github.com/repotool/repotool/internal/testtool"
+	"github.com/repotool/repotool/internal/testing/testtool"
 )
 
 // moreValues switch on templates the charts' defaults leave off.

@@ -16,7 +16,7 @@ import (
 	chartutil4 "helm.sh/helm/v4/pkg/chart/v2/util"
 	helmengine4 "helm.sh/helm/v4/pkg/engine"
 
-	"github.com/repotool/repotool/internal/testtool"
+	"github.com/repotool/repotool/internal/testing/testtool"
 )
 
 // Helm 4's own engine (helm.sh/helm/v4/pkg/engine) is the oracle of the

@@ -12,7 +12,7 @@ import (
 	"helm.sh/helm/v3/pkg/chartutil"
 	helmengine "helm.sh/helm/v3/pkg/engine"
 
-	"github.com/repotool/repotool/internal/testtool"
+	"github.com/repotool/repotool/internal/testing/testtool"
 )
 
 // Helm's own engine (helm.sh/helm/v3/pkg/engine) is the oracle of these

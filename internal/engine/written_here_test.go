@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/repotool/repotool/internal/testtool"
+	"github.com/repotool/repotool/internal/testing/testtool"
 )
 
 // TestWrittenHere: this package shares no run of six lines with Helm's

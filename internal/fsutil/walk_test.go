@@ -11,7 +11,7 @@ import (
 	"testing"
 	"testing/fstest"
 
-	"github.com/repotool/repotool/internal/testtool"
+	"github.com/repotool/repotool/internal/testing/testtool"
 )
 
 // walkAll walks root and returns "rel" for every entry and "rel: error"

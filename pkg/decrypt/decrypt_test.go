@@ -11,7 +11,7 @@ import (
 
 	"filippo.io/age"
 
-	"github.com/repotool/repotool/internal/testtool"
+	"github.com/repotool/repotool/internal/testing/testtool"
 	"github.com/repotool/repotool/pkg/decrypt"
 )
 

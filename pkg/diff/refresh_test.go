@@ -13,7 +13,7 @@ import (
 	"testing"
 	"testing/fstest"
 
-	"github.com/repotool/repotool/internal/golden"
+	"github.com/repotool/repotool/internal/testing/golden"
 	"github.com/repotool/repotool/pkg/argocd"
 	"github.com/repotool/repotool/pkg/diff"
 	"github.com/repotool/repotool/pkg/layout"

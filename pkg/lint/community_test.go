@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/repotool/repotool/internal/testtool"
+	"github.com/repotool/repotool/internal/testing/testtool"
 )
 
 // crossObjectRules are the rules that relate objects to each other.

@@ -18,8 +18,8 @@ import (
 
 	yaml "go.yaml.in/yaml/v3"
 
-	"github.com/repotool/repotool/internal/golden"
-	"github.com/repotool/repotool/internal/testtool"
+	"github.com/repotool/repotool/internal/testing/golden"
+	"github.com/repotool/repotool/internal/testing/testtool"
 	"github.com/repotool/repotool/pkg/layout"
 	"github.com/repotool/repotool/pkg/lint"
 )

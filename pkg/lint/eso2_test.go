@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/repotool/repotool/internal/testtool"
+	"github.com/repotool/repotool/internal/testing/testtool"
 )
 
 // TestESO2Semantics lints ESO's own documentation examples against ESO

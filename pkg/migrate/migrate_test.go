@@ -13,8 +13,8 @@ import (
 	"testing"
 	"testing/fstest"
 
-	"github.com/repotool/repotool/internal/golden"
-	"github.com/repotool/repotool/internal/testtool"
+	"github.com/repotool/repotool/internal/testing/golden"
+	"github.com/repotool/repotool/internal/testing/testtool"
 	"github.com/repotool/repotool/pkg/layout"
 	"github.com/repotool/repotool/pkg/lint"
 	"github.com/repotool/repotool/pkg/migrate"

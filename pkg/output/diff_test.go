@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/repotool/repotool/internal/golden"
+	"github.com/repotool/repotool/internal/testing/golden"
 	"github.com/repotool/repotool/pkg/change"
 	"github.com/repotool/repotool/pkg/output"
 )

@@ -13,7 +13,7 @@ import (
 	"github.com/owenrumney/go-sarif/v3/pkg/report/v210/sarif"
 	"github.com/xeipuuv/gojsonschema"
 
-	"github.com/repotool/repotool/internal/golden"
+	"github.com/repotool/repotool/internal/testing/golden"
 	"github.com/repotool/repotool/pkg/finding"
 	"github.com/repotool/repotool/pkg/lint"
 	"github.com/repotool/repotool/pkg/output"

@@ -8,7 +8,7 @@ import (
 
 	yaml "go.yaml.in/yaml/v3"
 
-	"github.com/repotool/repotool/internal/golden"
+	"github.com/repotool/repotool/internal/testing/golden"
 	"github.com/repotool/repotool/pkg/change"
 	"github.com/repotool/repotool/pkg/output"
 	"github.com/repotool/repotool/pkg/values"

@@ -21,7 +21,7 @@ import (
 	release4 "helm.sh/helm/v4/pkg/release/v1"
 	helm4util "helm.sh/helm/v4/pkg/release/v1/util"
 
-	"github.com/repotool/repotool/internal/testtool"
+	"github.com/repotool/repotool/internal/testing/testtool"
 	"github.com/repotool/repotool/pkg/manifest"
 )
 

@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/repotool/repotool/internal/testtool"
+	"github.com/repotool/repotool/internal/testing/testtool"
 	"github.com/repotool/repotool/pkg/decrypt"
 	"github.com/repotool/repotool/pkg/layout"
 )

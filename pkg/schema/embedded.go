@@ -15,7 +15,7 @@ import (
 	"github.com/Masterminds/semver/v3"
 )
 
-//go:generate go run -tags tools ../../internal/schemagen -out data -minors 29-37
+//go:generate go run -tags tools ../../tools/schemagen -out data -minors 29-37
 
 // Embedded is the content of one data/v1.<minor>.json.gz: the converted
 // definitions of one Kubernetes version and which definition describes

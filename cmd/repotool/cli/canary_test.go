@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/repotool/repotool/internal/cli"
-	"github.com/repotool/repotool/internal/testtool"
+	"github.com/repotool/repotool/cmd/repotool/cli"
+	"github.com/repotool/repotool/internal/testing/testtool"
 )
 
 // The canaries of testdata/canary: the plain values of its secret files.

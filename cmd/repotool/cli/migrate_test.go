@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/repotool/repotool/internal/cli"
-	"github.com/repotool/repotool/internal/testtool"
+	"github.com/repotool/repotool/cmd/repotool/cli"
+	"github.com/repotool/repotool/internal/testing/testtool"
 )
 
 // TestMigrateCommand converts the KES objects of a repository: the dry run

@@ -2,7 +2,7 @@
 // docs/rules.md from the lint rule registry. A test keeps the committed
 // files current; refresh them with
 //
-//	go test ./internal/docgen -update
+//	go test ./tools/docgen -update
 package docgen
 
 import (
@@ -16,7 +16,7 @@ import (
 // RulesMarkdown renders docs/rules.md from the rule registry.
 func RulesMarkdown() []byte {
 	var b bytes.Buffer
-	b.WriteString("<!-- Generated from pkg/lint's rule registry by internal/docgen. Do not edit: run `go test ./internal/docgen -update`. -->\n\n")
+	b.WriteString("<!-- Generated from pkg/lint's rule registry by tools/docgen. Do not edit: run `go test ./tools/docgen -update`. -->\n\n")
 	b.WriteString("# Lint rules\n\n")
 	b.WriteString("`repotool lint` runs every rule below over the repository's files and over what every target renders to. ")
 	b.WriteString("Suppress a finding with a comment `# repotool:ignore <rule-id> <reason>` on the offending line or the line above it, ")

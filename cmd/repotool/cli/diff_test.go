@@ -8,9 +8,9 @@ import (
 
 	"github.com/go-git/go-git/v5"
 
-	"github.com/repotool/repotool/internal/cli"
-	"github.com/repotool/repotool/internal/golden"
-	"github.com/repotool/repotool/internal/testtool"
+	"github.com/repotool/repotool/cmd/repotool/cli"
+	"github.com/repotool/repotool/internal/testing/golden"
+	"github.com/repotool/repotool/internal/testing/testtool"
 )
 
 // TestDiffCommand commits the fixture, changes a values file and a chart

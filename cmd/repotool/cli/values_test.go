@@ -3,7 +3,7 @@ package cli_test
 import (
 	"testing"
 
-	"github.com/repotool/repotool/internal/cli"
+	"github.com/repotool/repotool/cmd/repotool/cli"
 )
 
 // TestValuesCommand: the fixture's prod storefront, with origins in both

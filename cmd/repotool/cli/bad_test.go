@@ -11,8 +11,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/repotool/repotool/internal/cli"
-	"github.com/repotool/repotool/internal/golden"
+	"github.com/repotool/repotool/cmd/repotool/cli"
+	"github.com/repotool/repotool/internal/testing/golden"
 )
 
 // The bad-input corpus (testdata/bad, see its README): every case breaks
@@ -20,7 +20,7 @@ import (
 // exit code the case names, never a panic, a hang or a silent skip, and,
 // when it fails, with a message naming the file (and line) and the fix.
 
-const badDir = "../../testdata/bad"
+const badDir = "../../../testdata/bad"
 
 // badCase is one parsed case file.
 type badCase struct {

@@ -3,7 +3,7 @@ package docgen
 import (
 	"testing"
 
-	"github.com/repotool/repotool/internal/golden"
+	"github.com/repotool/repotool/internal/testing/golden"
 )
 
 // TestRulesDoc fails when docs/rules.md is stale.

@@ -3,8 +3,8 @@ package cli_test
 import (
 	"testing"
 
-	"github.com/repotool/repotool/internal/cli"
-	"github.com/repotool/repotool/internal/testtool"
+	"github.com/repotool/repotool/cmd/repotool/cli"
+	"github.com/repotool/repotool/internal/testing/testtool"
 )
 
 // TestCompareCommand: the fixture's storefront on its two clusters in

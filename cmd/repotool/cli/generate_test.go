@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/repotool/repotool/internal/cli"
+	"github.com/repotool/repotool/cmd/repotool/cli"
 )
 
 func TestGenerateCommand(t *testing.T) {

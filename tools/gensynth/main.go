@@ -4,8 +4,8 @@
 // development tool, built only with the tools tag, so that installing
 // repotool (go install ./..., as pre-commit does) installs the CLI alone:
 //
-//	go run -tags tools ./internal/synth/gensynth -clusters 10 -namespaces 20 -out /tmp/synth
-//	go run -tags tools ./internal/synth/gensynth -real -clusters 20 -namespaces 10 -out /tmp/real
+//	go run -tags tools ./tools/gensynth -clusters 10 -namespaces 20 -out /tmp/synth
+//	go run -tags tools ./tools/gensynth -real -clusters 20 -namespaces 10 -out /tmp/real
 //
 // With -real, the namespaces use real community charts (cert-manager,
 // external-secrets, ingress-nginx) from the Go modules internal/corpus pins
@@ -20,7 +20,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/repotool/repotool/internal/synth"
+	"github.com/repotool/repotool/internal/testing/synth"
 )
 
 func main() {

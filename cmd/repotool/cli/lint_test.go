@@ -9,11 +9,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/repotool/repotool/internal/cli"
-	"github.com/repotool/repotool/internal/testtool"
+	"github.com/repotool/repotool/cmd/repotool/cli"
+	"github.com/repotool/repotool/internal/testing/testtool"
 )
 
-const strayCase = "../../testdata/lint/stray-api-version/repo"
+const strayCase = "../../../testdata/lint/stray-api-version/repo"
 
 func TestLintCommand(t *testing.T) {
 	withKey(t, true)
@@ -22,7 +22,7 @@ func TestLintCommand(t *testing.T) {
 		{"clean json", []string{"lint", monorepo, "-o", "json"}, "lint-clean.json", cli.ExitOK},
 		{"clean sarif", []string{"lint", monorepo, "-o", "sarif"}, "lint-clean.sarif", cli.ExitOK},
 		{"findings", []string{"lint", strayCase}, "lint-stray.txt", cli.ExitFindings},
-		{"warnings below the threshold", []string{"lint", "../../testdata/lint/layout/repo", "--fail-on", "error", "-o", "json"}, "lint-layout.json", cli.ExitFindings},
+		{"warnings below the threshold", []string{"lint", "../../../testdata/lint/layout/repo", "--fail-on", "error", "-o", "json"}, "lint-layout.json", cli.ExitFindings},
 		{"bad fail-on", []string{"lint", monorepo, "--fail-on", "fatal"}, "lint-bad-fail-on.txt", cli.ExitError},
 		{"bad format", []string{"lint", monorepo, "-o", "junit"}, "lint-bad-format.txt", cli.ExitError},
 		{"invalid repotool.yaml", []string{"lint", "testdata/badconfig"}, "lint-badconfig.txt", cli.ExitError},
@@ -83,7 +83,7 @@ func TestLintGitHubAndSARIFFile(t *testing.T) {
 // case, whose files hold plain-text secrets, and the fixture.
 func TestLintNeverPrintsSecrets(t *testing.T) {
 	withKey(t, true)
-	for _, repo := range []string{"../../testdata/lint/plaintext-secret/repo", "../../testdata/lint/invalid-suppression/repo", monorepo} {
+	for _, repo := range []string{"../../../testdata/lint/plaintext-secret/repo", "../../../testdata/lint/invalid-suppression/repo", monorepo} {
 		for _, format := range []string{"text", "json", "sarif", "github"} {
 			got, _ := runCLI(t, "lint", repo, "-o", format)
 			for _, s := range []string{"hunter2", "sk_live_fixture_51", "tok_fixture_9f2", "s3cr3t-in-template", "vault-root-fixture", "tok_dev_storefront", "pk_sandbox_billing", "hvs.dev."} {

@@ -7,11 +7,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/repotool/repotool/internal/cli"
-	"github.com/repotool/repotool/internal/golden"
+	"github.com/repotool/repotool/cmd/repotool/cli"
+	"github.com/repotool/repotool/internal/testing/golden"
 )
 
-const monorepo = "../../testdata/monorepo"
+const monorepo = "../../../testdata/monorepo"
 
 type cliCase struct {
 	name     string

@@ -8,9 +8,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/repotool/repotool/internal/cli"
-	"github.com/repotool/repotool/internal/golden"
-	"github.com/repotool/repotool/internal/testtool"
+	"github.com/repotool/repotool/cmd/repotool/cli"
+	"github.com/repotool/repotool/internal/testing/golden"
+	"github.com/repotool/repotool/internal/testing/testtool"
 	"github.com/repotool/repotool/pkg/layout"
 	"github.com/repotool/repotool/pkg/render"
 )
@@ -77,7 +77,7 @@ func TestRenderOutDir(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want, err := os.ReadFile(filepath.Join("../../pkg/render/testdata/golden", f))
+		want, err := os.ReadFile(filepath.Join("../../../pkg/render/testdata/golden", f))
 		if err != nil {
 			t.Fatal(err)
 		}
