@@ -1,0 +1,80 @@
+package config
+
+import (
+	"fmt"
+	"path"
+	"strings"
+
+	yaml "go.yaml.in/yaml/v3"
+)
+
+// LayoutConfig overrides the folder names and file patterns, so that
+// repositories with a slightly different layout can adopt repotool.
+type LayoutConfig struct {
+	// NamespacesDir holds one chart folder per namespace. Default "namespaces".
+	NamespacesDir string `yaml:"namespacesDir" json:"namespacesDir"`
+	// ClustersDir holds one folder per cluster. Default "clusters".
+	ClustersDir string `yaml:"clustersDir" json:"clustersDir"`
+	// CommonValues are the file-name patterns (path.Match syntax) of the values
+	// files in a namespace folder that every cluster shares. The chart's own
+	// values.yaml is never one of them: Helm loads it itself.
+	// Default ["*values*.yaml", "*values*.yml"].
+	CommonValues []string `yaml:"commonValues" json:"commonValues"`
+	// ClusterValues are the file-name patterns of the values files in
+	// clusters/<cluster>/<namespace>/. Default ["*values*.yaml", "*values*.yml"].
+	ClusterValues []string `yaml:"clusterValues" json:"clusterValues"`
+	// SecretSuffixes mark SOPS-encrypted values files.
+	// Default [".secret.yaml", ".secret.yml"].
+	SecretSuffixes []string `yaml:"secretSuffixes" json:"secretSuffixes"`
+}
+
+// ApplyDefaults restores the defaults of layout settings set explicitly
+// empty.
+func (l *LayoutConfig) ApplyDefaults() {
+	d := DefaultConfig().Layout
+	if l.NamespacesDir == "" {
+		l.NamespacesDir = d.NamespacesDir
+	}
+	if l.ClustersDir == "" {
+		l.ClustersDir = d.ClustersDir
+	}
+	if len(l.CommonValues) == 0 {
+		l.CommonValues = d.CommonValues
+	}
+	if len(l.ClusterValues) == 0 {
+		l.ClusterValues = d.ClusterValues
+	}
+	if len(l.SecretSuffixes) == 0 {
+		l.SecretSuffixes = d.SecretSuffixes
+	}
+}
+
+// validateLayout checks the layout section.
+func validateLayout(file string, root *yaml.Node, cfg *Config) error {
+	bad := badAt(file, root)
+	l := cfg.Layout
+	for _, d := range []struct{ key, dir string }{{"namespacesDir", l.NamespacesDir}, {"clustersDir", l.ClustersDir}} {
+		if !fsValidPath(d.dir) {
+			return bad(fmt.Sprintf("layout.%s: %q must be a relative folder inside the repository, like \"namespaces\"", d.key, d.dir), "layout", d.key)
+		}
+	}
+	if l.NamespacesDir == l.ClustersDir {
+		return bad("layout: namespacesDir and clustersDir must be different folders", "layout")
+	}
+	for _, ps := range []struct {
+		key  string
+		pats []string
+	}{{"commonValues", l.CommonValues}, {"clusterValues", l.ClusterValues}} {
+		for _, p := range ps.pats {
+			if _, err := path.Match(p, ""); err != nil || strings.Contains(p, "/") {
+				return bad(fmt.Sprintf("layout.%s: %q is not a file-name pattern; use path.Match syntax without '/', like \"*values*.yaml\"", ps.key, p), "layout", ps.key)
+			}
+		}
+	}
+	for _, s := range l.SecretSuffixes {
+		if !strings.HasPrefix(s, ".") || strings.Contains(s, "/") {
+			return bad(fmt.Sprintf("layout.secretSuffixes: %q must be a file-name suffix starting with '.', like \".secret.yaml\"", s), "layout", "secretSuffixes")
+		}
+	}
+	return nil
+}
