@@ -17,6 +17,12 @@
 // Load is pure: it reads an fs.FS, never prints or exits, and reports layout
 // problems as Diagnostics with file and line. Config also carries the
 // settings of the other commands (lint, argocd), parsed as strictly. It does
-// not render charts,
-// decrypt secrets (see package render) or lint manifests (see package lint).
+// not render charts, decrypt secrets (see package render) or lint manifests
+// (see package lint).
+//
+// The model (Repo, Cluster, Namespace, Target) is in model.go; Load and the
+// walk of the folders in load.go; the checks that make its Diagnostics
+// (folders, names, values files) in checks.go and their codes in
+// diagnostic.go; the run's file index (Files) in files.go; Inputs, the
+// paths that decide a target's rendering, in inputs.go; Shard in shard.go.
 package layout

@@ -1,0 +1,190 @@
+package layout
+
+import (
+	"fmt"
+	"io/fs"
+	"strings"
+
+	yaml "go.yaml.in/yaml/v3"
+
+	"github.com/repotool/repotool/internal/yamlpos"
+)
+
+// checkValuesFolder reports f, a folder, when its name matches one of
+// patterns, the values files of the folder it is in: whoever made it meant
+// a values file, and leaving it out would render the target without the
+// values it was meant to hold.
+func (l *loader) checkValuesFolder(f entry, patterns []string) {
+	if !matchAny(patterns, f.name) {
+		return
+	}
+	l.diag(SeverityError, CodeNotAFile, f.path, 0,
+		"a folder named like a values file: its name matches "+strings.Join(patterns, ", ")+", but only files are read as values",
+		"make it a file of values, or rename or remove the folder")
+}
+
+// valueFile classifies and checks one values file.
+func (l *loader) valueFile(f entry, scope Scope) ValueFile {
+	vf := ValueFile{Path: f.path, Scope: scope, Secret: l.isSecret(f.name)}
+	if st, err := fs.Stat(l.fsys, f.real); err == nil && l.maxValues > 0 && st.Size() > l.maxValues {
+		l.diag(SeverityError, CodeTooLarge, f.path, 0,
+			fmt.Sprintf("the values file has %d bytes, more than the limit of %d", st.Size(), l.maxValues),
+			"split it or move data out of it; raise the limit with --max-values-size only if it really is this large")
+		return vf
+	}
+	file := l.repo.Files.Get(f.path)
+	if _, err := file.Data(); err != nil {
+		l.diag(SeverityError, CodeValuesInvalid, f.path, 0, "cannot read the values file: "+err.Error(), "check the file's permissions")
+		return vf
+	}
+	if msg, line := checkValuesYAML(file, vf.Secret); msg != "" {
+		l.diag(SeverityError, CodeValuesInvalid, f.path, line, msg, "make it a YAML mapping of values (key: value), as helm --values expects")
+		return vf
+	}
+	encrypted := file.Encrypted()
+	switch {
+	case vf.Secret && !encrypted:
+		l.diag(SeverityError, CodeSecretNotEncrypted, f.path, 0,
+			"secret values file is not SOPS-encrypted: its values are in plain text",
+			"encrypt it in place with `sops --encrypt --in-place "+f.path+"` (and rotate any secret that was pushed)")
+	case !vf.Secret && encrypted:
+		l.diag(SeverityError, CodeSecretNotEncrypted, f.path, 0,
+			"values file is SOPS-encrypted but not named as a secret, so it would be used without decryption",
+			fmt.Sprintf("rename it to end in %s", l.repo.Config.Layout.SecretSuffixes[0]))
+	}
+	return vf
+}
+
+// checkValuesYAML returns a message and line when a values file's first
+// document (the one helm reads) is not a YAML mapping (an empty file is
+// fine). Messages about secret files never quote the file's content.
+func checkValuesYAML(file *File, secret bool) (string, int) {
+	docs, err := file.Docs()
+	if err != nil && len(docs) == 0 {
+		line, msg := yamlpos.ErrorLine(err)
+		if secret {
+			msg = yamlpos.Redact(msg)
+		}
+		return "not valid YAML: " + msg, line
+	}
+	if len(docs) == 0 {
+		return "", 0
+	}
+	root := docs[0]
+	if root.Kind == yaml.ScalarNode && root.Tag == "!!null" {
+		return "", 0
+	}
+	if root.Kind != yaml.MappingNode {
+		return "the top level must be a mapping of values (key: value), not a " + kindName(root.Kind), root.Line
+	}
+	if key, first, again := duplicateKey(root); key != "" {
+		return fmt.Sprintf("duplicate key %q (first at line %d): helm silently keeps only the last value; remove one", key, first), again
+	}
+	return "", 0
+}
+
+// duplicateKey finds the first mapping key that appears twice in the same
+// mapping, anywhere in n, with the lines of both.
+func duplicateKey(n *yaml.Node) (key string, first, again int) {
+	if n.Kind == yaml.MappingNode {
+		seen := map[string]int{}
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k := n.Content[i]
+			if k.Kind != yaml.ScalarNode || k.Value == "<<" {
+				continue
+			}
+			if line, ok := seen[k.Value]; ok {
+				return k.Value, line, k.Line
+			}
+			seen[k.Value] = k.Line
+		}
+	}
+	for _, c := range n.Content {
+		if key, first, again := duplicateKey(c); key != "" {
+			return key, first, again
+		}
+	}
+	return "", 0, 0
+}
+
+func kindName(k yaml.Kind) string {
+	switch k {
+	case yaml.SequenceNode:
+		return "list"
+	case yaml.ScalarNode:
+		return "single value"
+	case yaml.AliasNode:
+		return "alias"
+	default:
+		return "document"
+	}
+}
+
+// checkFolder reports a file that stands where the layout expects a
+// cluster or namespace folder: a name that is a valid folder name and has no
+// extension (README.md, .gitkeep and the like are left alone). A folder
+// replaced by a file must not look like a folder that is gone, or generate
+// would prune what it deployed.
+func (l *loader) checkFolder(e entry, what string) {
+	if e.dir || !isDNSLabel(e.name) {
+		return
+	}
+	l.diag(SeverityError, CodeNotAFolder, e.path, 0,
+		fmt.Sprintf("%s is a file where a %s folder is expected", e.path, what),
+		fmt.Sprintf("if the %s folder was replaced by mistake, restore it; otherwise rename the file with an extension (like %s.md) or move it", what, e.name))
+}
+
+// checkName reports a cluster or namespace folder whose name is not a DNS
+// label: Kubernetes refuses it as a namespace, and Argo CD as part of an
+// Application's name.
+func (l *loader) checkName(e entry, what string) {
+	if isDNSLabel(e.name) {
+		return
+	}
+	fix := "rename the folder"
+	if s := dnsLabel(e.name); s != "" {
+		fix += " to " + s
+	}
+	l.diag(SeverityError, CodeNameInvalid, e.path, 0,
+		fmt.Sprintf("%q is not a valid %s name: it must be a DNS label (lower-case letters, digits and '-', at most 63, starting and ending with a letter or digit)", e.name, what),
+		fix+" (and any repotool.yaml entry that names it)")
+}
+
+// dnsLabel suggests a DNS label for s: lower case, '_' and '.' as '-'; ""
+// when none can be made.
+func dnsLabel(s string) string {
+	s = strings.Trim(strings.Map(func(r rune) rune {
+		switch {
+		case r >= 'A' && r <= 'Z':
+			return r + 'a' - 'A'
+		case r == '_' || r == '.' || r == ' ':
+			return '-'
+		}
+		return r
+	}, s), "-")
+	if len(s) > 63 {
+		s = strings.TrimRight(s[:63], "-")
+	}
+	if !isDNSLabel(s) {
+		return ""
+	}
+	return s
+}
+
+// isDNSLabel reports whether s is a DNS-1123 label (lowercase letters,
+// digits and '-', at most 63, starting and ending alphanumeric): what
+// Kubernetes requires of a namespace name.
+func isDNSLabel(s string) bool {
+	if s == "" || len(s) > 63 {
+		return false
+	}
+	for i, c := range s {
+		switch {
+		case c >= 'a' && c <= 'z', c >= '0' && c <= '9':
+		case c == '-' && i > 0 && i < len(s)-1:
+		default:
+			return false
+		}
+	}
+	return true
+}

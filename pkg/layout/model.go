@@ -1,0 +1,156 @@
+package layout
+
+import (
+	"io/fs"
+	"slices"
+	"strings"
+
+	"github.com/repotool/repotool/pkg/config"
+)
+
+// Scope says which clusters a values file applies to.
+type Scope string
+
+const (
+	// ScopeCommon values live in the namespace folder and apply to every cluster.
+	ScopeCommon Scope = "common"
+	// ScopeCluster values live in clusters/<cluster>/<namespace>/.
+	ScopeCluster Scope = "cluster"
+)
+
+// ValueFile is one values file of a target.
+type ValueFile struct {
+	// Path is slash-separated and relative to the repository root.
+	Path string `json:"path"`
+	// Scope is common or cluster.
+	Scope Scope `json:"scope"`
+	// Secret is true for SOPS-encrypted files (by their suffix).
+	Secret bool `json:"secret"`
+}
+
+// Chart is a namespace's Helm chart, as declared by its Chart.yaml.
+type Chart struct {
+	// Dir is the chart folder, relative to the repository root.
+	Dir string `json:"dir"`
+	// Name and Version come from Chart.yaml.
+	Name    string `json:"name"`
+	Version string `json:"version"`
+}
+
+// Namespace is one folder under namespaces/.
+type Namespace struct {
+	Name string      `json:"name"`
+	Dir  string      `json:"dir"`
+	Tier config.Tier `json:"tier"`
+	// Chart is nil when the folder has no (valid) Chart.yaml.
+	Chart *Chart `json:"chart,omitempty"`
+	// Values are the common values files, plain ones first, each class in
+	// lexical order.
+	Values []ValueFile `json:"values"`
+	// Clusters that deploy this namespace, sorted.
+	Clusters []string `json:"clusters"`
+}
+
+// Cluster is one folder under clusters/.
+type Cluster struct {
+	Name        string             `json:"name"`
+	Dir         string             `json:"dir"`
+	KubeVersion string             `json:"kubeVersion"`
+	APIVersions []string           `json:"apiVersions,omitempty"`
+	Destination config.Destination `json:"destination"`
+	// Namespaces deployed to this cluster (targets), sorted.
+	Namespaces []string `json:"namespaces"`
+}
+
+// Target is one (cluster, namespace) pair: what one Argo CD application
+// deploys. It exists when clusters/<cluster>/<namespace>/ exists and
+// namespaces/<namespace>/ has a chart.
+type Target struct {
+	Cluster   string      `json:"cluster"`
+	Namespace string      `json:"namespace"`
+	Tier      config.Tier `json:"tier"`
+	// Dir is clusters/<cluster>/<namespace>.
+	Dir string `json:"dir"`
+	// ChartDir is namespaces/<namespace>.
+	ChartDir    string   `json:"chartDir"`
+	KubeVersion string   `json:"kubeVersion"`
+	APIVersions []string `json:"apiVersions,omitempty"`
+	// Values in merge order, later wins: common plain, common secret,
+	// cluster plain, cluster secret; each class in lexical order.
+	Values []ValueFile `json:"values"`
+	// Errors are the layout's error diagnostics about the target's own
+	// files: its cluster folder, its namespace folder (chart, common
+	// values) and its values files. A target with errors is declared by
+	// the repository but cannot be loaded as it is: every command fails it
+	// (render, lint) or refuses to act on the repository (generate),
+	// instead of leaving it out.
+	Errors []Diagnostic `json:"errors,omitempty"`
+}
+
+// Name returns "cluster/namespace".
+func (t *Target) Name() string { return t.Cluster + "/" + t.Namespace }
+
+// Repo is a loaded repository.
+type Repo struct {
+	// FS is the file system the repository was loaded from.
+	FS fs.FS `json:"-"`
+	// Root is the repository's folder on disk when it was loaded with
+	// LoadDir, "" otherwise. Settings that name folders (schema locations)
+	// are relative to it.
+	Root string `json:"-"`
+	// Config is repotool.yaml merged over DefaultConfig.
+	Config config.Config `json:"-"`
+	// ConfigFile is the configuration file's path, "" when there is none.
+	ConfigFile string `json:"configFile,omitempty"`
+	// Clusters, Namespaces and Targets are sorted by name
+	// (targets by cluster, then namespace).
+	Clusters    []Cluster    `json:"clusters"`
+	Namespaces  []Namespace  `json:"namespaces"`
+	Targets     []Target     `json:"targets"`
+	Diagnostics []Diagnostic `json:"diagnostics"`
+	// Files is the repository's file index, shared by every stage: each
+	// file is read, and parsed, at most once.
+	Files *Files `json:"-"`
+
+	inputs *inputCache // what Inputs learnt of each chart folder
+}
+
+// Target returns the target for cluster and namespace.
+func (r *Repo) Target(cluster, namespace string) (*Target, bool) {
+	i, ok := slices.BinarySearchFunc(r.Targets, [2]string{cluster, namespace}, func(t Target, k [2]string) int {
+		if c := strings.Compare(t.Cluster, k[0]); c != 0 {
+			return c
+		}
+		return strings.Compare(t.Namespace, k[1])
+	})
+	if !ok {
+		return nil, false
+	}
+	return &r.Targets[i], true
+}
+
+// Namespace returns the namespace named name.
+func (r *Repo) Namespace(name string) (*Namespace, bool) {
+	i, ok := slices.BinarySearchFunc(r.Namespaces, name, func(n Namespace, k string) int { return strings.Compare(n.Name, k) })
+	if !ok {
+		return nil, false
+	}
+	return &r.Namespaces[i], true
+}
+
+// Cluster returns the cluster named name.
+func (r *Repo) Cluster(name string) (*Cluster, bool) {
+	i, ok := slices.BinarySearchFunc(r.Clusters, name, func(c Cluster, k string) int { return strings.Compare(c.Name, k) })
+	if !ok {
+		return nil, false
+	}
+	return &r.Clusters[i], true
+}
+
+// HasErrors reports whether any diagnostic is an error.
+func (r *Repo) HasErrors() bool {
+	return slices.ContainsFunc(r.Diagnostics, func(d Diagnostic) bool { return d.Severity == SeverityError })
+}
+
+// TargetRef names a target.
+type TargetRef struct{ Cluster, Namespace string }

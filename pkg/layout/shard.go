@@ -1,0 +1,48 @@
+package layout
+
+import (
+	"fmt"
+	"hash/fnv"
+)
+
+// Shard is one of N deterministic parts of a repository's targets, for
+// spreading render and lint over CI jobs: every target of a namespace is in
+// the same part (its chart is loaded once), chosen by a hash of the
+// namespace's name, so a namespace stays in its part when others come and
+// go. I is 1-based.
+type Shard struct{ I, N int }
+
+// ParseShard parses "i/n".
+func ParseShard(s string) (Shard, error) {
+	var sh Shard
+	if _, err := fmt.Sscanf(s, "%d/%d", &sh.I, &sh.N); err != nil || fmt.Sprintf("%d/%d", sh.I, sh.N) != s || sh.N < 1 || sh.I < 1 || sh.I > sh.N {
+		return Shard{}, fmt.Errorf("shard %q: give i/n with 1 <= i <= n, e.g. 2/4", s)
+	}
+	return sh, nil
+}
+
+// Holds reports whether the target is in the shard; every target is in the
+// zero Shard.
+func (s Shard) Holds(t Target) bool {
+	if s.N <= 1 {
+		return true
+	}
+	h := fnv.New32a()
+	h.Write([]byte(t.Namespace))
+	return int(h.Sum32()%uint32(s.N))+1 == s.I
+}
+
+// Targets returns the targets of ts in the shard, in order.
+func (s Shard) Targets(ts []Target) []Target {
+	var out []Target
+	for _, t := range ts {
+		if s.Holds(t) {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// First reports whether this is the first shard (or no sharding): the one
+// that reports what belongs to no target.
+func (s Shard) First() bool { return s.N <= 1 || s.I == 1 }
