@@ -1,0 +1,107 @@
+package gitrev
+
+import (
+	"io/fs"
+	"slices"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+
+	"github.com/repotool/repotool/internal/fsutil"
+)
+
+// Diff lists the paths (sorted) whose content or link target differs
+// between two file systems, or that only one of them has: how a revision
+// compares with a working tree. Hidden folders (.git, ...) and
+// node_modules are left out, as layout leaves them out.
+func Diff(a, b fs.FS) ([]string, error) {
+	return diff(a, b, nil)
+}
+
+// diff is Diff; staged, when not nil, tells b's Git hash and mode of a
+// path when they are known without reading the file (see WorkTreeDiff).
+func diff(a, b fs.FS, staged func(p string) (plumbing.Hash, filemode.FileMode, bool)) ([]string, error) {
+	files := func(fsys fs.FS) (map[string]bool, error) {
+		list, err := fsutil.Files(fsys, nil)
+		out := map[string]bool{}
+		for _, p := range list {
+			out[p] = true
+		}
+		return out, err
+	}
+	fa, err := files(a)
+	if err != nil {
+		return nil, err
+	}
+	fb, err := files(b)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for p := range fa {
+		if !fb[p] || !sameStaged(a, p, staged) && !same(a, b, p) {
+			out = append(out, p)
+		}
+	}
+	for p := range fb {
+		if !fa[p] {
+			out = append(out, p)
+		}
+	}
+	slices.Sort(out)
+	return out, nil
+}
+
+// sameStaged reports whether p is known to be the same without reading
+// it: a's Git hash is the one staged says b's file has, and both or
+// neither are links.
+func sameStaged(a fs.FS, p string, staged func(p string) (plumbing.Hash, filemode.FileMode, bool)) bool {
+	ta, ok := a.(*treeFS)
+	if !ok || staged == nil {
+		return false
+	}
+	h, mode, ok := staged(p)
+	if !ok {
+		return false
+	}
+	ha, ma, ok := ta.blobHash(p)
+	return ok && ha == h && (ma == filemode.Symlink) == (mode == filemode.Symlink)
+}
+
+// same reports whether p is the same in both: the same link target, or
+// the same content. A side that is a Git tree is compared by the Git
+// hash, without reading the blob.
+func same(a, b fs.FS, p string) bool {
+	ta, okA := a.(*treeFS)
+	tb, okB := b.(*treeFS)
+	if okA && okB {
+		ha, ma, okA := ta.blobHash(p)
+		hb, mb, okB := tb.blobHash(p)
+		return okA && okB && ha == hb && (ma == filemode.Symlink) == (mb == filemode.Symlink)
+	}
+	if okB && !okA {
+		a, b, ta = b, a, tb
+		okA = true
+	}
+	if okA {
+		if h, mode, ok := ta.blobHash(p); ok {
+			if mode == filemode.Symlink {
+				target, err := fs.ReadLink(b, p)
+				return err == nil && plumbing.ComputeHash(plumbing.BlobObject, []byte(target)) == h
+			}
+			if _, err := fs.ReadLink(b, p); err == nil {
+				return false // a link on one side only
+			}
+			data, err := fs.ReadFile(b, p)
+			return err == nil && plumbing.ComputeHash(plumbing.BlobObject, data) == h
+		}
+	}
+	la, errA := fs.ReadLink(a, p)
+	lb, errB := fs.ReadLink(b, p)
+	if errA == nil || errB == nil {
+		return errA == nil && errB == nil && la == lb
+	}
+	da, errA := fs.ReadFile(a, p)
+	db, errB := fs.ReadFile(b, p)
+	return errA == nil && errB == nil && string(da) == string(db)
+}
