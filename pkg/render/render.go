@@ -9,16 +9,11 @@ import (
 	"log/slog"
 	"math"
 	"net/http"
-	"path"
-	"regexp"
 	"runtime"
 	"slices"
-	"strconv"
-	"strings"
 	"sync"
 	"time"
 
-	"helm.sh/helm/v3/pkg/chart"
 	"helm.sh/helm/v3/pkg/repo"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -29,126 +24,6 @@ import (
 	"github.com/repotool/repotool/pkg/manifest"
 	"github.com/repotool/repotool/pkg/values"
 )
-
-// Options are the serialisable render settings. Start from DefaultOptions.
-type Options struct {
-	// ReleaseName is Helm's release name (.Release.Name). Default: the
-	// target's namespace, so that every Application rendering a namespace
-	// (whatever its own name) produces the same objects.
-	ReleaseName string
-	// SkipCRDs leaves out the CRDs in charts' crds/ folders. By default they
-	// are included, as with helm template --include-crds.
-	SkipCRDs bool
-	// KubeVersion, when set, overrides every target's Kubernetes version
-	// (Capabilities.KubeVersion), e.g. the version Argo CD reports.
-	KubeVersion string
-	// APIVersions are added to every target's API versions.
-	APIVersions []string
-	// CacheDir holds downloaded remote chart dependencies, keyed by
-	// repository, name and version. Empty: no cache (remote dependencies that
-	// are not vendored under charts/ can then only be used with an exact
-	// version, downloaded every run).
-	CacheDir string
-	// Offline forbids downloads: remote dependencies must be vendored under
-	// charts/ or already cached.
-	Offline bool
-	// PlainHTTPRegistries talks to OCI registries over plain HTTP (for local
-	// test registries).
-	PlainHTTPRegistries bool
-	// Concurrency bounds how many targets RenderAll renders at once.
-	// Default: GOMAXPROCS.
-	Concurrency int
-	// Timeout bounds one target's rendering (loading its chart, reading and
-	// decrypting its values, running its templates). Default
-	// DefaultTimeout, below Argo CD's 90-second plugin timeout, so that a
-	// runaway template fails with a clear message rather than a killed
-	// plugin. Zero or less: no limit.
-	Timeout time.Duration
-	// MaxValuesSize bounds a values file, in bytes (default
-	// DefaultMaxValuesSize). Zero or less: no limit.
-	MaxValuesSize int64
-	// MaxOutputSize bounds what a target's templates print, in bytes
-	// (default DefaultMaxOutputSize), checked before the output is parsed.
-	// Zero or less: no limit.
-	MaxOutputSize int64
-	// Helm is the Helm whose `helm template` the output matches byte for
-	// byte: HelmV3 (Helm 3.22) or HelmV4 (Helm 4.3). Default: the
-	// repository's render.helm in repotool.yaml, else HelmV3. See
-	// docs/render.md, "Which Helm".
-	Helm string
-	// Redacted makes every Result's redacted rendering (see
-	// Result.Redacted) along with the real one, in parallel, for callers
-	// that will write or show it. Without it, Redacted renders on demand.
-	Redacted bool
-}
-
-// Default limits.
-const (
-	DefaultTimeout       = 60 * time.Second
-	DefaultMaxValuesSize = layout.DefaultMaxValuesSize
-	DefaultMaxOutputSize = 64 << 20
-)
-
-// DefaultOptions returns the default settings: CRDs included, no cache,
-// downloads allowed, one worker per CPU, the default limits.
-func DefaultOptions() Options {
-	return Options{
-		Concurrency:   runtime.GOMAXPROCS(0),
-		Timeout:       DefaultTimeout,
-		MaxValuesSize: DefaultMaxValuesSize,
-		MaxOutputSize: DefaultMaxOutputSize,
-	}
-}
-
-// Option injects a dependency into a Renderer.
-type Option func(*Renderer)
-
-// WithDecrypter sets how secret values files are decrypted. Default
-// decrypt.SOPS.
-func WithDecrypter(d Decrypter) Option { return func(r *Renderer) { r.decrypter = d } }
-
-// WithHTTPClient sets the client used to download remote dependencies.
-// Default http.DefaultClient.
-func WithHTTPClient(c *http.Client) Option { return func(r *Renderer) { r.http = c } }
-
-// WithLogger sets a logger for debug messages. Default: discard. Nothing
-// logged ever contains a decrypted value.
-func WithLogger(l *slog.Logger) Option { return func(r *Renderer) { r.log = l } }
-
-// AllowLayoutErrors lets targets whose only layout errors have these codes
-// render anyway. By default a target with any layout error fails (see
-// layout.Target.Errors). The linter uses it for secret-not-encrypted, which
-// it reports itself while it checks the rest of the target.
-func AllowLayoutErrors(codes ...layout.Code) Option {
-	return func(r *Renderer) { r.allowed = append(r.allowed, codes...) }
-}
-
-// WithProgress calls progress(done, total) each time RenderAll finishes a
-// target (from one goroutine at a time, done increasing), for a progress
-// display; the library itself never prints.
-func WithProgress(progress func(done, total int)) Option {
-	return func(r *Renderer) { r.progress = progress }
-}
-
-// SharingWith makes the renderer share with other what depends only on
-// content and the network options, not on the repository: the compiled
-// values schemas (by content) and the chart repositories' indexes. diff
-// renders two revisions of one repository with one set of options, and
-// compiles a chart's schema once. Both renderers must have the same
-// Options.Offline and HTTP client.
-func SharingWith(other *Renderer) Option {
-	return func(r *Renderer) { r.valueSchemas, r.indexes = other.valueSchemas, other.indexes }
-}
-
-// PlaceholdersOnDecryptFailure renders a target whose secret values file
-// cannot be decrypted (no key for it, tampered, or not encrypted at all)
-// with that file's values replaced by typed placeholders, as --no-decrypt
-// does, instead of failing it; Result.Placeholders holds the decryption
-// errors. The linter uses it so that one defect does not hide the others.
-// Never for output that is deployed.
-func PlaceholdersOnDecryptFailure() Option {
-	return func(r *Renderer) { r.placeholdersOnFailure = true }
-}
 
 // Renderer renders a repository's targets. It loads and parses each chart
 // once, however many targets use it, and is safe for concurrent use.
@@ -476,111 +351,6 @@ func (r *Renderer) renderValues(ctx context.Context, t *layout.Target, entry *ch
 	return stream, objs, nil
 }
 
-func templateError(t *layout.Target, entry *chartEntry, msg string) *TemplateError {
-	loc := locate(msg, entry)
-	return &TemplateError{Target: t.Name(), Chart: t.ChartDir, File: loc.file, Line: loc.line, Msg: msg}
-}
-
-// safeError returns the error to show for a rendering that failed. Helm's
-// messages quote values (a failed `fail` or `required`, invalid output
-// YAML, a values.schema.json violation), in whatever form the templates
-// gave them, so for a target with decrypted secret values the message is
-// never Helm's message about that rendering: it is the message of the same
-// rendering with placeholders for the secret values, or, when only the
-// real values fail, a message that names the template and withholds the
-// rest.
-func (r *Renderer) safeError(ctx context.Context, t *layout.Target, entry *chartEntry, err error, secret bool) error {
-	var te *TemplateError
-	if !secret || !errors.As(err, &te) {
-		return err
-	}
-	_, _, perr := r.renderPlaceholders(ctx, t, entry)
-	if errors.As(perr, &te) {
-		return te
-	}
-	if perr != nil {
-		return perr
-	}
-	msg := "fails with the decrypted secret values, but not with placeholders for them: Helm's message is withheld because it could quote a secret"
-	loc := locate(err.Error(), entry)
-	switch {
-	case loc.ref != "":
-		msg += "; the failure is at " + loc.ref
-	case strings.Contains(err.Error(), "values don't meet the specifications of the schema"):
-		msg += "; the values do not match the chart's values.schema.json"
-		loc.file = path.Join(t.ChartDir, "values.schema.json")
-	}
-	return &TemplateError{Target: t.Name(), Chart: t.ChartDir, File: loc.file, Line: loc.line, Msg: msg + "; check the secret values this template uses"}
-}
-
-// templateLocationRE finds "<chart>/templates/x.yaml:12:3" (line and
-// column optional) in Helm's messages.
-var templateLocationRE = regexp.MustCompile(`([\w.-]+(?:/[\w.-]+)*\.(?:yaml|yml|tpl|txt|json))(?::(\d+))?(?::\d+)?`)
-
-// yamlLineRE finds the line of a YAML error about a rendered document.
-var yamlLineRE = regexp.MustCompile(`yaml: line (\d+):`)
-
-// location is where in the repository a rendering failed, as far as Helm's
-// message tells.
-type location struct {
-	// ref is the chart's name for the file, with line and column, as Helm
-	// gives it ("app/templates/cm.yaml:12:3").
-	ref string
-	// file is the repository path ("namespaces/app/templates/cm.yaml"),
-	// or the archive the file is in; line is 0 when unknown.
-	file string
-	line int
-}
-
-// locate returns the first place in msg that names a file of the chart or
-// of its dependencies, and only such a place (so that nothing else of the
-// message can come through it).
-func locate(msg string, entry *chartEntry) location {
-	known := map[string]bool{}
-	var add func(c *chart.Chart)
-	add = func(c *chart.Chart) {
-		for _, f := range c.Templates {
-			known[path.Join(c.ChartFullPath(), f.Name)] = true
-		}
-		for _, f := range c.Files {
-			known[path.Join(c.ChartFullPath(), f.Name)] = true
-		}
-		for _, d := range c.Dependencies() {
-			add(d)
-		}
-	}
-	add(entry.chart)
-	for _, m := range templateLocationRE.FindAllStringSubmatch(msg, -1) {
-		if !known[m[1]] {
-			continue
-		}
-		loc := location{ref: m[0]}
-		loc.line, _ = strconv.Atoi(m[2])
-		if loc.line == 0 {
-			if y := yamlLineRE.FindStringSubmatch(msg); y != nil && strings.Contains(m[1], "/crds/") {
-				loc.line, _ = strconv.Atoi(y[1]) // a plain file: the document's line is the file's
-			}
-		}
-		// The chart (or subchart) the file belongs to: the longest origin.
-		best := ""
-		for full := range entry.origins {
-			if strings.HasPrefix(m[1], full+"/") && len(full) > len(best) {
-				best = full
-			}
-		}
-		origin := entry.origins[best]
-		switch {
-		case best == "":
-		case strings.HasSuffix(origin, ".tgz"):
-			loc.file, loc.line = origin, 0
-		default:
-			loc.file = path.Join(origin, strings.TrimPrefix(m[1], best+"/"))
-		}
-		return loc
-	}
-	return location{}
-}
-
 // bounded runs fn in a goroutine of its own and returns its result when it
 // returns, or the context's cause when ctx ends or timeout (none when 0)
 // passes first (errTimeout for the timeout): Helm's templates cannot be
@@ -608,19 +378,6 @@ func (r *Renderer) layoutErr(t *layout.Target) error {
 		return nil
 	}
 	return t.Err()
-}
-
-// cleanHelmError returns Helm's message without its advice to use --debug,
-// which does not apply here.
-func cleanHelmError(err error) string {
-	msg := err.Error()
-	if i := strings.Index(msg, "\n\nUse --debug flag"); i >= 0 {
-		msg = msg[:i]
-	}
-	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-		return "cancelled: " + msg
-	}
-	return msg
 }
 
 // FromSecrets reports whether s contains a value that was decrypted from
