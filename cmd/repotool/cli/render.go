@@ -15,7 +15,6 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
 
 	"github.com/repotool/repotool/internal/fsutil"
 	"github.com/repotool/repotool/pkg/argocd"
@@ -95,39 +94,6 @@ interrupted.`,
 	return cmd
 }
 
-// addHelmFlag adds --helm: the Helm whose `helm template` the rendering
-// matches (see docs/render.md, "Which Helm").
-func addHelmFlag(fl *pflag.FlagSet, o *render.Options) {
-	fl.Var(helmValue{&o.Helm}, "helm", "render as this Helm's helm template does: v3 or v4 (default: repotool.yaml's render.helm, else v3)")
-}
-
-// helmValue is --helm's value, checked as it is set.
-type helmValue struct{ p *string }
-
-func (h helmValue) String() string {
-	if h.p == nil {
-		return ""
-	}
-	return *h.p
-}
-
-func (h helmValue) Set(v string) error {
-	if err := config.CheckHelmVersion(v); err != nil {
-		return err
-	}
-	*h.p = v
-	return nil
-}
-
-func (helmValue) Type() string { return "version" }
-
-// addLimitFlags adds the render limits (see docs/render.md, "Limits").
-func addLimitFlags(fl *pflag.FlagSet, o *render.Options) {
-	fl.DurationVar(&o.Timeout, "timeout", o.Timeout, "time limit for rendering one target (0: none)")
-	fl.Int64Var(&o.MaxValuesSize, "max-values-size", o.MaxValuesSize, "size limit of a values file, in bytes (0: none)")
-	fl.Int64Var(&o.MaxOutputSize, "max-output-size", o.MaxOutputSize, "size limit of one target's rendered manifest, in bytes (0: none)")
-}
-
 // selection is what --cluster/--namespace/--all select: the targets, and
 // the layout's errors outside any target in what was selected (a cluster
 // folder replaced by a file, for --all), which fail the run too.
@@ -162,18 +128,6 @@ func selectTargets(repo *layout.Repo, f *renderFlags) (selection, error) {
 		out = append(out, *t)
 	}
 	return selection{out, repo.ErrorsOutside(cl.Dir)}, nil
-}
-
-// parseShard parses --shard ("" for none).
-func parseShard(s string) (layout.Shard, error) {
-	if s == "" {
-		return layout.Shard{}, nil
-	}
-	sh, err := layout.ParseShard(s)
-	if err != nil {
-		return layout.Shard{}, fmt.Errorf("--shard: %w", err)
-	}
-	return sh, nil
 }
 
 // notFound is the error for a target or cluster that is not in the
@@ -416,64 +370,4 @@ func writeTier(cmd *cobra.Command, repo *layout.Repo, results []*render.Result, 
 	}
 	_, err := cmd.OutOrStdout().Write(out.Bytes())
 	return err
-}
-
-// decrypter returns the render option for --no-decrypt.
-func decrypter(noDecrypt bool) []render.Option {
-	if noDecrypt {
-		return []render.Option{render.WithDecrypter(render.PlaceholderDecrypter{})}
-	}
-	return nil
-}
-
-// loadRepo loads the layout and maps its errors to exit codes. limits, when
-// given, are the command's render limits (--max-values-size).
-func loadRepo(cmd *cobra.Command, dir string, limits ...*render.Options) (*layout.Repo, error) {
-	return loadRepoOnly(cmd, dir, nil, limits...)
-}
-
-// loadRepoOnly is loadRepo, loading only the target only names when it is
-// not nil (see layout.Options.Only).
-func loadRepoOnly(cmd *cobra.Command, dir string, only *layout.TargetRef, limits ...*render.Options) (*layout.Repo, error) {
-	opts := layoutOptions(limits...)
-	opts.Only = only
-	repo, err := layout.LoadDir(cmd.Context(), dir, opts)
-	if err != nil {
-		var ce *config.Error
-		if errors.As(err, &ce) {
-			return nil, usageErr(fmt.Errorf("invalid configuration: %w", err))
-		}
-		return nil, usageErr(err)
-	}
-	return repo, nil
-}
-
-// layoutOptions are the layout limits that go with the render limits.
-func layoutOptions(limits ...*render.Options) layout.Options {
-	var opts layout.Options
-	for _, l := range limits {
-		opts.MaxValuesSize = l.MaxValuesSize
-		if opts.MaxValuesSize <= 0 {
-			opts.MaxValuesSize = -1 // no limit
-		}
-	}
-	return opts
-}
-
-// cacheDir resolves the dependency cache: the flag, $REPOTOOL_CACHE_DIR, or
-// the user cache folder ($XDG_CACHE_HOME/repotool).
-func cacheDir(env Env, flag string) string {
-	if flag != "" {
-		return flag
-	}
-	if d := env.Getenv("REPOTOOL_CACHE_DIR"); d != "" {
-		return d
-	}
-	if d := env.Getenv("XDG_CACHE_HOME"); d != "" {
-		return filepath.Join(d, "repotool")
-	}
-	if h := env.Getenv("HOME"); h != "" {
-		return filepath.Join(h, ".cache", "repotool")
-	}
-	return ""
 }
