@@ -3,6 +3,8 @@ package layout
 import (
 	"fmt"
 	"io/fs"
+	"maps"
+	"slices"
 	"strings"
 
 	yaml "go.yaml.in/yaml/v3"
@@ -187,4 +189,61 @@ func isDNSLabel(s string) bool {
 		}
 	}
 	return true
+}
+
+// finish reports unused namespaces and configuration entries and sorts.
+func (l *loader) finish() {
+	r := l.repo
+	for _, ns := range r.Namespaces {
+		if l.only != nil {
+			break // repository-wide: a full load checks it
+		}
+		if ns.Chart != nil && len(ns.Clusters) == 0 {
+			l.diag(SeverityWarning, CodeNamespaceUnused, ns.Dir+"/Chart.yaml", 0,
+				fmt.Sprintf("namespace %q has a chart but no cluster deploys it", ns.Name),
+				fmt.Sprintf("add %s/<cluster>/%s/ to deploy it, or remove %s/", r.Config.Layout.ClustersDir, ns.Name, ns.Dir))
+		}
+	}
+	if r.ConfigFile != "" && l.only == nil {
+		for _, name := range slices.Sorted(maps.Keys(r.Config.Clusters)) {
+			if _, ok := r.Cluster(name); !ok {
+				l.diag(SeverityWarning, CodeConfigUnused, r.ConfigFile, yamlpos.Line(l.cfgNode, 0, "clusters", name),
+					fmt.Sprintf("cluster %q is configured but %s/%s/ does not exist", name, r.Config.Layout.ClustersDir, name),
+					"remove the entry or fix the name")
+			}
+		}
+		for _, name := range slices.Sorted(maps.Keys(r.Config.Namespaces)) {
+			if _, ok := r.Namespace(name); !ok {
+				l.diag(SeverityWarning, CodeConfigUnused, r.ConfigFile, yamlpos.Line(l.cfgNode, 0, "namespaces", name),
+					fmt.Sprintf("namespace %q is configured but %s/%s/ does not exist", name, r.Config.Layout.NamespacesDir, name),
+					"remove the entry or fix the name")
+			}
+		}
+	}
+	if r.Clusters == nil {
+		r.Clusters = []Cluster{}
+	}
+	if r.Namespaces == nil {
+		r.Namespaces = []Namespace{}
+	}
+	if r.Targets == nil {
+		r.Targets = []Target{}
+	}
+	slices.SortFunc(r.Targets, func(a, b Target) int {
+		if c := strings.Compare(a.Cluster, b.Cluster); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Namespace, b.Namespace)
+	})
+	sortDiagnostics(r.Diagnostics)
+	for i := range r.Targets {
+		t := &r.Targets[i]
+		for _, d := range r.Diagnostics {
+			// About the target's folders, what is in them, or a folder
+			// that holds them (a cluster folder with an invalid name).
+			if d.Severity == SeverityError && (within(d.File, t.Dir) || within(d.File, t.ChartDir) || within(t.Dir, d.File) || within(t.ChartDir, d.File)) {
+				t.Errors = append(t.Errors, d)
+			}
+		}
+	}
 }
