@@ -54,7 +54,7 @@ type goPackage struct {
 	imports   []string
 	testOnly  []string // imported by the package's tests only
 	doc       string
-	goFiles   []string
+	goFiles   []string // tests' included
 	directory string
 }
 
@@ -63,7 +63,7 @@ type goPackage struct {
 func modulePackages(t *testing.T) []goPackage {
 	t.Helper()
 	const sep = "\x1f"
-	out := goList(t, strings.Join([]string{"{{.ImportPath}}", "{{join .Imports \" \"}}", "{{join .TestImports \" \"}} {{join .XTestImports \" \"}}", "{{.Doc}}", "{{join .GoFiles \" \"}}", "{{.Dir}}"}, sep), "-tags", "tools", "./...")
+	out := goList(t, strings.Join([]string{"{{.ImportPath}}", "{{join .Imports \" \"}}", "{{join .TestImports \" \"}} {{join .XTestImports \" \"}}", "{{.Doc}}", "{{join .GoFiles \" \"}} {{join .TestGoFiles \" \"}} {{join .XTestGoFiles \" \"}}", "{{.Dir}}"}, sep), "-tags", "tools", "./...")
 	var pkgs []goPackage
 	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
 		f := strings.Split(line, sep)
@@ -228,16 +228,15 @@ func folderMap(t *testing.T) []mapRow {
 	return rows
 }
 
-// maxLines is how long a Go file (tests aside) may grow before it is split
-// by concern: past it, a file usually does more than its name says.
+// maxLines is how long a Go file, tests included, may grow before it is
+// split by concern: past it, a file usually does more than its name says.
 const maxLines = 400
 
 // longFiles are the files allowed past maxLines, each with its reason.
 var longFiles = map[string]string{}
 
-// TestFileSizes keeps each Go file of the module, tests aside, within
-// maxLines unless longFiles gives a reason. Table-driven tests are left out:
-// they grow with their cases, not with what they do.
+// TestFileSizes keeps each Go file of the module, tests included, within
+// maxLines unless longFiles gives a reason.
 func TestFileSizes(t *testing.T) {
 	for _, p := range modulePackages(t) {
 		for _, name := range p.goFiles {
