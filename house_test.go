@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"os"
 	"path"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -241,7 +242,7 @@ func TestFileSizes(t *testing.T) {
 	for _, p := range modulePackages(t) {
 		for _, name := range p.goFiles {
 			file := path.Join(p.path, name)
-			data, err := os.ReadFile(p.directory + "/" + name)
+			data, err := os.ReadFile(filepath.Join(p.directory, name))
 			if err != nil {
 				t.Fatal(err)
 			}
