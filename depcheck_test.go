@@ -1,6 +1,7 @@
 package repotool_test
 
 import (
+	"fmt"
 	"os/exec"
 	"strings"
 	"testing"
@@ -68,9 +69,19 @@ func TestLibraryWeight(t *testing.T) {
 
 func goList(t *testing.T, format string, args ...string) string {
 	t.Helper()
+	out, err := runGoList(format, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// runGoList runs go list -f format args, for the tests and for values
+// computed once for several of them.
+func runGoList(format string, args ...string) (string, error) {
 	out, err := exec.Command("go", append([]string{"list", "-f", format}, args...)...).CombinedOutput()
 	if err != nil {
-		t.Fatalf("go list: %v\n%s", err, out)
+		return "", fmt.Errorf("go list: %v\n%s", err, out)
 	}
-	return string(out)
+	return string(out), nil
 }

@@ -2,12 +2,14 @@ package repotool_test
 
 import (
 	"bufio"
+	"fmt"
 	"os"
 	"path"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -60,25 +62,37 @@ type goPackage struct {
 }
 
 // modulePackages lists the module's packages (tools included), with their
-// imports of other packages of the module.
+// imports of other packages of the module. The list is made once for all
+// the tests that read it.
 func modulePackages(t *testing.T) []goPackage {
 	t.Helper()
+	pkgs, err := listModule()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pkgs
+}
+
+var listModule = sync.OnceValues(func() ([]goPackage, error) {
 	const sep = "\x1f"
-	out := goList(t, strings.Join([]string{"{{.ImportPath}}", "{{join .Imports \" \"}}", "{{join .TestImports \" \"}} {{join .XTestImports \" \"}}", "{{.Doc}}", "{{join .GoFiles \" \"}} {{join .TestGoFiles \" \"}} {{join .XTestGoFiles \" \"}}", "{{.Dir}}"}, sep), "-tags", "tools", "./...")
+	out, err := runGoList(strings.Join([]string{"{{.ImportPath}}", "{{join .Imports \" \"}}", "{{join .TestImports \" \"}} {{join .XTestImports \" \"}}", "{{.Doc}}", "{{join .GoFiles \" \"}} {{join .TestGoFiles \" \"}} {{join .XTestGoFiles \" \"}}", "{{.Dir}}"}, sep), "-tags", "tools", "./...")
+	if err != nil {
+		return nil, err
+	}
+	own := func(list string) []string {
+		var ps []string
+		for _, imp := range strings.Fields(list) {
+			if p, ok := strings.CutPrefix(imp, module); ok {
+				ps = append(ps, p)
+			}
+		}
+		return ps
+	}
 	var pkgs []goPackage
 	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
 		f := strings.Split(line, sep)
 		if len(f) != 6 {
-			t.Fatalf("go list printed %q", line)
-		}
-		own := func(list string) []string {
-			var ps []string
-			for _, imp := range strings.Fields(list) {
-				if p, ok := strings.CutPrefix(imp, module); ok {
-					ps = append(ps, p)
-				}
-			}
-			return ps
+			return nil, fmt.Errorf("go list printed %q", line)
 		}
 		p := goPackage{path: strings.TrimPrefix(strings.TrimPrefix(f[0], module), "github.com/repotool/repotool"), imports: own(f[1]), doc: f[3], goFiles: strings.Fields(f[4]), directory: f[5]}
 		for _, imp := range own(f[2]) {
@@ -88,8 +102,8 @@ func modulePackages(t *testing.T) []goPackage {
 		}
 		pkgs = append(pkgs, p)
 	}
-	return pkgs
-}
+	return pkgs, nil
+})
 
 // TestFloors requires every import arrow of the module, tests' included,
 // to point to the importer's floor or below, and the test helpers to be
