@@ -129,32 +129,28 @@ func TestFixtureConfigParses(t *testing.T) {
 // argocd, lint deprecations, layout, whichever source file a section's
 // checks live in.
 func TestParseReportsSectionsInOrder(t *testing.T) {
-	mistakes := []struct{ yaml, msg string }{
-		{"defaults:\n  kubeVersion: latest\n", "defaults.kubeVersion"},
-		{"namespaces:\n  shop:\n    tier: platform\n", "namespaces.shop.tier"},
-		{"lint:\n  rules:\n    schema: {severity: fatal}\n", "lint.rules.schema.severity"},
-		{"render:\n  helm: v2\n", "render.helm"},
-		{"argocd:\n  outputDir: /abs\n", "argocd.outputDir"},
-		{"lint:\n  deprecations:\n    - {apiVersion: v1}\n", "lint.deprecations[0]"},
-		{"layout:\n  clustersDir: namespaces\n", "layout: namespacesDir and clustersDir"},
+	mistakes := []struct{ key, body, msg string }{
+		{"defaults", "  kubeVersion: latest\n", "defaults.kubeVersion"},
+		{"namespaces", "  shop:\n    tier: platform\n", "namespaces.shop.tier"},
+		{"lint", "  rules:\n    schema: {severity: fatal}\n", "lint.rules.schema.severity"},
+		{"render", "  helm: v2\n", "render.helm"},
+		{"argocd", "  outputDir: /abs\n", "argocd.outputDir"},
+		{"lint", "  deprecations:\n    - {apiVersion: v1}\n", "lint.deprecations[0]"},
+		{"layout", "  clustersDir: namespaces\n", "layout: namespacesDir and clustersDir"},
 	}
-	for i := range mistakes {
+	for i, first := range mistakes {
 		for _, later := range mistakes[i+1:] {
-			// Both mistakes in one file, the later section written first.
-			doc := mergeYAML(later.yaml, mistakes[i].yaml)
+			// Both mistakes in one file, the later section written first;
+			// two under one key share its mapping.
+			doc := later.key + ":\n" + later.body
+			if first.key != later.key {
+				doc += first.key + ":\n"
+			}
+			doc += first.body
 			_, _, err := config.Parse("repotool.yaml", []byte(doc))
-			if err == nil || !strings.Contains(err.Error(), mistakes[i].msg) {
-				t.Errorf("with mistakes in %q and %q: got %v, want the first (%s)", mistakes[i].msg, later.msg, err, mistakes[i].msg)
+			if err == nil || !strings.Contains(err.Error(), first.msg) {
+				t.Errorf("with mistakes in %q and %q: got %v, want the first (%s)", first.msg, later.msg, err, first.msg)
 			}
 		}
 	}
-}
-
-// mergeYAML joins two small repotool.yaml files into one, merging a
-// top-level key both set (lint) as a YAML mapping would be written.
-func mergeYAML(a, b string) string {
-	if strings.HasPrefix(a, "lint:\n") && strings.HasPrefix(b, "lint:\n") {
-		return a + strings.TrimPrefix(b, "lint:\n")
-	}
-	return a + b
 }
