@@ -11,7 +11,8 @@
 //   - toYaml, toYamlPretty, fromYaml, fromYamlArray, toJson, fromJson,
 //     fromJsonArray, toToml, fromToml (funcs_data.go);
 //   - include and tpl, which run other templates, with include's limit on
-//     nesting a name in itself (run.go);
+//     nesting a name in itself (run.go), and repotool's on nesting tpl
+//     and any calls at all (depth.go);
 //   - required and fail, whose messages Helm reports without the template
 //     engine's "error calling" chain; lookup, which returns nothing, and
 //     getHostByName, which returns "", as both do in `helm template`;

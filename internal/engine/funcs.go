@@ -7,7 +7,6 @@ import (
 	"sync"
 	"text/template"
 
-	"github.com/BurntSushi/toml"
 	"github.com/Masterminds/sprig/v3"
 )
 
@@ -29,7 +28,7 @@ var baseFuncs = sync.OnceValue(func() template.FuncMap {
 		"fromJson":      decodeMap(json.Unmarshal),
 		"fromJsonArray": decodeList(json.Unmarshal),
 		"toToml":        measured(toTOML),
-		"fromToml":      decodeMap(toml.Unmarshal),
+		"fromToml":      fromTOML,
 
 		"required":      required,
 		"fail":          fail,

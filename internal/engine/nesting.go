@@ -3,7 +3,10 @@ package engine
 import (
 	"fmt"
 	"reflect"
+	"strings"
 	"text/template"
+
+	"github.com/BurntSushi/toml"
 )
 
 // nestingFuncs are dict, list, set, append and the rest, bound to one
@@ -136,4 +139,56 @@ func mayHold(t reflect.Type) bool {
 		return true
 	}
 	return false
+}
+
+// MaxDocumentDepth bounds how deep fromToml's document may nest arrays and
+// inline tables: the TOML parser descends into each on the Go stack, and a
+// string of brackets a few million deep (which repeat makes within
+// MaxValueSize) overflowed it. fromYaml's and fromJson's parsers stop at
+// the same depth themselves.
+const MaxDocumentDepth = 10_000
+
+// fromTOML is fromToml: Helm's (a document that does not parse gives its
+// message under "Error"), failing the template instead when the document
+// nests deeper than MaxDocumentDepth.
+func fromTOML(doc string) (map[string]any, error) {
+	if tomlDepth(doc) > MaxDocumentDepth {
+		return nil, limitError(fmt.Sprintf("the TOML document nests arrays and inline tables more than %d deep (repotool's limit)", MaxDocumentDepth))
+	}
+	return decodeMap(toml.Unmarshal)(doc), nil
+}
+
+// tomlDepth is how deep doc nests arrays and inline tables, reading
+// brackets and braces outside strings and comments (a table header's
+// brackets open and close on one line: depth 2 at most).
+func tomlDepth(doc string) int {
+	depth, most := 0, 0
+	for i := 0; i < len(doc); i++ {
+		switch c := doc[i]; c {
+		case '[', '{':
+			if depth++; depth > most {
+				most = depth
+			}
+		case ']', '}':
+			depth = max(depth-1, 0)
+		case '#':
+			for i < len(doc) && doc[i] != '\n' {
+				i++
+			}
+		case '"', '\'':
+			quote := doc[i : i+1]
+			if strings.HasPrefix(doc[i:], quote+quote+quote) {
+				quote += quote + quote
+			}
+			end := i + len(quote)
+			for end < len(doc) && !strings.HasPrefix(doc[end:], quote) {
+				if c == '"' && doc[end] == '\\' {
+					end++ // an escaped character, a quote included
+				}
+				end++
+			}
+			i = end + len(quote) - 1
+		}
+	}
+	return most
 }

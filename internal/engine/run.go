@@ -13,11 +13,6 @@ import (
 // ("template: gotpl:1:3: ...") as it does in Helm's.
 const rootName = "gotpl"
 
-// maxNesting is how many times include may run a name inside itself
-// before the rendering fails, as Helm allows: 1,001 nested calls run, the
-// next one fails.
-const maxNesting = 1001
-
 // noValue is what text/template prints for a missing map key. Helm's
 // engine prints nothing instead, and so does this one.
 const noValue = "<no value>"
@@ -41,6 +36,11 @@ type budget struct {
 	// printed counts the bytes the templates printed, include and tpl
 	// included, up to maxPrinted.
 	printed, maxPrinted int64
+	// calls counts the include and tpl calls running inside each other,
+	// tpls the tpl calls among them, and frames the Go stack frames
+	// below each running one, 0 where not measured (depth.go).
+	calls, tpls int
+	frames      []int
 }
 
 // newRun binds include, tpl and the functions that count towards b to t,
@@ -77,20 +77,30 @@ func (r *run) include(name string, data any) (string, error) {
 	if r.nesting[name] >= maxNesting {
 		return "", fmt.Errorf("rendering template has a nested reference name: %s: %w", name, errors.New("unable to execute template"))
 	}
-	if err := context.Cause(r.ctx); err != nil {
+	if err := r.enter(name, false); err != nil {
 		return "", err
 	}
+	defer r.leave(false)
 	r.nesting[name]++
 	defer func() { r.nesting[name]-- }()
 	out := output{b: r.budget}
-	err := r.t.ExecuteTemplate(&out, name, data)
-	return out.String(), err
+	if err := r.t.ExecuteTemplate(&out, name, data); err != nil {
+		if de, ok := asDepth(err); ok {
+			return "", de
+		}
+		return out.String(), err
+	}
+	return out.String(), nil
 }
 
 // tpl runs text as a template with data, in a copy of the rendering's
 // templates: text may include them and define its own, which it and the
 // tpl calls inside it see, and nothing outside does.
 func (r *run) tpl(text string, data any) (string, error) {
+	if err := r.enter("", true); err != nil {
+		return "", err
+	}
+	defer r.leave(true)
 	t, err := r.t.Clone()
 	if err != nil {
 		return "", fmt.Errorf("cannot clone template: %w", err)
@@ -103,7 +113,10 @@ func (r *run) tpl(text string, data any) (string, error) {
 	}
 	out := output{b: r.budget}
 	if err := parsed.Execute(&out, data); err != nil {
-		return "", fmt.Errorf("error during tpl function execution for %q: %w", text, err)
+		if de, ok := asDepth(err); ok {
+			return "", de
+		}
+		return "", fmt.Errorf("error during tpl function execution for %s: %w", quote(text, len(err.Error())), err)
 	}
 	return strings.ReplaceAll(out.String(), noValue, ""), nil
 }
