@@ -74,7 +74,7 @@ func Sync(dir string, files []File, opts SyncOptions) (*SyncReport, error) {
 		}
 		p := filepath.Join(dir, filepath.FromSlash(f.Path()))
 		keep[p] = true
-		old, err := os.ReadFile(p)
+		old, err := fsutil.ReadOSFile(p, fsutil.DefaultMaxFileSize)
 		switch {
 		case err == nil && bytes.Equal(old, data):
 			rep.Unchanged++
@@ -151,7 +151,7 @@ func staleFiles(dir string, keep map[string]bool, opts SyncOptions) ([]string, e
 			if e.IsDir() || keep[p] || !strings.HasSuffix(e.Name(), ".yaml") {
 				continue
 			}
-			data, err := os.ReadFile(p)
+			data, err := fsutil.ReadOSFile(p, fsutil.DefaultMaxFileSize)
 			if err != nil {
 				return nil, err
 			}

@@ -1,6 +1,7 @@
 package gitrev
 
 import (
+	"io"
 	"io/fs"
 	"slices"
 
@@ -92,8 +93,8 @@ func same(a, b fs.FS, p string) bool {
 			if _, err := fs.ReadLink(b, p); err == nil {
 				return false // a link on one side only
 			}
-			data, err := fs.ReadFile(b, p)
-			return err == nil && plumbing.ComputeHash(plumbing.BlobObject, data) == h
+			got, err := blobHashOf(b, p)
+			return err == nil && got == h
 		}
 	}
 	la, errA := fs.ReadLink(a, p)
@@ -101,7 +102,28 @@ func same(a, b fs.FS, p string) bool {
 	if errA == nil || errB == nil {
 		return errA == nil && errB == nil && la == lb
 	}
-	da, errA := fs.ReadFile(a, p)
-	db, errB := fs.ReadFile(b, p)
-	return errA == nil && errB == nil && string(da) == string(db)
+	da, errA := blobHashOf(a, p)
+	db, errB := blobHashOf(b, p)
+	return errA == nil && errB == nil && da == db
+}
+
+// blobHashOf is the Git blob hash of the regular file p of fsys, read as a
+// stream: a file that is not regular is never opened, and one of any size
+// costs no more memory than a small one. (A file that cannot be read is
+// taken as changed, so that what reads it next reports it.)
+func blobHashOf(fsys fs.FS, p string) (plumbing.Hash, error) {
+	f, err := fsutil.Open(fsys, p)
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	h := plumbing.NewHasher(plumbing.BlobObject, st.Size())
+	if _, err := io.Copy(h, f); err != nil {
+		return plumbing.ZeroHash, err
+	}
+	return h.Sum(), nil
 }

@@ -1,6 +1,7 @@
 package layout
 
 import (
+	"errors"
 	"fmt"
 	"io/fs"
 	"maps"
@@ -9,6 +10,7 @@ import (
 
 	yaml "go.yaml.in/yaml/v3"
 
+	"github.com/repotool/repotool/internal/fsutil"
 	"github.com/repotool/repotool/internal/yamlpos"
 )
 
@@ -36,7 +38,7 @@ func (l *loader) valueFile(f entry, scope Scope) ValueFile {
 	}
 	file := l.repo.Files.Get(f.path)
 	if _, err := file.Data(); err != nil {
-		l.diag(SeverityError, CodeValuesInvalid, f.path, 0, "cannot read the values file: "+err.Error(), "check the file's permissions")
+		l.diag(SeverityError, CodeValuesInvalid, f.path, 0, "cannot read the values file: "+err.Error(), readHint(err, "check the file's permissions"))
 		return vf
 	}
 	if msg, line := checkValuesYAML(file, vf.Secret); msg != "" {
@@ -55,6 +57,18 @@ func (l *loader) valueFile(f entry, scope Scope) ValueFile {
 			fmt.Sprintf("rename it to end in %s", l.repo.Config.Layout.SecretSuffixes[0]))
 	}
 	return vf
+}
+
+// readHint is the fix for a file that could not be read: fallback, unless
+// it is not a regular file or is too large.
+func readHint(err error, fallback string) string {
+	switch {
+	case errors.Is(err, fsutil.ErrNotRegular):
+		return "replace it with a regular file, or remove it: repotool never reads named pipes, devices or sockets, which can block a read forever"
+	case errors.Is(err, fsutil.ErrTooLarge):
+		return "split it or move data out of it"
+	}
+	return fallback
 }
 
 // checkValuesYAML returns a message and line when a values file's first

@@ -24,6 +24,7 @@ import (
 // concurrent use.
 type Files struct {
 	fsys     fs.FS
+	limit    int64
 	entries  sync.Map // path -> *File
 	listOnce sync.Once
 	paths    []string
@@ -44,9 +45,11 @@ type File struct {
 	sops      *sopsfile.Metadata
 }
 
-// NewFiles returns an index of the files of fsys. Load makes one for each
-// Repo (Repo.Files); a Repo built another way can be given one.
-func NewFiles(fsys fs.FS) *Files { return &Files{fsys: fsys} }
+// NewFiles returns an index of the files of fsys, which reads files of at
+// most fsutil.DefaultMaxFileSize bytes. Load makes one for each Repo
+// (Repo.Files, reading values files as large as Options.MaxValuesSize
+// too); a Repo built another way can be given one.
+func NewFiles(fsys fs.FS) *Files { return &Files{fsys: fsys, limit: fsutil.DefaultMaxFileSize} }
 
 // Get returns the file at repository path p (following links inside the
 // repository). It reads nothing until asked.
@@ -81,12 +84,14 @@ func (f *Files) Paths() []string {
 	return f.paths
 }
 
-// Data returns the file's content, read once.
+// Data returns the file's content, read once. A file that is not a
+// regular file (fsutil.ErrNotRegular) or is over the index's limit
+// (fsutil.ErrTooLarge) is not read.
 func (x *File) Data() ([]byte, error) {
 	x.readOnce.Do(func() {
 		real, err := fsutil.Resolve(x.files.fsys, x.Path)
 		if err == nil {
-			x.data, err = fs.ReadFile(x.files.fsys, real)
+			x.data, err = fsutil.ReadFile(x.files.fsys, real, x.files.limit)
 		}
 		x.readErr = err
 	})

@@ -13,6 +13,15 @@ import (
 // repository through a symbolic link.
 var ErrSymlinkEscape = fsutil.ErrSymlinkEscape
 
+// ErrNotRegular is wrapped by errors about a file that is not a regular
+// file (a named pipe, a device, a socket): it is never opened, since a
+// read could block forever.
+var ErrNotRegular = fsutil.ErrNotRegular
+
+// ErrTooLarge is wrapped by errors about a file over the file index's
+// limit (NewFiles).
+var ErrTooLarge = fsutil.ErrTooLarge
+
 // resolve resolves symlinks in name without leaving the repository.
 var resolve = fsutil.Resolve
 

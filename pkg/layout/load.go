@@ -13,6 +13,7 @@ import (
 
 	yaml "go.yaml.in/yaml/v3"
 
+	"github.com/repotool/repotool/internal/fsutil"
 	"github.com/repotool/repotool/internal/yamlpos"
 	"github.com/repotool/repotool/pkg/config"
 )
@@ -77,6 +78,12 @@ func LoadDir(ctx context.Context, dir string, opts Options) (*Repo, error) {
 // invalid (a *config.Error).
 func Load(ctx context.Context, fsys fs.FS, opts Options) (*Repo, error) {
 	l := &loader{ctx: ctx, fsys: fsys, repo: &Repo{FS: fsys, Files: NewFiles(fsys), inputs: &inputCache{}}, maxValues: cmp.Or(opts.MaxValuesSize, DefaultMaxValuesSize), only: opts.Only}
+	switch {
+	case l.maxValues < 0:
+		l.repo.Files.limit = 0 // no limit on values files: none on the files they are read from
+	case l.maxValues > l.repo.Files.limit:
+		l.repo.Files.limit = l.maxValues
+	}
 	if err := l.loadConfig(opts); err != nil {
 		return nil, err
 	}
@@ -123,9 +130,9 @@ func (l *loader) loadConfig(opts Options) error {
 	if err != nil {
 		return &config.Error{File: name, Message: err.Error()}
 	}
-	data, err := fs.ReadFile(l.fsys, real)
+	data, err := fsutil.ReadFile(l.fsys, real, fsutil.DefaultMaxFileSize)
 	if err != nil {
-		return fmt.Errorf("read %s: %w", name, err)
+		return &config.Error{File: name, Message: "cannot read the configuration: " + err.Error()}
 	}
 	cfg, node, err := config.Parse(name, data)
 	if err != nil {
@@ -211,7 +218,7 @@ func (l *loader) loadNamespace(e entry) (Namespace, error) {
 func (l *loader) loadChart(f entry) *Chart {
 	data, err := l.repo.Files.Get(f.path).Data() // read once: diff reads dependencies from it too
 	if err != nil {
-		l.diag(SeverityError, CodeChartInvalid, f.path, 0, "cannot read the chart: "+err.Error(), "check the file's permissions")
+		l.diag(SeverityError, CodeChartInvalid, f.path, 0, "cannot read the chart: "+err.Error(), readHint(err, "check the file's permissions"))
 		return nil
 	}
 	var meta struct {

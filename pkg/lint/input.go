@@ -37,6 +37,10 @@ type input struct {
 
 	sopsErr             error
 	files               *layout.Files
+	// unread are the files lint's scans could not read (not regular
+	// files, over the file index's limit, links that lead nowhere), by
+	// path: the layout rule reports them, the scans pass them by.
+	unread              map[string]error
 	renderOpts          render.Options
 	schemaDir           string
 	sup                 *suppressor
@@ -114,6 +118,7 @@ func buildInput(repo *layout.Repo, results []*render.Result) *input {
 	if in.files == nil {
 		in.files = layout.NewFiles(repo.FS) // a Repo not made by layout.Load
 	}
+	in.readScanned()
 	in.scanRaw()
 	in.loadSops()
 	in.collectCRDs()
@@ -146,6 +151,21 @@ func (in *input) inChartTemplates(p string) bool {
 // manifestExts are the endings of files that may hold Kubernetes manifests:
 // what kubectl apply reads.
 var manifestExts = []string{".yaml", ".yml", ".json"}
+
+// scannedExts are the endings of every file lint's scans read: manifests,
+// and the files suppression comments may stand in.
+var scannedExts = append(slices.Clone(manifestExts), ".tpl", ".txt")
+
+// readScanned reads every file the scans will read, once, and keeps those
+// it could not read in unread.
+func (in *input) readScanned() {
+	in.unread = map[string]error{}
+	for _, p := range in.filesWithExt(scannedExts...) {
+		if _, err := in.file(p).Data(); err != nil {
+			in.unread[p] = err
+		}
+	}
+}
 
 // scanRaw finds Kubernetes manifests in repository files that are neither
 // chart templates nor values or configuration files.

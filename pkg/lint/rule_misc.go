@@ -2,6 +2,8 @@ package lint
 
 import (
 	"errors"
+	"maps"
+	"slices"
 
 	"github.com/repotool/repotool/pkg/decrypt"
 	"github.com/repotool/repotool/pkg/finding"
@@ -14,7 +16,7 @@ var ruleLayout = &Rule{
 		Summary:     "The repository layout has a problem: a cluster folder without a chart, an invalid values file, a symlink leaving the repository, ...",
 		Remediation: "Fix the file or folder as the finding says; `repotool layout` lists every target and problem.",
 		Severity:    SeverityError,
-		Description: "Reports the diagnostics of the layout model (see docs/layout.md): `chart-missing`, `chart-invalid`, `values-invalid`, `symlink-escape`, `symlink-broken`, `name-invalid`, `not-a-folder`, `not-a-file`, `too-large`, `unreadable` (errors) and `namespace-unused`, `file-unrecognized`, `config-unused` (warnings). A target with a layout error is not rendered (the `render` rule stays silent about it), except for unencrypted secret files, which `plaintext-secret` reports while the other rules still check the target.",
+		Description: "Reports the diagnostics of the layout model (see docs/layout.md): `chart-missing`, `chart-invalid`, `values-invalid`, `symlink-escape`, `symlink-broken`, `name-invalid`, `not-a-folder`, `not-a-file`, `too-large`, `unreadable` (errors) and `namespace-unused`, `file-unrecognized`, `config-unused` (warnings); and the files lint's own scans read (every YAML, JSON, `.tpl` and `.txt` file, for plain manifests, secrets and suppressions) that it cannot read, as `unreadable` errors (not a regular file, a link that leads nowhere) or `too-large` warnings (over 32 MiB): no rule checked them. A target with a layout error is not rendered (the `render` rule stays silent about it), except for unencrypted secret files, which `plaintext-secret` reports while the other rules still check the target.",
 		Bad: Example{File: "clusters/prod/shop/prod-values-shop.yaml", Content: `image:
   tag: "1.2.3"
  resources: {}   # bad indentation: not valid YAML
@@ -25,7 +27,9 @@ resources: {}
 `},
 	},
 	check: func(in *input, report func(Finding)) {
+		named := map[string]bool{}
 		for _, d := range in.Repo.Diagnostics {
+			named[d.File] = true
 			if d.Code == layout.CodeSecretNotEncrypted {
 				continue // plaintext-secret reports it
 			}
@@ -35,7 +39,27 @@ resources: {}
 			}
 			report(Finding{Severity: d.Severity, File: d.File, Line: d.Line, Message: msg})
 		}
+		for _, p := range slices.Sorted(maps.Keys(in.unread)) {
+			if !named[p] {
+				report(unreadFinding(p, in.unread[p]))
+			}
+		}
 	},
+}
+
+// unreadFinding is a file lint's scans could not read, so that no rule
+// checked it: an error, unless it is only too large to read (a warning
+// that says how to keep it out of the scans).
+func unreadFinding(p string, err error) Finding {
+	if errors.Is(err, layout.ErrTooLarge) {
+		return Finding{Severity: SeverityWarning, File: p, Message: "lint did not check the file: " + err.Error() + " [" + string(layout.CodeTooLarge) + "]; " +
+			"if it holds manifests, split it; otherwise suppress this with a lint.ignore entry for rule layout and its path"}
+	}
+	hint := "fix or remove it"
+	if errors.Is(err, layout.ErrNotRegular) {
+		hint = "replace it with a regular file, or remove it: repotool never reads named pipes, devices or sockets, which can block a read forever"
+	}
+	return Finding{File: p, Message: "lint cannot read the file, so no rule checked it: " + err.Error() + " [" + string(layout.CodeUnreadable) + "]; " + hint}
 }
 
 var ruleRender = &Rule{

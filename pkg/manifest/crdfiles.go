@@ -42,7 +42,7 @@ func ReadChartCRDs(fsys fs.FS, dirs ...string) ([]*CRD, error) {
 			p := path.Join(dir, rel)
 			switch {
 			case inCRDsFolder(rel) && isManifestFile(rel):
-				data, err := fs.ReadFile(fsys, real)
+				data, err := fsutil.ReadFile(fsys, real, maxArchiveFile)
 				if err != nil {
 					errs = append(errs, fmt.Errorf("%s: %w", p, err))
 					return nil
@@ -53,7 +53,7 @@ func ReadChartCRDs(fsys fs.FS, dirs ...string) ([]*CRD, error) {
 					errs = append(errs, err)
 				}
 			case isSubchartArchive(rel):
-				data, err := fs.ReadFile(fsys, real)
+				data, err := fsutil.ReadFile(fsys, real, maxArchiveFile)
 				if err != nil {
 					errs = append(errs, fmt.Errorf("%s: %w", p, err))
 					return nil

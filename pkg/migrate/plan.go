@@ -181,14 +181,7 @@ func isLink(fsys fs.FS, p string) bool {
 }
 
 func readFile(fsys fs.FS, p string) ([]byte, error) {
-	info, err := fs.Stat(fsys, p)
-	if err != nil {
-		return nil, err
-	}
-	if info.Size() > maxFile {
-		return nil, fmt.Errorf("%d bytes: larger than the %d bytes a manifest file may have", info.Size(), maxFile)
-	}
-	return fs.ReadFile(fsys, p)
+	return fsutil.ReadFile(fsys, p, maxFile)
 }
 
 // inChartTemplates reports whether p is in the templates/ folder of a

@@ -229,11 +229,14 @@ func readChartFiles(fsys fs.FS, dir string, chartYAML []byte) ([]*loader.Buffere
 		return nil, fmt.Errorf("chart %s: %w", dir, fs.ErrNotExist)
 	}
 	rules := ignore.Empty()
-	if data, err := fs.ReadFile(fsys, path.Join(real, ignore.HelmIgnore)); err == nil {
+	switch data, err := fsutil.ReadFile(fsys, path.Join(real, ignore.HelmIgnore), loader.MaxDecompressedFileSize); {
+	case err == nil:
 		rules, err = ignore.Parse(bytes.NewReader(data))
 		if err != nil {
 			return nil, &ChartError{Chart: dir, Err: fmt.Errorf("parse %s: %w", ignore.HelmIgnore, err), Hint: "fix the .helmignore file"}
 		}
+	case !errors.Is(err, fs.ErrNotExist):
+		return nil, &ChartError{Chart: dir, Err: err, Hint: "make .helmignore a regular file of patterns, or remove it"}
 	}
 	rules.AddDefaults()
 	var files []*loader.BufferedFile
@@ -252,7 +255,7 @@ func readChartFiles(fsys fs.FS, dir string, chartYAML []byte) ([]*loader.Buffere
 			return nil
 		}
 		if !fi.Mode().IsRegular() {
-			return &ChartError{Chart: dir, Err: fmt.Errorf("cannot load irregular file %s", n), Hint: "remove it or add it to .helmignore"}
+			return &ChartError{Chart: dir, Err: fmt.Errorf("cannot load %s: %w", n, &fsutil.NotRegularError{Mode: fi.Mode()}), Hint: "remove it, or add it to .helmignore"}
 		}
 		if fi.Size() > loader.MaxDecompressedFileSize {
 			return &ChartError{Chart: dir, Err: fmt.Errorf("file %s is larger than %d bytes", n, loader.MaxDecompressedFileSize), Hint: "remove it or add it to .helmignore"}
@@ -262,7 +265,7 @@ func readChartFiles(fsys fs.FS, dir string, chartYAML []byte) ([]*loader.Buffere
 		}
 		data := chartYAML
 		if n != "Chart.yaml" || data == nil {
-			if data, err = fs.ReadFile(fsys, p); err != nil {
+			if data, err = fsutil.ReadFile(fsys, p, loader.MaxDecompressedFileSize); err != nil {
 				return err
 			}
 		}

@@ -2,7 +2,6 @@ package render
 
 import (
 	"fmt"
-	"io/fs"
 	"slices"
 	"strings"
 
@@ -99,9 +98,9 @@ func (r *Renderer) locateConflicts(t *layout.Target, conflicts []ValueConflict) 
 		if err != nil {
 			continue
 		}
-		data, err := fs.ReadFile(r.fsys, real)
+		data, err := r.readValues(vf.Path, real)
 		if err != nil {
-			continue
+			continue // values() reported it
 		}
 		var n yaml.Node
 		if yaml.Unmarshal(data, &n) == nil {

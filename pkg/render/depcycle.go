@@ -1,7 +1,6 @@
 package render
 
 import (
-	"io/fs"
 	"path"
 	"slices"
 	"strings"
@@ -68,7 +67,7 @@ func (r *Renderer) dependencyCycle(dir string) error {
 		real, err := fsutil.Resolve(r.fsys, path.Join(dir, "Chart.yaml"))
 		if err == nil {
 			var data []byte
-			if data, err = fs.ReadFile(r.fsys, real); err == nil {
+			if data, err = fsutil.ReadFile(r.fsys, real, fsutil.DefaultMaxFileSize); err == nil {
 				g.chartYAML[dir] = data
 				err = yaml.Unmarshal(data, &meta)
 			}

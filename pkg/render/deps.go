@@ -11,7 +11,6 @@ import (
 	"io"
 	"io/fs"
 	"net/http"
-	"os"
 	"path"
 	"path/filepath"
 	"regexp"
@@ -34,7 +33,7 @@ const maxDownload = 64 << 20
 // readLock reads dir/Chart.lock (nil when absent) and checks that it matches
 // Chart.yaml's dependencies, as helm dependency build does.
 func readLock(fsys fs.FS, dir string, c *chart.Chart) (*chart.Lock, error) {
-	data, err := fs.ReadFile(fsys, path.Join(dir, "Chart.lock"))
+	data, err := fsutil.ReadFile(fsys, path.Join(dir, "Chart.lock"), fsutil.DefaultMaxFileSize)
 	if errors.Is(err, fs.ErrNotExist) {
 		return &chart.Lock{}, nil
 	}
@@ -271,7 +270,7 @@ func parseSums(fsys fs.FS) (map[string]string, error) {
 	}
 	var data []byte
 	if err == nil {
-		data, err = fs.ReadFile(fsys, real)
+		data, err = fsutil.ReadFile(fsys, real, fsutil.DefaultMaxFileSize)
 	}
 	if err != nil {
 		return nil, &ChartError{Chart: SumsFile, Err: err, Hint: "fix or remove the file"}
@@ -354,11 +353,11 @@ func cacheKey(repository, name, version string) string {
 // readCached reads an archive and checks it against the digest stored next
 // to it, so a truncated or edited entry is never used.
 func readCached(file string) ([]byte, error) {
-	data, err := os.ReadFile(file)
+	data, err := fsutil.ReadOSFile(file, maxDownload)
 	if err != nil {
 		return nil, err
 	}
-	want, err := os.ReadFile(file + ".sha256")
+	want, err := fsutil.ReadOSFile(file+".sha256", 1024)
 	if err != nil {
 		return nil, err
 	}

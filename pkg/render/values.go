@@ -120,7 +120,7 @@ func (r *Renderer) readValues(p, real string) ([]byte, error) {
 	if r.files != nil {
 		return r.files.Get(p).Data()
 	}
-	return fs.ReadFile(r.fsys, real)
+	return fsutil.ReadFile(r.fsys, real, r.opts.MaxValuesSize)
 }
 
 // decrypt decrypts a secret values file with dec. Its results (but

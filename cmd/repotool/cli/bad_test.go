@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/repotool/repotool/cmd/repotool/cli"
@@ -31,6 +32,7 @@ type badCase struct {
 	del    []string
 	links  map[string]string
 	big    map[string]int
+	fifos  []string
 	files  map[string][]byte
 }
 
@@ -69,6 +71,8 @@ func parseBadCase(t *testing.T, name string, data []byte) badCase {
 		case "big":
 			p, n, _ := strings.Cut(val, " ")
 			c.big[p], _ = strconv.Atoi(n)
+		case "fifo":
+			c.fifos = append(c.fifos, val)
 		}
 	}
 	if len(c.exit) != len(badCommands) {
@@ -124,6 +128,13 @@ func (c badCase) build(t *testing.T) string {
 		os.MkdirAll(filepath.Dir(at(p)), 0o755)
 		os.RemoveAll(at(p))
 		if err := os.Symlink(target, at(p)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, p := range c.fifos {
+		os.MkdirAll(filepath.Dir(at(p)), 0o755)
+		os.RemoveAll(at(p))
+		if err := syscall.Mkfifo(at(p), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}

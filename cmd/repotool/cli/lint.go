@@ -199,12 +199,11 @@ func writeBaselineFile(cmd *cobra.Command, file string, res *lint.Result, v *ver
 
 // applyBaselineFile leaves out of res the findings a baseline file records.
 func applyBaselineFile(file string, res *lint.Result) error {
-	f, err := os.Open(file)
+	data, err := fsutil.ReadOSFile(file, fsutil.DefaultMaxFileSize)
 	if err != nil {
 		return fmt.Errorf("--baseline: %w", err)
 	}
-	defer f.Close()
-	b, err := lint.ReadBaseline(file, f)
+	b, err := lint.ReadBaseline(file, bytes.NewReader(data))
 	if err != nil {
 		return err
 	}

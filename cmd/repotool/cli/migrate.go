@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/repotool/repotool/internal/fsutil"
 	"github.com/repotool/repotool/pkg/config"
 	"github.com/repotool/repotool/pkg/migrate"
 )
@@ -98,7 +99,7 @@ Exit status: 0 when every KES object was converted, 1 when one was refused,
 // them.
 func migrateSettings(root string, sets []string) (migrate.Settings, error) {
 	s := migrate.Settings{}
-	data, err := os.ReadFile(filepath.Join(root, config.FileName))
+	data, err := fsutil.ReadOSFile(filepath.Join(root, config.FileName), fsutil.DefaultMaxFileSize)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 	case err != nil:
