@@ -1,16 +1,19 @@
 package layout
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io/fs"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 
 	yaml "go.yaml.in/yaml/v3"
 
 	"github.com/repotool/repotool/internal/fsutil"
+	"github.com/repotool/repotool/internal/helmvalues"
 	"github.com/repotool/repotool/internal/yamlpos"
 )
 
@@ -41,8 +44,9 @@ func (l *loader) valueFile(f entry, scope Scope) ValueFile {
 		l.diag(SeverityError, CodeValuesInvalid, f.path, 0, "cannot read the values file: "+err.Error(), readHint(err, "check the file's permissions"))
 		return vf
 	}
-	if msg, line := checkValuesYAML(file, vf.Secret); msg != "" {
-		l.diag(SeverityError, CodeValuesInvalid, f.path, line, msg, "make it a YAML mapping of values (key: value), as helm --values expects")
+	l.checkDocuments(file, vf.Secret)
+	if msg, line, hint := checkValuesYAML(file, vf.Secret, l.helm4); msg != "" {
+		l.diag(SeverityError, CodeValuesInvalid, f.path, line, msg, cmp.Or(hint, "make it a YAML mapping of values (key: value), as helm --values expects"))
 		return vf
 	}
 	encrypted := file.Encrypted()
@@ -71,32 +75,80 @@ func readHint(err error, fallback string) string {
 	return fallback
 }
 
-// checkValuesYAML returns a message and line when a values file's first
-// document (the one helm reads) is not a YAML mapping (an empty file is
-// fine). Messages about secret files never quote the file's content.
-func checkValuesYAML(file *File, secret bool) (string, int) {
+// checkDocuments warns about a values file of several YAML documents:
+// Helm 3 reads the first and Helm 4 merges them all, so moving to Helm 4
+// changes the values it deploys.
+func (l *loader) checkDocuments(file *File, secret bool) {
+	docs, _ := file.Docs()
+	if len(docs) < 2 {
+		return
+	}
+	lines := make([]string, len(docs))
+	for i, d := range docs {
+		lines[i] = strconv.Itoa(d.Line)
+	}
+	reads := "Helm 3, which this repository renders as, reads only the first; Helm 4 would merge all of them"
+	if l.helm4 {
+		reads = "Helm 4, which this repository renders as, merges all of them, later ones winning; Helm 3 reads only the first"
+	}
+	hint := "merge them into one document, or move the later ones into values files of their own"
+	if secret {
+		hint = "split it into one encrypted values file per document"
+	}
+	l.diag(SeverityWarning, CodeValuesDocuments, file.Path, docs[1].Line,
+		fmt.Sprintf("the values file has %d YAML documents (from lines %s): %s", len(docs), strings.Join(lines, ", "), reads), hint)
+}
+
+// checkValuesYAML returns a message, line and fix when a values file does
+// not load as the Helm that renders reads it (an empty file is fine): the
+// first document (Helm 3) or every one (Helm 4) must be a YAML mapping
+// without a key set twice, and the file must parse as Helm parses it
+// (helmvalues: aliases expanded within its limit, keys it can convert).
+// Messages about secret files never quote the file's content; their
+// content is checked as encrypted, its decrypted form by render.
+func checkValuesYAML(file *File, secret, helm4 bool) (msg string, line int, hint string) {
 	docs, err := file.Docs()
-	if err != nil && len(docs) == 0 {
+	switch {
+	case err != nil && (len(docs) == 0 || helm4):
 		line, msg := yamlpos.ErrorLine(err)
 		if secret {
 			msg = yamlpos.Redact(msg)
 		}
-		return "not valid YAML: " + msg, line
+		return "not valid YAML: " + msg, line, ""
+	case len(docs) == 0:
+		return "", 0, ""
+	case helm4 && secret && len(docs) > 1:
+		return "a secret values file of several YAML documents, which Helm 4 would merge: repotool decrypts one document per file (SOPS keeps one set of metadata)", docs[1].Line,
+			"split it into one encrypted values file per document"
 	}
-	if len(docs) == 0 {
-		return "", 0
+	read := docs[:1]
+	if helm4 {
+		read = docs
 	}
-	root := docs[0]
-	if root.Kind == yaml.ScalarNode && root.Tag == "!!null" {
-		return "", 0
+	for _, root := range read {
+		if root.Kind == yaml.ScalarNode && root.Tag == "!!null" {
+			continue
+		}
+		if root.Kind != yaml.MappingNode {
+			return "the top level must be a mapping of values (key: value), not a " + kindName(root.Kind), root.Line, ""
+		}
+		if key, first, again := duplicateKey(root); key != "" {
+			return fmt.Sprintf("duplicate key %q (first at line %d): helm silently keeps only the last value; remove one", key, first), again, ""
+		}
 	}
-	if root.Kind != yaml.MappingNode {
-		return "the top level must be a mapping of values (key: value), not a " + kindName(root.Kind), root.Line
+	if secret {
+		return "", 0, ""
 	}
-	if key, first, again := duplicateKey(root); key != "" {
-		return fmt.Sprintf("duplicate key %q (first at line %d): helm silently keeps only the last value; remove one", key, first), again
+	data, _ := file.Data()
+	if _, err := helmvalues.Read(data, helm4); err != nil {
+		if strings.Contains(err.Error(), "excessive aliasing") {
+			return "the file's YAML aliases expand beyond what Helm's YAML parser allows (document contains excessive aliasing): helm would refuse it", 0,
+				"write the values out, or with fewer aliases: a small file whose aliases refer to each other can expand to gigabytes"
+		}
+		line, msg := yamlpos.ErrorLine(err)
+		return "Helm cannot read it: " + msg, line, ""
 	}
-	return "", 0
+	return "", 0, ""
 }
 
 // duplicateKey finds the first mapping key that appears twice in the same

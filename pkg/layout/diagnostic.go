@@ -41,6 +41,7 @@ const (
 	CodeUnreadable         Code = "unreadable"           // a file or folder that cannot be read
 	CodeFileUnrecognized   Code = "file-unrecognized"    // a YAML file in a cluster folder that matches no values pattern
 	CodeConfigUnused       Code = "config-unused"        // repotool.yaml configures a cluster or namespace that has no folder
+	CodeValuesDocuments    Code = "values-documents"     // a values file of several YAML documents, which Helm 3 and Helm 4 read differently
 )
 
 // Diagnostic is one problem found in the repository layout.

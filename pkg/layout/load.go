@@ -33,6 +33,12 @@ type Options struct {
 	ConfigFile string
 	// Config, when non-nil, is used instead of reading ConfigFile.
 	Config *config.Config
+	// Helm is the Helm whose reading of values files the checks follow:
+	// "v3" (the first YAML document) or "v4" (every document, merged).
+	// Default: repotool.yaml's render.helm, else "v3". Rendering with
+	// another than the layout was loaded with can fail a values file the
+	// layout passed.
+	Helm string
 	// Only, when set, loads one target of the repository and what it
 	// needs: the configuration, its namespace folder (chart, common
 	// values) and its cluster folder; no other namespace or cluster is
@@ -87,6 +93,7 @@ func Load(ctx context.Context, fsys fs.FS, opts Options) (*Repo, error) {
 	if err := l.loadConfig(opts); err != nil {
 		return nil, err
 	}
+	l.helm4 = cmp.Or(opts.Helm, l.repo.Config.Render.Helm) == "v4"
 	if err := l.load(); err != nil {
 		return nil, err
 	}
@@ -100,6 +107,7 @@ func Load(ctx context.Context, fsys fs.FS, opts Options) (*Repo, error) {
 type loader struct {
 	ctx       context.Context
 	maxValues int64
+	helm4     bool // values files are read as Helm 4 reads them (Options.Helm)
 	fsys      fs.FS
 	repo      *Repo
 	cfgNode   *yaml.Node

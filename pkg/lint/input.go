@@ -35,8 +35,8 @@ type input struct {
 	// Sops is the repository's .sops.yaml, nil when there is none.
 	Sops *sopsConfig
 
-	sopsErr             error
-	files               *layout.Files
+	sopsErr error
+	files   *layout.Files
 	// unread are the files lint's scans could not read (not regular
 	// files, over the file index's limit, links that lead nowhere), by
 	// path: the layout rule reports them, the scans pass them by.

@@ -208,7 +208,7 @@ func valuesNode(data []byte, all bool) (*yaml.Node, error) {
 	return out, nil
 }
 
-// mergeNodes is mergeMaps on YAML nodes: b over a, mappings merged key by
+// mergeNodes is helmvalues.Merge on YAML nodes: b over a, mappings merged key by
 // key, anything else replaced; a document that is not a mapping adds
 // nothing (Helm reads it as an empty map).
 func mergeNodes(a, b *yaml.Node) *yaml.Node {

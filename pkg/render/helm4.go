@@ -1,11 +1,7 @@
 package render
 
 import (
-	"bufio"
-	"bytes"
-	"errors"
 	"fmt"
-	"io"
 	"runtime"
 	"runtime/debug"
 	"strings"
@@ -15,8 +11,8 @@ import (
 	"github.com/Masterminds/semver/v3"
 	"helm.sh/helm/v3/pkg/chart"
 	"helm.sh/helm/v3/pkg/chartutil"
-	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
-	"sigs.k8s.io/yaml"
+
+	"github.com/repotool/repotool/internal/helmvalues"
 )
 
 // The Helm versions whose `helm template` output the renderer matches
@@ -41,7 +37,7 @@ const (
 //     (installOrder4);
 //   - every YAML document of a values file (the repository's and a chart's
 //     values.yaml) is merged, in order, where Helm 3 reads the first one
-//     (valuesDocuments);
+//     (helmvalues.Documents);
 //   - .Capabilities.KubeVersion.Version keeps a vendor suffix
 //     (v1.33.4-gke.1245000) where Helm 3 prints v1.33.4, and
 //     .Capabilities.HelmVersion is Helm 4's (capabilities4);
@@ -112,73 +108,14 @@ var installOrder4 = func() map[string]int {
 	return m
 }()
 
-// valuesDocuments reads a values file as Helm 4 does: every YAML document
-// of it merged into the ones before, maps key by key.
-func valuesDocuments(data []byte) (map[string]any, error) {
-	out := map[string]any{}
-	err := eachDocument(data, func(doc []byte, line int) error {
-		cur := map[string]any{}
-		if err := yaml.Unmarshal(doc, &cur); err != nil {
-			if line > 1 {
-				// The parser counts lines from the document's start.
-				return fmt.Errorf("cannot unmarshal yaml document (the document from line %d; its lines count from there): %w", line, err)
-			}
-			return fmt.Errorf("cannot unmarshal yaml document: %w", err)
-		}
-		out = mergeMaps(out, cur)
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	return out, nil
-}
-
-// documentCount is how many YAML documents Helm 4 reads in data.
-func documentCount(data []byte) (int, error) {
-	n := 0
-	err := eachDocument(data, func([]byte, int) error { n++; return nil })
-	return n, err
-}
-
-// eachDocument calls f with each YAML document of data, as Helm 4's
-// values loader splits them (a final line without its newline included),
-// and the line of data the document starts at.
-func eachDocument(data []byte, f func(doc []byte, line int) error) error {
-	if len(data) > 0 && data[len(data)-1] != '\n' {
-		data = append(data[:len(data):len(data)], '\n')
-	}
-	rd := utilyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(data)))
-	pos, line := 0, 1 // where the last document ended, and its line after
-	for {
-		doc, err := rd.Read()
-		if errors.Is(err, io.EOF) {
-			return nil
-		}
-		if err != nil {
-			return fmt.Errorf("error reading yaml document: %w", err)
-		}
-		// A document is a run of data's lines: find it after the last.
-		start := line
-		if i := bytes.Index(data[pos:], doc); i >= 0 {
-			start += bytes.Count(data[pos:pos+i], []byte("\n"))
-			pos += i + len(doc)
-			line = start + bytes.Count(doc, []byte("\n"))
-		}
-		if err := f(doc, start); err != nil {
-			return err
-		}
-	}
-}
-
 // chartValues4 reads the values.yaml of c and of the subcharts vendored in
-// it as Helm 4's loader does (valuesDocuments).
+// it as Helm 4's loader does (helmvalues.Documents).
 func chartValues4(c *chart.Chart) error {
 	for _, f := range c.Raw {
 		if f.Name != "values.yaml" {
 			continue
 		}
-		v, err := valuesDocuments(f.Data)
+		v, err := helmvalues.Documents(f.Data)
 		if err != nil {
 			return fmt.Errorf("cannot load values.yaml: %w", err)
 		}

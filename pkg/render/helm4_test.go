@@ -97,11 +97,12 @@ func TestHelmFromConfig(t *testing.T) {
 
 // TestHelm4ValuesDocumentLine: under Helm 4 a values file's later YAML
 // document that does not parse fails its target naming the file and the
-// line that document starts at (the parser counts from there), the
-// repository's file and the chart's values.yaml alike.
+// line: the repository's file as a layout error at the line of the
+// mistake, the chart's values.yaml at the line that document starts at
+// (the parser counts from there).
 func TestHelm4ValuesDocumentLine(t *testing.T) {
 	for name, tt := range map[string]struct{ file, want string }{
-		"repository values": {"clusters/c1/app/values.yaml", "clusters/c1/app/values.yaml: cannot unmarshal yaml document (the document from line 5; "},
+		"repository values": {"clusters/c1/app/values.yaml", "clusters/c1/app/values.yaml:5: error: not valid YAML: did not find expected ',' or ']' [values-invalid]"},
 		"chart values":      {"namespaces/app/values.yaml", "cannot load values.yaml: cannot unmarshal yaml document (the document from line 5; "},
 	} {
 		t.Run(name, func(t *testing.T) {

@@ -7,9 +7,8 @@ import (
 	"fmt"
 	"io/fs"
 
-	"sigs.k8s.io/yaml"
-
 	"github.com/repotool/repotool/internal/fsutil"
+	"github.com/repotool/repotool/internal/helmvalues"
 	"github.com/repotool/repotool/pkg/decrypt"
 	"github.com/repotool/repotool/pkg/layout"
 )
@@ -57,7 +56,7 @@ func (r *Renderer) values(ctx context.Context, t *layout.Target, dec Decrypter) 
 		if vf.Secret {
 			red.add(current)
 		}
-		base = mergeMaps(base, current)
+		base = helmvalues.Merge(base, current)
 	}
 	red.seal()
 	return base, red, fallbacks, nil
@@ -70,42 +69,15 @@ func (r *Renderer) values(ctx context.Context, t *layout.Target, dec Decrypter) 
 // one set of metadata per file), so one with several fails under Helm 4.
 func (r *Renderer) parseValues(data []byte, secret bool) (map[string]any, error) {
 	if r.helm4() && secret {
-		if n, err := documentCount(data); err != nil || n > 1 {
+		if n, err := helmvalues.Count(data); err != nil || n > 1 {
 			return nil, errors.New("the decrypted content is more than one YAML document, which Helm 4 would merge: make it one document")
 		}
 	}
-	current := map[string]any{}
-	var err error
-	if r.helm4() && !secret {
-		current, err = valuesDocuments(data)
-	} else {
-		err = yaml.Unmarshal(data, &current)
-	}
+	current, err := helmvalues.Read(data, r.helm4() && !secret)
 	if err != nil && secret {
 		return nil, errors.New("the decrypted content is not a YAML mapping")
 	}
 	return current, err
-}
-
-// mergeMaps is helm's values merge (pkg/cli/values): b over a, maps merged
-// recursively, everything else replaced.
-func mergeMaps(a, b map[string]any) map[string]any {
-	out := make(map[string]any, len(a))
-	for k, v := range a {
-		out[k] = v
-	}
-	for k, v := range b {
-		if v, ok := v.(map[string]any); ok {
-			if bv, ok := out[k]; ok {
-				if bv, ok := bv.(map[string]any); ok {
-					out[k] = mergeMaps(bv, v)
-					continue
-				}
-			}
-		}
-		out[k] = v
-	}
-	return out
 }
 
 // readValues reads a values file of at most Options.MaxValuesSize bytes

@@ -46,6 +46,7 @@ func loadRepoOnly(cmd *cobra.Command, dir string, only *layout.TargetRef, limits
 func layoutOptions(limits ...*render.Options) layout.Options {
 	var opts layout.Options
 	for _, l := range limits {
+		opts.Helm = l.Helm
 		opts.MaxValuesSize = l.MaxValuesSize
 		if opts.MaxValuesSize <= 0 {
 			opts.MaxValuesSize = -1 // no limit
