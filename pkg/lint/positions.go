@@ -285,7 +285,10 @@ func renderErrorLocation(res *render.Result) (string, int) {
 	var dep *render.DependencyError
 	var ce *render.ChartError
 	var te *render.TemplateError
+	var se *render.SchemaError
 	switch err := res.Err; {
+	case errors.As(err, &se):
+		return se.File, se.Line
 	case errors.As(err, &de):
 		return de.File, 0
 	case errors.As(err, &ve):

@@ -2,6 +2,7 @@ package render
 
 import (
 	"fmt"
+	"strconv"
 	"time"
 )
 
@@ -22,6 +23,27 @@ func (e *ChartError) Error() string {
 }
 
 func (e *ChartError) Unwrap() error { return e.Err }
+
+// SchemaError is a chart's values.schema.json that is not JSON. (Helm
+// reports it as values that "don't meet the specifications of the
+// schema(s)", naming neither the file nor the line.)
+type SchemaError struct {
+	// File is the schema in the repository: a chart folder's
+	// values.schema.json, or archive.tgz!chart/values.schema.json.
+	File string
+	Line int
+	Err  error
+}
+
+func (e *SchemaError) Error() string {
+	at := e.File
+	if e.Line > 0 {
+		at += ":" + strconv.Itoa(e.Line)
+	}
+	return fmt.Sprintf("%s: the values schema is not valid JSON: %v; fix its syntax (Helm checks the values against it before rendering)", at, e.Err)
+}
+
+func (e *SchemaError) Unwrap() error { return e.Err }
 
 // DependencyError is a chart dependency that cannot be resolved.
 type DependencyError struct {

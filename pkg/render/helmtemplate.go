@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -58,7 +59,11 @@ func (r *Renderer) template(ctx context.Context, t *layout.Target, entry *chartE
 		return nil, nil, err
 	}
 	if hasSchema(c) {
-		if err := r.validateAgainstSchema(c, top["Values"].(chartutil.Values)); err != nil {
+		if err := r.validateAgainstSchema(c, top["Values"].(chartutil.Values), entry.origins); err != nil {
+			var se *SchemaError
+			if errors.As(err, &se) {
+				return nil, nil, se
+			}
 			return nil, nil, fmt.Errorf(schemaErrFmt, err.Error())
 		}
 	}

@@ -337,13 +337,21 @@ func (r *Renderer) renderValues(ctx context.Context, t *layout.Target, entry *ch
 	stream, objs, err := r.template(ctx, t, entry, vals)
 	var de *manifest.DocumentError
 	var big errOutputSize
+	var se *SchemaError
 	switch {
+	case errors.As(err, &se):
+		return nil, nil, se // quotes the schema, never a value
 	case errors.As(err, &big):
 		return nil, nil, &TemplateError{Target: t.Name(), Chart: t.ChartDir, Msg: big.Error()}
 	case errors.As(err, &de):
 		return nil, nil, templateError(t, entry, fmt.Sprintf("%s: rendered output is not valid YAML: %v", cmp.Or(de.Template, "stream"), de.Err))
 	case err != nil:
-		return nil, nil, templateError(t, entry, cleanHelmError(err))
+		te := templateError(t, entry, cleanHelmError(err))
+		var ol *outputLineError
+		if errors.As(err, &ol) && te.File != "" && te.Line == 0 {
+			te.Line = ol.Line
+		}
+		return nil, nil, te
 	}
 	for i := range objs {
 		objs[i].File, objs[i].Member = templateFile(objs[i].Template, entry.origins)

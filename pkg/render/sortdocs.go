@@ -6,6 +6,7 @@ import (
 	"maps"
 	"path"
 	"slices"
+	"strconv"
 	"strings"
 
 	"helm.sh/helm/v3/pkg/release"
@@ -40,7 +41,7 @@ func sortDocs(files map[string]string, helm4 bool) (docs, hooks []doc, err error
 		hd, ok := readHead(d.content)
 		if perr != nil || !ok {
 			// Rare: read it as Helm does, for Helm's message.
-			sh, err := helmHead(p, d.text, helm4)
+			sh, err := helmHead(p, files[p], d.text, helm4)
 			if err != nil {
 				return nil, nil, err
 			}
@@ -125,9 +126,11 @@ func isRE2Space(c byte) bool {
 	return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r'
 }
 
-// helmHead reads the head of the document text of the template p as Helm's
-// sort does (Helm 4's with helm4), failing with Helm's message.
-func helmHead(p, text string, helm4 bool) (releaseutil.SimpleHead, error) {
+// helmHead reads the head of the document text of the template p, whose
+// output is out, as Helm's sort does (Helm 4's with helm4), failing with
+// Helm's message, which gives the line in the document: the error also
+// holds the line in the template's output (*outputLineError).
+func helmHead(p, out, text string, helm4 bool) (releaseutil.SimpleHead, error) {
 	var sh releaseutil.SimpleHead
 	var err error
 	if helm4 {
@@ -138,7 +141,7 @@ func helmHead(p, text string, helm4 bool) (releaseutil.SimpleHead, error) {
 		err = yaml.Unmarshal([]byte(text), &sh)
 	}
 	if err != nil {
-		return sh, fmt.Errorf("YAML parse error on %s: %w", p, err)
+		return sh, outputLine(out, text, fmt.Errorf("YAML parse error on %s: %w", p, err))
 	}
 	return sh, nil
 }
@@ -147,11 +150,37 @@ func helmHead(p, text string, helm4 bool) (releaseutil.SimpleHead, error) {
 // every document of files, in its order.
 func helmHeadsError(files map[string]string, split func(string) []string, helm4 bool) error {
 	for p, text := range documents(files, split) {
-		if _, err := helmHead(p, text, helm4); err != nil {
+		if _, err := helmHead(p, files[p], text, helm4); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// outputLineError is a YAML error about a rendered document, with the line
+// of the template's output it is at. Helm's message counts lines from the
+// document, which starts below the template's first line when the template
+// prints anything before it: a blank line from an `{{ if }}`, a comment, an
+// earlier document, a `---`.
+type outputLineError struct {
+	Line int
+	err  error
+}
+
+func (e *outputLineError) Error() string { return e.err.Error() }
+func (e *outputLineError) Unwrap() error { return e.err }
+
+// outputLine adds to err, which names a line of the document text, the
+// line of out, the template's output, that is: text is a part of out (the
+// split keeps the documents' bytes).
+func outputLine(out, text string, err error) error {
+	m := yamlLineRE.FindStringSubmatch(err.Error())
+	at := strings.Index(out, text)
+	if m == nil || at < 0 {
+		return err
+	}
+	n, _ := strconv.Atoi(m[1])
+	return &outputLineError{Line: strings.Count(out[:at], "\n") + n, err: err}
 }
 
 // documents yields the documents of the rendered templates files, with

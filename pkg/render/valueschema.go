@@ -3,9 +3,11 @@ package render
 import (
 	"bytes"
 	"crypto/sha256"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
+	"path"
 	"strings"
 	"time"
 
@@ -39,11 +41,18 @@ func hasSchema(c *chart.Chart) bool {
 }
 
 // validateAgainstSchema is chartutil.ValidateAgainstSchema with compiled
-// schemas kept.
-func (r *Renderer) validateAgainstSchema(c *chart.Chart, values map[string]any) error {
+// schemas kept; a schema that is not JSON fails it as a *SchemaError at
+// its file (origins: where each chart of the tree was loaded from).
+func (r *Renderer) validateAgainstSchema(c *chart.Chart, values map[string]any, origins map[string]string) error {
 	var sb strings.Builder
 	if c.Schema != nil {
 		if err := r.validateSingle(values, c.Schema); err != nil {
+			var se *SchemaError
+			if errors.As(err, &se) {
+				at := *se // the compiled schemas' cache shares se
+				at.File = schemaFile(c, origins)
+				return &at
+			}
 			fmt.Fprintf(&sb, "%s:\n", c.Name())
 			sb.WriteString(err.Error())
 		}
@@ -58,7 +67,11 @@ func (r *Renderer) validateAgainstSchema(c *chart.Chart, values map[string]any) 
 			fmt.Fprintf(&sb, "%s:\ninvalid type for values: expected object (map), got %T\n", sub.Name(), raw)
 			continue
 		}
-		if err := r.validateAgainstSchema(sub, subValues); err != nil {
+		if err := r.validateAgainstSchema(sub, subValues, origins); err != nil {
+			var se *SchemaError
+			if errors.As(err, &se) {
+				return se
+			}
 			sb.WriteString(err.Error())
 		}
 	}
@@ -94,7 +107,7 @@ func (r *Renderer) validateSingle(values chartutil.Values, schemaJSON []byte) (r
 func (r *Renderer) compileValuesSchema(schemaJSON []byte) (*jsonschema.Schema, error) {
 	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(schemaJSON))
 	if err != nil {
-		return nil, err
+		return nil, &SchemaError{Line: jsonErrorLine(schemaJSON, err), Err: err}
 	}
 	web := &schemaHTTPLoader{client: &http.Client{Timeout: 15 * time.Second, Transport: r.http.Transport}, offline: r.opts.Offline}
 	compiler := jsonschema.NewCompiler()
@@ -108,6 +121,28 @@ func (r *Renderer) compileValuesSchema(schemaJSON []byte) (*jsonschema.Schema, e
 		return nil, err
 	}
 	return compiler.Compile("file:///values.schema.json")
+}
+
+// jsonErrorLine is the line of data a JSON parse error is at: its offset's,
+// or the last line for a document cut short.
+func jsonErrorLine(data []byte, err error) int {
+	offset := int64(len(data))
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		offset = se.Offset
+	}
+	offset = min(max(offset, 0), int64(len(data)))
+	return 1 + bytes.Count(bytes.TrimRight(data[:offset], "\n"), []byte("\n"))
+}
+
+// schemaFile is where the values.schema.json of c, a chart of the tree
+// origins describes, is in the repository.
+func schemaFile(c *chart.Chart, origins map[string]string) string {
+	o := origins[c.ChartFullPath()]
+	if strings.HasSuffix(o, ".tgz") {
+		return o + "!" + c.Name() + "/values.schema.json"
+	}
+	return path.Join(o, "values.schema.json")
 }
 
 // schemaHTTPLoader loads a remote $ref of a values schema.
