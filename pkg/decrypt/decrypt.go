@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -76,9 +78,27 @@ func (s *SOPS) Decrypt(_ context.Context, file string, data []byte) (out []byte,
 	}()
 	out, err = s.decrypt(data)
 	if err != nil {
-		return nil, sopsError(file, err)
+		e := sopsError(file, err)
+		if md, _ := sopsfile.Inspect(data); md != nil {
+			e.forRecipients(md.Recipients, s.hasAgeKey())
+		}
+		return nil, e
 	}
 	return out, nil
+}
+
+// hasAgeKey reports whether s has an age key to try: identities given in
+// memory, or one the environment names as the sops CLI finds them.
+func (s *SOPS) hasAgeKey() bool {
+	if len(s.age) > 0 {
+		return true
+	}
+	for _, k := range []string{"SOPS_AGE_KEY_FILE", "SOPS_AGE_KEY", "SOPS_AGE_KEY_CMD", "SOPS_AGE_SSH_PRIVATE_KEY_FILE"} {
+		if os.Getenv(k) != "" {
+			return true
+		}
+	}
+	return false
 }
 
 // decrypt is sops' decrypt.DataWithFormat for YAML, with the data key
@@ -151,10 +171,10 @@ func sopsError(file string, err error) *Error {
 		e.Reason = "an encrypted value was changed after encryption"
 		e.Hint = "restore it from a trusted revision, or re-create it with `sops edit`"
 	case strings.Contains(d, "identity did not match"), strings.Contains(d, "incorrect identity"), strings.Contains(d, "no identity matched"):
-		e.Reason = "none of the available keys can decrypt it (it is encrypted for other recipients)"
+		e.Reason = reasonOtherRecip + ")"
 		e.Hint = "use a key the file is encrypted for (SOPS_AGE_KEY_FILE, SOPS_AGE_KEY, GnuPG or cloud KMS credentials), or re-encrypt it for yours with `sops updatekeys`"
 	case strings.Contains(d, "failed to load age identities"), strings.Contains(d, "data key"), strings.Contains(d, "successful groups"):
-		e.Reason = "no key is available to decrypt it"
+		e.Reason = reasonNoKey
 		e.Hint = "provide a key the file is encrypted for: set SOPS_AGE_KEY_FILE or SOPS_AGE_KEY for age, or the GnuPG/KMS credentials its recipients need"
 	default:
 		e.Reason = "sops could not decrypt it"
@@ -163,6 +183,46 @@ func sopsError(file string, err error) *Error {
 		e.Detail = yamlpos.Redact(e.Detail) // quoted content, if any
 	}
 	return e
+}
+
+const (
+	reasonNoKey      = "no key is available to decrypt it"
+	reasonOtherRecip = "none of the available keys can decrypt it (it is encrypted for other recipients"
+)
+
+// recipientNames are the kinds of SOPS master key (sopsfile.Metadata's
+// Recipients) in words, with what decrypting for them takes.
+var recipientNames = map[string][2]string{
+	"age":      {"age", "an age key (SOPS_AGE_KEY_FILE or SOPS_AGE_KEY)"},
+	"pgp":      {"GnuPG", "the GnuPG secret key in the keyring (GNUPGHOME)"},
+	"kms":      {"AWS KMS", "AWS credentials allowed to use the KMS key"},
+	"gcp_kms":  {"Google Cloud KMS", "Google Cloud credentials allowed to use the key"},
+	"azure_kv": {"Azure Key Vault", "Azure credentials allowed to use the key"},
+	"hc_vault": {"HashiCorp Vault", "a Vault token allowed to use the transit key (VAULT_TOKEN)"},
+}
+
+// forRecipients puts a missing key in the words of the file's recipients:
+// a file with no age recipient is not helped by an age key, and the hint
+// names what each of its recipients takes. (Before, a file encrypted for a
+// KMS key alone said "set SOPS_AGE_KEY_FILE", even when it was set.)
+func (e *Error) forRecipients(recipients []string, ageKey bool) {
+	if e.Reason != reasonNoKey || len(recipients) == 0 || slices.Contains(recipients, "age") {
+		return
+	}
+	var kinds, needs []string
+	for _, r := range recipients {
+		n, ok := recipientNames[r]
+		if !ok {
+			n = [2]string{r, "the key for its " + r + " recipient"}
+		}
+		kinds, needs = append(kinds, n[0]), append(needs, n[1])
+	}
+	if ageKey {
+		e.Reason = reasonOtherRecip + ": " + strings.Join(kinds, ", ") + "; the age key set here is not one of them)"
+	} else {
+		e.Reason = reasonNoKey + ": it is encrypted for " + strings.Join(kinds, ", ") + " only"
+	}
+	e.Hint = "provide " + strings.Join(needs, ", or ") + "; or re-encrypt it for your age key with `sops updatekeys`"
 }
 
 // NotEncrypted is the error for a file that should be SOPS-encrypted and
