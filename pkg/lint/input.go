@@ -125,11 +125,12 @@ func buildInput(repo *layout.Repo, results []*render.Result) *input {
 	return in
 }
 
-// filesWithExt returns the repository's files ending in one of exts.
+// filesWithExt returns the repository's files ending in one of exts,
+// but those the scans could not read (unread).
 func (in *input) filesWithExt(exts ...string) []string {
 	var out []string
 	for _, p := range in.files.Paths() {
-		if slices.Contains(exts, path.Ext(p)) {
+		if _, skip := in.unread[p]; !skip && slices.Contains(exts, path.Ext(p)) {
 			out = append(out, p)
 		}
 	}
@@ -157,9 +158,15 @@ var manifestExts = []string{".yaml", ".yml", ".json"}
 var scannedExts = append(slices.Clone(manifestExts), ".tpl", ".txt")
 
 // readScanned reads every file the scans will read, once, and keeps those
-// it could not read in unread.
+// it could not read in unread; a values file the layout found too large
+// is not read again (it would cost lint ten times its size to parse).
 func (in *input) readScanned() {
 	in.unread = map[string]error{}
+	for _, d := range in.Repo.Diagnostics {
+		if d.Code == layout.CodeTooLarge {
+			in.unread[d.File] = errors.New(d.Message)
+		}
+	}
 	for _, p := range in.filesWithExt(scannedExts...) {
 		if _, err := in.file(p).Data(); err != nil {
 			in.unread[p] = err

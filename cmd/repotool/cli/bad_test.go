@@ -2,6 +2,7 @@ package cli_test
 
 import (
 	"bytes"
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -22,6 +23,10 @@ import (
 // when it fails, with a message naming the file (and line) and the fix.
 
 const badDir = "../../../testdata/bad"
+
+// badOut keeps each case's repository in a folder of its own below it, for
+// scripts/bench-bad.sh to measure the commands on.
+var badOut = flag.String("bad-out", "", "keep each bad case's repository in `dir`/<case>/repo")
 
 // badCase is one parsed case file.
 type badCase struct {
@@ -105,10 +110,18 @@ func parseBadCase(t *testing.T, name string, data []byte) badCase {
 	return c
 }
 
-// build makes the case's repository in a new folder.
+// build makes the case's repository in a new folder (below -bad-out, when
+// given).
 func (c badCase) build(t *testing.T) string {
 	t.Helper()
-	repo := filepath.Join(t.TempDir(), "repo")
+	parent := t.TempDir()
+	if *badOut != "" {
+		parent = filepath.Join(*badOut, c.name)
+		if err := os.RemoveAll(parent); err != nil {
+			t.Fatal(err)
+		}
+	}
+	repo := filepath.Join(parent, "repo")
 	if err := os.CopyFS(repo, os.DirFS(filepath.Join(badDir, "base"))); err != nil {
 		t.Fatal(err)
 	}
