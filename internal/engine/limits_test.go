@@ -44,6 +44,8 @@ func TestLimits(t *testing.T) {
 		{"nesting", `{{ $m := dict }}{{ range until 1000000 }}{{ $m = dict "a" $m }}{{ end }}{{ $m }}`, `at <dict "a" $m>: error calling dict: the templates nested dicts and lists in each other more than 100000 times`},
 		{"nesting with list", `{{ $m := list }}{{ range until 1000000 }}{{ $m = list $m }}{{ end }}`, `error calling list: the templates nested`},
 		{"nesting with append", `{{ $m := list }}{{ range until 1000000 }}{{ $m = append (list) $m }}{{ end }}`, `error calling append: the templates nested`},
+		{"tpl of itself", `{{ $t := "{{ tpl .t . }}" }}{{ tpl $t (dict "t" $t) }}`, `error calling tpl: tpl calls ran inside each other more than 100 deep`},
+		{"include cycle", `{{ define "a" }}{{ include "b" . }}{{ end }}{{ define "b" }}{{ include "a" . }}{{ end }}{{ include "a" . }}`, `error calling include: include and tpl calls ran inside each other more than 1200 deep`},
 		{"fromToml nested deep", `{{ $x := fromToml (printf "a = %s" (repeat 3000000 "[")) }}`, `error calling fromToml: the TOML document nests arrays and inline tables more than 10000 deep`},
 		{"fromToml inline tables nested deep", `{{ $x := fromToml (printf "a = %s" (repeat 100000 "{b=")) }}`, `error calling fromToml: the TOML document nests`},
 		{"printed", `{{ range until 1000 }}{{ repeat 1000000 "a" }}{{ end }}`, `template: app/templates/t.yaml: the templates printed more than 8000000 bytes, counting what include and tpl return`},
