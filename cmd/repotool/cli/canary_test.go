@@ -98,6 +98,7 @@ func TestCanarySecrets(t *testing.T) {
 	summary := filepath.Join(tmp, "summary.md")
 	outDir := filepath.Join(tmp, "rendered")
 	baseline := filepath.Join(tmp, "baseline.json")
+	hydrated := filepath.Join(tmp, "hydrated")
 	var runs []run
 	for _, format := range []string{"text", "json"} {
 		runs = append(runs, run{name: "layout " + format, args: []string{"layout", repo, "-o", format}})
@@ -157,6 +158,10 @@ func TestCanarySecrets(t *testing.T) {
 		run{name: "lint --write-baseline", args: []string{"lint", repo, "--write-baseline", baseline}, files: []string{baseline}},
 		run{name: "lint --verbose", args: []string{"lint", repo, "--verbose"}},
 		run{name: "migrate kes-to-eso", args: []string{"migrate", "kes-to-eso", repo}},
+		// hydrate, of the commit holding leaky: its targets fail, and
+		// neither the messages nor any file written names a secret.
+		run{name: "hydrate", args: []string{"hydrate", repo, "--out", hydrated}, outDirs: []string{hydrated}, code: cli.ExitFindings},
+		run{name: "hydrate --helm v4", args: []string{"hydrate", repo, "--out", hydrated, "--helm", "v4"}, outDirs: []string{hydrated}, code: cli.ExitFindings},
 	)
 	// Rendered as Helm 4: other bytes and other error messages (traces),
 	// through the same redaction.

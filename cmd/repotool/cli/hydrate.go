@@ -1,0 +1,101 @@
+package cli
+
+import (
+	"cmp"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/repotool/repotool/pkg/gitrev"
+	"github.com/repotool/repotool/pkg/hydrate"
+	"github.com/repotool/repotool/pkg/layout"
+	"github.com/repotool/repotool/pkg/render"
+)
+
+// hydrateFlags are hydrate's flags.
+type hydrateFlags struct {
+	out, dry, repoURL, secrets string
+	opts                       render.Options
+}
+
+func newHydrateCmd(env Env, v *verbosity) *cobra.Command {
+	f := hydrateFlags{opts: render.DefaultOptions()}
+	cmd := &cobra.Command{
+		Use:   "hydrate [REPO] --out DIR [--dry REV]",
+		Short: "Write every target's rendered manifests as Argo CD's Source Hydrator does, secrets never in plain text",
+		Long: `hydrate renders every target of a commit (--dry, default HEAD, read from Git
+in process: uncommitted changes play no part) and writes, into --out,
+<cluster>/<namespace>/manifest.yaml (the objects as render prints them) with
+the README.md and hydrator.metadata Argo CD 3.6's hydrator writes beside
+them, and hydrator.metadata and .gitattributes at the root. Files are
+rewritten only when their content changes, and the files of targets that are
+gone are removed; nothing is written while a target fails.
+
+Secrets never leave in plain text: a target whose rendering holds a Secret
+fails (--secrets refuse, the one mode so far), and so does one whose secret
+values land outside a Secret's data (an env literal, an annotation, a
+ConfigMap), naming the object, the field and the template. See
+docs/hydrate.md.`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error { return runHydrate(cmd, env, &f, repoArg(args), v) },
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.out, "out", "", "the folder to write the hydrated manifests into (required)")
+	fl.StringVar(&f.dry, "dry", "HEAD", "the commit to hydrate: a branch, tag or commit of the repository")
+	fl.StringVar(&f.repoURL, "repo-url", "", "the dry repository's URL, for hydrator.metadata (default: repotool.yaml's git.repoURL)")
+	fl.StringVar(&f.secrets, "secrets", string(hydrate.SecretsRefuse), "how Secrets are written: refuse (fail a target that renders one)")
+	fl.StringVar(&f.opts.CacheDir, "cache-dir", "", "dependency cache (default $REPOTOOL_CACHE_DIR, else $XDG_CACHE_HOME/repotool)")
+	fl.BoolVar(&f.opts.Offline, "offline", false, "never download: remote dependencies must be vendored or cached")
+	fl.IntVar(&f.opts.Concurrency, "concurrency", f.opts.Concurrency, "targets rendered at once")
+	addLimitFlags(fl, &f.opts)
+	addHelmFlag(fl, &f.opts)
+	cmd.MarkFlagRequired("out")
+	return cmd
+}
+
+func runHydrate(cmd *cobra.Command, env Env, f *hydrateFlags, root string, v *verbosity) error {
+	git, err := gitrev.Open(root)
+	if err != nil {
+		return usageErr(fmt.Errorf("hydrate renders a commit, read from Git: %w", err))
+	}
+	sha, err := git.Commit(f.dry)
+	if err != nil {
+		return usageErr(fmt.Errorf("--dry %s: %w", f.dry, err))
+	}
+	tree, err := git.Revision(sha)
+	if err != nil {
+		return usageErr(err)
+	}
+	repo, err := layout.Load(cmd.Context(), tree, layoutOptions(&f.opts))
+	if err != nil {
+		return usageErr(fmt.Errorf("%s at %s: %w", root, f.dry, err))
+	}
+	f.opts.CacheDir = cacheDir(env, f.opts.CacheDir)
+	r := render.New(repo, f.opts, v.renderOptions(cmd.ErrOrStderr(), "hydrating")...)
+	res, err := hydrate.Hydrate(cmd.Context(), r, repo, hydrate.Options{RepoURL: f.repoURL, DrySHA: sha, Secrets: hydrate.SecretsMode(f.secrets), Dir: cmp.Or(git.Sub(), ".")})
+	if err != nil {
+		return usageErr(err)
+	}
+	if len(res.Errors) > 0 {
+		return &exitError{Code: ExitFindings, Err: failedTargets(res.Errors, len(repo.Targets), f.out)}
+	}
+	rep, err := res.Sync(f.out)
+	if err != nil {
+		return err
+	}
+	v.info(cmd.ErrOrStderr(), "hydrated %d targets of %s into %s: %d files written, %d unchanged, %d removed\n",
+		len(repo.Targets), sha[:min(12, len(sha))], f.out, len(rep.Written), len(rep.Unchanged), len(rep.Removed))
+	for _, p := range rep.Removed {
+		fmt.Fprintf(cmd.OutOrStdout(), "removed %s\n", p)
+	}
+	return nil
+}
+
+// failedTargets is the error of a hydration some targets failed.
+func failedTargets(errs []error, total int, out string) error {
+	msg := fmt.Sprintf("%d of %d targets failed to hydrate (nothing was written to %s):", len(errs), total, out)
+	for _, e := range errs {
+		msg += "\n  " + e.Error()
+	}
+	return fmt.Errorf("%s", msg)
+}

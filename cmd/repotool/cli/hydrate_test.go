@@ -1,0 +1,57 @@
+package cli_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/repotool/repotool/cmd/repotool/cli"
+	"github.com/repotool/repotool/internal/testing/golden"
+	"github.com/repotool/repotool/internal/testing/testtool"
+)
+
+// TestHydrateCommand: hydrate writes the committed state (an uncommitted
+// change plays no part), reports what it wrote, writes nothing the second
+// time, removes a removed target's files, and refuses what it cannot do
+// with a usage error: no Git repository, an unknown revision or secrets
+// mode, no --out.
+func TestHydrateCommand(t *testing.T) {
+	repo := filepath.Join(t.TempDir(), "repo")
+	testtool.WriteFiles(t, repo, map[string]string{
+		"repotool.yaml":                    "git:\n  repoURL: https://example.com/gitops.git\n",
+		"namespaces/a/Chart.yaml":          "apiVersion: v2\nname: a\nversion: 1.0.0\n",
+		"namespaces/a/templates/cm.yaml":   "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\ndata:\n  v: {{ .Values.v | quote }}\n",
+		"clusters/dev/a/dev-values-a.yaml": "v: one\n",
+		"clusters/prd/a/prd-values-a.yaml": "v: two\n",
+	})
+	testtool.GitCommit(t, repo, "first")
+	os.WriteFile(filepath.Join(repo, "clusters", "dev", "a", "dev-values-a.yaml"), []byte("v: uncommitted\n"), 0o644)
+	out := filepath.Join(t.TempDir(), "hydrated")
+	var all strings.Builder
+	step := func(name string, want int, args ...string) {
+		t.Helper()
+		got, code := runCLI(t, args...)
+		got = strings.ReplaceAll(got, filepath.Dir(out), "TMP")
+		all.WriteString("=== " + name + "\n" + got)
+		if code != want {
+			t.Errorf("%s: exit %d, want %d\n%s", name, code, want, got)
+		}
+	}
+	step("hydrate", cli.ExitOK, "hydrate", repo, "--out", out)
+	data, err := os.ReadFile(filepath.Join(out, "dev", "a", "manifest.yaml"))
+	if err != nil || !strings.Contains(string(data), `v: "one"`) {
+		t.Errorf("dev/a/manifest.yaml is not the committed state: %v\n%s", err, data)
+	}
+	step("again", cli.ExitOK, "hydrate", repo, "--out", out)
+	os.RemoveAll(filepath.Join(repo, "clusters", "prd"))
+	testtool.GitCommit(t, repo, "prd gone")
+	step("target removed", cli.ExitOK, "hydrate", repo, "--out", out)
+	plain := filepath.Join(filepath.Dir(out), "plain")
+	os.MkdirAll(plain, 0o755)
+	step("not a Git repository", cli.ExitError, "hydrate", plain, "--out", out)
+	step("unknown revision", cli.ExitError, "hydrate", repo, "--out", out, "--dry", "no-such-branch")
+	step("unknown secrets mode", cli.ExitError, "hydrate", repo, "--out", out, "--secrets", "plain")
+	step("no --out", cli.ExitError, "hydrate", repo)
+	golden.Check(t, filepath.Join("testdata", "golden", "hydrate.txt"), []byte(all.String()))
+}

@@ -1,0 +1,190 @@
+package hydrate
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"path"
+	"slices"
+	"strings"
+
+	"github.com/repotool/repotool/pkg/layout"
+	"github.com/repotool/repotool/pkg/manifest"
+	"github.com/repotool/repotool/pkg/render"
+)
+
+// SecretsMode says how Secrets are written.
+type SecretsMode string
+
+// SecretsRefuse fails a target whose rendering holds a Secret: the
+// default, and for now the only mode.
+const SecretsRefuse SecretsMode = "refuse"
+
+// Options configure Hydrate.
+type Options struct {
+	// RepoURL is the dry repository's URL, for hydrator.metadata and
+	// README.md. Default: repotool.yaml's git.repoURL.
+	RepoURL string
+	// DrySHA is the commit the manifests are rendered from. Required.
+	DrySHA string
+	// Secrets says how Secrets are written. Default SecretsRefuse.
+	Secrets SecretsMode
+	// Dir is the layout's folder inside the Git repository, where the
+	// README's commands run. Default: repotool.yaml's git.path, else ".".
+	Dir string
+}
+
+// File is one file Hydrate makes: its slash-separated path below the
+// output folder, and its content.
+type File struct {
+	Path string
+	Data []byte
+}
+
+// Result is what Hydrate made: every file, sorted by path, and the
+// targets that failed, in target order. Sync writes nothing while Errors
+// holds any.
+type Result struct {
+	Files  []File
+	Errors []error
+}
+
+// ManifestFile, ReadmeFile and MetadataFile are the files of each
+// target's folder, as Argo CD's hydrator names them.
+const (
+	ManifestFile = "manifest.yaml"
+	ReadmeFile   = "README.md"
+	MetadataFile = "hydrator.metadata"
+	// GitAttributesFile marks the generated files at the root.
+	GitAttributesFile = ".gitattributes"
+)
+
+// Hydrate renders every target of repo with r and makes its files. A
+// target that fails to render, or whose rendering would write a secret
+// value in plain text, is an error of the Result and makes no files; an
+// error is returned only for options that cannot work or an ended
+// context.
+func Hydrate(ctx context.Context, r *render.Renderer, repo *layout.Repo, opts Options) (*Result, error) {
+	opts.RepoURL = strings.TrimSpace(cmp.Or(opts.RepoURL, repo.Config.Git.RepoURL))
+	opts.Dir = cmp.Or(opts.Dir, repo.Config.Git.Path, ".")
+	switch {
+	case opts.DrySHA == "":
+		return nil, errors.New("hydrate needs the dry commit the manifests are rendered from (Options.DrySHA)")
+	case opts.Secrets != "" && opts.Secrets != SecretsRefuse:
+		return nil, fmt.Errorf("unknown secrets mode %q: the mode hydrate has is %q", opts.Secrets, SecretsRefuse)
+	}
+	res := &Result{Files: []File{
+		{Path: MetadataFile, Data: rootMetadata(opts)},
+		{Path: GitAttributesFile, Data: []byte(gitAttributes)},
+	}}
+	r.RenderEach(ctx, repo.Targets, func(_ int, rr *render.Result) {
+		files, err := targetFiles(rr, opts)
+		if err != nil {
+			res.Errors = append(res.Errors, err)
+			return
+		}
+		res.Files = append(res.Files, files...)
+	})
+	if err := context.Cause(ctx); err != nil {
+		return nil, err
+	}
+	slices.SortFunc(res.Files, func(a, b File) int { return strings.Compare(a.Path, b.Path) })
+	return res, nil
+}
+
+// targetFiles are the files of one rendered target.
+func targetFiles(rr *render.Result, opts Options) ([]File, error) {
+	if rr.Err != nil {
+		return nil, rr.Err
+	}
+	if err := checkSecrets(rr); err != nil {
+		return nil, err
+	}
+	dir := path.Join(rr.Target.Cluster, rr.Target.Namespace)
+	return []File{
+		{Path: path.Join(dir, ManifestFile), Data: rr.Manifest},
+		{Path: path.Join(dir, MetadataFile), Data: pathMetadata(opts, rr.Target)},
+		{Path: path.Join(dir, ReadmeFile), Data: readme(opts, rr.Target)},
+	}, nil
+}
+
+// SecretError is a target whose rendering would write secret values in
+// plain text: a Secret (in SecretsRefuse mode), or a field outside a
+// Secret's data that a secret value made (in every mode). It names the
+// objects, templates and fields, never a value.
+type SecretError struct {
+	Target string
+	// Secrets are the Secrets the rendering holds ("Secret ns/name
+	// (namespaces/app/templates/secret.yaml)").
+	Secrets []string
+	// Fields are the fields outside Secrets' data that hold secret
+	// values ("ConfigMap ns/name /data/url (namespaces/...)").
+	Fields []string
+}
+
+func (e *SecretError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "hydrate %s: ", e.Target)
+	if len(e.Fields) > 0 {
+		fmt.Fprintf(&b, "secret values would be written in plain text outside a Secret's data, which no encryption of Secrets protects: %s; "+
+			"move them into a Secret the object refers to (an env valueFrom.secretKeyRef, a mounted Secret volume)", strings.Join(e.Fields, ", "))
+		if len(e.Secrets) > 0 {
+			b.WriteString("; and ")
+		}
+	}
+	if len(e.Secrets) > 0 {
+		fmt.Fprintf(&b, "the rendering holds %s, which hydrate never writes in plain text (secrets mode refuse); "+
+			"keep secret values out of Git with an ExternalSecret (External Secrets Operator) in its place", strings.Join(e.Secrets, ", "))
+	}
+	return b.String()
+}
+
+// checkSecrets fails a rendering that holds a Secret, or a secret value
+// outside a Secret's data.
+func checkSecrets(rr *render.Result) error {
+	e := &SecretError{Target: rr.Target.Name()}
+	for i := range rr.Objects {
+		if o := &rr.Objects[i]; isSecret(o) {
+			e.Secrets = append(e.Secrets, fmt.Sprintf("%s %s (%s)", o.Kind, objectName(o), sourceOf(o)))
+		}
+	}
+	fields, err := rr.SecretFields()
+	if err != nil {
+		return fmt.Errorf("hydrate %s: cannot tell where its secret values land: %w", rr.Target.Name(), err)
+	}
+	for _, f := range fields {
+		o := &rr.Objects[f.Object]
+		switch {
+		case isSecret(o) && (strings.HasPrefix(f.Pointer, "/data/") || strings.HasPrefix(f.Pointer, "/stringData/")):
+			continue
+		case f.Pointer == "/":
+			// Only the real rendering has the object: its name may be
+			// made of a secret value, so it is not named.
+			e.Fields = append(e.Fields, fmt.Sprintf("a %s whose name or namespace a secret value makes (%s)", o.Kind, sourceOf(o)))
+		default:
+			e.Fields = append(e.Fields, fmt.Sprintf("%s %s %s (%s)", o.Kind, objectName(o), f.Pointer, sourceOf(o)))
+		}
+	}
+	if len(e.Secrets) == 0 && len(e.Fields) == 0 {
+		return nil
+	}
+	return e
+}
+
+func isSecret(o *manifest.Object) bool { return o.Kind == "Secret" && o.APIVersion == "v1" }
+
+func objectName(o *manifest.Object) string {
+	if o.Namespace != "" {
+		return o.Namespace + "/" + o.Name
+	}
+	return o.Name
+}
+
+// sourceOf is the repository file an object comes from, or its template.
+func sourceOf(o *manifest.Object) string {
+	if o.File != "" {
+		return o.File
+	}
+	return cmp.Or(o.Template, "the chart")
+}

@@ -1,0 +1,181 @@
+package hydrate_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/repotool/repotool/internal/testing/testtool"
+	"github.com/repotool/repotool/pkg/hydrate"
+	"github.com/repotool/repotool/pkg/layout"
+	"github.com/repotool/repotool/pkg/render"
+)
+
+const drySHA = "3ff41cc5247197a6caf50216c4c76cc29d78a97d"
+
+func hydrateDir(t *testing.T, dir string, opts hydrate.Options) (*hydrate.Result, *layout.Repo) {
+	t.Helper()
+	repo, err := layout.LoadDir(context.Background(), dir, layout.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if opts.DrySHA == "" {
+		opts.DrySHA = drySHA
+	}
+	res, err := hydrate.Hydrate(context.Background(), render.New(repo, render.DefaultOptions()), repo, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res, repo
+}
+
+// TestHydrateMonorepo: on the fixture, every target that renders no Secret
+// gets its manifest.yaml (render's stream, byte for byte), README.md and
+// hydrator.metadata; every target that renders one fails, naming the
+// Secrets and their templates, and makes no file.
+func TestHydrateMonorepo(t *testing.T) {
+	testtool.UseTestKey(t)
+	res, repo := hydrateDir(t, "../../testdata/monorepo", hydrate.Options{})
+	r := render.New(repo, render.DefaultOptions())
+	files := map[string][]byte{}
+	for _, f := range res.Files {
+		files[f.Path] = f.Data
+	}
+	failed := map[string]bool{}
+	for _, err := range res.Errors {
+		var se *hydrate.SecretError
+		if !errors.As(err, &se) || len(se.Secrets) == 0 || !strings.Contains(err.Error(), "Secret ") {
+			t.Errorf("a failure that is not about Secrets: %v", err)
+			continue
+		}
+		failed[se.Target] = true
+	}
+	if len(failed) == 0 || len(failed) == len(repo.Targets) {
+		t.Fatalf("%d of %d targets failed: the fixture has targets with and without Secrets", len(failed), len(repo.Targets))
+	}
+	for _, tg := range repo.Targets {
+		dir := tg.Cluster + "/" + tg.Namespace + "/"
+		if failed[tg.Name()] {
+			if files[dir+hydrate.ManifestFile] != nil {
+				t.Errorf("%s failed and has files", tg.Name())
+			}
+			continue
+		}
+		rr, err := r.Render(context.Background(), &tg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(files[dir+hydrate.ManifestFile]) != string(rr.Manifest) {
+			t.Errorf("%s: manifest.yaml is not render's stream", tg.Name())
+		}
+		for _, name := range []string{hydrate.ReadmeFile, hydrate.MetadataFile} {
+			if !strings.Contains(string(files[dir+name]), drySHA) {
+				t.Errorf("%s: %s does not name the dry commit", tg.Name(), name)
+			}
+		}
+	}
+	paths := make([]string, len(res.Files))
+	for i, f := range res.Files {
+		paths[i] = f.Path
+	}
+	if !slices.IsSorted(paths) || !slices.Contains(paths, hydrate.MetadataFile) || !slices.Contains(paths, hydrate.GitAttributesFile) {
+		t.Errorf("files: %v", paths)
+	}
+}
+
+// TestSecretValuesOutsideSecrets: on testdata/canary, whose templates put
+// secret values into a ConfigMap in every encoding and into a custom
+// resource, hydrate fails the target naming each field, and no message
+// holds any form of a secret value.
+func TestSecretValuesOutsideSecrets(t *testing.T) {
+	testtool.UseTestKey(t)
+	res, _ := hydrateDir(t, "../../testdata/canary", hydrate.Options{})
+	var leaky *hydrate.SecretError
+	for _, err := range res.Errors {
+		for _, frag := range []string{"Canary", "CANARY", "Qz7", "Q2FuYXJ5"} {
+			if strings.Contains(err.Error(), frag) {
+				t.Errorf("a message holds a secret value (%q): %v", frag, err)
+			}
+		}
+		var se *hydrate.SecretError
+		if errors.As(err, &se) && se.Target == "dev/leaky" {
+			leaky = se
+		}
+	}
+	if leaky == nil {
+		t.Fatalf("dev/leaky did not fail: %v", res.Errors)
+	}
+	for _, want := range []string{"ConfigMap ", "/data/", "namespaces/leaky/templates/cm.yaml", "namespaces/leaky/templates/widget.yaml"} {
+		if !strings.Contains(strings.Join(leaky.Fields, "\n"), want) {
+			t.Errorf("the fields do not name %q:\n%s", want, strings.Join(leaky.Fields, "\n"))
+		}
+	}
+	for _, f := range res.Files {
+		if strings.Contains(string(f.Data), "Canary") {
+			t.Errorf("%s holds a secret value", f.Path)
+		}
+	}
+}
+
+// TestSync: the files are written once, left alone when nothing changed
+// (byte-identical runs), the files of a target that is gone are removed
+// with its folder, other files are kept, and nothing is written or
+// removed while a target fails.
+func TestSync(t *testing.T) {
+	repo := t.TempDir()
+	testtool.WriteFiles(t, repo, map[string]string{
+		"namespaces/a/Chart.yaml":          "apiVersion: v2\nname: a\nversion: 1.0.0\n",
+		"namespaces/a/templates/cm.yaml":   "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\ndata:\n  v: {{ .Values.v | quote }}\n",
+		"namespaces/a/README.md":           "a chart's own readme\n",
+		"clusters/dev/a/dev-values-a.yaml": "v: one\n",
+		"clusters/prd/a/prd-values-a.yaml": "v: two\n",
+	})
+	out := t.TempDir()
+	os.WriteFile(filepath.Join(out, "kept.txt"), []byte("not hydrate's\n"), 0o644)
+	first, _ := hydrateDir(t, repo, hydrate.Options{RepoURL: "https://example.com/gitops.git"})
+	rep, err := first.Sync(out)
+	if err != nil || len(rep.Written) != 8 || len(rep.Unchanged) != 0 {
+		t.Fatalf("first sync: %+v, %v", rep, err)
+	}
+	again, _ := hydrateDir(t, repo, hydrate.Options{RepoURL: "https://example.com/gitops.git"})
+	if rep, err = again.Sync(out); err != nil || len(rep.Written) != 0 || len(rep.Unchanged) != 8 {
+		t.Fatalf("second sync: %+v, %v", rep, err)
+	}
+	// A new dry commit that changes no manifest changes no file, as in
+	// Argo CD: the companions follow their manifest.
+	newDry, _ := hydrateDir(t, repo, hydrate.Options{RepoURL: "https://example.com/gitops.git", DrySHA: "1111111111111111111111111111111111111111"})
+	if rep, err = newDry.Sync(out); err != nil || len(rep.Written) != 0 {
+		t.Fatalf("sync of a new dry commit with the same manifests: %+v, %v", rep, err)
+	}
+	os.RemoveAll(filepath.Join(repo, "clusters", "prd"))
+	gone, _ := hydrateDir(t, repo, hydrate.Options{RepoURL: "https://example.com/gitops.git", DrySHA: "2222222222222222222222222222222222222222"})
+	if rep, err = gone.Sync(out); err != nil || len(rep.Removed) != 3 || !slices.Contains(rep.Written, hydrate.MetadataFile) {
+		t.Fatalf("sync without prd: %+v, %v", rep, err)
+	}
+	if _, err := os.Stat(filepath.Join(out, "prd")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the folder of a target that is gone is still there: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(out, "kept.txt")); err != nil {
+		t.Errorf("a file that is not hydrate's was removed: %v", err)
+	}
+	// Hydrating into the repository itself never removes a chart's files.
+	if _, err := gone.Sync(repo); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(repo, "namespaces", "a", "README.md")); err != nil {
+		t.Errorf("a chart's README.md was removed: %v", err)
+	}
+	testtool.WriteFiles(t, repo, map[string]string{"namespaces/a/templates/cm.yaml": "{{ fail \"broken\" }}\n"})
+	broken, _ := hydrateDir(t, repo, hydrate.Options{})
+	before, _ := os.ReadFile(filepath.Join(out, "dev", "a", hydrate.ManifestFile))
+	if _, err := broken.Sync(out); !errors.Is(err, hydrate.ErrFailedTargets) {
+		t.Fatalf("sync with a failed target: %v", err)
+	}
+	if after, _ := os.ReadFile(filepath.Join(out, "dev", "a", hydrate.ManifestFile)); string(after) != string(before) || len(before) == 0 {
+		t.Error("a failed hydration changed the output")
+	}
+}
