@@ -5,10 +5,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"path"
 	"slices"
 	"strings"
 
+	"github.com/repotool/repotool/pkg/decrypt"
 	"github.com/repotool/repotool/pkg/layout"
 	"github.com/repotool/repotool/pkg/manifest"
 	"github.com/repotool/repotool/pkg/render"
@@ -18,7 +20,7 @@ import (
 type SecretsMode string
 
 // SecretsRefuse fails a target whose rendering holds a Secret: the
-// default, and for now the only mode.
+// default.
 const SecretsRefuse SecretsMode = "refuse"
 
 // Options configure Hydrate.
@@ -33,6 +35,13 @@ type Options struct {
 	// Dir is the layout's folder inside the Git repository, where the
 	// README's commands run. Default: repotool.yaml's git.path, else ".".
 	Dir string
+	// Previous is the output as it stands (the --out folder, or the
+	// hydrated branch's tree), nil when there is none: SecretsSOPS keeps
+	// a Secret's previous ciphertext when it decrypts to the same object.
+	Previous fs.FS
+	// Decrypter decrypts Previous's Secrets. Default: decrypt.SOPS, with
+	// the environment's keys.
+	Decrypter decrypt.Decrypter
 }
 
 // File is one file Hydrate makes: its slash-separated path below the
@@ -71,15 +80,23 @@ func Hydrate(ctx context.Context, r *render.Renderer, repo *layout.Repo, opts Op
 	switch {
 	case opts.DrySHA == "":
 		return nil, errors.New("hydrate needs the dry commit the manifests are rendered from (Options.DrySHA)")
-	case opts.Secrets != "" && opts.Secrets != SecretsRefuse:
-		return nil, fmt.Errorf("unknown secrets mode %q: the mode hydrate has is %q", opts.Secrets, SecretsRefuse)
+	case opts.Secrets != "" && opts.Secrets != SecretsRefuse && opts.Secrets != SecretsSOPS:
+		return nil, fmt.Errorf("unknown secrets mode %q: use %q or %q", opts.Secrets, SecretsRefuse, SecretsSOPS)
+	}
+	opts.Secrets = cmp.Or(opts.Secrets, SecretsRefuse)
+	var sw *sopsWriter
+	if opts.Secrets == SecretsSOPS {
+		var err error
+		if sw, err = newSOPSWriter(repo, opts); err != nil {
+			return nil, err
+		}
 	}
 	res := &Result{Files: []File{
 		{Path: MetadataFile, Data: rootMetadata(opts)},
 		{Path: GitAttributesFile, Data: []byte(gitAttributes)},
 	}}
 	r.RenderEach(ctx, repo.Targets, func(_ int, rr *render.Result) {
-		files, err := targetFiles(rr, opts)
+		files, err := targetFiles(ctx, rr, opts, sw)
 		if err != nil {
 			res.Errors = append(res.Errors, err)
 			return
@@ -93,17 +110,25 @@ func Hydrate(ctx context.Context, r *render.Renderer, repo *layout.Repo, opts Op
 	return res, nil
 }
 
-// targetFiles are the files of one rendered target.
-func targetFiles(rr *render.Result, opts Options) ([]File, error) {
+// targetFiles are the files of one rendered target; sw encrypts its
+// Secrets (SecretsSOPS).
+func targetFiles(ctx context.Context, rr *render.Result, opts Options, sw *sopsWriter) ([]File, error) {
 	if rr.Err != nil {
 		return nil, rr.Err
 	}
-	if err := checkSecrets(rr); err != nil {
+	if err := checkSecrets(rr, opts.Secrets); err != nil {
 		return nil, err
 	}
 	dir := path.Join(rr.Target.Cluster, rr.Target.Namespace)
+	data := rr.Manifest
+	if sw != nil {
+		var err error
+		if data, err = sw.manifest(ctx, rr, path.Join(dir, ManifestFile)); err != nil {
+			return nil, err
+		}
+	}
 	return []File{
-		{Path: path.Join(dir, ManifestFile), Data: rr.Manifest},
+		{Path: path.Join(dir, ManifestFile), Data: data},
 		{Path: path.Join(dir, MetadataFile), Data: pathMetadata(opts, rr.Target)},
 		{Path: path.Join(dir, ReadmeFile), Data: readme(opts, rr.Target)},
 	}, nil
@@ -135,17 +160,17 @@ func (e *SecretError) Error() string {
 	}
 	if len(e.Secrets) > 0 {
 		fmt.Fprintf(&b, "the rendering holds %s, which hydrate never writes in plain text (secrets mode refuse); "+
-			"keep secret values out of Git with an ExternalSecret (External Secrets Operator) in its place", strings.Join(e.Secrets, ", "))
+			"write it encrypted with --secrets sops, or keep secret values out of Git with an ExternalSecret (External Secrets Operator) in its place", strings.Join(e.Secrets, ", "))
 	}
 	return b.String()
 }
 
-// checkSecrets fails a rendering that holds a Secret, or a secret value
-// outside a Secret's data.
-func checkSecrets(rr *render.Result) error {
+// checkSecrets fails a rendering that holds a secret value outside a
+// Secret's data, or, in SecretsRefuse mode, a Secret.
+func checkSecrets(rr *render.Result, mode SecretsMode) error {
 	e := &SecretError{Target: rr.Target.Name()}
 	for i := range rr.Objects {
-		if o := &rr.Objects[i]; isSecret(o) {
+		if o := &rr.Objects[i]; isSecret(o) && mode == SecretsRefuse {
 			e.Secrets = append(e.Secrets, fmt.Sprintf("%s %s (%s)", o.Kind, objectName(o), sourceOf(o)))
 		}
 	}

@@ -162,6 +162,7 @@ func TestCanarySecrets(t *testing.T) {
 		// neither the messages nor any file written names a secret.
 		run{name: "hydrate", args: []string{"hydrate", repo, "--out", hydrated}, outDirs: []string{hydrated}, code: cli.ExitFindings},
 		run{name: "hydrate --helm v4", args: []string{"hydrate", repo, "--out", hydrated, "--helm", "v4"}, outDirs: []string{hydrated}, code: cli.ExitFindings},
+		run{name: "hydrate --secrets sops", args: []string{"hydrate", repo, "--out", hydrated, "--secrets", "sops"}, outDirs: []string{hydrated}, code: cli.ExitFindings},
 	)
 	// Rendered as Helm 4: other bytes and other error messages (traces),
 	// through the same redaction.

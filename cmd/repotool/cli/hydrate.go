@@ -3,6 +3,7 @@ package cli
 import (
 	"cmp"
 	"fmt"
+	"os"
 
 	"github.com/spf13/cobra"
 
@@ -31,10 +32,14 @@ them, and hydrator.metadata and .gitattributes at the root. Files are
 rewritten only when their content changes, and the files of targets that are
 gone are removed; nothing is written while a target fails.
 
-Secrets never leave in plain text: a target whose rendering holds a Secret
-fails (--secrets refuse, the one mode so far), and so does one whose secret
+Secrets never leave in plain text. --secrets refuse (the default) fails a
+target whose rendering holds a Secret; --secrets sops writes each Secret with
+its data and stringData SOPS-encrypted for the recipients of the .sops.yaml
+creation rule that matches <cluster>/<namespace>/manifest.yaml (what Flux
+and KSOPS decrypt), keeping the previous ciphertext of a Secret that did not
+change when the keys here decrypt it. In every mode a target whose secret
 values land outside a Secret's data (an env literal, an annotation, a
-ConfigMap), naming the object, the field and the template. See
+ConfigMap) fails, naming the object, the field and the template. See
 docs/hydrate.md.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error { return runHydrate(cmd, env, &f, repoArg(args), v) },
@@ -43,7 +48,7 @@ docs/hydrate.md.`,
 	fl.StringVar(&f.out, "out", "", "the folder to write the hydrated manifests into (required)")
 	fl.StringVar(&f.dry, "dry", "HEAD", "the commit to hydrate: a branch, tag or commit of the repository")
 	fl.StringVar(&f.repoURL, "repo-url", "", "the dry repository's URL, for hydrator.metadata (default: repotool.yaml's git.repoURL)")
-	fl.StringVar(&f.secrets, "secrets", string(hydrate.SecretsRefuse), "how Secrets are written: refuse (fail a target that renders one)")
+	fl.StringVar(&f.secrets, "secrets", string(hydrate.SecretsRefuse), "how Secrets are written: refuse (fail a target that renders one) or sops (encrypted for .sops.yaml's rule for the manifest)")
 	fl.StringVar(&f.opts.CacheDir, "cache-dir", "", "dependency cache (default $REPOTOOL_CACHE_DIR, else $XDG_CACHE_HOME/repotool)")
 	fl.BoolVar(&f.opts.Offline, "offline", false, "never download: remote dependencies must be vendored or cached")
 	fl.IntVar(&f.opts.Concurrency, "concurrency", f.opts.Concurrency, "targets rendered at once")
@@ -72,7 +77,8 @@ func runHydrate(cmd *cobra.Command, env Env, f *hydrateFlags, root string, v *ve
 	}
 	f.opts.CacheDir = cacheDir(env, f.opts.CacheDir)
 	r := render.New(repo, f.opts, v.renderOptions(cmd.ErrOrStderr(), "hydrating")...)
-	res, err := hydrate.Hydrate(cmd.Context(), r, repo, hydrate.Options{RepoURL: f.repoURL, DrySHA: sha, Secrets: hydrate.SecretsMode(f.secrets), Dir: cmp.Or(git.Sub(), ".")})
+	res, err := hydrate.Hydrate(cmd.Context(), r, repo, hydrate.Options{RepoURL: f.repoURL, DrySHA: sha, Secrets: hydrate.SecretsMode(f.secrets),
+		Dir: cmp.Or(git.Sub(), "."), Previous: os.DirFS(f.out)})
 	if err != nil {
 		return usageErr(err)
 	}

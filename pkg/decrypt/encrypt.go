@@ -1,0 +1,83 @@
+package decrypt
+
+import (
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/getsops/sops/v3"
+	"github.com/getsops/sops/v3/aes"
+	"github.com/getsops/sops/v3/cmd/sops/common"
+	"github.com/getsops/sops/v3/cmd/sops/formats"
+	sopsconfig "github.com/getsops/sops/v3/config"
+	"github.com/getsops/sops/v3/version"
+
+	"github.com/repotool/repotool/internal/yamlpos"
+)
+
+// SecretFields is the encrypted_regex of EncryptSecret: a Secret's data
+// and stringData, and nothing else of the object.
+const SecretFields = "^(data|stringData)$"
+
+// EncryptSecret returns doc, one YAML document (a Kubernetes Secret), with
+// the values under its data and stringData SOPS-encrypted for the
+// recipients of the creation rule of sopsConfig (the content of a
+// .sops.yaml) that matches path, and its own sops metadata: the form in
+// which Flux's kustomize-controller and KSOPS decrypt a Secret. The rest of
+// the object stays readable. Encryption is randomised: each call gives
+// other bytes. Only public keys are needed for age and GnuPG recipients;
+// cloud KMS recipients need their credentials, as with the sops CLI.
+//
+// sops reads creation rules from a file only: a copy of sopsConfig (public
+// keys and patterns, no secret) is written to a temporary file and
+// removed. Errors never quote doc.
+func EncryptSecret(sopsConfig []byte, path string, doc []byte) ([]byte, error) {
+	rule, err := creationRule(sopsConfig, path)
+	if err != nil {
+		return nil, err
+	}
+	store := common.StoreForFormat(formats.Yaml, sopsconfig.NewStoresConfig())
+	branches, err := store.LoadPlainFile(doc)
+	if err != nil {
+		return nil, errors.New("the Secret is not a YAML document sops can read")
+	}
+	tree := sops.Tree{Branches: branches, Metadata: sops.Metadata{
+		KeyGroups:       rule.KeyGroups,
+		ShamirThreshold: rule.ShamirThreshold,
+		EncryptedRegex:  SecretFields,
+		Version:         version.Version,
+	}}
+	key, errs := tree.GenerateDataKey()
+	if len(errs) > 0 {
+		return nil, fmt.Errorf("cannot encrypt the data key for the recipients of the .sops.yaml rule for %s: %w", path, errors.Join(errs...))
+	}
+	if err := common.EncryptTree(common.EncryptTreeOpts{Tree: &tree, Cipher: aes.NewCipher(), DataKey: key}); err != nil {
+		return nil, fmt.Errorf("cannot encrypt the Secret: %s", yamlpos.Redact(err.Error()))
+	}
+	out, err := store.EmitEncryptedFile(tree)
+	if err != nil {
+		return nil, errors.New("cannot write the encrypted Secret")
+	}
+	return out, nil
+}
+
+// creationRule is the creation rule of sopsConfig for path.
+func creationRule(sopsConfig []byte, path string) (*sopsconfig.Config, error) {
+	f, err := os.CreateTemp("", ".sops-*.yaml")
+	if err != nil {
+		return nil, err
+	}
+	defer os.Remove(f.Name())
+	_, werr := f.Write(sopsConfig)
+	if err := errors.Join(werr, f.Close()); err != nil {
+		return nil, err
+	}
+	rule, err := sopsconfig.LoadCreationRuleForFile(f.Name(), path, nil)
+	switch {
+	case err != nil:
+		return nil, fmt.Errorf(".sops.yaml has no creation rule for %s (%v): add one whose path_regex matches it, with the recipients that decrypt it in the cluster", path, err)
+	case rule == nil || len(rule.KeyGroups) == 0:
+		return nil, fmt.Errorf(".sops.yaml has no creation rule with recipients for %s: add one whose path_regex matches it, with the recipients that decrypt it in the cluster", path)
+	}
+	return rule, nil
+}

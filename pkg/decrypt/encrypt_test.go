@@ -1,0 +1,70 @@
+package decrypt_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"sigs.k8s.io/yaml"
+
+	"github.com/repotool/repotool/internal/testing/testtool"
+	"github.com/repotool/repotool/pkg/decrypt"
+)
+
+// testRecipient is testdata/age-TEST-ONLY.key's public key.
+const testRecipient = "age1gv5876r2m5p20tl08h4p3fruc2kn47xy4z0h95y3taqqwvfgcu0qfqxvew"
+
+// TestEncryptSecret: a Secret encrypted for the recipients of the
+// .sops.yaml rule that matches its path decrypts, with the SOPS library
+// and the recipient's key, to the same object; only data and stringData
+// are encrypted; each encryption is new; a path no rule covers fails,
+// naming it.
+func TestEncryptSecret(t *testing.T) {
+	testtool.UseTestKey(t)
+	config := []byte("creation_rules:\n  - path_regex: ^values/\n    age: age1ql3z7hjy54pw3hyww5ayyfg7zqgvc7w3j2elw8zmrj2kg5sfn9aqmcac8p\n" +
+		"  - path_regex: (^|/)manifest\\.yaml$\n    encrypted_regex: ^password$\n    age: " + testRecipient + "\n")
+	doc := []byte("apiVersion: v1\nkind: Secret\nmetadata:\n  name: app\n  namespace: shop\n  labels:\n    app: shop\ntype: Opaque\n" +
+		"data:\n  token: c2VjcmV0LXRva2VuLTE5OTI=\nstringData:\n  password: hunter2-canary\n  url: https://user:hunter2-canary@example.com\n")
+	a, err := decrypt.EncryptSecret(config, "prod/shop/manifest.yaml", doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, secret := range []string{"hunter2-canary", "c2VjcmV0LXRva2VuLTE5OTI="} {
+		if strings.Contains(string(a), secret) {
+			t.Errorf("the encrypted Secret holds %q:\n%s", secret, a)
+		}
+	}
+	for _, plain := range []string{"kind: Secret", "name: app", "app: shop", "type: Opaque", "encrypted_regex: ^(data|stringData)$", testRecipient} {
+		if !strings.Contains(string(a), plain) {
+			t.Errorf("the encrypted Secret lacks %q:\n%s", plain, a)
+		}
+	}
+	plain, err := (&decrypt.SOPS{}).Decrypt(context.Background(), "manifest.yaml", a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got, want map[string]any
+	if err := yaml.Unmarshal(plain, &got); err != nil {
+		t.Fatal(err)
+	}
+	yaml.Unmarshal(doc, &want)
+	if gotY, wantY := mustYAML(t, got), mustYAML(t, want); gotY != wantY {
+		t.Errorf("decrypted:\n%s\nwant:\n%s", gotY, wantY)
+	}
+	b, err := decrypt.EncryptSecret(config, "prod/shop/manifest.yaml", doc)
+	if err != nil || string(a) == string(b) {
+		t.Errorf("a second encryption gives the same bytes (%v)", err)
+	}
+	if _, err := decrypt.EncryptSecret(config, "prod/shop/other.yaml", doc); err == nil || !strings.Contains(err.Error(), "no creation rule for prod/shop/other.yaml") || strings.Contains(err.Error(), "hunter2") {
+		t.Errorf("a path no rule covers: %v", err)
+	}
+}
+
+func mustYAML(t *testing.T, v any) string {
+	t.Helper()
+	out, err := yaml.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(out)
+}

@@ -1,0 +1,169 @@
+package hydrate_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/repotool/repotool/internal/testing/testtool"
+	"github.com/repotool/repotool/pkg/decrypt"
+	"github.com/repotool/repotool/pkg/hydrate"
+	"github.com/repotool/repotool/pkg/layout"
+	"github.com/repotool/repotool/pkg/manifest"
+	"github.com/repotool/repotool/pkg/render"
+)
+
+// sopsRepo is a copy of the fixture whose .sops.yaml also has a rule for
+// the hydrated manifests, for the test key.
+func sopsRepo(t *testing.T) string {
+	t.Helper()
+	repo := filepath.Join(t.TempDir(), "repo")
+	if err := os.CopyFS(repo, os.DirFS("../../testdata/monorepo")); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.OpenFile(filepath.Join(repo, ".sops.yaml"), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	f.WriteString("  - path_regex: (^|/)manifest\\.yaml$\n    age: age1gv5876r2m5p20tl08h4p3fruc2kn47xy4z0h95y3taqqwvfgcu0qfqxvew\n")
+	return repo
+}
+
+// TestSOPSSecrets: with --secrets sops every Secret of the fixture is
+// written SOPS-encrypted, and decrypts (SOPS library, the recipient's
+// key) to exactly the Secret render makes; no decrypted value is in any
+// file. Hydrating again with the previous output writes the same bytes
+// (the ciphertext is kept), and a Secret that changed is encrypted anew
+// while the others keep theirs.
+func TestSOPSSecrets(t *testing.T) {
+	testtool.UseTestKey(t)
+	repo := sopsRepo(t)
+	out := t.TempDir()
+	first, loaded := hydrateDir(t, repo, hydrate.Options{Secrets: hydrate.SecretsSOPS})
+	if len(first.Errors) > 0 {
+		t.Fatalf("hydrate: %v", first.Errors)
+	}
+	if _, err := first.Sync(out); err != nil {
+		t.Fatal(err)
+	}
+	r := render.New(loaded, render.DefaultOptions())
+	secrets := 0
+	var leaves []string
+	for _, tg := range loaded.Targets {
+		rr, err := r.Render(context.Background(), &tg)
+		if err != nil || rr.Err != nil {
+			t.Fatal(err, rr.Err)
+		}
+		data, err := os.ReadFile(filepath.Join(out, tg.Cluster, tg.Namespace, hydrate.ManifestFile))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := manifest.Read(data)
+		if err != nil || len(got) != len(rr.Objects) {
+			t.Fatalf("%s: %d objects, want %d (%v)", tg.Name(), len(got), len(rr.Objects), err)
+		}
+		for i, o := range rr.Objects {
+			if o.Kind != "Secret" {
+				if string(got[i].YAML) != string(o.YAML) {
+					t.Errorf("%s: %s differs from render's", tg.Name(), o.ID())
+				}
+				continue
+			}
+			secrets++
+			for _, v := range stringValues(o.Content) {
+				leaves = append(leaves, v)
+			}
+			plain, err := (&decrypt.SOPS{}).Decrypt(context.Background(), "manifest.yaml", got[i].YAML)
+			if err != nil {
+				t.Fatalf("%s: %s: %v", tg.Name(), o.ID(), err)
+			}
+			p, _ := manifest.Read(plain)
+			if len(p) != 1 || !sameContent(p[0].Content, o.Content) {
+				t.Errorf("%s: %s does not decrypt to render's Secret", tg.Name(), o.ID())
+			}
+		}
+	}
+	if secrets < 5 {
+		t.Fatalf("only %d Secrets checked", secrets)
+	}
+	for _, f := range first.Files {
+		for _, v := range leaves {
+			if len(v) >= 8 && strings.Contains(string(f.Data), v) {
+				t.Errorf("%s holds a value of a Secret's data in plain text", f.Path)
+			}
+		}
+	}
+
+	again, _ := hydrateDir(t, repo, hydrate.Options{Secrets: hydrate.SecretsSOPS, Previous: os.DirFS(out)})
+	if rep, err := again.Sync(out); err != nil || len(rep.Written) != 0 {
+		t.Fatalf("hydrating again wrote %v (%v)", rep.Written, err)
+	}
+
+	// A plain value added to namespace-c's Secret (in every cluster):
+	// that Secret is encrypted anew, the other Secrets keep their bytes.
+	values, _ := filepath.Glob(filepath.Join(repo, "namespaces", "namespace-c", "common-values-*.yaml"))
+	if len(values) == 0 || strings.HasSuffix(values[0], ".secret.yaml") {
+		t.Fatalf("no plain common values file in namespace-c: %v", values)
+	}
+	f, err := os.OpenFile(values[0], os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString("secrets:\n  billing-provider:\n    region: eu-west-1\n")
+	f.Close()
+	third, _ := hydrateDir(t, repo, hydrate.Options{Secrets: hydrate.SecretsSOPS, Previous: os.DirFS(out)})
+	rep, err := third.Sync(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range rep.Written {
+		if strings.HasSuffix(p, hydrate.ManifestFile) && !strings.Contains(p, "/namespace-c/") {
+			t.Errorf("%s was rewritten: its Secrets did not change", p)
+		}
+	}
+	if len(rep.Written) == 0 {
+		t.Error("the changed Secret was not written")
+	}
+}
+
+// TestSOPSWithoutRule: a .sops.yaml without a rule for the hydrated
+// manifests fails every target with a Secret, naming the path and the
+// fix; nothing else, and no value.
+func TestSOPSWithoutRule(t *testing.T) {
+	testtool.UseTestKey(t)
+	res, _ := hydrateDir(t, "../../testdata/monorepo", hydrate.Options{Secrets: hydrate.SecretsSOPS})
+	if len(res.Errors) == 0 {
+		t.Fatal("no target failed")
+	}
+	for _, err := range res.Errors {
+		if !strings.Contains(err.Error(), ".sops.yaml has no creation rule for ") || !strings.Contains(err.Error(), "/manifest.yaml") {
+			t.Errorf("%v", err)
+		}
+	}
+	repo, err := layout.LoadDir(context.Background(), t.TempDir(), layout.Options{})
+	if err == nil {
+		_, err = hydrate.Hydrate(context.Background(), render.New(repo, render.DefaultOptions()), repo, hydrate.Options{DrySHA: drySHA, Secrets: hydrate.SecretsSOPS})
+	}
+	if err == nil {
+		t.Error("a repository without .sops.yaml hydrates with --secrets sops")
+	}
+}
+
+func stringValues(content map[string]any) []string {
+	var out []string
+	for _, k := range []string{"data", "stringData"} {
+		m, _ := content[k].(map[string]any)
+		for _, v := range m {
+			if s, ok := v.(string); ok {
+				out = append(out, s)
+			}
+		}
+	}
+	return out
+}
+
+func sameContent(a, b map[string]any) bool { return reflect.DeepEqual(a, b) }
