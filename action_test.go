@@ -241,3 +241,34 @@ func TestReleaseMatchesAction(t *testing.T) {
 		}
 	}
 }
+
+// TestActionHydrateCheck runs the Action's hydrate-check step: it passes
+// on the output hydrate wrote, and fails, naming the file, once a
+// manifest is edited by hand.
+func TestActionHydrateCheck(t *testing.T) {
+	var step actionStep
+	for _, s := range actionSteps(t) {
+		if s.ID == "hydrate-check" {
+			step = s
+		}
+	}
+	bin := testtool.Repotool(t)
+	work := t.TempDir()
+	testtool.WriteFiles(t, work, map[string]string{
+		"gitops/namespaces/a/Chart.yaml":          "apiVersion: v2\nname: a\nversion: 1.0.0\n",
+		"gitops/namespaces/a/templates/cm.yaml":   "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n",
+		"gitops/clusters/dev/a/dev-values-a.yaml": "v: one\n",
+	})
+	testtool.GitCommit(t, filepath.Join(work, "gitops"), "dry")
+	env := []string{"INPUT_PATH=gitops", "INPUT_HYDRATED=hydrated", "SOPS_AGE_KEY=", "PATH=" + filepath.Dir(bin) + ":" + os.Getenv("PATH")}
+	if out, err := exec.Command(bin, "hydrate", filepath.Join(work, "gitops"), "--out", filepath.Join(work, "hydrated")).CombinedOutput(); err != nil {
+		t.Fatalf("hydrate: %v\n%s", err, out)
+	}
+	if _, _, out, err := runStep(t, step, work, env...); err != nil {
+		t.Errorf("hydrate-check of a fresh hydration: %v\n%s", err, out)
+	}
+	os.WriteFile(filepath.Join(work, "hydrated", "dev", "a", "manifest.yaml"), []byte("by: hand\n"), 0o644)
+	if _, _, out, err := runStep(t, step, work, env...); err == nil || !strings.Contains(out, "differs: dev/a/manifest.yaml") {
+		t.Errorf("hydrate-check of an edited manifest: %v\n%s", err, out)
+	}
+}

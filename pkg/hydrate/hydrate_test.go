@@ -179,3 +179,43 @@ func TestSync(t *testing.T) {
 		t.Error("a failed hydration changed the output")
 	}
 }
+
+// TestCheck: Check reports nothing for the output Sync wrote, and every
+// file that differs from a fresh hydration: a manifest edited by hand, one
+// deleted, and the files of a target that is gone; it changes nothing.
+func TestCheck(t *testing.T) {
+	repo := t.TempDir()
+	testtool.WriteFiles(t, repo, map[string]string{
+		"namespaces/a/Chart.yaml":          "apiVersion: v2\nname: a\nversion: 1.0.0\n",
+		"namespaces/a/templates/cm.yaml":   "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n",
+		"clusters/dev/a/dev-values-a.yaml": "v: one\n",
+		"clusters/prd/a/prd-values-a.yaml": "v: two\n",
+	})
+	out := t.TempDir()
+	res, _ := hydrateDir(t, repo, hydrate.Options{})
+	if _, err := res.Sync(out); err != nil {
+		t.Fatal(err)
+	}
+	if rep, err := res.Check(out); err != nil || len(rep.Written)+len(rep.Removed) != 0 {
+		t.Fatalf("check of a fresh output: %+v, %v", rep, err)
+	}
+	if sha, err := hydrate.DrySHA(out); err != nil || sha != drySHA {
+		t.Errorf("DrySHA: %q, %v", sha, err)
+	}
+	os.WriteFile(filepath.Join(out, "dev", "a", hydrate.ManifestFile), []byte("edited: by hand\n"), 0o644)
+	os.Remove(filepath.Join(out, "prd", "a", hydrate.ManifestFile))
+	testtool.WriteFiles(t, out, map[string]string{"old/gone/manifest.yaml": "a: 1\n", "old/gone/hydrator.metadata": "{}\n"})
+	rep, err := res.Check(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"dev/a/manifest.yaml", "prd/a/manifest.yaml"}; !slices.Equal(rep.Written, want) {
+		t.Errorf("differing: %v, want %v", rep.Written, want)
+	}
+	if want := []string{"old/gone/hydrator.metadata", "old/gone/manifest.yaml"}; !slices.Equal(rep.Removed, want) {
+		t.Errorf("stale: %v, want %v", rep.Removed, want)
+	}
+	if data, _ := os.ReadFile(filepath.Join(out, "dev", "a", hydrate.ManifestFile)); string(data) != "edited: by hand\n" {
+		t.Error("Check wrote a file")
+	}
+}

@@ -3,8 +3,11 @@ package hydrate
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"path/filepath"
 	"strings"
 
+	"github.com/repotool/repotool/internal/fsutil"
 	"github.com/repotool/repotool/pkg/layout"
 )
 
@@ -21,6 +24,20 @@ type metadata struct {
 	RepoURL  string   `json:"repoURL,omitempty"`
 	DrySHA   string   `json:"drySha,omitempty"`
 	Commands []string `json:"commands,omitempty"`
+}
+
+// DrySHA returns the dry commit the root hydrator.metadata of the output
+// folder dir records.
+func DrySHA(dir string) (string, error) {
+	data, err := fsutil.ReadOSFile(filepath.Join(dir, MetadataFile), fsutil.DefaultMaxFileSize)
+	if err != nil {
+		return "", err
+	}
+	var m metadata
+	if err := json.Unmarshal(data, &m); err != nil || m.DrySHA == "" {
+		return "", fmt.Errorf("%s: no drySha in it", filepath.Join(dir, MetadataFile))
+	}
+	return m.DrySHA, nil
 }
 
 // gitAttributes marks the generated companions, as Argo CD does (no final

@@ -33,7 +33,16 @@ var ErrFailedTargets = errors.New("targets failed to hydrate")
 // dry commit that changes no manifest changes no file. While res has
 // errors it writes and removes nothing: a target that failed must not look
 // like one that is gone.
-func (res *Result) Sync(dir string) (*SyncReport, error) {
+func (res *Result) Sync(dir string) (*SyncReport, error) { return res.sync(dir, false) }
+
+// Check is Sync without writing or removing anything: its report lists
+// the files Sync would write (they differ from the output's, or are
+// missing) and remove (stale). An output hydrated from the same commit has
+// none; one that was edited, pushed to by hand or left with the files of a
+// removed target (Argo CD 3.3 and later no longer clean them) has some.
+func (res *Result) Check(dir string) (*SyncReport, error) { return res.sync(dir, true) }
+
+func (res *Result) sync(dir string, dry bool) (*SyncReport, error) {
 	if len(res.Errors) > 0 {
 		return nil, fmt.Errorf("%w (%d): nothing was written to %s", ErrFailedTargets, len(res.Errors), dir)
 	}
@@ -47,7 +56,7 @@ func (res *Result) Sync(dir string) (*SyncReport, error) {
 			companions = append(companions, f)
 			continue
 		}
-		same, err := write(dir, f, false)
+		same, err := write(dir, f, false, dry)
 		if err != nil {
 			return rep, err
 		}
@@ -68,7 +77,7 @@ func (res *Result) Sync(dir string) (*SyncReport, error) {
 	}
 	for _, f := range companions {
 		d := path.Dir(f.Path)
-		same, err := write(dir, f, !changed[d] && !(d == "." && anyChange))
+		same, err := write(dir, f, !changed[d] && !(d == "." && anyChange), dry)
 		if err != nil {
 			return rep, err
 		}
@@ -79,6 +88,10 @@ func (res *Result) Sync(dir string) (*SyncReport, error) {
 		}
 	}
 	for _, p := range stale {
+		if dry {
+			rep.Removed = append(rep.Removed, p)
+			continue
+		}
 		file := filepath.Join(dir, filepath.FromSlash(p))
 		if err := os.Remove(file); err != nil {
 			return rep, err
@@ -97,7 +110,8 @@ func (res *Result) Sync(dir string) (*SyncReport, error) {
 
 // write writes f below dir unless it holds f's content already, or, with
 // ifMissing, unless it exists at all; same reports that it was left alone.
-func write(dir string, f File, ifMissing bool) (same bool, err error) {
+// With dry it writes nothing, and reports the same.
+func write(dir string, f File, ifMissing, dry bool) (same bool, err error) {
 	file := filepath.Join(dir, filepath.FromSlash(f.Path))
 	old, err := fsutil.ReadOSFile(file, int64(len(f.Data))+1)
 	switch {
@@ -107,6 +121,9 @@ func write(dir string, f File, ifMissing bool) (same bool, err error) {
 		return true, nil
 	case err != nil && !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, fsutil.ErrTooLarge):
 		return false, err
+	}
+	if dry {
+		return false, nil
 	}
 	return false, fsutil.WriteFileAtomic(file, f.Data)
 }

@@ -16,6 +16,7 @@ import (
 // hydrateFlags are hydrate's flags.
 type hydrateFlags struct {
 	out, dry, repoURL, secrets string
+	check                      bool
 	opts                       render.Options
 }
 
@@ -40,7 +41,10 @@ and KSOPS decrypt), keeping the previous ciphertext of a Secret that did not
 change when the keys here decrypt it. In every mode a target whose secret
 values land outside a Secret's data (an env literal, an annotation, a
 ConfigMap) fails, naming the object, the field and the template. See
-docs/hydrate.md.`,
+--check writes nothing: it exits 1, listing the files, when --out is not
+what hydrating its dry commit (the drySha of its hydrator.metadata, unless
+--dry says otherwise) makes: a manifest edited or pushed by hand, a target's
+files missing, or the stale files of a removed target. See docs/hydrate.md.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error { return runHydrate(cmd, env, &f, repoArg(args), v) },
 	}
@@ -48,6 +52,7 @@ docs/hydrate.md.`,
 	fl.StringVar(&f.out, "out", "", "the folder to write the hydrated manifests into (required)")
 	fl.StringVar(&f.dry, "dry", "HEAD", "the commit to hydrate: a branch, tag or commit of the repository")
 	fl.StringVar(&f.repoURL, "repo-url", "", "the dry repository's URL, for hydrator.metadata (default: repotool.yaml's git.repoURL)")
+	fl.BoolVar(&f.check, "check", false, "write nothing; exit 1 listing the files when --out differs from a hydration of its dry commit")
 	fl.StringVar(&f.secrets, "secrets", string(hydrate.SecretsRefuse), "how Secrets are written: refuse (fail a target that renders one) or sops (encrypted for .sops.yaml's rule for the manifest)")
 	fl.StringVar(&f.opts.CacheDir, "cache-dir", "", "dependency cache (default $REPOTOOL_CACHE_DIR, else $XDG_CACHE_HOME/repotool)")
 	fl.BoolVar(&f.opts.Offline, "offline", false, "never download: remote dependencies must be vendored or cached")
@@ -62,6 +67,11 @@ func runHydrate(cmd *cobra.Command, env Env, f *hydrateFlags, root string, v *ve
 	git, err := gitrev.Open(root)
 	if err != nil {
 		return usageErr(fmt.Errorf("hydrate renders a commit, read from Git: %w", err))
+	}
+	if f.check && !cmd.Flags().Changed("dry") {
+		if dry, err := hydrate.DrySHA(f.out); err == nil {
+			f.dry = dry
+		}
 	}
 	sha, err := git.Commit(f.dry)
 	if err != nil {
@@ -85,6 +95,9 @@ func runHydrate(cmd *cobra.Command, env Env, f *hydrateFlags, root string, v *ve
 	if len(res.Errors) > 0 {
 		return &exitError{Code: ExitFindings, Err: failedTargets(res.Errors, len(repo.Targets), f.out)}
 	}
+	if f.check {
+		return checkHydrated(cmd, res, f.out, sha, v)
+	}
 	rep, err := res.Sync(f.out)
 	if err != nil {
 		return err
@@ -94,6 +107,25 @@ func runHydrate(cmd *cobra.Command, env Env, f *hydrateFlags, root string, v *ve
 	for _, p := range rep.Removed {
 		fmt.Fprintf(cmd.OutOrStdout(), "removed %s\n", p)
 	}
+	return nil
+}
+
+// checkHydrated reports how f.out differs from res, and fails if it does.
+func checkHydrated(cmd *cobra.Command, res *hydrate.Result, out, sha string, v *verbosity) error {
+	rep, err := res.Check(out)
+	if err != nil {
+		return err
+	}
+	for _, p := range rep.Written {
+		fmt.Fprintf(cmd.OutOrStdout(), "differs: %s\n", p)
+	}
+	for _, p := range rep.Removed {
+		fmt.Fprintf(cmd.OutOrStdout(), "stale: %s\n", p)
+	}
+	if n := len(rep.Written) + len(rep.Removed); n > 0 {
+		return &exitError{Code: ExitFindings, Err: fmt.Errorf("%s is not the hydration of %s: %d files differ or are stale; hydrate it again", out, sha[:min(12, len(sha))], n)}
+	}
+	v.info(cmd.ErrOrStderr(), "%s is the hydration of %s\n", out, sha[:min(12, len(sha))])
 	return nil
 }
 
