@@ -42,6 +42,11 @@ type Options struct {
 	// Decrypter decrypts Previous's Secrets. Default: decrypt.SOPS, with
 	// the environment's keys.
 	Decrypter decrypt.Decrypter
+	// Targets, when not nil, are the only targets rendered ("cluster/
+	// namespace", as a change affects them: diff.Affected); the files of
+	// the repository's other targets are kept as the output has them
+	// (Result.Kept).
+	Targets []string
 }
 
 // File is one file Hydrate makes: its slash-separated path below the
@@ -57,6 +62,9 @@ type File struct {
 type Result struct {
 	Files  []File
 	Errors []error
+	// Kept are the folders (cluster/namespace) of the targets left out by
+	// Options.Targets: Sync keeps their files as they are.
+	Kept []string
 }
 
 // ManifestFile, ReadmeFile and MetadataFile are the files of each
@@ -95,7 +103,18 @@ func Hydrate(ctx context.Context, r *render.Renderer, repo *layout.Repo, opts Op
 		{Path: MetadataFile, Data: rootMetadata(opts)},
 		{Path: GitAttributesFile, Data: []byte(gitAttributes)},
 	}}
-	r.RenderEach(ctx, repo.Targets, func(_ int, rr *render.Result) {
+	targets := repo.Targets
+	if opts.Targets != nil {
+		targets = nil
+		for _, t := range repo.Targets {
+			if slices.Contains(opts.Targets, t.Name()) {
+				targets = append(targets, t)
+			} else {
+				res.Kept = append(res.Kept, path.Join(t.Cluster, t.Namespace))
+			}
+		}
+	}
+	r.RenderEach(ctx, targets, func(_ int, rr *render.Result) {
 		files, err := targetFiles(ctx, rr, opts, sw)
 		if err != nil {
 			res.Errors = append(res.Errors, err)

@@ -219,3 +219,37 @@ func TestCheck(t *testing.T) {
 		t.Error("Check wrote a file")
 	}
 }
+
+// TestChangedTargets: with Options.Targets only those targets are
+// rendered; the others are Kept, and Sync leaves their files as they are.
+func TestChangedTargets(t *testing.T) {
+	repo := t.TempDir()
+	testtool.WriteFiles(t, repo, map[string]string{
+		"namespaces/a/Chart.yaml":          "apiVersion: v2\nname: a\nversion: 1.0.0\n",
+		"namespaces/a/templates/cm.yaml":   "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n",
+		"clusters/dev/a/dev-values-a.yaml": "v: one\n",
+		"clusters/prd/a/prd-values-a.yaml": "v: two\n",
+	})
+	out := t.TempDir()
+	all, _ := hydrateDir(t, repo, hydrate.Options{})
+	if _, err := all.Sync(out); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(out, "prd", "a", hydrate.ManifestFile), []byte("kept\n"), 0o644)
+	some, _ := hydrateDir(t, repo, hydrate.Options{Targets: []string{"dev/a"}, DrySHA: "4444444444444444444444444444444444444444"})
+	if !slices.Equal(some.Kept, []string{"prd/a"}) {
+		t.Errorf("kept: %v", some.Kept)
+	}
+	for _, f := range some.Files {
+		if strings.HasPrefix(f.Path, "prd/") {
+			t.Errorf("%s was made for a target left out", f.Path)
+		}
+	}
+	rep, err := some.Sync(out)
+	if err != nil || len(rep.Removed) != 0 {
+		t.Fatalf("sync: %+v, %v", rep, err)
+	}
+	if data, _ := os.ReadFile(filepath.Join(out, "prd", "a", hydrate.ManifestFile)); string(data) != "kept\n" {
+		t.Errorf("a kept target's manifest changed: %q", data)
+	}
+}

@@ -48,6 +48,11 @@ func (res *Result) sync(dir string, dry bool) (*SyncReport, error) {
 	}
 	rep := &SyncReport{}
 	keep := map[string]bool{}
+	for _, d := range res.Kept {
+		for _, name := range []string{ManifestFile, ReadmeFile, MetadataFile} {
+			keep[d+"/"+name] = true
+		}
+	}
 	changed := map[string]bool{} // folders whose manifest.yaml changed
 	var companions []File
 	for _, f := range res.Files {

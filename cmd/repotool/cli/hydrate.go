@@ -2,11 +2,13 @@ package cli
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"os"
 
 	"github.com/spf13/cobra"
 
+	"github.com/repotool/repotool/pkg/diff"
 	"github.com/repotool/repotool/pkg/gitrev"
 	"github.com/repotool/repotool/pkg/hydrate"
 	"github.com/repotool/repotool/pkg/layout"
@@ -15,7 +17,7 @@ import (
 
 // hydrateFlags are hydrate's flags.
 type hydrateFlags struct {
-	out, dry, repoURL, secrets string
+	out, dry, repoURL, secrets, since string
 	check                      bool
 	opts                       render.Options
 }
@@ -41,6 +43,10 @@ and KSOPS decrypt), keeping the previous ciphertext of a Secret that did not
 change when the keys here decrypt it. In every mode a target whose secret
 values land outside a Secret's data (an env literal, an annotation, a
 ConfigMap) fails, naming the object, the field and the template. See
+--changed-since REV renders only the targets the change from REV to the dry
+commit affects (as diff decides it), keeps the other targets' files as --out
+has them, and removes those of targets the change removed.
+
 --check writes nothing: it exits 1, listing the files, when --out is not
 what hydrating its dry commit (the drySha of its hydrator.metadata, unless
 --dry says otherwise) makes: a manifest edited or pushed by hand, a target's
@@ -52,6 +58,7 @@ files missing, or the stale files of a removed target. See docs/hydrate.md.`,
 	fl.StringVar(&f.out, "out", "", "the folder to write the hydrated manifests into (required)")
 	fl.StringVar(&f.dry, "dry", "HEAD", "the commit to hydrate: a branch, tag or commit of the repository")
 	fl.StringVar(&f.repoURL, "repo-url", "", "the dry repository's URL, for hydrator.metadata (default: repotool.yaml's git.repoURL)")
+	fl.StringVar(&f.since, "changed-since", "", "render only the targets the change since this revision affects; keep the others' files")
 	fl.BoolVar(&f.check, "check", false, "write nothing; exit 1 listing the files when --out differs from a hydration of its dry commit")
 	fl.StringVar(&f.secrets, "secrets", string(hydrate.SecretsRefuse), "how Secrets are written: refuse (fail a target that renders one) or sops (encrypted for .sops.yaml's rule for the manifest)")
 	fl.StringVar(&f.opts.CacheDir, "cache-dir", "", "dependency cache (default $REPOTOOL_CACHE_DIR, else $XDG_CACHE_HOME/repotool)")
@@ -85,10 +92,14 @@ func runHydrate(cmd *cobra.Command, env Env, f *hydrateFlags, root string, v *ve
 	if err != nil {
 		return usageErr(fmt.Errorf("%s at %s: %w", root, f.dry, err))
 	}
+	targets, err := changedTargets(cmd, git, f, sha, repo)
+	if err != nil {
+		return err
+	}
 	f.opts.CacheDir = cacheDir(env, f.opts.CacheDir)
 	r := render.New(repo, f.opts, v.renderOptions(cmd.ErrOrStderr(), "hydrating")...)
 	res, err := hydrate.Hydrate(cmd.Context(), r, repo, hydrate.Options{RepoURL: f.repoURL, DrySHA: sha, Secrets: hydrate.SecretsMode(f.secrets),
-		Dir: cmp.Or(git.Sub(), "."), Previous: os.DirFS(f.out)})
+		Dir: cmp.Or(git.Sub(), "."), Previous: os.DirFS(f.out), Targets: targets})
 	if err != nil {
 		return usageErr(err)
 	}
@@ -102,12 +113,53 @@ func runHydrate(cmd *cobra.Command, env Env, f *hydrateFlags, root string, v *ve
 	if err != nil {
 		return err
 	}
-	v.info(cmd.ErrOrStderr(), "hydrated %d targets of %s into %s: %d files written, %d unchanged, %d removed\n",
-		len(repo.Targets), sha[:min(12, len(sha))], f.out, len(rep.Written), len(rep.Unchanged), len(rep.Removed))
+	reportSync(cmd, v, len(repo.Targets), res, rep, sha, f.out)
+	return nil
+}
+
+// reportSync prints what Sync did: the summary on standard error, the
+// files removed on standard output.
+func reportSync(cmd *cobra.Command, v *verbosity, targets int, res *hydrate.Result, rep *hydrate.SyncReport, sha, out string) {
+	what := fmt.Sprintf("%d targets", targets)
+	if len(res.Kept) > 0 {
+		what = fmt.Sprintf("%d of %d targets (--changed-since)", targets-len(res.Kept), targets)
+	}
+	v.info(cmd.ErrOrStderr(), "hydrated %s of %s into %s: %d files written, %d unchanged, %d removed\n",
+		what, sha[:min(12, len(sha))], out, len(rep.Written), len(rep.Unchanged), len(rep.Removed))
 	for _, p := range rep.Removed {
 		fmt.Fprintf(cmd.OutOrStdout(), "removed %s\n", p)
 	}
-	return nil
+}
+
+// changedTargets are the targets the change from --changed-since to the
+// dry commit sha affects, nil (every target) without the flag or when the
+// base has no layout to compare with.
+func changedTargets(cmd *cobra.Command, git *gitrev.Repo, f *hydrateFlags, sha string, head *layout.Repo) ([]string, error) {
+	if f.since == "" {
+		return nil, nil
+	}
+	if f.check {
+		return nil, usageErr(errors.New("--check hydrates every target: do not combine it with --changed-since"))
+	}
+	baseFS, err := git.Revision(f.since)
+	if err != nil {
+		return nil, usageErr(fmt.Errorf("--changed-since %s: %w", f.since, err))
+	}
+	base, err := layout.Load(cmd.Context(), baseFS, layoutOptions(&f.opts))
+	if err != nil {
+		return nil, nil // nothing to compare with: hydrate everything
+	}
+	changed, err := git.Changed(f.since, sha)
+	if err != nil {
+		return nil, usageErr(err)
+	}
+	targets := []string{}
+	for _, t := range diff.Affected(base, head, changed) {
+		if !t.Removed {
+			targets = append(targets, t.Name)
+		}
+	}
+	return targets, nil
 }
 
 // checkHydrated reports how f.out differs from res, and fails if it does.

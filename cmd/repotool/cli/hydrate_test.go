@@ -49,6 +49,19 @@ func TestHydrateCommand(t *testing.T) {
 	step("target removed", cli.ExitOK, "hydrate", repo, "--out", out)
 	plain := filepath.Join(filepath.Dir(out), "plain")
 	os.MkdirAll(plain, 0o755)
+	// A change to dev's values: only dev/a is rendered; the rest is kept.
+	testtool.WriteFiles(t, repo, map[string]string{"clusters/dev/a/dev-values-a.yaml": "v: three\n", "clusters/prd/a/prd-values-a.yaml": "v: two\n"})
+	testtool.GitCommit(t, repo, "prd back")
+	step("prd back", cli.ExitOK, "hydrate", repo, "--out", out)
+	testtool.WriteFiles(t, repo, map[string]string{"clusters/dev/a/dev-values-a.yaml": "v: four\n"})
+	testtool.GitCommit(t, repo, "dev changed")
+	os.WriteFile(filepath.Join(out, "prd", "a", "manifest.yaml"), []byte("not rendered again\n"), 0o644)
+	step("changed since the commit before", cli.ExitOK, "hydrate", repo, "--out", out, "--changed-since", "HEAD~1")
+	if data, _ := os.ReadFile(filepath.Join(out, "prd", "a", "manifest.yaml")); string(data) != "not rendered again\n" {
+		t.Errorf("--changed-since rendered a target the change does not affect:\n%s", data)
+	}
+	step("changed since, with --check", cli.ExitError, "hydrate", repo, "--out", out, "--changed-since", "HEAD~1", "--check")
+	step("all again", cli.ExitOK, "hydrate", repo, "--out", out)
 	step("check, up to date", cli.ExitOK, "hydrate", repo, "--out", out, "--check")
 	os.WriteFile(filepath.Join(out, "dev", "a", "manifest.yaml"), []byte("pushed: by hand\n"), 0o644)
 	os.WriteFile(filepath.Join(repo, "NOTES.md"), []byte("a later commit that changes no target\n"), 0o644)
