@@ -184,14 +184,7 @@ func TestSync(t *testing.T) {
 // file that differs from a fresh hydration: a manifest edited by hand, one
 // deleted, and the files of a target that is gone; it changes nothing.
 func TestCheck(t *testing.T) {
-	repo := t.TempDir()
-	testtool.WriteFiles(t, repo, map[string]string{
-		"namespaces/a/Chart.yaml":          "apiVersion: v2\nname: a\nversion: 1.0.0\n",
-		"namespaces/a/templates/cm.yaml":   "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n",
-		"clusters/dev/a/dev-values-a.yaml": "v: one\n",
-		"clusters/prd/a/prd-values-a.yaml": "v: two\n",
-	})
-	out := t.TempDir()
+	repo, out := twoTargets(t), t.TempDir()
 	res, _ := hydrateDir(t, repo, hydrate.Options{})
 	if _, err := res.Sync(out); err != nil {
 		t.Fatal(err)
@@ -223,14 +216,7 @@ func TestCheck(t *testing.T) {
 // TestChangedTargets: with Options.Targets only those targets are
 // rendered; the others are Kept, and Sync leaves their files as they are.
 func TestChangedTargets(t *testing.T) {
-	repo := t.TempDir()
-	testtool.WriteFiles(t, repo, map[string]string{
-		"namespaces/a/Chart.yaml":          "apiVersion: v2\nname: a\nversion: 1.0.0\n",
-		"namespaces/a/templates/cm.yaml":   "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n",
-		"clusters/dev/a/dev-values-a.yaml": "v: one\n",
-		"clusters/prd/a/prd-values-a.yaml": "v: two\n",
-	})
-	out := t.TempDir()
+	repo, out := twoTargets(t), t.TempDir()
 	all, _ := hydrateDir(t, repo, hydrate.Options{})
 	if _, err := all.Sync(out); err != nil {
 		t.Fatal(err)
@@ -252,4 +238,17 @@ func TestChangedTargets(t *testing.T) {
 	if data, _ := os.ReadFile(filepath.Join(out, "prd", "a", hydrate.ManifestFile)); string(data) != "kept\n" {
 		t.Errorf("a kept target's manifest changed: %q", data)
 	}
+}
+
+// twoTargets is a repository of one chart deployed to two clusters.
+func twoTargets(t *testing.T) string {
+	t.Helper()
+	repo := t.TempDir()
+	testtool.WriteFiles(t, repo, map[string]string{
+		"namespaces/a/Chart.yaml":          "apiVersion: v2\nname: a\nversion: 1.0.0\n",
+		"namespaces/a/templates/cm.yaml":   "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n",
+		"clusters/dev/a/dev-values-a.yaml": "v: one\n",
+		"clusters/prd/a/prd-values-a.yaml": "v: two\n",
+	})
+	return repo
 }

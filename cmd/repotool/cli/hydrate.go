@@ -18,8 +18,8 @@ import (
 // hydrateFlags are hydrate's flags.
 type hydrateFlags struct {
 	out, dry, repoURL, secrets, since string
-	check                      bool
-	opts                       render.Options
+	check                             bool
+	opts                              render.Options
 }
 
 func newHydrateCmd(env Env, v *verbosity) *cobra.Command {
