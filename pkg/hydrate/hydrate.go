@@ -81,7 +81,9 @@ const (
 // target that fails to render, or whose rendering would write a secret
 // value in plain text, is an error of the Result and makes no files; an
 // error is returned only for options that cannot work or an ended
-// context.
+// context. A renderer made with render.Options.Redacted makes the
+// renderings with placeholders that tell where secret values land along
+// with the others, in parallel; without it they are made one at a time.
 func Hydrate(ctx context.Context, r *render.Renderer, repo *layout.Repo, opts Options) (*Result, error) {
 	opts.RepoURL = strings.TrimSpace(cmp.Or(opts.RepoURL, repo.Config.Git.RepoURL))
 	opts.Dir = cmp.Or(opts.Dir, repo.Config.Git.Path, ".")
