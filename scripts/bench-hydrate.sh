@@ -23,7 +23,7 @@ repo=$work/r2000
 go run -tags tools ./tools/gensynth -real -clusters 200 -namespaces 10 -out "$repo" >/dev/null
 # The fixture's .sops.yaml (copied by gensynth) gains a rule for the
 # hydrated manifests, for the test key's recipient.
-recipient=$(grep -o 'age1[a-z0-9]*' "$SOPS_AGE_KEY_FILE" | head -1)
+recipient=$(awk '/public key:/ {print $4}' "$SOPS_AGE_KEY_FILE")
 printf '  - path_regex: (^|/)manifest\\.yaml$\n    age: %s\n' "$recipient" >> "$repo/.sops.yaml"
 git -C "$repo" init -q
 git -C "$repo" add -A
@@ -40,7 +40,7 @@ full=$(printf '%s\n' "${hydrate_times[@]}" | median)
 again=$(elapsed "$bin/repotool" hydrate "$repo" --out "$work/hydrated" --secrets sops)
 
 # One values file of one cluster changes.
-file=$(find "$repo/clusters" -name '*values*.yaml' ! -name '*.secret.yaml' | sort | head -1)
+file=$(find "$repo/clusters" -name '*values*.yaml' ! -name '*.secret.yaml' | sort | sed -n 1p)
 echo "# touched by bench-hydrate.sh" >> "$file"
 git -C "$repo" -c user.name=bench -c user.email=bench@example.com commit -qam "one file"
 changed_times=()
