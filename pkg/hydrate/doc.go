@@ -15,7 +15,8 @@
 // encryption of Secrets could protect it (render.Result.SecretFields
 // finds those fields by the rendering with placeholders).
 //
-// Hydrate makes the files in memory and Sync writes them: all or nothing,
-// changed files only, and the stale files of targets that are gone
-// removed; nothing is written while a target fails.
+// Hydrate makes the files in memory; Sync writes them to a folder (changed
+// files only, the stale files of targets that are gone removed) and Commit
+// to one branch per cluster (a commit only when its tree changes, and
+// Argo CD's git note); nothing is written while a target fails.
 package hydrate

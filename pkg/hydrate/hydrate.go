@@ -36,8 +36,9 @@ type Options struct {
 	// README's commands run. Default: repotool.yaml's git.path, else ".".
 	Dir string
 	// Previous is the output as it stands (the --out folder, or the
-	// hydrated branch's tree), nil when there is none: SecretsSOPS keeps
-	// a Secret's previous ciphertext when it decrypts to the same object.
+	// cluster branches: Branches), nil when there is none: SecretsSOPS
+	// keeps a Secret's previous ciphertext when it decrypts to the same
+	// object.
 	Previous fs.FS
 	// Decrypter decrypts Previous's Secrets. Default: decrypt.SOPS, with
 	// the environment's keys.
@@ -65,6 +66,10 @@ type Result struct {
 	// Kept are the folders (cluster/namespace) of the targets left out by
 	// Options.Targets: Sync keeps their files as they are.
 	Kept []string
+
+	// flat is a result for one cluster's branch (cluster): its target
+	// folders are namespaces, at the root.
+	flat bool
 }
 
 // ManifestFile, ReadmeFile and MetadataFile are the files of each

@@ -7,9 +7,11 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/repotool/repotool/internal/testing/testtool"
 	"github.com/repotool/repotool/pkg/decrypt"
+	"github.com/repotool/repotool/pkg/gitrev"
 	"github.com/repotool/repotool/pkg/hydrate"
 	"github.com/repotool/repotool/pkg/layout"
 	"github.com/repotool/repotool/pkg/manifest"
@@ -167,3 +169,30 @@ func stringValues(content map[string]any) []string {
 }
 
 func sameContent(a, b map[string]any) bool { return reflect.DeepEqual(a, b) }
+
+// TestSOPSBranchesStable: hydrating the fixture's commit to branches with
+// --secrets sops, then the same commit again reading the branches back as
+// the previous output, commits nothing: the Secrets keep their ciphertext.
+func TestSOPSBranchesStable(t *testing.T) {
+	testtool.UseTestKey(t)
+	repo := sopsRepo(t)
+	testtool.GitCommit(t, repo, "dry")
+	git, err := gitrev.Open(repo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sha, _ := git.Commit("HEAD")
+	opts := hydrate.BranchOptions{Prefix: "hydrated/", DrySHA: sha, Subject: "dry", Name: "ci", Email: "ci@example.com", When: time.Now()}
+	for i, want := range []bool{true, false} {
+		res, _ := hydrateDir(t, repo, hydrate.Options{DrySHA: sha, Secrets: hydrate.SecretsSOPS, Previous: hydrate.Branches(git, "hydrated/")})
+		commits, err := res.Commit(git, opts)
+		if err != nil || len(commits) != 2 {
+			t.Fatalf("run %d: %v %+v", i, err, commits)
+		}
+		for _, c := range commits {
+			if c.Committed != want {
+				t.Errorf("run %d: %s committed %v, want %v (%v)", i, c.Branch, c.Committed, want, c.Report.Written)
+			}
+		}
+	}
+}

@@ -33,48 +33,78 @@ var ErrFailedTargets = errors.New("targets failed to hydrate")
 // dry commit that changes no manifest changes no file. While res has
 // errors it writes and removes nothing: a target that failed must not look
 // like one that is gone.
-func (res *Result) Sync(dir string) (*SyncReport, error) { return res.sync(dir, false) }
+func (res *Result) Sync(dir string) (*SyncReport, error) {
+	want, rep, err := res.plan(os.DirFS(dir))
+	if err != nil {
+		return nil, fmt.Errorf("%w: nothing was written to %s", err, dir)
+	}
+	for _, p := range rep.Written {
+		if err := fsutil.WriteFileAtomic(filepath.Join(dir, filepath.FromSlash(p)), want[p]); err != nil {
+			return rep, err
+		}
+	}
+	for _, p := range rep.Removed {
+		file := filepath.Join(dir, filepath.FromSlash(p))
+		if err := os.Remove(file); err != nil {
+			return rep, err
+		}
+		for d := filepath.Dir(file); d != dir && strings.HasPrefix(d, dir); d = filepath.Dir(d) {
+			if os.Remove(d) != nil {
+				break // not empty
+			}
+		}
+	}
+	return rep, nil
+}
 
 // Check is Sync without writing or removing anything: its report lists
 // the files Sync would write (they differ from the output's, or are
 // missing) and remove (stale). An output hydrated from the same commit has
 // none; one that was edited, pushed to by hand or left with the files of a
 // removed target (Argo CD 3.3 and later no longer clean them) has some.
-func (res *Result) Check(dir string) (*SyncReport, error) { return res.sync(dir, true) }
+func (res *Result) Check(dir string) (*SyncReport, error) {
+	_, rep, err := res.plan(os.DirFS(dir))
+	return rep, err
+}
 
-func (res *Result) sync(dir string, dry bool) (*SyncReport, error) {
+// plan is what res makes of prev, the output as it stands (a folder, or a
+// branch's tree; nil for none): every file the output is to hold, kept
+// targets' and companions left as they are included, and what differs
+// from prev.
+func (res *Result) plan(prev fs.FS) (map[string][]byte, *SyncReport, error) {
 	if len(res.Errors) > 0 {
-		return nil, fmt.Errorf("%w (%d): nothing was written to %s", ErrFailedTargets, len(res.Errors), dir)
+		return nil, nil, fmt.Errorf("%w (%d)", ErrFailedTargets, len(res.Errors))
 	}
+	if prev == nil {
+		prev = emptyFS{}
+	}
+	want := map[string][]byte{}
 	rep := &SyncReport{}
-	keep := map[string]bool{}
 	for _, d := range res.Kept {
 		for _, name := range []string{ManifestFile, ReadmeFile, MetadataFile} {
-			keep[d+"/"+name] = true
+			if data, err := fsutil.ReadFile(prev, d+"/"+name, fsutil.DefaultMaxFileSize); err == nil {
+				want[d+"/"+name] = data
+			}
 		}
 	}
 	changed := map[string]bool{} // folders whose manifest.yaml changed
 	var companions []File
 	for _, f := range res.Files {
-		keep[f.Path] = true
-		if name := path.Base(f.Path); name != ManifestFile && f.Path != GitAttributesFile {
+		if path.Base(f.Path) != ManifestFile && f.Path != GitAttributesFile {
 			companions = append(companions, f)
 			continue
 		}
-		same, err := write(dir, f, false, dry)
-		if err != nil {
-			return rep, err
-		}
-		if same {
+		want[f.Path] = f.Data
+		if same(prev, f.Path, f.Data) {
 			rep.Unchanged = append(rep.Unchanged, f.Path)
 			continue
 		}
 		changed[path.Dir(f.Path)] = f.Path != GitAttributesFile
 		rep.Written = append(rep.Written, f.Path)
 	}
-	stale, err := staleFiles(dir, keep)
+	stale, err := staleFiles(prev, want, companions, res.flat)
 	if err != nil {
-		return rep, err
+		return nil, nil, err
 	}
 	anyChange := len(stale) > 0
 	for d, c := range changed {
@@ -82,92 +112,74 @@ func (res *Result) sync(dir string, dry bool) (*SyncReport, error) {
 	}
 	for _, f := range companions {
 		d := path.Dir(f.Path)
-		same, err := write(dir, f, !changed[d] && !(d == "." && anyChange), dry)
-		if err != nil {
-			return rep, err
-		}
-		if same {
+		old, err := fsutil.ReadFile(prev, f.Path, fsutil.DefaultMaxFileSize)
+		switch {
+		case err == nil && (bytes.Equal(old, f.Data) || !changed[d] && !(d == "." && anyChange)):
+			want[f.Path] = old // Argo CD rewrites a companion only with its manifest
 			rep.Unchanged = append(rep.Unchanged, f.Path)
-		} else {
+		default:
+			want[f.Path] = f.Data
 			rep.Written = append(rep.Written, f.Path)
 		}
 	}
-	for _, p := range stale {
-		if dry {
-			rep.Removed = append(rep.Removed, p)
-			continue
+	rep.Removed = stale
+	slices.Sort(rep.Written)
+	slices.Sort(rep.Unchanged)
+	return want, rep, nil
+}
+
+// same reports whether prev holds data at p.
+func same(prev fs.FS, p string, data []byte) bool {
+	old, err := fsutil.ReadFile(prev, p, int64(len(data))+1)
+	return err == nil && bytes.Equal(old, data)
+}
+
+// staleFiles are the hydrate files below prev's <cluster>/<namespace>
+// folders (<namespace> folders, flat) that neither want nor companions
+// hold, sorted: in folders that hold a hydrator.metadata only, so that an
+// output folder given by mistake (the repository itself) loses nothing
+// else.
+func staleFiles(prev fs.FS, want map[string][]byte, companions []File, flat bool) ([]string, error) {
+	keep := map[string]bool{}
+	for p := range want {
+		keep[p] = true
+	}
+	for _, f := range companions {
+		keep[f.Path] = true
+	}
+	var out []string
+	clusters := []string{"."}
+	if !flat {
+		entries, err := fs.ReadDir(prev, ".")
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, nil
 		}
-		file := filepath.Join(dir, filepath.FromSlash(p))
-		if err := os.Remove(file); err != nil {
-			return rep, err
+		if err != nil {
+			return nil, err
 		}
-		rep.Removed = append(rep.Removed, p)
-		for d := filepath.Dir(file); d != dir && strings.HasPrefix(d, dir); d = filepath.Dir(d) {
-			if os.Remove(d) != nil {
-				break // not empty
+		clusters = nil
+		for _, c := range entries {
+			if c.IsDir() && !strings.HasPrefix(c.Name(), ".") {
+				clusters = append(clusters, c.Name())
 			}
 		}
 	}
-	slices.Sort(rep.Written)
-	slices.Sort(rep.Unchanged)
-	return rep, nil
-}
-
-// write writes f below dir unless it holds f's content already, or, with
-// ifMissing, unless it exists at all; same reports that it was left alone.
-// With dry it writes nothing, and reports the same.
-func write(dir string, f File, ifMissing, dry bool) (same bool, err error) {
-	file := filepath.Join(dir, filepath.FromSlash(f.Path))
-	old, err := fsutil.ReadOSFile(file, int64(len(f.Data))+1)
-	switch {
-	case err == nil && (ifMissing || bytes.Equal(old, f.Data)):
-		return true, nil
-	case ifMissing && errors.Is(err, fsutil.ErrTooLarge):
-		return true, nil
-	case err != nil && !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, fsutil.ErrTooLarge):
-		return false, err
-	}
-	if dry {
-		return false, nil
-	}
-	return false, fsutil.WriteFileAtomic(file, f.Data)
-}
-
-// staleFiles are the hydrate files below dir's <cluster>/<namespace>
-// folders that keep does not hold, sorted: in folders that hold a
-// hydrator.metadata only, so that an output folder given by mistake (the
-// repository itself) loses nothing else.
-func staleFiles(dir string, keep map[string]bool) ([]string, error) {
-	var out []string
-	clusters, err := os.ReadDir(dir)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
 	for _, c := range clusters {
-		if !c.IsDir() || strings.HasPrefix(c.Name(), ".") {
+		namespaces, err := fs.ReadDir(prev, c)
+		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
-		namespaces, err := os.ReadDir(filepath.Join(dir, c.Name()))
 		if err != nil {
 			return nil, err
 		}
 		for _, n := range namespaces {
-			if !n.IsDir() {
-				continue
-			}
+			d := path.Join(c, n.Name())
 			// Only a folder a hydrator wrote: never a chart's README.
-			if st, err := os.Lstat(filepath.Join(dir, c.Name(), n.Name(), MetadataFile)); err != nil || !st.Mode().IsRegular() {
+			if !n.IsDir() || !isRegular(prev, d+"/"+MetadataFile) {
 				continue
 			}
 			for _, name := range []string{ManifestFile, ReadmeFile, MetadataFile} {
-				p := c.Name() + "/" + n.Name() + "/" + name
-				if keep[p] {
-					continue
-				}
-				if st, err := os.Lstat(filepath.Join(dir, c.Name(), n.Name(), name)); err == nil && st.Mode().IsRegular() {
+				if p := d + "/" + name; !keep[p] && isRegular(prev, p) {
 					out = append(out, p)
 				}
 			}
@@ -175,4 +187,16 @@ func staleFiles(dir string, keep map[string]bool) ([]string, error) {
 	}
 	slices.Sort(out)
 	return out, nil
+}
+
+func isRegular(fsys fs.FS, p string) bool {
+	st, err := fs.Stat(fsys, p)
+	return err == nil && st.Mode().IsRegular()
+}
+
+// emptyFS is an output that does not exist yet.
+type emptyFS struct{}
+
+func (emptyFS) Open(name string) (fs.File, error) {
+	return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
 }

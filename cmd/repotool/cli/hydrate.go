@@ -4,7 +4,9 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -17,15 +19,15 @@ import (
 
 // hydrateFlags are hydrate's flags.
 type hydrateFlags struct {
-	out, dry, repoURL, secrets, since string
-	check                             bool
-	opts                              render.Options
+	out, branch, dry, repoURL, secrets, since string
+	check                                     bool
+	opts                                      render.Options
 }
 
 func newHydrateCmd(env Env, v *verbosity) *cobra.Command {
 	f := hydrateFlags{opts: render.DefaultOptions()}
 	cmd := &cobra.Command{
-		Use:   "hydrate [REPO] --out DIR [--dry REV]",
+		Use:   "hydrate [REPO] (--out DIR | --branch PREFIX) [--dry REV]",
 		Short: "Write every target's rendered manifests as Argo CD's Source Hydrator does, secrets never in plain text",
 		Long: `hydrate renders every target of a commit (--dry, default HEAD, read from Git
 in process: uncommitted changes play no part) and writes, into --out,
@@ -43,6 +45,14 @@ and KSOPS decrypt), keeping the previous ciphertext of a Secret that did not
 change when the keys here decrypt it. In every mode a target whose secret
 values land outside a Secret's data (an env literal, an annotation, a
 ConfigMap) fails, naming the object, the field and the template. See
+--branch PREFIX commits instead, to one local branch per cluster, PREFIX +
+cluster, holding <namespace>/manifest.yaml and its companions: a commit per
+dry commit ("<sha7>: <subject>", with a Dry-SHA trailer), none when the
+branch's tree would not change, and Argo CD's git note {"drySha": ...} under
+refs/notes/hydrator.metadata either way. It never pushes, and never moves a
+branch that is checked out. GIT_AUTHOR_NAME and GIT_AUTHOR_EMAIL name the
+author (default: repotool).
+
 --changed-since REV renders only the targets the change from REV to the dry
 commit affects (as diff decides it), keeps the other targets' files as --out
 has them, and removes those of targets the change removed.
@@ -55,7 +65,8 @@ files missing, or the stale files of a removed target. See docs/hydrate.md.`,
 		RunE: func(cmd *cobra.Command, args []string) error { return runHydrate(cmd, env, &f, repoArg(args), v) },
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&f.out, "out", "", "the folder to write the hydrated manifests into (required)")
+	fl.StringVar(&f.out, "out", "", "the folder to write the hydrated manifests into")
+	fl.StringVar(&f.branch, "branch", "", "commit to the local branch PREFIX<cluster> of each cluster instead")
 	fl.StringVar(&f.dry, "dry", "HEAD", "the commit to hydrate: a branch, tag or commit of the repository")
 	fl.StringVar(&f.repoURL, "repo-url", "", "the dry repository's URL, for hydrator.metadata (default: repotool.yaml's git.repoURL)")
 	fl.StringVar(&f.since, "changed-since", "", "render only the targets the change since this revision affects; keep the others' files")
@@ -66,7 +77,9 @@ files missing, or the stale files of a removed target. See docs/hydrate.md.`,
 	fl.IntVar(&f.opts.Concurrency, "concurrency", f.opts.Concurrency, "targets rendered at once")
 	addLimitFlags(fl, &f.opts)
 	addHelmFlag(fl, &f.opts)
-	cmd.MarkFlagRequired("out")
+	cmd.MarkFlagsOneRequired("out", "branch")
+	cmd.MarkFlagsMutuallyExclusive("out", "branch")
+	cmd.MarkFlagsMutuallyExclusive("branch", "check")
 	return cmd
 }
 
@@ -100,7 +113,7 @@ func runHydrate(cmd *cobra.Command, env Env, f *hydrateFlags, root string, v *ve
 	f.opts.Redacted = true // the renderings with placeholders SecretFields reads, made in parallel
 	r := render.New(repo, f.opts, v.renderOptions(cmd.ErrOrStderr(), "hydrating")...)
 	res, err := hydrate.Hydrate(cmd.Context(), r, repo, hydrate.Options{RepoURL: f.repoURL, DrySHA: sha, Secrets: hydrate.SecretsMode(f.secrets),
-		Dir: cmp.Or(git.Sub(), "."), Previous: os.DirFS(f.out), Targets: targets})
+		Dir: cmp.Or(git.Sub(), "."), Previous: previous(f, git), Targets: targets})
 	if err != nil {
 		return usageErr(err)
 	}
@@ -109,6 +122,9 @@ func runHydrate(cmd *cobra.Command, env Env, f *hydrateFlags, root string, v *ve
 	}
 	if f.check {
 		return checkHydrated(cmd, res, f.out, sha, v)
+	}
+	if f.branch != "" {
+		return commitBranches(cmd, env, git, res, f.branch, sha, v)
 	}
 	rep, err := res.Sync(f.out)
 	if err != nil {
@@ -130,6 +146,38 @@ func reportSync(cmd *cobra.Command, v *verbosity, targets int, res *hydrate.Resu
 	for _, p := range rep.Removed {
 		fmt.Fprintf(cmd.OutOrStdout(), "removed %s\n", p)
 	}
+}
+
+// previous is the output as it stands, for the Secrets' ciphertext: the
+// --out folder, or the cluster branches.
+func previous(f *hydrateFlags, git *gitrev.Repo) fs.FS {
+	if f.branch != "" {
+		return hydrate.Branches(git, f.branch)
+	}
+	return os.DirFS(f.out)
+}
+
+// commitBranches commits res to the cluster branches and says what it did.
+func commitBranches(cmd *cobra.Command, env Env, git *gitrev.Repo, res *hydrate.Result, prefix, sha string, v *verbosity) error {
+	subject, err := git.Subject(sha)
+	if err != nil {
+		return err
+	}
+	commits, err := res.Commit(git, hydrate.BranchOptions{Prefix: prefix, DrySHA: sha, Subject: subject, When: time.Now(),
+		Name: cmp.Or(env.Getenv("GIT_AUTHOR_NAME"), "repotool"), Email: cmp.Or(env.Getenv("GIT_AUTHOR_EMAIL"), "repotool@localhost")})
+	for _, c := range commits {
+		what := "unchanged"
+		if c.Committed {
+			what = fmt.Sprintf("committed: %d files written, %d removed", len(c.Report.Written), len(c.Report.Removed))
+		}
+		fmt.Fprintf(cmd.OutOrStdout(), "%s %s (%s)\n", c.Branch, c.SHA[:min(12, len(c.SHA))], what)
+	}
+	if err != nil {
+		return err
+	}
+	v.info(cmd.ErrOrStderr(), "hydrated %s into %d branches %s*; push them with git push origin 'refs/heads/%s*' 'refs/notes/hydrator.metadata'\n",
+		sha[:min(12, len(sha))], len(commits), prefix, prefix)
+	return nil
 }
 
 // changedTargets are the targets the change from --changed-since to the

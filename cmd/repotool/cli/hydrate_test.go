@@ -73,3 +73,30 @@ func TestHydrateCommand(t *testing.T) {
 	step("no --out", cli.ExitError, "hydrate", repo)
 	golden.Check(t, filepath.Join("testdata", "golden", "hydrate.txt"), []byte(all.String()))
 }
+
+// TestHydrateBranches: --branch commits each cluster's manifests to its
+// branch, says what it committed, and commits nothing the second time;
+// --branch with --out or --check is a usage error.
+func TestHydrateBranches(t *testing.T) {
+	repo := filepath.Join(t.TempDir(), "repo")
+	testtool.WriteFiles(t, repo, map[string]string{
+		"namespaces/a/Chart.yaml":          "apiVersion: v2\nname: a\nversion: 1.0.0\n",
+		"namespaces/a/templates/cm.yaml":   "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n",
+		"clusters/dev/a/dev-values-a.yaml": "v: one\n",
+		"clusters/prd/a/prd-values-a.yaml": "v: two\n",
+	})
+	testtool.GitCommit(t, repo, "dry")
+	out, code := runCLI(t, "hydrate", repo, "--branch", "hydrated/")
+	if code != cli.ExitOK || strings.Count(out, "(committed: 5 files written, 0 removed)") != 2 || !strings.Contains(out, "hydrated/dev ") || !strings.Contains(out, "git push origin 'refs/heads/hydrated/*' 'refs/notes/hydrator.metadata'") {
+		t.Errorf("first: exit %d\n%s", code, out)
+	}
+	out, code = runCLI(t, "hydrate", repo, "--branch", "hydrated/")
+	if code != cli.ExitOK || strings.Count(out, "(unchanged)") != 2 {
+		t.Errorf("second: exit %d\n%s", code, out)
+	}
+	for _, args := range [][]string{{"--branch", "h/", "--out", t.TempDir()}, {"--branch", "h/", "--check"}} {
+		if out, code := runCLI(t, append([]string{"hydrate", repo}, args...)...); code != cli.ExitError {
+			t.Errorf("%v: exit %d\n%s", args, code, out)
+		}
+	}
+}
