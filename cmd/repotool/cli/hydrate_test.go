@@ -18,13 +18,9 @@ import (
 // mode, no --out.
 func TestHydrateCommand(t *testing.T) {
 	repo := filepath.Join(t.TempDir(), "repo")
-	testtool.WriteFiles(t, repo, map[string]string{
-		"repotool.yaml":                    "git:\n  repoURL: https://example.com/gitops.git\n",
-		"namespaces/a/Chart.yaml":          "apiVersion: v2\nname: a\nversion: 1.0.0\n",
-		"namespaces/a/templates/cm.yaml":   "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\ndata:\n  v: {{ .Values.v | quote }}\n",
-		"clusters/dev/a/dev-values-a.yaml": "v: one\n",
-		"clusters/prd/a/prd-values-a.yaml": "v: two\n",
-	})
+	files := twoTargetFiles("data:\n  v: {{ .Values.v | quote }}\n")
+	files["repotool.yaml"] = "git:\n  repoURL: https://example.com/gitops.git\n"
+	testtool.WriteFiles(t, repo, files)
 	testtool.GitCommit(t, repo, "first")
 	os.WriteFile(filepath.Join(repo, "clusters", "dev", "a", "dev-values-a.yaml"), []byte("v: uncommitted\n"), 0o644)
 	out := filepath.Join(t.TempDir(), "hydrated")
@@ -79,12 +75,7 @@ func TestHydrateCommand(t *testing.T) {
 // --branch with --out or --check is a usage error.
 func TestHydrateBranches(t *testing.T) {
 	repo := filepath.Join(t.TempDir(), "repo")
-	testtool.WriteFiles(t, repo, map[string]string{
-		"namespaces/a/Chart.yaml":          "apiVersion: v2\nname: a\nversion: 1.0.0\n",
-		"namespaces/a/templates/cm.yaml":   "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n",
-		"clusters/dev/a/dev-values-a.yaml": "v: one\n",
-		"clusters/prd/a/prd-values-a.yaml": "v: two\n",
-	})
+	testtool.WriteFiles(t, repo, twoTargetFiles(""))
 	testtool.GitCommit(t, repo, "dry")
 	out, code := runCLI(t, "hydrate", repo, "--branch", "hydrated/")
 	if code != cli.ExitOK || strings.Count(out, "(committed: 5 files written, 0 removed)") != 2 || !strings.Contains(out, "hydrated/dev ") || !strings.Contains(out, "git push origin 'refs/heads/hydrated/*' 'refs/notes/hydrator.metadata'") {
@@ -98,5 +89,16 @@ func TestHydrateBranches(t *testing.T) {
 		if out, code := runCLI(t, append([]string{"hydrate", repo}, args...)...); code != cli.ExitError {
 			t.Errorf("%v: exit %d\n%s", args, code, out)
 		}
+	}
+}
+
+// twoTargetFiles are a chart deployed to two clusters, its ConfigMap ending
+// with data.
+func twoTargetFiles(data string) map[string]string {
+	return map[string]string{
+		"namespaces/a/Chart.yaml":          "apiVersion: v2\nname: a\nversion: 1.0.0\n",
+		"namespaces/a/templates/cm.yaml":   "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n" + data,
+		"clusters/dev/a/dev-values-a.yaml": "v: one\n",
+		"clusters/prd/a/prd-values-a.yaml": "v: two\n",
 	}
 }
