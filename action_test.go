@@ -38,6 +38,11 @@ func TestActionlint(t *testing.T) {
 		t.Fatal(err)
 	}
 	write(t, filepath.Join(dir, ".github", "workflows", "repotool-diff.yml"), bytes.ReplaceAll(diffWF, []byte("uses: repotool/repotool@v1"), []byte("uses: ./")))
+	hydrateWF, err := os.ReadFile("docs/examples/github-hydrate-workflow.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(t, filepath.Join(dir, ".github", "workflows", "hydrate.yml"), hydrateWF)
 	release, err := os.ReadFile(".github/workflows/release.yml")
 	if err != nil {
 		t.Fatal(err)
