@@ -33,6 +33,8 @@ type Config struct {
 	Migrate MigrateConfig `yaml:"migrate" json:"migrate,omitempty"`
 	// Render configures rendering, in every command.
 	Render RenderConfig `yaml:"render" json:"render,omitzero"`
+	// Hydrate configures repotool hydrate.
+	Hydrate HydrateConfig `yaml:"hydrate" json:"hydrate,omitzero"`
 }
 
 // MigrateConfig configures repotool migrate.

@@ -154,3 +154,20 @@ func TestParseReportsSectionsInOrder(t *testing.T) {
 		}
 	}
 }
+
+// TestHydrateSecrets: hydrate.secrets and its per-cluster overrides take
+// refuse or sops; anything else is an error at its line.
+func TestHydrateSecrets(t *testing.T) {
+	cfg, _, err := config.Parse("repotool.yaml", []byte("hydrate:\n  secrets: sops\n  clusters:\n    prod: {secrets: refuse}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Hydrate.SecretsFor("prod") != "refuse" || cfg.Hydrate.SecretsFor("dev") != "sops" || (config.HydrateConfig{}).SecretsFor("x") != "refuse" {
+		t.Errorf("SecretsFor: %+v", cfg.Hydrate)
+	}
+	_, _, err = config.Parse("repotool.yaml", []byte("hydrate:\n  clusters:\n    prod:\n      secrets: plain\n"))
+	var ce *config.Error
+	if !errors.As(err, &ce) || ce.Line != 4 || !strings.Contains(err.Error(), `"plain" is not a secrets mode of hydrate`) {
+		t.Errorf("a bad mode: %v", err)
+	}
+}

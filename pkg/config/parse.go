@@ -109,6 +109,7 @@ func validateConfig(file string, root *yaml.Node, cfg *Config) error {
 		validateNamespaces,
 		validateLint,
 		validateRender,
+		validateHydrate,
 		validateArgoCD,
 		validateDeprecations,
 		validateLayout,

@@ -30,7 +30,9 @@ type Options struct {
 	RepoURL string
 	// DrySHA is the commit the manifests are rendered from. Required.
 	DrySHA string
-	// Secrets says how Secrets are written. Default SecretsRefuse.
+	// Secrets says how every cluster's Secrets are written. Default:
+	// repotool.yaml's hydrate.secrets for each cluster, else
+	// SecretsRefuse.
 	Secrets SecretsMode
 	// Dir is the layout's folder inside the Git repository, where the
 	// README's commands run. Default: repotool.yaml's git.path, else ".".
@@ -98,9 +100,11 @@ func Hydrate(ctx context.Context, r *render.Renderer, repo *layout.Repo, opts Op
 	case opts.Secrets != "" && opts.Secrets != SecretsRefuse && opts.Secrets != SecretsSOPS:
 		return nil, fmt.Errorf("unknown secrets mode %q: use %q or %q", opts.Secrets, SecretsRefuse, SecretsSOPS)
 	}
-	opts.Secrets = cmp.Or(opts.Secrets, SecretsRefuse)
+	mode := func(cluster string) SecretsMode {
+		return cmp.Or(opts.Secrets, SecretsMode(repo.Config.Hydrate.SecretsFor(cluster)))
+	}
 	var sw *sopsWriter
-	if opts.Secrets == SecretsSOPS {
+	if slices.ContainsFunc(repo.Targets, func(t layout.Target) bool { return mode(t.Cluster) == SecretsSOPS }) {
 		var err error
 		if sw, err = newSOPSWriter(repo, opts); err != nil {
 			return nil, err
@@ -122,7 +126,7 @@ func Hydrate(ctx context.Context, r *render.Renderer, repo *layout.Repo, opts Op
 		}
 	}
 	r.RenderEach(ctx, targets, func(_ int, rr *render.Result) {
-		files, err := targetFiles(ctx, rr, opts, sw)
+		files, err := targetFiles(ctx, rr, opts, mode(rr.Target.Cluster), sw)
 		if err != nil {
 			res.Errors = append(res.Errors, err)
 			return
@@ -136,18 +140,18 @@ func Hydrate(ctx context.Context, r *render.Renderer, repo *layout.Repo, opts Op
 	return res, nil
 }
 
-// targetFiles are the files of one rendered target; sw encrypts its
-// Secrets (SecretsSOPS).
-func targetFiles(ctx context.Context, rr *render.Result, opts Options, sw *sopsWriter) ([]File, error) {
+// targetFiles are the files of one rendered target, its Secrets written
+// as mode says (sw encrypts them for SecretsSOPS).
+func targetFiles(ctx context.Context, rr *render.Result, opts Options, mode SecretsMode, sw *sopsWriter) ([]File, error) {
 	if rr.Err != nil {
 		return nil, rr.Err
 	}
-	if err := checkSecrets(rr, opts.Secrets); err != nil {
+	if err := checkSecrets(rr, mode); err != nil {
 		return nil, err
 	}
 	dir := path.Join(rr.Target.Cluster, rr.Target.Namespace)
 	data := rr.Manifest
-	if sw != nil {
+	if mode == SecretsSOPS {
 		var err error
 		if data, err = sw.manifest(ctx, rr, path.Join(dir, ManifestFile)); err != nil {
 			return nil, err

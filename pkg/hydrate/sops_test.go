@@ -196,3 +196,29 @@ func TestSOPSBranchesStable(t *testing.T) {
 		}
 	}
 }
+
+// TestSecretsPerCluster: repotool.yaml's hydrate.secrets is each
+// cluster's mode: dev-cluster's Secrets are encrypted, prod-cluster's
+// targets with Secrets fail; Options.Secrets overrides them all.
+func TestSecretsPerCluster(t *testing.T) {
+	testtool.UseTestKey(t)
+	repo := sopsRepo(t)
+	f, err := os.OpenFile(filepath.Join(repo, "repotool.yaml"), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString("\nhydrate:\n  clusters:\n    dev-cluster: {secrets: sops}\n")
+	f.Close()
+	res, _ := hydrateDir(t, repo, hydrate.Options{})
+	if len(res.Errors) == 0 {
+		t.Fatal("no target failed")
+	}
+	for _, err := range res.Errors {
+		if !strings.Contains(err.Error(), "hydrate prod-cluster/") {
+			t.Errorf("a failure outside prod-cluster: %v", err)
+		}
+	}
+	if all, _ := hydrateDir(t, repo, hydrate.Options{Secrets: hydrate.SecretsSOPS}); len(all.Errors) != 0 {
+		t.Errorf("with Options.Secrets sops: %v", all.Errors)
+	}
+}

@@ -71,7 +71,7 @@ files missing, or the stale files of a removed target. See docs/hydrate.md.`,
 	fl.StringVar(&f.repoURL, "repo-url", "", "the dry repository's URL, for hydrator.metadata (default: repotool.yaml's git.repoURL)")
 	fl.StringVar(&f.since, "changed-since", "", "render only the targets the change since this revision affects; keep the others' files")
 	fl.BoolVar(&f.check, "check", false, "write nothing; exit 1 listing the files when --out differs from a hydration of its dry commit")
-	fl.StringVar(&f.secrets, "secrets", string(hydrate.SecretsRefuse), "how Secrets are written: refuse (fail a target that renders one) or sops (encrypted for .sops.yaml's rule for the manifest)")
+	fl.StringVar(&f.secrets, "secrets", "", "how every cluster's Secrets are written: refuse (fail a target that renders one) or sops (encrypted for .sops.yaml's rule for the manifest); default: repotool.yaml's hydrate.secrets, else refuse")
 	fl.StringVar(&f.opts.CacheDir, "cache-dir", "", "dependency cache (default $REPOTOOL_CACHE_DIR, else $XDG_CACHE_HOME/repotool)")
 	fl.BoolVar(&f.opts.Offline, "offline", false, "never download: remote dependencies must be vendored or cached")
 	fl.IntVar(&f.opts.Concurrency, "concurrency", f.opts.Concurrency, "targets rendered at once")
