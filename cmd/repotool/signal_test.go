@@ -173,6 +173,7 @@ func TestInterruptEveryCommand(t *testing.T) {
 		{"render", []string{"render", repo, "--all", "--out-dir", t.TempDir()}, repo, nil},
 		{"lint", []string{"lint", repo}, repo, nil},
 		{"diff", []string{"diff", repo, "--base", "HEAD"}, repo, nil},
+		{"hydrate", []string{"hydrate", repo, "--out", t.TempDir()}, repo, nil},
 		{"argocd", []string{"render", "--argocd"}, filepath.Join(repo, "clusters/dev/busy"), argocd},
 	}
 	for _, c := range commands {

@@ -114,6 +114,9 @@ func runHydrate(cmd *cobra.Command, env Env, f *hydrateFlags, root string, v *ve
 	r := render.New(repo, f.opts, v.renderOptions(cmd.ErrOrStderr(), "hydrating")...)
 	res, err := hydrate.Hydrate(cmd.Context(), r, repo, hydrate.Options{RepoURL: f.repoURL, DrySHA: sha, Secrets: hydrate.SecretsMode(f.secrets),
 		Dir: cmp.Or(git.Sub(), "."), Previous: previous(f, git), Targets: targets})
+	if cerr := cmd.Context().Err(); cerr != nil {
+		return cerr // interrupted: Run says so, once; nothing was written
+	}
 	if err != nil {
 		return usageErr(err)
 	}
