@@ -15,7 +15,7 @@ var ruleDeprecatedField = &Rule{
 		Summary:     "An object sets a field its cluster's Kubernetes version deprecates, or no longer honours.",
 		Remediation: "Replace the field as the finding says before the cluster is upgraded to the version that drops it.",
 		Severity:    SeverityWarning,
-		Description: "stray-api-version checks whole API versions; some changes are to single fields of APIs that stay. repotool checks, against each target's cluster version: Service spec.externalIPs, unless the Service is headless or ExternalName (deprecated in Kubernetes 1.36, removal planned for 1.43: it lets whoever may create a Service intercept traffic to any address, CVE-2020-8554), gitRepo volumes in pod templates (deprecated since 1.11; from 1.33 the kubelet's gitRepo volume driver is off by default, from 1.36 for good, so the Pod does not start: an error) and Service spec.trafficDistribution PreferClose (deprecated in 1.34 for PreferSameZone, which means the same). On older clusters nothing is reported.",
+		Description: "stray-api-version checks whole API versions; some changes are to single fields of APIs that stay. repotool checks, in rendered objects against their target's cluster version and in the repository's plain manifests against every cluster's (the finding names the clusters): Service spec.externalIPs, unless the Service is headless or ExternalName (deprecated in Kubernetes 1.36, removal planned for 1.43: it lets whoever may create a Service intercept traffic to any address, CVE-2020-8554), gitRepo volumes in pod templates (deprecated since 1.11; from 1.33 the kubelet's gitRepo volume driver is off by default, from 1.36 for good, so the Pod does not start: an error) and Service spec.trafficDistribution PreferClose (deprecated in 1.34 for PreferSameZone, which means the same). On older clusters nothing is reported.",
 		Bad: finding.Example{File: "namespaces/shop/templates/deployment.yaml", Content: `spec:
   template:
     spec:
@@ -105,6 +105,7 @@ func deprecatedFieldsOf(o *manifest.Object) []int {
 }
 
 func checkDeprecatedFields(in *input, report func(Finding)) {
+	checkRawDeprecatedFields(in, report)
 	for _, res := range in.Results {
 		if res.Err != nil {
 			continue
@@ -121,6 +122,56 @@ func checkDeprecatedFields(in *input, report func(Finding)) {
 				report(Finding{Severity: sev, File: o.Source.String(), Line: in.objectLine(o, d.needle), Object: o.ID(), Targets: []string{res.Target.Name()},
 					Message: fmt.Sprintf("%s %s uses %s, %s (cluster %s runs %s): %s; %s", o.Kind, o.Name, d.field, state, res.Target.Cluster, kv.Original(), d.effect, d.advice)})
 			}
+		}
+	}
+}
+
+// checkRawDeprecatedFields checks the plain manifests of the repository
+// against every cluster's version, as stray-api-version checks their API
+// versions: the worst severity over the clusters, naming them.
+func checkRawDeprecatedFields(in *input, report func(Finding)) {
+	type cluster struct {
+		name string
+		kv   *semver.Version
+	}
+	var clusters []cluster
+	for _, c := range in.Repo.Clusters {
+		clusters = append(clusters, cluster{c.Name, in.kubeVersion(c.KubeVersion)})
+	}
+	if len(clusters) == 0 {
+		clusters = append(clusters, cluster{"(default)", in.kubeVersion(in.Repo.Config.ClusterKubeVersion(""))})
+	}
+	for i := range in.Raw {
+		o := &in.Raw[i]
+		if o.Encrypted || isPlainManifest(o.File) || o.Node == nil {
+			continue // charts' crds/ files are checked as rendered
+		}
+		var c map[string]any
+		if o.Node.Decode(&c) != nil {
+			continue // the schema rule reports what does not decode
+		}
+		for _, d := range fieldDeprecations {
+			if !d.uses(o.Kind, c) {
+				continue
+			}
+			var worst Severity
+			var state string
+			var on []string
+			for _, cl := range clusters {
+				sev, st := fieldState(d, cl.kv)
+				if sev == "" {
+					continue
+				}
+				if worst == "" || sev == SeverityError && worst != SeverityError {
+					worst, state = sev, st
+				}
+				on = append(on, cl.name+" ("+cl.kv.Original()+")")
+			}
+			if worst == "" {
+				continue
+			}
+			report(Finding{Severity: worst, File: o.File, Line: in.objectLine(&o.Object, d.needle), Object: o.ID(),
+				Message: fmt.Sprintf("%s %s uses %s, %s (on %s): %s; %s", o.Kind, o.Name, d.field, state, clusterList(on), d.effect, d.advice)})
 		}
 	}
 }

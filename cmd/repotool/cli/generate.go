@@ -130,8 +130,10 @@ func newGeneratePluginCmd() *cobra.Command {
 		Short: "Print the Config Management Plugin and the argocd-repo-server patch that installs it",
 		Long: `plugin prints the objects that install repotool as an Argo CD Config
 Management Plugin sidecar: a ConfigMap holding plugin.yaml (generate runs
-"repotool render --argocd"; discovery claims only applications whose source
-path is a target of a repotool layout), a strategic-merge patch for the
+"repotool render --argocd"; no discovery rule unless repotool.yaml's
+argocd.pluginDiscovery asks for one, since every generated Application names
+the plugin, and a discovery rule makes the repo-server send the sidecar the
+repository twice per render), a strategic-merge patch for the
 argocd-repo-server Deployment, and a patch for argocd-cmd-params-cm that
 leaves what no target reads (.git, the generated folder, documentation)
 out of the tarball the repo-server sends the plugin. --plugin-yaml prints
