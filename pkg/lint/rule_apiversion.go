@@ -108,6 +108,26 @@ func checkAPIVersions(in *input, report func(Finding)) {
 	checkRawAPIVersions(in, table, report)
 }
 
+// clusterVersion is a cluster and its Kubernetes version.
+type clusterVersion struct {
+	name string
+	kv   *semver.Version
+}
+
+// clusterVersions are every cluster's Kubernetes version, or the default
+// one when the repository has no cluster: what plain manifests, applied
+// to every cluster, are checked against.
+func (in *input) clusterVersions() []clusterVersion {
+	var clusters []clusterVersion
+	for _, c := range in.Repo.Clusters {
+		clusters = append(clusters, clusterVersion{c.Name, in.kubeVersion(c.KubeVersion)})
+	}
+	if len(clusters) == 0 {
+		clusters = append(clusters, clusterVersion{"(default)", in.kubeVersion(in.Repo.Config.ClusterKubeVersion(""))})
+	}
+	return clusters
+}
+
 // checkRawAPIVersions checks the repository's plain manifests (outside
 // charts: a bootstrap/ folder, vendored upstream YAML) against every
 // cluster's Kubernetes version with the same table, as pluto does: one
@@ -115,17 +135,7 @@ func checkAPIVersions(in *input, report func(Finding)) {
 // the table does not know are left alone (a Kustomization, say, is not a
 // cluster object).
 func checkRawAPIVersions(in *input, table map[string]config.Deprecation, report func(Finding)) {
-	type cluster struct {
-		name string
-		kv   *semver.Version
-	}
-	var clusters []cluster
-	for _, c := range in.Repo.Clusters {
-		clusters = append(clusters, cluster{c.Name, in.kubeVersion(c.KubeVersion)})
-	}
-	if len(clusters) == 0 {
-		clusters = append(clusters, cluster{"(default)", in.kubeVersion(in.Repo.Config.ClusterKubeVersion(""))})
-	}
+	clusters := in.clusterVersions()
 	for i := range in.Raw {
 		o := &in.Raw[i]
 		d, ok := table[o.APIVersion+"/"+o.Kind]

@@ -130,17 +130,7 @@ func checkDeprecatedFields(in *input, report func(Finding)) {
 // against every cluster's version, as stray-api-version checks their API
 // versions: the worst severity over the clusters, naming them.
 func checkRawDeprecatedFields(in *input, report func(Finding)) {
-	type cluster struct {
-		name string
-		kv   *semver.Version
-	}
-	var clusters []cluster
-	for _, c := range in.Repo.Clusters {
-		clusters = append(clusters, cluster{c.Name, in.kubeVersion(c.KubeVersion)})
-	}
-	if len(clusters) == 0 {
-		clusters = append(clusters, cluster{"(default)", in.kubeVersion(in.Repo.Config.ClusterKubeVersion(""))})
-	}
+	clusters := in.clusterVersions()
 	for i := range in.Raw {
 		o := &in.Raw[i]
 		if o.Encrypted || isPlainManifest(o.File) || o.Node == nil {
