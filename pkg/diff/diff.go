@@ -245,6 +245,8 @@ func unified(a, b, name string) string {
 
 // secretFields are the JSON pointers of the leaves whose real values
 // differ while their redacted ones are equal: secret values that changed.
+// A map with a key its redacted side lacks (a key a secret value made) is
+// named itself, never its keys.
 func secretFields(realBase, realHead, safeBase, safeHead *manifest.Object) []string {
 	if realBase == nil || realHead == nil {
 		return nil
@@ -258,11 +260,22 @@ func secretFields(realBase, realHead, safeBase, safeHead *manifest.Object) []str
 			sbv, _ := sb.(map[string]any)
 			shv, _ := sh.(map[string]any)
 			keys := map[string]bool{}
+			secretKey := false
 			for k := range rbv {
 				keys[k] = true
+				_, in := sbv[k]
+				secretKey = secretKey || !in
 			}
 			for k := range rhv {
 				keys[k] = true
+				_, in := shv[k]
+				secretKey = secretKey || !in
+			}
+			if secretKey {
+				if fmt.Sprint(rbv) != fmt.Sprint(rhv) {
+					out = append(out, cmp.Or(p, "/"))
+				}
+				return
 			}
 			for _, k := range slices.Sorted(maps.Keys(keys)) {
 				walk(p+"/"+strings.NewReplacer("~", "~0", "/", "~1").Replace(k), rbv[k], rhv[k], sbv[k], shv[k])

@@ -5,3 +5,5 @@ var (
 	GeneratedClusters = generatedClusters
 	CompareGenerated  = compareGenerated
 )
+
+var SecretFields = secretFields

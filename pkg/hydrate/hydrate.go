@@ -199,26 +199,34 @@ func (e *SecretError) Error() string {
 // Secret's data, or, in SecretsRefuse mode, a Secret.
 func checkSecrets(rr *render.Result, mode SecretsMode) error {
 	e := &SecretError{Target: rr.Target.Name()}
-	for i := range rr.Objects {
-		if o := &rr.Objects[i]; isSecret(o) && mode == SecretsRefuse {
-			e.Secrets = append(e.Secrets, fmt.Sprintf("%s %s (%s)", o.Kind, objectName(o), sourceOf(o)))
-		}
-	}
 	fields, err := rr.SecretFields()
 	if err != nil {
 		return fmt.Errorf("hydrate %s: cannot tell where its secret values land: %w", rr.Target.Name(), err)
 	}
+	// An object only the real rendering has may be named by a secret
+	// value: it is described, never named.
+	named := func(o *manifest.Object) string { return o.Kind + " " + objectName(o) }
+	secretNamed := map[int]bool{}
 	for _, f := range fields {
 		o := &rr.Objects[f.Object]
 		switch {
-		case isSecret(o) && (strings.HasPrefix(f.Pointer, "/data/") || strings.HasPrefix(f.Pointer, "/stringData/")):
-			continue
 		case f.Pointer == "/":
-			// Only the real rendering has the object: its name may be
-			// made of a secret value, so it is not named.
+			secretNamed[f.Object] = true
 			e.Fields = append(e.Fields, fmt.Sprintf("a %s whose name or namespace a secret value makes (%s)", o.Kind, sourceOf(o)))
+		case o.IsSecret() && (strings.HasPrefix(f.Pointer, "/data/") || strings.HasPrefix(f.Pointer, "/stringData/")):
+			// A value under a plain key: what SOPS encrypts. (A key made
+			// of a secret value, "/data" itself, stays readable: refused.)
 		default:
-			e.Fields = append(e.Fields, fmt.Sprintf("%s %s %s (%s)", o.Kind, objectName(o), f.Pointer, sourceOf(o)))
+			e.Fields = append(e.Fields, fmt.Sprintf("%s %s (%s)", named(o), f.Pointer, sourceOf(o)))
+		}
+	}
+	for i := range rr.Objects {
+		if o := &rr.Objects[i]; o.IsSecret() && mode == SecretsRefuse {
+			if secretNamed[i] {
+				e.Secrets = append(e.Secrets, fmt.Sprintf("a %s whose name a secret value makes (%s)", o.Kind, sourceOf(o)))
+			} else {
+				e.Secrets = append(e.Secrets, fmt.Sprintf("%s (%s)", named(o), sourceOf(o)))
+			}
 		}
 	}
 	if len(e.Secrets) == 0 && len(e.Fields) == 0 {
@@ -227,8 +235,6 @@ func checkSecrets(rr *render.Result, mode SecretsMode) error {
 	return e
 }
 
-func isSecret(o *manifest.Object) bool { return o.Kind == "Secret" && o.APIVersion == "v1" }
-
 func objectName(o *manifest.Object) string {
 	if o.Namespace != "" {
 		return o.Namespace + "/" + o.Name
@@ -236,10 +242,8 @@ func objectName(o *manifest.Object) string {
 	return o.Name
 }
 
-// sourceOf is the repository file an object comes from, or its template.
+// sourceOf is the repository file an object comes from (an archive's
+// member included), or its template.
 func sourceOf(o *manifest.Object) string {
-	if o.File != "" {
-		return o.File
-	}
-	return cmp.Or(o.Template, "the chart")
+	return cmp.Or(o.Source.String(), o.Template, "the chart")
 }

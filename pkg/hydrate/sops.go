@@ -59,7 +59,7 @@ func (w *sopsWriter) manifest(ctx context.Context, rr *render.Result, file strin
 	pos := 0
 	for i := range rr.Objects {
 		o := &rr.Objects[i]
-		if !isSecret(o) {
+		if !o.IsSecret() {
 			continue
 		}
 		at := bytes.Index(rr.Manifest[pos:], o.YAML)
@@ -106,7 +106,7 @@ func (w *sopsWriter) previousSecrets(ctx context.Context, file string) map[manif
 		return out
 	}
 	for _, o := range objs {
-		if !isSecret(&o) || o.Content["sops"] == nil {
+		if !o.IsSecret() || o.Content["sops"] == nil {
 			continue
 		}
 		plain, err := w.dec.Decrypt(ctx, file, o.YAML)

@@ -65,7 +65,7 @@ func checkPlaintext(in *input, report func(Finding)) {
 		}
 		for i := range res.Objects {
 			o := &res.Objects[i]
-			if o.Kind == "Secret" && o.APIVersion == "v1" {
+			if o.IsSecret() {
 				checkRenderedSecret(in, res, o, report)
 			}
 			if bytes.Contains(o.YAML, []byte("ENC[AES256_GCM,")) {

@@ -59,12 +59,12 @@ func checkSecretReferences(in *input, report func(Finding)) {
 			have[[2]string{w.ns, w.name}] = true
 		}
 		for _, p := range v.objs {
-			if p.o.Kind == "Secret" && p.o.APIVersion == "v1" {
+			if p.o.IsSecret() {
 				have[[2]string{p.ns, p.o.Name}] = true // reflection targets too
 			}
 		}
 		for _, r := range in.Raw {
-			if r.Kind == "Secret" && r.APIVersion == "v1" {
+			if r.IsSecret() {
 				have[[2]string{r.Namespace, r.Name}] = true
 			}
 		}

@@ -39,7 +39,7 @@ func (v *clusterView) secretWriters() []secretWriter {
 	for _, p := range v.objs {
 		o := p.o
 		switch {
-		case o.Kind == "Secret" && o.APIVersion == "v1":
+		case o.IsSecret():
 			ann := stringMap(contentOf(o), "metadata", "annotations")
 			if ann[reflectorPrefix+"reflects"] != "" {
 				continue // a reflection target: filled from the source

@@ -36,6 +36,9 @@ type Object struct {
 	Node *yaml.Node
 }
 
+// IsSecret reports whether o is a Kubernetes Secret (core v1).
+func (o *Object) IsSecret() bool { return o.Kind == "Secret" && o.APIVersion == "v1" }
+
 // ID is "apiVersion/kind namespace/name" (namespace omitted when empty),
 // the way findings name an object.
 func (o *Object) ID() string {

@@ -36,7 +36,7 @@ func (res *Result) Redacted() ([]byte, error) {
 	var out bytes.Buffer
 	for _, o := range objs {
 		doc := o.YAML
-		if o.Kind == "Secret" && o.APIVersion == "v1" {
+		if o.IsSecret() {
 			var err error
 			if doc, err = redactSecret(doc); err != nil {
 				return nil, err

@@ -1,6 +1,7 @@
 package render
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"slices"
@@ -16,8 +17,9 @@ type SecretField struct {
 	// Object is the object's index in Result.Objects.
 	Object int
 	// Pointer is the field's JSON pointer ("/data/password",
-	// "/spec/template/spec/containers/0/env/1/value"); "/" for an object
-	// that only the real rendering has.
+	// "/spec/template/spec/containers/0/env/1/value"): a leaf, or a map
+	// with a key a secret value made (its keys are not named: they may
+	// be secret); "/" for an object that only the real rendering has.
 	Pointer string
 }
 
@@ -56,12 +58,17 @@ func (res *Result) SecretFields() ([]SecretField, error) {
 }
 
 // differingLeaves are the JSON pointers below p of the leaves where real
-// and safe differ, a leaf that only one of them has included.
+// and safe differ, a leaf that only one of them has included. A map with
+// a key that safe lacks is listed itself, its keys unnamed: a key a
+// secret value made is secret too.
 func differingLeaves(p string, real, safe any) []string {
 	switch r := real.(type) {
 	case map[string]any:
-		s, _ := safe.(map[string]any)
+		s, ok := safe.(map[string]any)
 		keys := slices.Sorted(maps.Keys(r))
+		if !ok || slices.ContainsFunc(keys, func(k string) bool { _, in := s[k]; return !in }) {
+			return []string{cmp.Or(p, "/")}
+		}
 		var out []string
 		for _, k := range keys {
 			out = append(out, differingLeaves(p+"/"+pointerEscape.Replace(k), r[k], s[k])...)
@@ -80,10 +87,7 @@ func differingLeaves(p string, real, safe any) []string {
 		return out
 	}
 	if fmt.Sprintf("%T %v", real, real) != fmt.Sprintf("%T %v", safe, safe) {
-		if p == "" {
-			p = "/"
-		}
-		return []string{p}
+		return []string{cmp.Or(p, "/")}
 	}
 	return nil
 }
