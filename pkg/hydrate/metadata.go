@@ -35,7 +35,7 @@ func DrySHA(dir string) (string, error) {
 	}
 	var m metadata
 	if err := json.Unmarshal(data, &m); err != nil || m.DrySHA == "" {
-		return "", fmt.Errorf("%s: no drySha in it", filepath.Join(dir, MetadataFile))
+		return "", fmt.Errorf("%s records, and it has no drySha (a JSON object {\"drySha\": ...})", filepath.Join(dir, MetadataFile))
 	}
 	return m.DrySHA, nil
 }

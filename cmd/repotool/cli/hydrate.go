@@ -89,8 +89,11 @@ func runHydrate(cmd *cobra.Command, env Env, f *hydrateFlags, root string, v *ve
 		return usageErr(fmt.Errorf("hydrate renders a commit, read from Git: %w", err))
 	}
 	if f.check && !cmd.Flags().Changed("dry") {
-		if dry, err := hydrate.DrySHA(f.out); err == nil {
+		switch dry, err := hydrate.DrySHA(f.out); {
+		case err == nil:
 			f.dry = dry
+		case !errors.Is(err, fs.ErrNotExist):
+			return usageErr(fmt.Errorf("--check hydrates the dry commit %w; fix the file, or give the commit with --dry", err))
 		}
 	}
 	sha, err := git.Commit(f.dry)

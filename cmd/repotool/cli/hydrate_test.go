@@ -63,6 +63,8 @@ func TestHydrateCommand(t *testing.T) {
 	os.WriteFile(filepath.Join(repo, "NOTES.md"), []byte("a later commit that changes no target\n"), 0o644)
 	testtool.GitCommit(t, repo, "a later commit")
 	step("check, edited by hand (of the drySha in hydrator.metadata, not HEAD)", cli.ExitFindings, "hydrate", repo, "--out", out, "--check")
+	os.WriteFile(filepath.Join(out, "hydrator.metadata"), []byte("{not json\n"), 0o644)
+	step("check, the recorded dry commit unreadable", cli.ExitError, "hydrate", repo, "--out", out, "--check")
 	step("not a Git repository", cli.ExitError, "hydrate", plain, "--out", out)
 	step("unknown revision", cli.ExitError, "hydrate", repo, "--out", out, "--dry", "no-such-branch")
 	step("unknown secrets mode", cli.ExitError, "hydrate", repo, "--out", out, "--secrets", "plain")
