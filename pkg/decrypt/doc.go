@@ -2,9 +2,10 @@
 // the library that links SOPS and its key-management clients (age, GnuPG,
 // AWS, GCP and Azure KMS, Vault). Nothing decrypted is written to disk,
 // and no error quotes decrypted content or key material. EncryptSecret
-// encrypts a Secret for hydrate; sops reads creation rules from a file
-// only, so it writes a temporary copy of the .sops.yaml it is given
-// (patterns and public keys), and removes it.
+// encrypts a Secret for hydrate, for the recipients CreationRule finds;
+// sops reads creation rules from a file only, so CreationRule writes a
+// temporary copy of the .sops.yaml it is given (patterns and public
+// keys), and removes it.
 //
 // SOPS finds keys as the sops CLI does (SOPS_AGE_KEY_FILE, SOPS_AGE_KEY,
 // the default age key file, GnuPG, cloud credentials), or, for age, from

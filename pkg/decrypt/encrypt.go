@@ -19,37 +19,47 @@ import (
 // and stringData, and nothing else of the object.
 const SecretFields = "^(data|stringData)$"
 
-// EncryptSecret returns doc, one YAML document (a Kubernetes Secret), with
-// the values under its data and stringData SOPS-encrypted for the
-// recipients of the creation rule of sopsConfig (the content of a
-// .sops.yaml) that matches path, and its own sops metadata: the form in
-// which Flux's kustomize-controller and KSOPS decrypt a Secret. The rest of
-// the object stays readable. Encryption is randomised: each call gives
-// other bytes. Only public keys are needed for age and GnuPG recipients;
-// cloud KMS recipients need their credentials, as with the sops CLI.
-//
-// sops reads creation rules from a file only: a copy of sopsConfig (public
-// keys and patterns, no secret) is written to a temporary file and
-// removed. Errors never quote doc.
-func EncryptSecret(sopsConfig []byte, path string, doc []byte) ([]byte, error) {
-	rule, err := creationRule(sopsConfig, path)
+// Rule is the recipients of a .sops.yaml creation rule, for one path.
+type Rule struct {
+	path string
+	cfg  *sopsconfig.Config
+}
+
+// CreationRule returns the creation rule of sopsConfig (the content of a
+// .sops.yaml) that matches path, with its recipients. sops reads rules
+// from a file only: a copy of sopsConfig (public keys and patterns, no
+// secret) is written to a temporary file and removed.
+func CreationRule(sopsConfig []byte, path string) (*Rule, error) {
+	cfg, err := creationRule(sopsConfig, path)
 	if err != nil {
 		return nil, err
 	}
+	return &Rule{path: path, cfg: cfg}, nil
+}
+
+// EncryptSecret returns doc, one YAML document (a Kubernetes Secret), with
+// the values under its data and stringData SOPS-encrypted for the
+// recipients of rule, and its own sops metadata: the form in which Flux's
+// kustomize-controller and KSOPS decrypt a Secret. The rest of the object
+// stays readable, its keys included. Encryption is randomised: each call
+// gives other bytes. Only public keys are needed for age and GnuPG
+// recipients; cloud KMS recipients need their credentials, as with the
+// sops CLI. Errors never quote doc.
+func EncryptSecret(rule *Rule, doc []byte) ([]byte, error) {
 	store := common.StoreForFormat(formats.Yaml, sopsconfig.NewStoresConfig())
 	branches, err := store.LoadPlainFile(doc)
 	if err != nil {
 		return nil, errors.New("the Secret is not a YAML document sops can read")
 	}
 	tree := sops.Tree{Branches: branches, Metadata: sops.Metadata{
-		KeyGroups:       rule.KeyGroups,
-		ShamirThreshold: rule.ShamirThreshold,
+		KeyGroups:       rule.cfg.KeyGroups,
+		ShamirThreshold: rule.cfg.ShamirThreshold,
 		EncryptedRegex:  SecretFields,
 		Version:         version.Version,
 	}}
 	key, errs := tree.GenerateDataKey()
 	if len(errs) > 0 {
-		return nil, fmt.Errorf("cannot encrypt the data key for the recipients of the .sops.yaml rule for %s: %w", path, errors.Join(errs...))
+		return nil, fmt.Errorf("cannot encrypt the data key for the recipients of the .sops.yaml rule for %s: %w", rule.path, errors.Join(errs...))
 	}
 	if err := common.EncryptTree(common.EncryptTreeOpts{Tree: &tree, Cipher: aes.NewCipher(), DataKey: key}); err != nil {
 		return nil, fmt.Errorf("cannot encrypt the Secret: %s", yamlpos.Redact(err.Error()))

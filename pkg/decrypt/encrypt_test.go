@@ -25,7 +25,11 @@ func TestEncryptSecret(t *testing.T) {
 		"  - path_regex: (^|/)manifest\\.yaml$\n    encrypted_regex: ^password$\n    age: " + testRecipient + "\n")
 	doc := []byte("apiVersion: v1\nkind: Secret\nmetadata:\n  name: app\n  namespace: shop\n  labels:\n    app: shop\ntype: Opaque\n" +
 		"data:\n  token: c2VjcmV0LXRva2VuLTE5OTI=\nstringData:\n  password: hunter2-canary\n  url: https://user:hunter2-canary@example.com\n")
-	a, err := decrypt.EncryptSecret(config, "prod/shop/manifest.yaml", doc)
+	rule, err := decrypt.CreationRule(config, "prod/shop/manifest.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := decrypt.EncryptSecret(rule, doc)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,11 +55,11 @@ func TestEncryptSecret(t *testing.T) {
 	if gotY, wantY := mustYAML(t, got), mustYAML(t, want); gotY != wantY {
 		t.Errorf("decrypted:\n%s\nwant:\n%s", gotY, wantY)
 	}
-	b, err := decrypt.EncryptSecret(config, "prod/shop/manifest.yaml", doc)
+	b, err := decrypt.EncryptSecret(rule, doc)
 	if err != nil || string(a) == string(b) {
 		t.Errorf("a second encryption gives the same bytes (%v)", err)
 	}
-	if _, err := decrypt.EncryptSecret(config, "prod/shop/other.yaml", doc); err == nil || !strings.Contains(err.Error(), "no creation rule for prod/shop/other.yaml") || strings.Contains(err.Error(), "hunter2") {
+	if _, err := decrypt.CreationRule(config, "prod/shop/other.yaml"); err == nil || !strings.Contains(err.Error(), "no creation rule for prod/shop/other.yaml") || strings.Contains(err.Error(), "hunter2") {
 		t.Errorf("a path no rule covers: %v", err)
 	}
 }

@@ -55,6 +55,7 @@ func cmpDecrypter(d decrypt.Decrypter) decrypt.Decrypter {
 // hydrating an unchanged commit must write an unchanged file.
 func (w *sopsWriter) manifest(ctx context.Context, rr *render.Result, file string) ([]byte, error) {
 	prev := w.previousSecrets(ctx, file)
+	var rule *decrypt.Rule // the manifest's, looked up at its first Secret
 	var out bytes.Buffer
 	pos := 0
 	for i := range rr.Objects {
@@ -72,7 +73,13 @@ func (w *sopsWriter) manifest(ctx context.Context, rr *render.Result, file strin
 			out.Write(p.cipher)
 			continue
 		}
-		enc, err := decrypt.EncryptSecret(w.config, file, o.YAML)
+		var err error
+		if rule == nil {
+			if rule, err = decrypt.CreationRule(w.config, file); err != nil {
+				return nil, fmt.Errorf("hydrate %s: Secret %s (%s): %w", rr.Target.Name(), objectName(o), sourceOf(o), err)
+			}
+		}
+		enc, err := decrypt.EncryptSecret(rule, o.YAML)
 		if err != nil {
 			return nil, fmt.Errorf("hydrate %s: Secret %s (%s): %w", rr.Target.Name(), objectName(o), sourceOf(o), err)
 		}
