@@ -41,7 +41,7 @@ func (l *loader) valueFile(f entry, scope Scope) ValueFile {
 	}
 	file := l.repo.Files.Get(f.path)
 	if _, err := file.Data(); err != nil {
-		l.diag(SeverityError, CodeValuesInvalid, f.path, 0, "cannot read the values file: "+err.Error(), readHint(err, "check the file's permissions"))
+		l.diag(SeverityError, CodeValuesInvalid, f.path, 0, "cannot read the values file: "+err.Error(), ReadHint(err, "check the file's permissions"))
 		return vf
 	}
 	l.checkDocuments(file, vf.Secret)
@@ -63,9 +63,9 @@ func (l *loader) valueFile(f entry, scope Scope) ValueFile {
 	return vf
 }
 
-// readHint is the fix for a file that could not be read: fallback, unless
-// it is not a regular file or is too large.
-func readHint(err error, fallback string) string {
+// ReadHint is the fix for a file that could not be read: fallback, unless
+// it is not a regular file or is too large. lint's scans give it too.
+func ReadHint(err error, fallback string) string {
 	switch {
 	case errors.Is(err, fsutil.ErrNotRegular):
 		return "replace it with a regular file, or remove it: repotool never reads named pipes, devices or sockets, which can block a read forever"

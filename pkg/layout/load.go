@@ -226,7 +226,7 @@ func (l *loader) loadNamespace(e entry) (Namespace, error) {
 func (l *loader) loadChart(f entry) *Chart {
 	data, err := l.repo.Files.Get(f.path).Data() // read once: diff reads dependencies from it too
 	if err != nil {
-		l.diag(SeverityError, CodeChartInvalid, f.path, 0, "cannot read the chart: "+err.Error(), readHint(err, "check the file's permissions"))
+		l.diag(SeverityError, CodeChartInvalid, f.path, 0, "cannot read the chart: "+err.Error(), ReadHint(err, "check the file's permissions"))
 		return nil
 	}
 	var meta struct {

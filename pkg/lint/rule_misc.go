@@ -55,11 +55,7 @@ func unreadFinding(p string, err error) Finding {
 		return Finding{Severity: SeverityWarning, File: p, Message: "lint did not check the file: " + err.Error() + " [" + string(layout.CodeTooLarge) + "]; " +
 			"if it holds manifests, split it; otherwise suppress this with a lint.ignore entry for rule layout and its path"}
 	}
-	hint := "fix or remove it"
-	if errors.Is(err, layout.ErrNotRegular) {
-		hint = "replace it with a regular file, or remove it: repotool never reads named pipes, devices or sockets, which can block a read forever"
-	}
-	return Finding{File: p, Message: "lint cannot read the file, so no rule checked it: " + err.Error() + " [" + string(layout.CodeUnreadable) + "]; " + hint}
+	return Finding{File: p, Message: "lint cannot read the file, so no rule checked it: " + err.Error() + " [" + string(layout.CodeUnreadable) + "]; " + layout.ReadHint(err, "fix or remove it")}
 }
 
 var ruleRender = &Rule{
