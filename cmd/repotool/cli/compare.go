@@ -100,8 +100,7 @@ target that cannot be rendered.`,
 	fl.StringVarP(&format, "output", "o", "text", "output format: "+strings.Join(output.CompareFormats(), "|"))
 	fl.StringVar(&color, "color", "auto", "colour text output: auto (on a terminal, unless NO_COLOR is set)|always|never")
 	fl.BoolVar(&noDecrypt, "no-decrypt", false, "compare the rendered objects with typed placeholders for secret values")
-	fl.BoolVar(&opts.Offline, "offline", false, "never download: remote chart dependencies must be in the cache")
-	fl.StringVar(&opts.CacheDir, "cache-dir", "", "dependency cache (default $REPOTOOL_CACHE_DIR, else $XDG_CACHE_HOME/repotool)")
+	addDependencyFlags(fl, &opts)
 	addLimitFlags(fl, &opts)
 	addHelmFlag(fl, &opts)
 	return cmd

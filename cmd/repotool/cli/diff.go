@@ -105,8 +105,7 @@ something does; 2 on a usage error or when a target cannot be rendered.`,
 	fl.StringVar(&color, "color", "auto", "colour text output: auto (on a terminal, unless NO_COLOR is set)|always|never")
 	fl.BoolVar(&exitCode, "exit-code", false, "exit 1 when anything changes, as git diff --exit-code")
 	fl.BoolVar(&noDecrypt, "no-decrypt", false, "do not decrypt secret values files: compare with typed placeholders (for runs without SOPS keys, such as pull requests from forks)")
-	fl.BoolVar(&opts.Offline, "offline", false, "never download: remote chart dependencies must be in the cache")
-	fl.StringVar(&opts.CacheDir, "cache-dir", "", "dependency cache (default $REPOTOOL_CACHE_DIR, else $XDG_CACHE_HOME/repotool)")
+	addDependencyFlags(fl, &opts)
 	addLimitFlags(fl, &opts)
 	addHelmFlag(fl, &opts)
 	return cmd

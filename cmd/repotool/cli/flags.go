@@ -36,6 +36,13 @@ func (h helmValue) Set(v string) error {
 
 func (helmValue) Type() string { return "version" }
 
+// addDependencyFlags adds --offline and --cache-dir: where remote chart
+// dependencies come from.
+func addDependencyFlags(fl *pflag.FlagSet, o *render.Options) {
+	fl.BoolVar(&o.Offline, "offline", false, "never download: remote dependencies must be vendored or cached")
+	fl.StringVar(&o.CacheDir, "cache-dir", "", "dependency cache (default $REPOTOOL_CACHE_DIR, else $XDG_CACHE_HOME/repotool)")
+}
+
 // addLimitFlags adds the render limits (see docs/render.md, "Limits").
 func addLimitFlags(fl *pflag.FlagSet, o *render.Options) {
 	fl.DurationVar(&o.Timeout, "timeout", o.Timeout, "time limit for rendering one target (0: none)")
