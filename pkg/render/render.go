@@ -46,7 +46,7 @@ type Renderer struct {
 	// plain holds the decrypted secret values files, by path and content
 	// hash (see decrypt); in memory only.
 	plainMu sync.Mutex
-	plain   map[string][]byte
+	plain   map[string]*decrypted
 	// valueSchemas are the compiled values.schema.json files, by content.
 	valueSchemas *onceMap[*jsonschema.Schema]
 	graph        depGraph

@@ -95,33 +95,57 @@ func (r *Renderer) readValues(p, real string) ([]byte, error) {
 	return fsutil.ReadFile(r.fsys, real, r.opts.MaxValuesSize)
 }
 
+// decrypted is a secret values file's decryption, done once: when done is
+// closed, ok says whether it succeeded, with plain.
+type decrypted struct {
+	done  chan struct{}
+	ok    bool
+	plain []byte
+}
+
 // decrypt decrypts a secret values file with dec. Its results (but
 // placeholders') are kept for the run, in memory only, by file and
 // content: a namespace's common secret values are shared by every
 // cluster's target, and decrypting them (key unwrapping, then every
-// value) once per target was a tenth of a render. Failures are not kept:
-// one may be the end of a target's time, not the file's.
+// value) once per target was a tenth of a render. Targets that need a
+// file another is decrypting wait for it. Failures are not kept: one may
+// be the end of a target's time, not the file's; a waiting target then
+// decrypts itself.
 func (r *Renderer) decrypt(ctx context.Context, dec Decrypter, p string, data []byte) ([]byte, error) {
 	if _, ok := dec.(PlaceholderDecrypter); ok {
 		return dec.Decrypt(ctx, p, data)
 	}
 	sum := sha256.Sum256(data)
 	key := p + "\x00" + string(sum[:])
-	r.plainMu.Lock()
-	plain, ok := r.plain[key]
-	r.plainMu.Unlock()
-	if ok {
-		return plain, nil
+	for {
+		r.plainMu.Lock()
+		d, ok := r.plain[key]
+		if !ok {
+			if r.plain == nil {
+				r.plain = map[string]*decrypted{}
+			}
+			d = &decrypted{done: make(chan struct{})}
+			r.plain[key] = d
+		}
+		r.plainMu.Unlock()
+		if !ok {
+			plain, err := dec.Decrypt(ctx, p, data)
+			r.plainMu.Lock()
+			if err != nil {
+				delete(r.plain, key)
+			}
+			d.plain, d.ok = plain, err == nil
+			r.plainMu.Unlock()
+			close(d.done)
+			return plain, err
+		}
+		select {
+		case <-d.done:
+		case <-ctx.Done():
+			return nil, context.Cause(ctx)
+		}
+		if d.ok {
+			return d.plain, nil
+		}
 	}
-	plain, err := dec.Decrypt(ctx, p, data)
-	if err != nil {
-		return nil, err
-	}
-	r.plainMu.Lock()
-	if r.plain == nil {
-		r.plain = map[string][]byte{}
-	}
-	r.plain[key] = plain
-	r.plainMu.Unlock()
-	return plain, nil
 }
