@@ -156,7 +156,9 @@ func TestParseReportsSectionsInOrder(t *testing.T) {
 }
 
 // TestHydrateSecrets: hydrate.secrets and its per-cluster overrides take
-// refuse or sops; anything else is an error at its line.
+// refuse, sops or sealed-secrets; anything else is an error at its line. A
+// cluster's certificate is its own setting, else sealed-secrets.pem in its
+// folder, and must be a path inside the repository.
 func TestHydrateSecrets(t *testing.T) {
 	cfg, _, err := config.Parse("repotool.yaml", []byte("hydrate:\n  secrets: sops\n  clusters:\n    prod: {secrets: refuse}\n"))
 	if err != nil {
@@ -167,7 +169,23 @@ func TestHydrateSecrets(t *testing.T) {
 	}
 	_, _, err = config.Parse("repotool.yaml", []byte("hydrate:\n  clusters:\n    prod:\n      secrets: plain\n"))
 	var ce *config.Error
-	if !errors.As(err, &ce) || ce.Line != 4 || !strings.Contains(err.Error(), `"plain" is not a secrets mode of hydrate`) {
+	if !errors.As(err, &ce) || ce.Line != 4 || !strings.Contains(err.Error(), `"plain" is not a secrets mode of hydrate: use refuse, sops, sealed-secrets`) {
 		t.Errorf("a bad mode: %v", err)
+	}
+	cfg, _, err = config.Parse("repotool.yaml", []byte("hydrate:\n  secrets: sealed-secrets\n  clusters:\n    prod: {certificate: keys/prod.pem}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := cfg.Hydrate.CertificateFor("prod", "clusters/prod"); got != "keys/prod.pem" {
+		t.Errorf("prod's certificate: %s", got)
+	}
+	if got := cfg.Hydrate.CertificateFor("dev", "clusters/dev"); got != "clusters/dev/sealed-secrets.pem" {
+		t.Errorf("dev's certificate: %s", got)
+	}
+	for _, bad := range []string{"/etc/prod.pem", "../prod.pem"} {
+		_, _, err = config.Parse("repotool.yaml", []byte("hydrate:\n  clusters:\n    prod:\n      certificate: "+bad+"\n"))
+		if !errors.As(err, &ce) || ce.Line != 4 || !strings.Contains(err.Error(), "not a path inside the repository") {
+			t.Errorf("certificate %s: %v", bad, err)
+		}
 	}
 }

@@ -61,7 +61,7 @@ func (res *Result) Commit(repo *gitrev.Repo, opts BranchOptions) ([]BranchCommit
 		if err != nil {
 			return nil, err
 		}
-		want, rep, err := res.cluster(c).plan(prev)
+		want, rep, err := res.cluster(c).plan(prev, same)
 		if err != nil {
 			return nil, err
 		}

@@ -12,7 +12,7 @@ import (
 
 // TestSecretNamesAndKeys: a secret value that makes a Secret's name, a
 // ConfigMap's name or a map key reaches no message, in either mode: such
-// objects and keys are described, not named. (The canaries are
+// objects and keys are described, not named, in every mode. (The canaries are
 // testdata/canary's; its leaky values file is used as it is.)
 func TestSecretNamesAndKeys(t *testing.T) {
 	testtool.UseTestKey(t)
@@ -29,9 +29,10 @@ func TestSecretNamesAndKeys(t *testing.T) {
 		"namespaces/x/templates/keys.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: keys\ndata:\n  {{ .Values.token }}: v\n  nested: {{ dict .Values.short \"v\" | toJson | quote }}\n",
 		"namespaces/x/templates/sk.yaml":   "apiVersion: v1\nkind: Secret\nmetadata:\n  name: sk\nstringData:\n  {{ .Values.token }}: v\n",
 		"clusters/dev/x/dev-values-x.yaml": "plain: 1\n",
+		"clusters/dev/sealed-secrets.pem":  testtool.SealedSecretsCert(),
 	})
 	os.WriteFile(filepath.Join(repo, "clusters", "dev", "x", "dev-values-x.secret.yaml"), secret, 0o644)
-	for _, mode := range []hydrate.SecretsMode{hydrate.SecretsRefuse, hydrate.SecretsSOPS} {
+	for _, mode := range []hydrate.SecretsMode{hydrate.SecretsRefuse, hydrate.SecretsSOPS, hydrate.SecretsSealed} {
 		res, _ := hydrateDir(t, repo, hydrate.Options{Secrets: mode})
 		if len(res.Errors) != 1 {
 			t.Fatalf("%s: %v", mode, res.Errors)
@@ -47,8 +48,8 @@ func TestSecretNamesAndKeys(t *testing.T) {
 				t.Errorf("%s: the message does not say %q:\n%s", mode, want, msg)
 			}
 		}
-		// SOPS encrypts values, not keys: a Secret's data key made of a
-		// secret value fails in both modes.
+		// SOPS and sealing encrypt values, not keys: a Secret's data key
+		// made of a secret value fails in every mode.
 		if !strings.Contains(msg, "Secret sk /stringData (namespaces/x/templates/sk.yaml)") {
 			t.Errorf("%s: a Secret whose data key is a secret value is not refused:\n%s", mode, msg)
 		}

@@ -97,16 +97,14 @@ func Hydrate(ctx context.Context, r *render.Renderer, repo *layout.Repo, opts Op
 	switch {
 	case opts.DrySHA == "":
 		return nil, errors.New("hydrate needs the dry commit the manifests are rendered from (Options.DrySHA)")
-	case opts.Secrets != "" && opts.Secrets != SecretsRefuse && opts.Secrets != SecretsSOPS:
-		return nil, fmt.Errorf("unknown secrets mode %q: use %q or %q", opts.Secrets, SecretsRefuse, SecretsSOPS)
+	case opts.Secrets != "" && opts.Secrets != SecretsRefuse && opts.Secrets != SecretsSOPS && opts.Secrets != SecretsSealed:
+		return nil, fmt.Errorf("unknown secrets mode %q: use %q, %q or %q", opts.Secrets, SecretsRefuse, SecretsSOPS, SecretsSealed)
 	}
-	mode := func(cluster string) SecretsMode {
-		return cmp.Or(opts.Secrets, SecretsMode(repo.Config.Hydrate.SecretsFor(cluster)))
-	}
-	var sw *sopsWriter
+	mode := func(cluster string) SecretsMode { return modeFor(repo, opts.Secrets, cluster) }
+	enc := &encoders{sealed: newSealer(repo, opts)}
 	if slices.ContainsFunc(repo.Targets, func(t layout.Target) bool { return mode(t.Cluster) == SecretsSOPS }) {
 		var err error
-		if sw, err = newSOPSWriter(repo, opts); err != nil {
+		if enc.sops, err = newSOPSWriter(repo, opts); err != nil {
 			return nil, err
 		}
 	}
@@ -126,7 +124,7 @@ func Hydrate(ctx context.Context, r *render.Renderer, repo *layout.Repo, opts Op
 		}
 	}
 	r.RenderEach(ctx, targets, func(_ int, rr *render.Result) {
-		files, err := targetFiles(ctx, rr, opts, mode(rr.Target.Cluster), sw)
+		files, err := targetFiles(ctx, rr, opts, mode(rr.Target.Cluster), enc)
 		if err != nil {
 			res.Errors = append(res.Errors, err)
 			return
@@ -140,9 +138,45 @@ func Hydrate(ctx context.Context, r *render.Renderer, repo *layout.Repo, opts Op
 	return res, nil
 }
 
+// encoders write Secrets encrypted: sops for SecretsSOPS (nil when no
+// cluster uses it), sealed for SecretsSealed.
+type encoders struct {
+	sops   *sopsWriter
+	sealed *sealer
+}
+
+// modeFor is how cluster's Secrets are written: secrets when given, else
+// repotool.yaml's setting.
+func modeFor(repo *layout.Repo, secrets SecretsMode, cluster string) SecretsMode {
+	return cmp.Or(secrets, SecretsMode(repo.Config.Hydrate.SecretsFor(cluster)))
+}
+
+// EncryptedBy are the targets ("cluster/namespace") whose Secrets are
+// encrypted by one of the files changed (repository paths), with secrets
+// as Options.Secrets: .sops.yaml for SecretsSOPS, the cluster's
+// certificate for SecretsSealed. A change to one is a change to every
+// hydrated Secret of those targets, which no target's own inputs show:
+// hydrate --changed-since renders them too.
+func EncryptedBy(repo *layout.Repo, secrets SecretsMode, changed []string) []string {
+	var out []string
+	for _, t := range repo.Targets {
+		var file string
+		switch modeFor(repo, secrets, t.Cluster) {
+		case SecretsSOPS:
+			file = sopsConfigFile
+		case SecretsSealed:
+			file = repo.Config.Hydrate.CertificateFor(t.Cluster, path.Dir(t.Dir))
+		}
+		if file != "" && slices.Contains(changed, file) {
+			out = append(out, t.Name())
+		}
+	}
+	return out
+}
+
 // targetFiles are the files of one rendered target, its Secrets written
-// as mode says (sw encrypts them for SecretsSOPS).
-func targetFiles(ctx context.Context, rr *render.Result, opts Options, mode SecretsMode, sw *sopsWriter) ([]File, error) {
+// as mode says.
+func targetFiles(ctx context.Context, rr *render.Result, opts Options, mode SecretsMode, enc *encoders) ([]File, error) {
 	if rr.Err != nil {
 		return nil, rr.Err
 	}
@@ -151,11 +185,15 @@ func targetFiles(ctx context.Context, rr *render.Result, opts Options, mode Secr
 	}
 	dir := path.Join(rr.Target.Cluster, rr.Target.Namespace)
 	data := rr.Manifest
-	if mode == SecretsSOPS {
-		var err error
-		if data, err = sw.manifest(ctx, rr, path.Join(dir, ManifestFile)); err != nil {
-			return nil, err
-		}
+	var err error
+	switch mode {
+	case SecretsSOPS:
+		data, err = enc.sops.manifest(ctx, rr, path.Join(dir, ManifestFile))
+	case SecretsSealed:
+		data, err = enc.sealed.manifest(ctx, rr, path.Join(dir, ManifestFile))
+	}
+	if err != nil {
+		return nil, err
 	}
 	return []File{
 		{Path: path.Join(dir, ManifestFile), Data: data},

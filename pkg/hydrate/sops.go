@@ -56,6 +56,24 @@ func cmpDecrypter(d decrypt.Decrypter) decrypt.Decrypter {
 func (w *sopsWriter) manifest(ctx context.Context, rr *render.Result, file string) ([]byte, error) {
 	prev := w.previousSecrets(ctx, file)
 	var rule *decrypt.Rule // the manifest's, looked up at its first Secret
+	return spliceSecrets(rr, func(o *manifest.Object) ([]byte, error) {
+		if p, ok := prev[o.Key()]; ok && reflect.DeepEqual(p.plain, o.Content) {
+			return p.cipher, nil
+		}
+		var err error
+		if rule == nil {
+			if rule, err = decrypt.CreationRule(w.config, file); err != nil {
+				return nil, err
+			}
+		}
+		return decrypt.EncryptSecret(rule, o.YAML)
+	})
+}
+
+// spliceSecrets is rr's stream with each Secret's document replaced by
+// what replace makes of it. Its errors are the target's, naming the
+// Secret and its template.
+func spliceSecrets(rr *render.Result, replace func(*manifest.Object) ([]byte, error)) ([]byte, error) {
 	var out bytes.Buffer
 	pos := 0
 	for i := range rr.Objects {
@@ -69,24 +87,32 @@ func (w *sopsWriter) manifest(ctx context.Context, rr *render.Result, file strin
 		}
 		out.Write(rr.Manifest[pos : pos+at])
 		pos += at + len(o.YAML)
-		if p, ok := prev[o.Key()]; ok && reflect.DeepEqual(p.plain, o.Content) {
-			out.Write(p.cipher)
-			continue
-		}
-		var err error
-		if rule == nil {
-			if rule, err = decrypt.CreationRule(w.config, file); err != nil {
-				return nil, fmt.Errorf("hydrate %s: Secret %s (%s): %w", rr.Target.Name(), objectName(o), sourceOf(o), err)
-			}
-		}
-		enc, err := decrypt.EncryptSecret(rule, o.YAML)
+		doc, err := replace(o)
 		if err != nil {
 			return nil, fmt.Errorf("hydrate %s: Secret %s (%s): %w", rr.Target.Name(), objectName(o), sourceOf(o), err)
 		}
-		out.Write(enc)
+		out.Write(doc)
 	}
 	out.Write(rr.Manifest[pos:])
 	return out.Bytes(), nil
+}
+
+// previousObjects are the objects of the previous output's file, none
+// when there is no previous output or the file cannot be read or parsed
+// (its Secrets are then encrypted anew).
+func previousObjects(prev fs.FS, file string) []manifest.Object {
+	if prev == nil {
+		return nil
+	}
+	data, err := fsutil.ReadFile(prev, file, fsutil.DefaultMaxFileSize)
+	if err != nil {
+		return nil
+	}
+	objs, err := manifest.Read(data)
+	if err != nil {
+		return nil
+	}
+	return objs
 }
 
 // previousSecret is a Secret of the previous output: its encrypted
@@ -101,18 +127,7 @@ type previousSecret struct {
 // only for the cluster's key) are encrypted anew; see docs/hydrate.md.
 func (w *sopsWriter) previousSecrets(ctx context.Context, file string) map[manifest.Key]previousSecret {
 	out := map[manifest.Key]previousSecret{}
-	if w.previous == nil {
-		return out
-	}
-	data, err := fsutil.ReadFile(w.previous, file, fsutil.DefaultMaxFileSize)
-	if err != nil {
-		return out
-	}
-	objs, err := manifest.Read(data)
-	if err != nil {
-		return out
-	}
-	for _, o := range objs {
+	for _, o := range previousObjects(w.previous, file) {
 		if !o.IsSecret() || o.Content["sops"] == nil {
 			continue
 		}

@@ -42,71 +42,41 @@ func sopsRepo(t *testing.T) string {
 // (the ciphertext is kept), and a Secret that changed is encrypted anew
 // while the others keep theirs.
 func TestSOPSSecrets(t *testing.T) {
+	testEncrypted(t, sopsRepo(t), hydrate.SecretsSOPS, func(target string, o, got manifest.Object) {
+		plain, err := (&decrypt.SOPS{}).Decrypt(context.Background(), "manifest.yaml", got.YAML)
+		if err != nil {
+			t.Fatalf("%s: %s: %v", target, o.ID(), err)
+		}
+		p, _ := manifest.Read(plain)
+		if len(p) != 1 || !sameContent(p[0].Content, o.Content) {
+			t.Errorf("%s: %s does not decrypt to render's Secret", target, o.ID())
+		}
+	})
+}
+
+// testEncrypted hydrates repo with mode, checks the Secrets written
+// (checkSecrets, with check), then that hydrating again with the previous
+// output writes nothing, and that a Secret that changed (a plain value
+// added to namespace-c's, in every cluster) is written anew while the
+// other manifests keep their bytes.
+func testEncrypted(t *testing.T, repo string, mode hydrate.SecretsMode, check func(target string, secret, got manifest.Object)) {
+	t.Helper()
 	testtool.UseTestKey(t)
-	repo := sopsRepo(t)
 	out := t.TempDir()
-	first, loaded := hydrateDir(t, repo, hydrate.Options{Secrets: hydrate.SecretsSOPS})
+	first, loaded := hydrateDir(t, repo, hydrate.Options{Secrets: mode})
 	if len(first.Errors) > 0 {
 		t.Fatalf("hydrate: %v", first.Errors)
 	}
 	if _, err := first.Sync(out); err != nil {
 		t.Fatal(err)
 	}
-	r := render.New(loaded, render.DefaultOptions())
-	secrets := 0
-	var leaves []string
-	for _, tg := range loaded.Targets {
-		rr, err := r.Render(context.Background(), &tg)
-		if err != nil || rr.Err != nil {
-			t.Fatal(err, rr.Err)
-		}
-		data, err := os.ReadFile(filepath.Join(out, tg.Cluster, tg.Namespace, hydrate.ManifestFile))
-		if err != nil {
-			t.Fatal(err)
-		}
-		got, err := manifest.Read(data)
-		if err != nil || len(got) != len(rr.Objects) {
-			t.Fatalf("%s: %d objects, want %d (%v)", tg.Name(), len(got), len(rr.Objects), err)
-		}
-		for i, o := range rr.Objects {
-			if o.Kind != "Secret" {
-				if string(got[i].YAML) != string(o.YAML) {
-					t.Errorf("%s: %s differs from render's", tg.Name(), o.ID())
-				}
-				continue
-			}
-			secrets++
-			for _, v := range stringValues(o.Content) {
-				leaves = append(leaves, v)
-			}
-			plain, err := (&decrypt.SOPS{}).Decrypt(context.Background(), "manifest.yaml", got[i].YAML)
-			if err != nil {
-				t.Fatalf("%s: %s: %v", tg.Name(), o.ID(), err)
-			}
-			p, _ := manifest.Read(plain)
-			if len(p) != 1 || !sameContent(p[0].Content, o.Content) {
-				t.Errorf("%s: %s does not decrypt to render's Secret", tg.Name(), o.ID())
-			}
-		}
-	}
-	if secrets < 5 {
-		t.Fatalf("only %d Secrets checked", secrets)
-	}
-	for _, f := range first.Files {
-		for _, v := range leaves {
-			if len(v) >= 8 && strings.Contains(string(f.Data), v) {
-				t.Errorf("%s holds a value of a Secret's data in plain text", f.Path)
-			}
-		}
-	}
+	checkSecrets(t, loaded, out, first, check)
 
-	again, _ := hydrateDir(t, repo, hydrate.Options{Secrets: hydrate.SecretsSOPS, Previous: os.DirFS(out)})
+	again, _ := hydrateDir(t, repo, hydrate.Options{Secrets: mode, Previous: os.DirFS(out)})
 	if rep, err := again.Sync(out); err != nil || len(rep.Written) != 0 {
 		t.Fatalf("hydrating again wrote %v (%v)", rep.Written, err)
 	}
 
-	// A plain value added to namespace-c's Secret (in every cluster):
-	// that Secret is encrypted anew, the other Secrets keep their bytes.
 	values, _ := filepath.Glob(filepath.Join(repo, "namespaces", "namespace-c", "common-values-*.yaml"))
 	if len(values) == 0 || strings.HasSuffix(values[0], ".secret.yaml") {
 		t.Fatalf("no plain common values file in namespace-c: %v", values)
@@ -117,7 +87,7 @@ func TestSOPSSecrets(t *testing.T) {
 	}
 	f.WriteString("secrets:\n  billing-provider:\n    region: eu-west-1\n")
 	f.Close()
-	third, _ := hydrateDir(t, repo, hydrate.Options{Secrets: hydrate.SecretsSOPS, Previous: os.DirFS(out)})
+	third, _ := hydrateDir(t, repo, hydrate.Options{Secrets: mode, Previous: os.DirFS(out)})
 	rep, err := third.Sync(out)
 	if err != nil {
 		t.Fatal(err)
@@ -127,8 +97,8 @@ func TestSOPSSecrets(t *testing.T) {
 			t.Errorf("%s was rewritten: its Secrets did not change", p)
 		}
 	}
-	if len(rep.Written) == 0 {
-		t.Error("the changed Secret was not written")
+	if !strings.Contains(strings.Join(rep.Written, " "), "namespace-c/manifest.yaml") {
+		t.Errorf("the changed Secret was not written: %v", rep.Written)
 	}
 }
 
@@ -152,6 +122,53 @@ func TestSOPSWithoutRule(t *testing.T) {
 	}
 	if err == nil {
 		t.Error("a repository without .sops.yaml hydrates with --secrets sops")
+	}
+}
+
+// checkSecrets checks the output res wrote to out against render's
+// renderings of repo: every object but the Secrets is render's, byte for
+// byte; each Secret is handed to check with the object written in its
+// place; no file holds a value of a Secret's data, as written or decoded.
+func checkSecrets(t *testing.T, repo *layout.Repo, out string, res *hydrate.Result, check func(target string, secret, got manifest.Object)) {
+	t.Helper()
+	r := render.New(repo, render.DefaultOptions())
+	var leaves []string
+	for _, tg := range repo.Targets {
+		rr, err := r.Render(context.Background(), &tg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		data, err := os.ReadFile(filepath.Join(out, tg.Cluster, tg.Namespace, hydrate.ManifestFile))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := manifest.Read(data)
+		if err != nil || len(got) != len(rr.Objects) {
+			t.Fatalf("%s: %d objects, want %d (%v)", tg.Name(), len(got), len(rr.Objects), err)
+		}
+		for i, o := range rr.Objects {
+			if o.Kind != "Secret" {
+				if string(got[i].YAML) != string(o.YAML) {
+					t.Errorf("%s: %s differs from render's", tg.Name(), o.ID())
+				}
+				continue
+			}
+			leaves = append(leaves, stringValues(o.Content)...)
+			for _, v := range secretData(t, o) {
+				leaves = append(leaves, string(v))
+			}
+			check(tg.Name(), o, got[i])
+		}
+	}
+	if len(leaves) < 5 {
+		t.Fatalf("only %d values of Secrets checked", len(leaves))
+	}
+	for _, f := range res.Files {
+		for _, v := range leaves {
+			if len(v) >= 8 && strings.Contains(string(f.Data), v) {
+				t.Errorf("%s holds a value of a Secret's data in plain text", f.Path)
+			}
+		}
 	}
 }
 

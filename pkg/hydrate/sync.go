@@ -34,7 +34,7 @@ var ErrFailedTargets = errors.New("targets failed to hydrate")
 // errors it writes and removes nothing: a target that failed must not look
 // like one that is gone.
 func (res *Result) Sync(dir string) (*SyncReport, error) {
-	want, rep, err := res.plan(os.DirFS(dir))
+	want, rep, err := res.plan(os.DirFS(dir), same)
 	if err != nil {
 		return nil, fmt.Errorf("%w: nothing was written to %s", err, dir)
 	}
@@ -62,8 +62,11 @@ func (res *Result) Sync(dir string) (*SyncReport, error) {
 // missing) and remove (stale). An output hydrated from the same commit has
 // none; one that was edited, pushed to by hand or left with the files of a
 // removed target (Argo CD 3.3 and later no longer clean them) has some.
+// SealedSecrets compare by what can be read of them: their scope, their
+// template and the keys they seal, not their ciphertext, which only the
+// cluster can open.
 func (res *Result) Check(dir string) (*SyncReport, error) {
-	_, rep, err := res.plan(os.DirFS(dir))
+	_, rep, err := res.plan(os.DirFS(dir), sameSealed)
 	return rep, err
 }
 
@@ -71,7 +74,7 @@ func (res *Result) Check(dir string) (*SyncReport, error) {
 // branch's tree; nil for none): every file the output is to hold, kept
 // targets' and companions left as they are included, and what differs
 // from prev.
-func (res *Result) plan(prev fs.FS) (map[string][]byte, *SyncReport, error) {
+func (res *Result) plan(prev fs.FS, same func(prev fs.FS, p string, data []byte) bool) (map[string][]byte, *SyncReport, error) {
 	if len(res.Errors) > 0 {
 		return nil, nil, fmt.Errorf("%w (%d)", ErrFailedTargets, len(res.Errors))
 	}

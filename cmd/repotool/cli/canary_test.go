@@ -163,6 +163,10 @@ func TestCanarySecrets(t *testing.T) {
 		run{name: "hydrate", args: []string{"hydrate", repo, "--out", hydrated}, outDirs: []string{hydrated}, code: cli.ExitFindings},
 		run{name: "hydrate --helm v4", args: []string{"hydrate", repo, "--out", hydrated, "--helm", "v4"}, outDirs: []string{hydrated}, code: cli.ExitFindings},
 		run{name: "hydrate --secrets sops", args: []string{"hydrate", repo, "--out", hydrated, "--secrets", "sops"}, outDirs: []string{hydrated}, code: cli.ExitFindings},
+		run{name: "hydrate --secrets sealed-secrets", args: []string{"hydrate", repo, "--out", hydrated, "--secrets", "sealed-secrets"}, outDirs: []string{hydrated}, code: cli.ExitFindings,
+			before: func() {
+				testtool.WriteFiles(t, repo, map[string]string{"clusters/dev/sealed-secrets.pem": testtool.SealedSecretsCert()})
+			}},
 	)
 	// Rendered as Helm 4: other bytes and other error messages (traces),
 	// through the same redaction.

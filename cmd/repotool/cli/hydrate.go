@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"slices"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -42,9 +43,15 @@ target whose rendering holds a Secret; --secrets sops writes each Secret with
 its data and stringData SOPS-encrypted for the recipients of the .sops.yaml
 creation rule that matches <cluster>/<namespace>/manifest.yaml (what Flux
 and KSOPS decrypt), keeping the previous ciphertext of a Secret that did not
-change when the keys here decrypt it. In every mode a target whose secret
-values land outside a Secret's data (an env literal, an annotation, a
-ConfigMap) fails, naming the object, the field and the template. See
+change when the keys here decrypt it; --secrets sealed-secrets writes each
+as a strict-scope Bitnami SealedSecret for the cluster's controller
+certificate (clusters/<cluster>/sealed-secrets.pem, or
+hydrate.clusters.<cluster>.certificate), keeping the previous one when its
+digest, keyed with the SOPS keys of the target's secret values files, is the
+same. In every mode a target whose secret values land outside a Secret's
+data (an env literal, an annotation, a ConfigMap) fails, naming the object,
+the field and the template. See docs/hydrate.md.
+
 --branch PREFIX commits instead, to one local branch per cluster, PREFIX +
 cluster, holding <namespace>/manifest.yaml and its companions: a commit per
 dry commit ("<sha7>: <subject>", with a Dry-SHA trailer), none when the
@@ -71,7 +78,7 @@ files missing, or the stale files of a removed target. See docs/hydrate.md.`,
 	fl.StringVar(&f.repoURL, "repo-url", "", "the dry repository's URL, for hydrator.metadata (default: repotool.yaml's git.repoURL)")
 	fl.StringVar(&f.since, "changed-since", "", "render only the targets the change since this revision affects; keep the others' files")
 	fl.BoolVar(&f.check, "check", false, "write nothing; exit 1 listing the files when --out differs from a hydration of its dry commit")
-	fl.StringVar(&f.secrets, "secrets", "", "how every cluster's Secrets are written: refuse (fail a target that renders one) or sops (encrypted for .sops.yaml's rule for the manifest); default: repotool.yaml's hydrate.secrets, else refuse")
+	fl.StringVar(&f.secrets, "secrets", "", "how every cluster's Secrets are written: refuse (fail a target that renders one), sops (encrypted for .sops.yaml's rule for the manifest) or sealed-secrets (a SealedSecret for the cluster's certificate); default: repotool.yaml's hydrate.secrets, else refuse")
 	addDependencyFlags(fl, &f.opts)
 	fl.IntVar(&f.opts.Concurrency, "concurrency", f.opts.Concurrency, "targets rendered at once")
 	addLimitFlags(fl, &f.opts)
@@ -207,9 +214,9 @@ func changedTargets(cmd *cobra.Command, git *gitrev.Repo, f *hydrateFlags, sha s
 	if err != nil {
 		return nil, usageErr(err)
 	}
-	targets := []string{}
+	targets := hydrate.EncryptedBy(head, hydrate.SecretsMode(f.secrets), changed)
 	for _, t := range diff.Affected(base, head, changed) {
-		if !t.Removed {
+		if !t.Removed && !slices.Contains(targets, t.Name) {
 			targets = append(targets, t.Name)
 		}
 	}
