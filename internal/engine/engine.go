@@ -55,10 +55,45 @@ func (e *Engine) Render(c *chart.Chart, top chartutil.Values) (out map[string]st
 // RenderContext is Render within ctx: when ctx ends, the templates stop at
 // their next output or include, and the rendering fails with ctx's cause.
 func (e *Engine) RenderContext(ctx context.Context, c *chart.Chart, top chartutil.Values) (out map[string]string, err error) {
+	out, _, err = e.RenderCalls(ctx, c, top, false)
+	return out, err
+}
+
+// RenderCalls is RenderContext that also returns the unstable functions
+// the rendering called (lookup, the clock, chance; see unstableFuncs),
+// where, sorted: what makes two renderings of the same input differ. With
+// verify, only the calls whose result reaches the output are returned:
+// each call site is tried with another result (unstable.go), which costs
+// a rendering per site, and a call whose result the templates throw away
+// (`default (randAlphaNum 8)` when a value is given: Go templates compute
+// every argument) is not one.
+func (e *Engine) RenderCalls(ctx context.Context, c *chart.Chart, top chartutil.Values, verify bool) (map[string]string, []Call, error) {
+	b := e.newBudget(ctx)
+	b.keep = verify
+	out, t, err := e.run(c, top, b)
+	if err != nil || len(b.sites) == 0 {
+		return out, nil, err
+	}
+	if verify {
+		e.verify(c, top, b, out)
+	}
+	return out, b.unstableCalls(t), nil
+}
+
+func (e *Engine) newBudget(ctx context.Context) *budget {
+	b := &budget{ctx: ctx, maxPrinted: e.MaxPrinted}
+	if b.maxPrinted <= 0 {
+		b.maxPrinted = DefaultMaxPrinted
+	}
+	return b
+}
+
+// run is one rendering of c with top within b, and the templates it ran.
+func (e *Engine) run(c *chart.Chart, top chartutil.Values, b *budget) (out map[string]string, t *template.Template, err error) {
 	srcs := sources(c, top)
 	set := e.cache.get(srcs, e.CacheSize, e.funcs())
 	if set.err != nil {
-		return map[string]string{}, set.err
+		return map[string]string{}, nil, set.err
 	}
 	defer func() {
 		// text/template recovers what a function panics with, but not
@@ -67,15 +102,12 @@ func (e *Engine) RenderContext(ctx context.Context, c *chart.Chart, top chartuti
 			out, err = map[string]string{}, fmt.Errorf("rendering template failed: %v", p)
 		}
 	}()
-	t, err := set.root.Clone()
+	t, err = set.root.Clone()
 	if err != nil {
-		return map[string]string{}, err
-	}
-	b := &budget{ctx: ctx, maxPrinted: e.MaxPrinted}
-	if b.maxPrinted <= 0 {
-		b.maxPrinted = DefaultMaxPrinted
+		return map[string]string{}, nil, err
 	}
 	r := newRun(t, map[string]int{}, b)
+	t.Funcs(b.unstableFuncsFor(e.funcs()))
 	out = make(map[string]string, len(srcs))
 	for _, s := range srcs {
 		if s.partial() {
@@ -85,17 +117,18 @@ func (e *Engine) RenderContext(ctx context.Context, c *chart.Chart, top chartuti
 		// one that included them, as in Helm, where the chart's data is
 		// shared and set before each template runs.
 		s.scope["Template"] = chartutil.Values{"Name": s.name, "BasePath": s.base}
+		b.stack = append(b.stack[:0], s.name)
 		buf := output{b: b}
 		if err := r.t.ExecuteTemplate(&buf, s.name, chartutil.Values(s.scope)); err != nil {
 			if errors.Is(err, errLimit) && !strings.Contains(err.Error(), s.name) {
 				// Printing itself went over: say where.
 				err = fmt.Errorf("template: %s: %w", s.name, err)
 			}
-			return map[string]string{}, e.execError(s.name, err)
+			return map[string]string{}, nil, e.execError(s.name, err)
 		}
 		out[s.name] = strings.ReplaceAll(buf.String(), noValue, "")
 	}
-	return out, nil
+	return out, t, nil
 }
 
 // funcs is the function library of e's Helm version.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 	"text/template"
 )
@@ -41,6 +42,16 @@ type budget struct {
 	// below each running one, 0 where not measured (depth.go).
 	calls, tpls int
 	frames      []int
+	// stack names the templates running inside each other, innermost
+	// last ("" for text given to tpl), and sites are the unstable
+	// functions called, where (unstable.go).
+	stack []string
+	sites map[callSite]bool
+	// keep: the results of the unstable calls are kept, in results, for
+	// verify's renderings, which replay them.
+	keep    bool
+	results map[string][][]reflect.Value
+	replay  *replay
 }
 
 // newRun binds include, tpl and the functions that count towards b to t,
@@ -82,7 +93,8 @@ func (r *run) include(name string, data any) (string, error) {
 	}
 	defer r.leave(false)
 	r.nesting[name]++
-	defer func() { r.nesting[name]-- }()
+	r.stack = append(r.stack, name)
+	defer func() { r.nesting[name]--; r.stack = r.stack[:len(r.stack)-1] }()
 	out := output{b: r.budget}
 	if err := r.t.ExecuteTemplate(&out, name, data); err != nil {
 		if de, ok := asDepth(err); ok {
@@ -101,6 +113,8 @@ func (r *run) tpl(text string, data any) (string, error) {
 		return "", err
 	}
 	defer r.leave(true)
+	r.stack = append(r.stack, "")
+	defer func() { r.stack = r.stack[:len(r.stack)-1] }()
 	t, err := r.t.Clone()
 	if err != nil {
 		return "", fmt.Errorf("cannot clone template: %w", err)

@@ -45,6 +45,10 @@ type Options struct {
 	// Decrypter decrypts Previous's Secrets. Default: decrypt.SOPS, with
 	// the environment's keys.
 	Decrypter decrypt.Decrypter
+	// Strict fails a target whose rendering is unstable
+	// (render.Result.Unstable: lookup, the clock, chance, a dependency's
+	// version range): its hydrated manifest would change with no commit.
+	Strict bool
 	// Targets, when not nil, are the only targets rendered ("cluster/
 	// namespace", as a change affects them: diff.Affected); the files of
 	// the repository's other targets are kept as the output has them
@@ -183,6 +187,9 @@ func targetFiles(ctx context.Context, rr *render.Result, opts Options, mode Secr
 	if err := checkSecrets(rr, mode); err != nil {
 		return nil, err
 	}
+	if opts.Strict && len(rr.Unstable) > 0 {
+		return nil, unstableError(rr)
+	}
 	dir := path.Join(rr.Target.Cluster, rr.Target.Namespace)
 	data := rr.Manifest
 	var err error
@@ -200,6 +207,28 @@ func targetFiles(ctx context.Context, rr *render.Result, opts Options, mode Secr
 		{Path: path.Join(dir, MetadataFile), Data: pathMetadata(opts, rr.Target)},
 		{Path: path.Join(dir, ReadmeFile), Data: readme(opts, rr.Target)},
 	}, nil
+}
+
+// unstableError is the error of a target whose rendering is unstable,
+// with --strict.
+func unstableError(rr *render.Result) error {
+	var causes []string
+	for _, u := range rr.Unstable {
+		at := u.Source.String()
+		if u.Line > 0 {
+			at += fmt.Sprintf(":%d", u.Line)
+		}
+		switch {
+		case u.Dependency != "":
+			causes = append(causes, fmt.Sprintf("the dependency %s, a version range (%s)", u.Dependency, at))
+		case u.ViaTpl:
+			causes = append(causes, fmt.Sprintf("%s, in text given to tpl (%s)", u.Func, at))
+		default:
+			causes = append(causes, fmt.Sprintf("%s (%s)", u.Func, at))
+		}
+	}
+	return fmt.Errorf("hydrate %s: its rendering changes with no commit (--strict): %s; see the lint rule unstable-render for each cause's fix",
+		rr.Target.Name(), strings.Join(causes, ", "))
 }
 
 // SecretError is a target whose rendering would write secret values in

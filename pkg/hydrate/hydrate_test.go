@@ -252,3 +252,26 @@ func twoTargets(t *testing.T) string {
 	})
 	return repo
 }
+
+// TestStrict: a target whose rendering calls uuidv4 hydrates, and with
+// Options.Strict fails, naming the function, the template and the line;
+// the other target is unaffected.
+func TestStrict(t *testing.T) {
+	repo := filepath.Join(t.TempDir(), "repo")
+	testtool.WriteFiles(t, repo, map[string]string{
+		"namespaces/a/Chart.yaml":          "apiVersion: v2\nname: a\nversion: 1.0.0\n",
+		"namespaces/a/templates/cm.yaml":   "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\ndata:\n  id: {{ uuidv4 | quote }}\n",
+		"namespaces/b/Chart.yaml":          "apiVersion: v2\nname: b\nversion: 1.0.0\n",
+		"namespaces/b/templates/cm.yaml":   "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: b\n",
+		"clusters/dev/a/dev-values-a.yaml": "{}\n",
+		"clusters/dev/b/dev-values-b.yaml": "{}\n",
+	})
+	if res, _ := hydrateDir(t, repo, hydrate.Options{}); len(res.Errors) != 0 {
+		t.Fatalf("without Strict: %v", res.Errors)
+	}
+	res, _ := hydrateDir(t, repo, hydrate.Options{Strict: true})
+	want := "hydrate dev/a: its rendering changes with no commit (--strict): uuidv4 (namespaces/a/templates/cm.yaml:6)"
+	if len(res.Errors) != 1 || !strings.HasPrefix(res.Errors[0].Error(), want) {
+		t.Errorf("with Strict: %v", res.Errors)
+	}
+}

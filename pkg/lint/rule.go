@@ -32,6 +32,7 @@ var registry = []*Rule{
 	ruleSecretStoreReference,
 	ruleShortnameCollision,
 	ruleStrayAPIVersion,
+	ruleUnstableRender,
 	ruleValuesListReplaced,
 	ruleValuesTypeMismatch,
 	ruleValuesUnused,

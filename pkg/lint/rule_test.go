@@ -51,7 +51,7 @@ func TestRegistry(t *testing.T) {
 			t.Errorf("%s: no testdata/lint/%s case: %v", r.ID, r.ID, err)
 		}
 		if !strings.Contains(string(docs), "## "+r.ID+"\n") {
-			t.Errorf("%s: no entry in docs/rules.md (run go generate ./pkg/lint)", r.ID)
+			t.Errorf("%s: no entry in docs/rules.md (run go test ./tools/docgen -update)", r.ID)
 		}
 		if got, ok := lint.RuleByID(r.ID); !ok || got.ID != r.ID {
 			t.Errorf("RuleByID(%s) failed", r.ID)

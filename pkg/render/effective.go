@@ -316,8 +316,8 @@ func (r *Renderer) Without(ctx context.Context, t *layout.Target, paths ...[]str
 		for _, p := range paths {
 			vals = withoutPath(vals, p)
 		}
-		stream, _, err := r.template(ctx, t, entry, vals)
-		return out{stream, err}
+		rd, err := r.template(ctx, t, entry, vals, false)
+		return out{rd.stream, err}
 	})
 	if err != nil {
 		return nil, r.boundErr(t, err)

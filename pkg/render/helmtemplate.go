@@ -13,6 +13,7 @@ import (
 	"helm.sh/helm/v3/pkg/chart"
 	"helm.sh/helm/v3/pkg/chartutil"
 
+	"github.com/repotool/repotool/internal/engine"
 	"github.com/repotool/repotool/pkg/layout"
 	"github.com/repotool/repotool/pkg/manifest"
 )
@@ -36,35 +37,44 @@ import (
 // never as manifests (action's notesFileSuffix).
 const notesSuffix = "NOTES.txt"
 
-// template renders t with vals as `helm template --include-crds` does and
-// returns the stream it prints and its objects.
-func (r *Renderer) template(ctx context.Context, t *layout.Target, entry *chartEntry, vals map[string]any) ([]byte, []manifest.Object, error) {
+// rendered is what a rendering printed: the stream, its objects, and the
+// unstable template functions it called.
+type rendered struct {
+	stream []byte
+	objs   []manifest.Object
+	calls  []engine.Call
+}
+
+// template renders t with vals as `helm template --include-crds` does.
+// With verify, the unstable calls are those whose result reaches the
+// output (engine.RenderCalls); it costs a rendering per call site.
+func (r *Renderer) template(ctx context.Context, t *layout.Target, entry *chartEntry, vals map[string]any, verify bool) (rendered, error) {
 	if err := ctx.Err(); err != nil {
-		return nil, nil, err
+		return rendered{}, err
 	}
 	caps := r.capabilities(t)
 	kv, err := chartutil.ParseKubeVersion(caps.KubeVersion)
 	if err != nil {
-		return nil, nil, fmt.Errorf("invalid Kubernetes version %q: %w", caps.KubeVersion, err)
+		return rendered{}, fmt.Errorf("invalid Kubernetes version %q: %w", caps.KubeVersion, err)
 	}
 	c := copyChart(entry.chart)
 	valueConflicts(c, vals, true) // reported by renderNow; Helm would print them
 	if req := c.Metadata.Dependencies; req != nil {
 		if err := missingDependencies(c, req); err != nil {
-			return nil, nil, err
+			return rendered{}, err
 		}
 	}
 	top, hcaps, err := r.renderValuesOf(t, c, vals, kv)
 	if err != nil {
-		return nil, nil, err
+		return rendered{}, err
 	}
 	if hasSchema(c) {
 		if err := r.validateAgainstSchema(c, top["Values"].(chartutil.Values), entry.origins); err != nil {
 			var se *SchemaError
 			if errors.As(err, &se) {
-				return nil, nil, se
+				return rendered{}, se
 			}
-			return nil, nil, fmt.Errorf(schemaErrFmt, err.Error())
+			return rendered{}, fmt.Errorf(schemaErrFmt, err.Error())
 		}
 	}
 	if c.Metadata.KubeVersion != "" && !chartutil.IsCompatibleRange(c.Metadata.KubeVersion, hcaps.KubeVersion.String()) {
@@ -72,11 +82,11 @@ func (r *Renderer) template(ctx context.Context, t *layout.Target, entry *chartE
 		if r.helm4() {
 			shown = top["Capabilities"].(*capabilities4).KubeVersion.Version // Helm 4 names the version as given
 		}
-		return nil, nil, fmt.Errorf("chart requires kubeVersion: %s which is incompatible with Kubernetes %s", c.Metadata.KubeVersion, shown)
+		return rendered{}, fmt.Errorf("chart requires kubeVersion: %s which is incompatible with Kubernetes %s", c.Metadata.KubeVersion, shown)
 	}
-	files, err := r.engine.RenderContext(ctx, c, top)
+	files, calls, err := r.engine.RenderCalls(ctx, c, top, verify)
 	if err != nil {
-		return nil, nil, err
+		return rendered{}, err
 	}
 	for k := range files {
 		if strings.HasSuffix(k, notesSuffix) {
@@ -89,14 +99,15 @@ func (r *Renderer) template(ctx context.Context, t *layout.Target, entry *chartE
 			size += len(f)
 		}
 		if int64(size) > max {
-			return nil, nil, errOutputSize{size: size, max: max}
+			return rendered{}, errOutputSize{size: size, max: max}
 		}
 	}
 	docs, hooks, err := sortDocs(files, r.helm4())
 	if err != nil {
-		return nil, nil, err
+		return rendered{}, err
 	}
-	return assemble(c, docs, hooks, !r.opts.SkipCRDs)
+	stream, objs, err := assemble(c, docs, hooks, !r.opts.SkipCRDs)
+	return rendered{stream: stream, objs: objs, calls: calls}, err
 }
 
 // renderValuesOf is what the templates of c (a copy: dependencies are

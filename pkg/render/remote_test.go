@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -17,6 +18,7 @@ import (
 	"helm.sh/helm/v3/pkg/chartutil"
 
 	"github.com/repotool/repotool/pkg/layout"
+	"github.com/repotool/repotool/pkg/manifest"
 	"github.com/repotool/repotool/pkg/render"
 )
 
@@ -266,6 +268,10 @@ func TestRemoteDependencyErrors(t *testing.T) {
 	}
 }
 
+// TestRemoteDependencyRangeResolved: a range resolves to the newest
+// version the repository publishes, and the rendering says it is
+// unstable (another run may take another version), naming the
+// dependency and its Chart.yaml; an exact version is stable.
 func TestRemoteDependencyRangeResolved(t *testing.T) {
 	cr := newChartRepo(t, "")
 	repo := mapRepo(t, remoteRepoFiles(cr.URL+"/stable", "~7.2.0", nil))
@@ -277,5 +283,14 @@ func TestRemoteDependencyRangeResolved(t *testing.T) {
 	}
 	if !strings.Contains(string(res.Manifest), "redis:7.2.4-alpine") {
 		t.Errorf("range ~7.2.0 did not resolve to 7.2.4")
+	}
+	want := []render.Unstable{{Source: manifest.Source{File: "namespaces/app/Chart.yaml"}, Dependency: "redis", Version: "~7.2.0"}}
+	if !reflect.DeepEqual(res.Unstable, want) {
+		t.Errorf("unstable: %+v", res.Unstable)
+	}
+	exact := mapRepo(t, remoteRepoFiles(cr.URL+"/stable", "7.2.4", nil))
+	res, err = render.New(exact, opts).Render(context.Background(), &exact.Targets[0])
+	if err != nil || len(res.Unstable) != 0 {
+		t.Errorf("an exact version: %+v (%v)", res.Unstable, err)
 	}
 }

@@ -139,6 +139,10 @@ type Result struct {
 	// that were replaced by placeholders (PlaceholdersOnDecryptFailure):
 	// the rendering is not what would be deployed.
 	Placeholders []error
+	// Unstable is what makes this rendering change with no change to the
+	// repository (the clock, chance, lookup, a dependency's version
+	// range), sorted; lint's unstable-render rule reports it.
+	Unstable []Unstable
 
 	red *redactor
 	// safe renders the target's objects with placeholders for its secret
@@ -276,7 +280,9 @@ func (r *Renderer) renderNow(ctx, callerCtx context.Context, t *layout.Target) *
 	res.Conflicts = valueConflicts(entry.chart, vals, false)
 	r.locateConflicts(t, res.Conflicts)
 	secret := r.decrypts(t)
-	res.Manifest, res.Objects, err = r.renderValues(ctx, t, entry, vals)
+	rd, err := r.renderValues(ctx, t, entry, vals, true)
+	res.Manifest, res.Objects = rd.stream, rd.objs
+	res.Unstable = unstable(rd.calls, entry)
 	if err == nil && secret {
 		// Redacted output comes from a rendering in which every secret
 		// value is a placeholder: decrypted bytes never reach it.
@@ -289,8 +295,8 @@ func (r *Renderer) renderNow(ctx, callerCtx context.Context, t *layout.Target) *
 				err  error
 			}
 			o, err := bounded(safeCtx, r.opts.Timeout, func(ctx context.Context) out {
-				_, objs, err := r.renderPlaceholders(ctx, t, entry)
-				return out{objs, err}
+				rd, err := r.renderPlaceholders(ctx, t, entry)
+				return out{rd.objs, err}
 			})
 			if err != nil {
 				err = r.boundErr(t, err)
@@ -313,50 +319,42 @@ func (r *Renderer) renderNow(ctx, callerCtx context.Context, t *layout.Target) *
 	return res
 }
 
-// decrypts reports whether rendering t decrypts secret values for real.
-func (r *Renderer) decrypts(t *layout.Target) bool {
-	if _, ok := r.decrypter.(PlaceholderDecrypter); ok {
-		return false
-	}
-	return slices.ContainsFunc(t.Values, func(v layout.ValueFile) bool { return v.Secret })
-}
-
 // renderPlaceholders renders t with every secret value replaced by a typed
 // placeholder, as --no-decrypt does.
-func (r *Renderer) renderPlaceholders(ctx context.Context, t *layout.Target, entry *chartEntry) ([]byte, []manifest.Object, error) {
+func (r *Renderer) renderPlaceholders(ctx context.Context, t *layout.Target, entry *chartEntry) (rendered, error) {
 	vals, _, _, err := r.values(ctx, t, PlaceholderDecrypter{})
 	if err != nil {
-		return nil, nil, err
+		return rendered{}, err
 	}
-	return r.renderValues(ctx, t, entry, vals)
+	return r.renderValues(ctx, t, entry, vals, false)
 }
 
 // renderValues runs the templates with vals and splits the output into
-// objects.
-func (r *Renderer) renderValues(ctx context.Context, t *layout.Target, entry *chartEntry, vals map[string]any) ([]byte, []manifest.Object, error) {
-	stream, objs, err := r.template(ctx, t, entry, vals)
+// objects; verify: as template.
+func (r *Renderer) renderValues(ctx context.Context, t *layout.Target, entry *chartEntry, vals map[string]any, verify bool) (rendered, error) {
+	rd, err := r.template(ctx, t, entry, vals, verify)
 	var de *manifest.DocumentError
 	var big errOutputSize
 	var se *SchemaError
 	switch {
 	case errors.As(err, &se):
-		return nil, nil, se // quotes the schema, never a value
+		return rendered{}, se // quotes the schema, never a value
 	case errors.As(err, &big):
-		return nil, nil, &TemplateError{Target: t.Name(), Chart: t.ChartDir, Msg: big.Error()}
+		return rendered{}, &TemplateError{Target: t.Name(), Chart: t.ChartDir, Msg: big.Error()}
 	case errors.As(err, &de):
-		return nil, nil, templateError(t, entry, fmt.Sprintf("%s: rendered output is not valid YAML: %v", cmp.Or(de.Template, "stream"), de.Err))
+		return rendered{}, templateError(t, entry, fmt.Sprintf("%s: rendered output is not valid YAML: %v", cmp.Or(de.Template, "stream"), de.Err))
 	case err != nil:
 		te := templateError(t, entry, cleanHelmError(err))
 		var ol *outputLineError
 		if errors.As(err, &ol) && te.File != "" && te.Line == 0 {
 			te.Line = ol.Line
 		}
-		return nil, nil, te
+		return rendered{}, te
 	}
-	for i := range objs {
-		objs[i].File, objs[i].Member = templateFile(objs[i].Template, entry.origins)
+	for i := range rd.objs {
+		rd.objs[i].File, rd.objs[i].Member = templateFile(rd.objs[i].Template, entry.origins)
 	}
-	return stream, objs, nil
+	return rd, nil
 }
 
 // bounded runs fn in a goroutine of its own and returns its result when it

@@ -31,7 +31,7 @@ func (r *Renderer) safeError(ctx context.Context, t *layout.Target, entry *chart
 	if !secret || !errors.As(err, &te) {
 		return err
 	}
-	_, _, perr := r.renderPlaceholders(ctx, t, entry)
+	_, perr := r.renderPlaceholders(ctx, t, entry)
 	if errors.As(perr, &te) {
 		return te
 	}

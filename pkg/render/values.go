@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"slices"
 
 	"github.com/repotool/repotool/internal/fsutil"
 	"github.com/repotool/repotool/internal/helmvalues"
@@ -93,6 +94,14 @@ func (r *Renderer) readValues(p, real string) ([]byte, error) {
 		return r.files.Get(p).Data()
 	}
 	return fsutil.ReadFile(r.fsys, real, r.opts.MaxValuesSize)
+}
+
+// decrypts reports whether rendering t decrypts secret values for real.
+func (r *Renderer) decrypts(t *layout.Target) bool {
+	if _, ok := r.decrypter.(PlaceholderDecrypter); ok {
+		return false
+	}
+	return slices.ContainsFunc(t.Values, func(v layout.ValueFile) bool { return v.Secret })
 }
 
 // decrypted is a secret values file's decryption, done once: when done is

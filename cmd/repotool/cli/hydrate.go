@@ -21,7 +21,7 @@ import (
 // hydrateFlags are hydrate's flags.
 type hydrateFlags struct {
 	out, branch, dry, repoURL, secrets, since string
-	check                                     bool
+	check, strict                             bool
 	opts                                      render.Options
 }
 
@@ -77,6 +77,7 @@ files missing, or the stale files of a removed target. See docs/hydrate.md.`,
 	fl.StringVar(&f.dry, "dry", "HEAD", "the commit to hydrate: a branch, tag or commit of the repository")
 	fl.StringVar(&f.repoURL, "repo-url", "", "the dry repository's URL, for hydrator.metadata (default: repotool.yaml's git.repoURL)")
 	fl.StringVar(&f.since, "changed-since", "", "render only the targets the change since this revision affects; keep the others' files")
+	fl.BoolVar(&f.strict, "strict", false, "fail a target whose rendering changes with no commit (lookup, the clock, random values, generated certificates, a dependency's version range: lint's unstable-render)")
 	fl.BoolVar(&f.check, "check", false, "write nothing; exit 1 listing the files when --out differs from a hydration of its dry commit")
 	fl.StringVar(&f.secrets, "secrets", "", "how every cluster's Secrets are written: refuse (fail a target that renders one), sops (encrypted for .sops.yaml's rule for the manifest) or sealed-secrets (a SealedSecret for the cluster's certificate); default: repotool.yaml's hydrate.secrets, else refuse")
 	addDependencyFlags(fl, &f.opts)
@@ -122,7 +123,7 @@ func runHydrate(cmd *cobra.Command, env Env, f *hydrateFlags, root string, v *ve
 	f.opts.Redacted = true // the renderings with placeholders SecretFields reads, made in parallel
 	r := render.New(repo, f.opts, v.renderOptions(cmd.ErrOrStderr(), "hydrating")...)
 	res, err := hydrate.Hydrate(cmd.Context(), r, repo, hydrate.Options{RepoURL: f.repoURL, DrySHA: sha, Secrets: hydrate.SecretsMode(f.secrets),
-		Dir: cmp.Or(git.Sub(), "."), Previous: previous(f, git), Targets: targets})
+		Dir: cmp.Or(git.Sub(), "."), Previous: previous(f, git), Targets: targets, Strict: f.strict})
 	if cerr := cmd.Context().Err(); cerr != nil {
 		return cerr // interrupted: Run says so, once; nothing was written
 	}
