@@ -3,6 +3,7 @@ package argocd
 import (
 	"cmp"
 	"path"
+	"slices"
 	"strings"
 
 	"github.com/repotool/repotool/pkg/config"
@@ -15,23 +16,49 @@ func (g *generator) application(cl *layout.Cluster, name, ns, project string, ti
 		TypeMeta: TypeMeta{APIVersion: APIVersion, Kind: "Application"},
 		Metadata: g.meta(cl, name, tier),
 		Spec: ApplicationSpec{
-			Project: project,
-			Source: &ApplicationSource{
-				RepoURL:        g.cfg.Git.RepoURL,
-				TargetRevision: g.revision(),
-				Path:           g.gitPath(t.Dir),
-				Plugin: &ApplicationSourcePlugin{Name: g.set.PluginName, Env: []EnvEntry{
-					{Name: "CLUSTER", Value: cl.Name},
-					{Name: "NAMESPACE", Value: ns},
-					{Name: "TIER", Value: string(tier)},
-				}},
-			},
+			Project:     project,
 			Destination: g.dest(cl, ns),
 			SyncPolicy:  g.syncPolicy(tier, ns),
 		},
 	}
+	plugin := &ApplicationSourcePlugin{Name: g.set.PluginName, Env: []EnvEntry{
+		{Name: "CLUSTER", Value: cl.Name},
+		{Name: "NAMESPACE", Value: ns},
+		{Name: "TIER", Value: string(tier)},
+	}}
+	paths := g.refreshPaths(t)
+	switch g.cfg.ArgoCD.SourceMode() {
+	case config.SourceHydrated:
+		// The branch repotool hydrate --branch writes: one folder per
+		// Application, named as it is (hydrate.AppPaths). Its refresh
+		// paths are that folder.
+		app.Spec.Source = &ApplicationSource{RepoURL: g.cfg.Git.RepoURL, TargetRevision: g.cfg.ArgoCD.HydratedBranch(cl.Name), Path: name, Directory: &ApplicationSourceDirectory{}}
+		paths = "."
+	case config.SourceSourceHydrator:
+		// The plugin renders the dry commit, with the secrets mode
+		// hydrate uses for the cluster, so that the hydrator never
+		// commits a Secret in plain text; each Application has a folder
+		// of its own on the branch, as the hydrator requires.
+		mode := g.cfg.Hydrate.SecretsFor(cl.Name)
+		plugin.Env = append(plugin.Env, EnvEntry{Name: "SECRETS", Value: mode})
+		if mode == "sealed-secrets" { // the cluster's certificate seals its Secrets: an input too
+			list := append(strings.Split(paths, ";"), "/"+g.gitPath(g.cfg.Hydrate.CertificateFor(cl.Name, path.Dir(t.Dir))))
+			slices.Sort(list)
+			paths = strings.Join(list, ";")
+		}
+		sh := &SourceHydrator{
+			DrySource:  DrySource{RepoURL: g.cfg.Git.RepoURL, TargetRevision: g.revision(), Path: g.gitPath(t.Dir), Plugin: plugin},
+			SyncSource: SyncSource{TargetBranch: g.cfg.ArgoCD.HydratedBranch(cl.Name), Path: name},
+		}
+		if g.cfg.ArgoCD.Hydrated.HydrateTo {
+			sh.HydrateTo = &HydrateTo{TargetBranch: sh.SyncSource.TargetBranch + "-next"}
+		}
+		app.Spec.SourceHydrator = sh
+	default:
+		app.Spec.Source = &ApplicationSource{RepoURL: g.cfg.Git.RepoURL, TargetRevision: g.revision(), Path: g.gitPath(t.Dir), Plugin: plugin}
+	}
 	app.Metadata.Finalizers = []string{Finalizer}
-	app.Metadata.Annotations = map[string]string{ManifestGeneratePaths: g.refreshPaths(t)}
+	app.Metadata.Annotations = map[string]string{ManifestGeneratePaths: paths}
 	for _, n := range g.cfg.Namespaces[ns].Notifications {
 		app.Metadata.Annotations["notifications.argoproj.io/subscribe."+n.Trigger+"."+n.Service] = strings.Join(n.Recipients, ";")
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/repotool/repotool/internal/testing/golden"
 	"github.com/repotool/repotool/pkg/argocd"
+	"github.com/repotool/repotool/pkg/config"
 	"github.com/repotool/repotool/pkg/layout"
 )
 
@@ -214,6 +215,52 @@ argocd:
 		golden.Check(t, filepath.Join("testdata", "golden", filepath.FromSlash(f.Path())), data)
 		if p, ok := f.Object.(*argocd.AppProject); ok && len(p.Spec.Description) > argocd.MaxDescription {
 			t.Errorf("%s: description of %d characters; Argo CD's CRD allows %d", f.Path(), len(p.Spec.Description), argocd.MaxDescription)
+		}
+	}
+}
+
+// TestGenerateSourcesGolden keeps testdata/golden-sources/<source>/ equal
+// to what Generate makes for the fixture with argocd.source hydrated (a
+// directory source on each cluster's hydrated branch, one folder per
+// Application) and source-hydrator (spec.sourceHydrator: the plugin as
+// dry source with the cluster's secrets mode, hydrateTo the -next
+// branch). internal/argocdcheck validates them with Argo CD's types, CRD
+// schema and the hydrator's checks.
+func TestGenerateSourcesGolden(t *testing.T) {
+	for _, source := range []string{config.SourceHydrated, config.SourceSourceHydrator} {
+		repo := loadFixture(t)
+		repo.Config.ArgoCD.Source = source
+		repo.Config.ArgoCD.Hydrated = config.HydratedConfig{BranchPrefix: "environment/", HydrateTo: source == config.SourceSourceHydrator}
+		repo.Config.Hydrate.Secrets = "sealed-secrets"
+		files, err := argocd.Generate(repo, argocd.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		apps := 0
+		for _, f := range files {
+			data, err := f.Bytes()
+			if err != nil {
+				t.Fatal(err)
+			}
+			golden.Check(t, filepath.Join("testdata", "golden-sources", source, filepath.FromSlash(f.Path())), data)
+			app, ok := f.Object.(*argocd.Application)
+			if !ok || app.Metadata.Name == argocd.RootName {
+				continue
+			}
+			apps++
+			switch source {
+			case config.SourceHydrated:
+				if s := app.Spec.Source; s == nil || s.Plugin != nil || s.Path != app.Metadata.Name || !strings.HasPrefix(s.TargetRevision, "environment/") {
+					t.Errorf("%s: source %+v", f.Path(), s)
+				}
+			default:
+				if sh := app.Spec.SourceHydrator; app.Spec.Source != nil || sh == nil || sh.DrySource.Plugin == nil || sh.SyncSource.Path != app.Metadata.Name || sh.HydrateTo.TargetBranch != sh.SyncSource.TargetBranch+"-next" {
+					t.Errorf("%s: %+v", f.Path(), app.Spec)
+				}
+			}
+		}
+		if apps < 5 {
+			t.Errorf("%s: %d Applications", source, apps)
 		}
 	}
 }

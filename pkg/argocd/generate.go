@@ -226,13 +226,13 @@ func (g *generator) cluster(cl *layout.Cluster) ([]File, error) {
 		if err := claim("Application", ns, "application namespace "+ns); err != nil {
 			return nil, err
 		}
-		if err := claim("Application", ns+"-security", "the security manifests of "+ns); err != nil {
+		if err := claim("Application", ns+SecuritySuffix, "the security manifests of "+ns); err != nil {
 			return nil, err
 		}
 		owners := g.cfg.Namespaces[ns].Owners
 		add(g.project(cl, ns, "The application's own manifests in namespace "+ns+" on "+cl.Name+": no cluster-scoped or security kinds; the SRE groups and the owners may sync.",
 			[]ApplicationDestination{g.dest(cl, ns)}, []GroupKind{}, []GroupKind{{Group: "*", Kind: "*"}}, g.tiers.SecurityKinds(), owners), "appproject-"+ns+".yaml")
-		add(g.application(cl, ns+"-security", ns, string(config.ArgoTierNamespaces), config.ArgoTierNamespaces), "application-"+ns+"-security.yaml")
+		add(g.application(cl, ns+SecuritySuffix, ns, string(config.ArgoTierNamespaces), config.ArgoTierNamespaces), "application-"+ns+SecuritySuffix+".yaml")
 		add(g.application(cl, ns, ns, ns, config.ArgoTierApplication), "application-"+ns+".yaml")
 	}
 	add(g.root(cl), "root.yaml")

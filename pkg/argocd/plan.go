@@ -75,7 +75,7 @@ func (p *Plan) Place(t *layout.Target, o *manifest.Object) Placement {
 		return pl
 	}
 	if tier, err := p.tiers.TierOf(o.APIVersion, o.Kind); err == nil && tier == config.ArgoTierNamespaces {
-		pl.Tier, pl.Application, pl.Project = config.ArgoTierNamespaces, t.Namespace+"-security", string(config.ArgoTierNamespaces)
+		pl.Tier, pl.Application, pl.Project = config.ArgoTierNamespaces, t.Namespace+SecuritySuffix, string(config.ArgoTierNamespaces)
 		return pl
 	}
 	pl.Tier, pl.Application, pl.Project = config.ArgoTierApplication, t.Namespace, t.Namespace

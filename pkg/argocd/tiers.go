@@ -54,6 +54,11 @@ var builtinClusterScoped = []string{
 	"storage.k8s.io/VolumeAttributesClass",
 }
 
+// SecuritySuffix ends the name of an application namespace's
+// namespaces-tier Application (<namespace>-security), and of its folder in
+// a hydrated branch.
+const SecuritySuffix = "-security"
+
 // Tiers decides which responsibility tier owns a rendered object.
 type Tiers struct {
 	security      map[string]bool
@@ -129,6 +134,9 @@ func groupKindOf(apiVersion, kind string) string {
 // cluster tier may create.
 func (t *Tiers) TierOf(apiVersion, kind string) (config.ArgoTier, error) {
 	gk := groupKindOf(apiVersion, kind)
+	if gk == "bitnami.com/SealedSecret" && !t.security[gk] && t.security["/Secret"] {
+		gk = "/Secret" // a Secret sealed (hydrate --secrets sealed-secrets) goes where the Secret goes
+	}
 	switch {
 	case t.security[gk]:
 		return config.ArgoTierNamespaces, nil

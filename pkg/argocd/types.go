@@ -86,10 +86,42 @@ type Application struct {
 
 // ApplicationSpec is the part of the application spec repotool sets.
 type ApplicationSpec struct {
-	Project     string                 `json:"project"`
-	Source      *ApplicationSource     `json:"source"`
-	Destination ApplicationDestination `json:"destination"`
-	SyncPolicy  *SyncPolicy            `json:"syncPolicy,omitempty"`
+	Project string             `json:"project"`
+	Source  *ApplicationSource `json:"source,omitempty"`
+	// SourceHydrator replaces Source for argocd.source source-hydrator.
+	SourceHydrator *SourceHydrator        `json:"sourceHydrator,omitempty"`
+	Destination    ApplicationDestination `json:"destination"`
+	SyncPolicy     *SyncPolicy            `json:"syncPolicy,omitempty"`
+}
+
+// SourceHydrator is Argo CD's spec.sourceHydrator: the dry source it
+// renders, the branch and path it commits the manifests to and syncs
+// from, and, with HydrateTo, the branch it commits to instead (promoted
+// to the sync branch by a pull request).
+type SourceHydrator struct {
+	DrySource  DrySource  `json:"drySource"`
+	SyncSource SyncSource `json:"syncSource"`
+	HydrateTo  *HydrateTo `json:"hydrateTo,omitempty"`
+}
+
+// DrySource is the source the hydrator renders.
+type DrySource struct {
+	RepoURL        string                   `json:"repoURL"`
+	TargetRevision string                   `json:"targetRevision"`
+	Path           string                   `json:"path"`
+	Plugin         *ApplicationSourcePlugin `json:"plugin,omitempty"`
+}
+
+// SyncSource is where the hydrated manifests are synced from.
+type SyncSource struct {
+	TargetBranch string `json:"targetBranch"`
+	Path         string `json:"path"`
+}
+
+// HydrateTo is the branch the hydrator commits to when it is not the
+// sync branch.
+type HydrateTo struct {
+	TargetBranch string `json:"targetBranch"`
 }
 
 // ApplicationSource is a Git source rendered by a plugin or read as a

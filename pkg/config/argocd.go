@@ -1,6 +1,7 @@
 package config
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"slices"
@@ -61,6 +62,42 @@ type ArgoCDConfig struct {
 	// (argocd.DefaultResourceExclusions); an empty list: none but those
 	// Argo CD's code always excludes (argocd.CoreExcludedResources).
 	ResourceExclusions []ResourceFilter `yaml:"resourceExclusions" json:"resourceExclusions,omitempty"`
+	// Source is where the generated Applications get their manifests:
+	// "plugin" (the default: the repotool Config Management Plugin
+	// renders them), "hydrated" (a directory source on the branch
+	// repotool hydrate --branch writes) or "source-hydrator" (Argo CD's
+	// Source Hydrator, with the plugin as its dry source). See
+	// docs/hydrate.md.
+	Source string `yaml:"source" json:"source,omitempty"`
+	// Hydrated configures the hydrated branches of the hydrated and
+	// source-hydrator sources.
+	Hydrated HydratedConfig `yaml:"hydrated" json:"hydrated,omitempty"`
+}
+
+// The values of argocd.source.
+const (
+	SourcePlugin         = "plugin"
+	SourceHydrated       = "hydrated"
+	SourceSourceHydrator = "source-hydrator"
+)
+
+// HydratedConfig names the hydrated branches.
+type HydratedConfig struct {
+	// BranchPrefix makes each cluster's branch: BranchPrefix + cluster.
+	// Default "hydrated/".
+	BranchPrefix string `yaml:"branchPrefix" json:"branchPrefix,omitempty"`
+	// HydrateTo (source-hydrator): Argo CD's hydrator commits to the
+	// branch + "-next" and syncs the branch, which a pull request (GitOps
+	// Promoter's) moves.
+	HydrateTo bool `yaml:"hydrateTo" json:"hydrateTo,omitempty"`
+}
+
+// SourceMode is argocd.source, "plugin" when unset.
+func (a ArgoCDConfig) SourceMode() string { return cmp.Or(a.Source, SourcePlugin) }
+
+// HydratedBranch is the hydrated branch of cluster.
+func (a ArgoCDConfig) HydratedBranch(cluster string) string {
+	return cmp.Or(a.Hydrated.BranchPrefix, "hydrated/") + cluster
 }
 
 // ResourceFilter is one entry of Argo CD's resource.exclusions: the API
@@ -163,6 +200,12 @@ func validateArgoCD(file string, root *yaml.Node, cfg *Config) error {
 		if err := checkName(a.Namespace); err != nil {
 			return bad("argocd.namespace: "+err.Error(), "argocd", "namespace")
 		}
+	}
+	if s := a.Source; s != "" && s != SourcePlugin && s != SourceHydrated && s != SourceSourceHydrator {
+		return bad(fmt.Sprintf("argocd.source: %q is not a source: use %s, %s or %s", s, SourcePlugin, SourceHydrated, SourceSourceHydrator), "argocd", "source")
+	}
+	if p := a.Hydrated.BranchPrefix; p != "" && (strings.ContainsAny(p, " ~^:?*[\\") || strings.HasPrefix(p, "/") || strings.Contains(p, "..")) {
+		return bad(fmt.Sprintf("argocd.hydrated.branchPrefix: %q cannot begin a Git branch name", p), "argocd", "hydrated", "branchPrefix")
 	}
 	if a.OutputDir != "" && !fsValidPath(a.OutputDir) {
 		return bad(fmt.Sprintf("argocd.outputDir: %q must be a relative folder inside the repository", a.OutputDir), "argocd", "outputDir")

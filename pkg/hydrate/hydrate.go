@@ -101,11 +101,13 @@ func Hydrate(ctx context.Context, r *render.Renderer, repo *layout.Repo, opts Op
 	switch {
 	case opts.DrySHA == "":
 		return nil, errors.New("hydrate needs the dry commit the manifests are rendered from (Options.DrySHA)")
-	case opts.Secrets != "" && opts.Secrets != SecretsRefuse && opts.Secrets != SecretsSOPS && opts.Secrets != SecretsSealed:
-		return nil, fmt.Errorf("unknown secrets mode %q: use %q, %q or %q", opts.Secrets, SecretsRefuse, SecretsSOPS, SecretsSealed)
+	case opts.Secrets != "":
+		if err := checkMode(opts.Secrets); err != nil {
+			return nil, err
+		}
 	}
 	mode := func(cluster string) SecretsMode { return modeFor(repo, opts.Secrets, cluster) }
-	enc := &encoders{sealed: newSealer(repo, opts)}
+	enc := &encoders{repo: repo, sealed: newSealer(repo, opts)}
 	if slices.ContainsFunc(repo.Targets, func(t layout.Target) bool { return mode(t.Cluster) == SecretsSOPS }) {
 		var err error
 		if enc.sops, err = newSOPSWriter(repo, opts); err != nil {
@@ -123,7 +125,7 @@ func Hydrate(ctx context.Context, r *render.Renderer, repo *layout.Repo, opts Op
 			if slices.Contains(opts.Targets, t.Name()) {
 				targets = append(targets, t)
 			} else {
-				res.Kept = append(res.Kept, path.Join(t.Cluster, t.Namespace))
+				res.Kept = append(res.Kept, targetDirs(repo, t)...)
 			}
 		}
 	}
@@ -145,6 +147,7 @@ func Hydrate(ctx context.Context, r *render.Renderer, repo *layout.Repo, opts Op
 // encoders write Secrets encrypted: sops for SecretsSOPS (nil when no
 // cluster uses it), sealed for SecretsSealed.
 type encoders struct {
+	repo   *layout.Repo
 	sops   *sopsWriter
 	sealed *sealer
 }
@@ -190,23 +193,32 @@ func targetFiles(ctx context.Context, rr *render.Result, opts Options, mode Secr
 	if opts.Strict && len(rr.Unstable) > 0 {
 		return nil, unstableError(rr)
 	}
-	dir := path.Join(rr.Target.Cluster, rr.Target.Namespace)
+	// The Secrets' manifest, in the output: their .sops.yaml rule's path,
+	// and where their previous ciphertext is.
+	secrets := path.Join(secretsDir(enc.repo, rr), ManifestFile)
 	data := rr.Manifest
 	var err error
 	switch mode {
 	case SecretsSOPS:
-		data, err = enc.sops.manifest(ctx, rr, path.Join(dir, ManifestFile))
+		data, err = enc.sops.manifest(ctx, rr, secrets)
 	case SecretsSealed:
-		data, err = enc.sealed.manifest(ctx, rr, path.Join(dir, ManifestFile))
+		data, err = enc.sealed.manifest(ctx, rr, secrets)
 	}
 	if err != nil {
 		return nil, err
 	}
-	return []File{
-		{Path: path.Join(dir, ManifestFile), Data: data},
-		{Path: path.Join(dir, MetadataFile), Data: pathMetadata(opts, rr.Target)},
-		{Path: path.Join(dir, ReadmeFile), Data: readme(opts, rr.Target)},
-	}, nil
+	parts, err := folders(enc.repo, rr, data)
+	if err != nil {
+		return nil, fmt.Errorf("hydrate %s: %w", rr.Target.Name(), err)
+	}
+	var files []File
+	for _, f := range parts {
+		files = append(files,
+			File{Path: path.Join(f.dir, ManifestFile), Data: f.data},
+			File{Path: path.Join(f.dir, MetadataFile), Data: pathMetadata(opts, rr.Target, f.tier)},
+			File{Path: path.Join(f.dir, ReadmeFile), Data: readme(opts, rr.Target, f.tier)})
+	}
+	return files, nil
 }
 
 // unstableError is the error of a target whose rendering is unstable,

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/repotool/repotool/internal/fsutil"
+	"github.com/repotool/repotool/pkg/config"
 	"github.com/repotool/repotool/pkg/layout"
 )
 
@@ -49,15 +50,20 @@ func rootMetadata(opts Options) []byte {
 	return encode(metadata{RepoURL: opts.RepoURL, DrySHA: opts.DrySHA})
 }
 
-// pathMetadata is a target folder's hydrator.metadata.
-func pathMetadata(opts Options, t layout.Target) []byte {
-	return encode(metadata{RepoURL: opts.RepoURL, DrySHA: opts.DrySHA, Commands: commands(opts, t)})
+// pathMetadata is a target folder's hydrator.metadata; tier is the tier
+// of the folder's objects, "" for the whole target.
+func pathMetadata(opts Options, t layout.Target, tier config.ArgoTier) []byte {
+	return encode(metadata{RepoURL: opts.RepoURL, DrySHA: opts.DrySHA, Commands: commands(opts, t, tier)})
 }
 
-// commands reproduce a target's manifest.yaml from the dry commit, run at
-// the repository's root.
-func commands(opts Options, t layout.Target) []string {
-	return []string{"repotool render " + opts.Dir + " --cluster " + t.Cluster + " --namespace " + t.Namespace}
+// commands reproduce a target folder's manifest.yaml from the dry commit
+// (its Secrets in plain text), run at the repository's root.
+func commands(opts Options, t layout.Target, tier config.ArgoTier) []string {
+	c := "repotool render " + opts.Dir + " --cluster " + t.Cluster + " --namespace " + t.Namespace
+	if tier != "" {
+		c += " --tier " + string(tier)
+	}
+	return []string{c}
 }
 
 // encode is Argo CD's JSON: two-space indent, HTML unescaped, a final
@@ -76,11 +82,11 @@ func encode(m metadata) []byte {
 // readme is a target folder's README.md: Argo CD's default template
 // (settings.DefaultManifestHydrationReadmeTemplate) filled in, without
 // references (hydrate records none).
-func readme(opts Options, t layout.Target) []byte {
+func readme(opts Options, t layout.Target, tier config.ArgoTier) []byte {
 	var b strings.Builder
 	b.WriteString("# Manifest Hydration\n\nTo hydrate the manifests in this repository, run the following commands:\n\n```shell\n")
 	b.WriteString("git clone " + opts.RepoURL + "\n# cd into the cloned directory\ngit checkout " + opts.DrySHA + "\n")
-	for _, c := range commands(opts, t) {
+	for _, c := range commands(opts, t, tier) {
 		b.WriteString(c + "\n")
 	}
 	b.WriteString("```\n")

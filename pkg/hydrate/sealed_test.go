@@ -6,6 +6,7 @@ import (
 	"crypto/rsa"
 	"encoding/base64"
 	"encoding/pem"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -19,10 +20,13 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/repotool/repotool/internal/testing/testtool"
+	"github.com/repotool/repotool/pkg/argocd"
+	"github.com/repotool/repotool/pkg/config"
 	"github.com/repotool/repotool/pkg/decrypt"
 	"github.com/repotool/repotool/pkg/hydrate"
 	"github.com/repotool/repotool/pkg/layout"
 	"github.com/repotool/repotool/pkg/manifest"
+	"github.com/repotool/repotool/pkg/render"
 )
 
 // sealedRepo is a copy of the fixture with the test controller's
@@ -220,5 +224,90 @@ func TestEncryptedBy(t *testing.T) {
 		if got := hydrate.EncryptedBy(repo, tc.mode, tc.changed); !reflect.DeepEqual(got, tc.want) {
 			t.Errorf("%s, %v changed: %v, want %v", tc.mode, tc.changed, got, tc.want)
 		}
+	}
+}
+
+// TestPerApplication: with argocd.source hydrated, an application
+// namespace's output is two folders, as generate names its Applications:
+// <namespace>-security with the namespaces tier's objects (the Namespace,
+// the SealedSecrets, RBAC...) and <namespace> with the rest, each what the
+// plugin prints for that tier (render --argocd --tier), Secrets sealed; a
+// cluster-tier namespace is one folder. Each folder's companions name the
+// tier's command. Hydrating again writes nothing.
+func TestPerApplication(t *testing.T) {
+	testtool.UseTestKey(t)
+	dir := sealedRepo(t)
+	f, err := os.OpenFile(filepath.Join(dir, "repotool.yaml"), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString("\nhydrate: {secrets: sealed-secrets}\n")
+	f.Close()
+	repo, err := layout.LoadDir(context.Background(), dir, layout.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	repo.Config.ArgoCD.Source = config.SourceHydrated
+	hydrateRepo := func(prev fs.FS) *hydrate.Result {
+		res, err := hydrate.Hydrate(context.Background(), render.New(repo, render.DefaultOptions()), repo, hydrate.Options{DrySHA: drySHA, Previous: prev})
+		if err != nil || len(res.Errors) > 0 {
+			t.Fatal(err, res.Errors)
+		}
+		return res
+	}
+	res := hydrateRepo(nil)
+	files := map[string]string{}
+	for _, f := range res.Files {
+		files[f.Path] = string(f.Data)
+	}
+	r := render.New(repo, render.DefaultOptions())
+	split := 0
+	for _, tg := range repo.Targets {
+		rr, err := r.Render(context.Background(), &tg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		base := tg.Cluster + "/" + tg.Namespace
+		if tg.Tier == config.TierCluster {
+			if _, ok := files[base+argocd.SecuritySuffix+"/manifest.yaml"]; ok || files[base+"/manifest.yaml"] == "" {
+				t.Errorf("%s: a cluster-tier namespace is not one folder", tg.Name())
+			}
+			continue
+		}
+		split++
+		tiers := argocd.NewTiers(repo, manifest.NewCRDs(manifest.CRDsOf(rr.Objects)...))
+		for dir, tier := range map[string]config.ArgoTier{base: config.ArgoTierApplication, base + argocd.SecuritySuffix: config.ArgoTierNamespaces} {
+			want, err := tiers.Split(tg, rr.Manifest, rr.Objects, tier)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := files[dir+"/manifest.yaml"]
+			wantObjs, _ := manifest.Read(want)
+			gotObjs, _ := manifest.Read([]byte(got))
+			if len(gotObjs) != len(wantObjs) {
+				t.Fatalf("%s: %d objects, the plugin's tier %s has %d", dir, len(gotObjs), tier, len(wantObjs))
+			}
+			for i, o := range wantObjs {
+				switch {
+				case o.Kind == "Secret" && (tier != config.ArgoTierNamespaces || gotObjs[i].Kind != "SealedSecret"):
+					t.Errorf("%s: %s is written as %s", dir, o.ID(), gotObjs[i].ID())
+				case o.Kind != "Secret" && string(o.YAML) != string(gotObjs[i].YAML):
+					t.Errorf("%s: %s differs from the plugin's", dir, o.ID())
+				}
+			}
+			if !strings.Contains(files[dir+"/hydrator.metadata"], "--tier "+string(tier)) || !strings.Contains(files[dir+"/README.md"], "--tier "+string(tier)) {
+				t.Errorf("%s: the companions do not name the tier", dir)
+			}
+		}
+	}
+	if split < 3 {
+		t.Fatalf("only %d application namespaces", split)
+	}
+	out := t.TempDir()
+	if _, err := res.Sync(out); err != nil {
+		t.Fatal(err)
+	}
+	if rep, err := hydrateRepo(os.DirFS(out)).Sync(out); err != nil || len(rep.Written)+len(rep.Removed) != 0 {
+		t.Errorf("hydrating again: %+v (%v)", rep, err)
 	}
 }

@@ -28,6 +28,9 @@ type PluginEnv struct {
 	Namespace string
 	// Tier is ARGOCD_ENV_TIER: which responsibility tier's objects to emit.
 	Tier string
+	// Secrets is ARGOCD_ENV_SECRETS: hydrate's secrets mode, for the dry
+	// source of Argo CD's Source Hydrator ("" for a plain rendering).
+	Secrets string
 	// KubeVersion is KUBE_VERSION: the destination cluster's version.
 	KubeVersion string
 	// APIVersions is KUBE_API_VERSIONS: the destination cluster's API
@@ -46,6 +49,7 @@ func ParsePluginEnv(environ []string) PluginEnv {
 		Cluster:      get("ARGOCD_ENV_CLUSTER"),
 		Namespace:    get("ARGOCD_ENV_NAMESPACE"),
 		Tier:         get("ARGOCD_ENV_TIER"),
+		Secrets:      get("ARGOCD_ENV_SECRETS"),
 		KubeVersion:  get("KUBE_VERSION"),
 	}
 	if e.Namespace == "" {

@@ -19,6 +19,7 @@ import (
 	"github.com/repotool/repotool/internal/fsutil"
 	"github.com/repotool/repotool/pkg/argocd"
 	"github.com/repotool/repotool/pkg/config"
+	"github.com/repotool/repotool/pkg/hydrate"
 	"github.com/repotool/repotool/pkg/layout"
 	"github.com/repotool/repotool/pkg/manifest"
 	"github.com/repotool/repotool/pkg/render"
@@ -333,12 +334,34 @@ func runRenderArgoCD(cmd *cobra.Command, env Env, f *renderFlags, args []string,
 	if err != nil {
 		return &exitError{Code: ExitFindings, Err: err}
 	}
+	if pe.Secrets != "" {
+		// The dry source of Argo CD's Source Hydrator, which commits
+		// what it prints: Secrets as hydrate writes them.
+		if err := hydrated(cmd, repo, res, pe.Secrets); err != nil {
+			return &exitError{Code: ExitFindings, Err: err}
+		}
+	}
 	tier := cmp.Or(f.tier, pe.Tier)
 	if tier == "" {
 		_, err = cmd.OutOrStdout().Write(res.Manifest)
 		return err
 	}
 	return writeTier(cmd, repo, []*render.Result{res}, tier, nil)
+}
+
+// hydrated replaces res's manifest and objects by what hydrate writes for
+// them with the secrets mode.
+func hydrated(cmd *cobra.Command, repo *layout.Repo, res *render.Result, secrets string) error {
+	data, err := hydrate.Manifest(cmd.Context(), repo, res, hydrate.SecretsMode(secrets))
+	if err != nil {
+		return err
+	}
+	objs, err := manifest.Read(data)
+	if err != nil {
+		return err
+	}
+	res.Manifest, res.Objects = data, objs
+	return nil
 }
 
 // writeTier prints the part of each rendering that tier owns; all or
