@@ -181,3 +181,42 @@ case "$method" in
   DELETE) rm "$dir/${url##*/}" ;;
 esac
 `
+
+// TestActionDiffDeletion: with fail-on-delete, a change that removes a
+// namespace's folder ends the diff step with status 3 (the diff still
+// written), which the next step turns into a failure naming the marker;
+// a pull request whose description has the line "repotool: allow-delete"
+// passes.
+func TestActionDiffDeletion(t *testing.T) {
+	testtool.Require(t, "jq")
+	bin := testtool.Repotool(t)
+	steps := map[string]actionStep{}
+	for _, s := range actionSteps(t) {
+		steps[s.Name] = s
+	}
+	work := t.TempDir()
+	repo := filepath.Join(work, "gitops")
+	if err := os.CopyFS(repo, os.DirFS("testdata/monorepo")); err != nil {
+		t.Fatal(err)
+	}
+	testtool.GitCommit(t, work, "base")
+	if err := os.RemoveAll(filepath.Join(repo, "clusters", "prod-cluster", "namespace-b")); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ body, status string }{
+		{"Retire namespace-b on prod.", "status=3"},
+		{"Retire namespace-b on prod.\r\n\r\nrepotool: allow-delete\r\n", "status=1"},
+	} {
+		event := filepath.Join(t.TempDir(), "event.json")
+		write(t, event, []byte(fmt.Sprintf(`{"pull_request": {"body": %q}}`, tc.body)))
+		outputs, _, out, err := runStep(t, steps["Diff"], work, "INPUT_PATH=gitops", "INPUT_BASE=HEAD", "INPUT_DECRYPT=false", "INPUT_FAIL_ON_DELETE=true", "SOPS_AGE_KEY=",
+			"GITHUB_EVENT_PATH="+event, "PATH="+filepath.Dir(bin)+":"+os.Getenv("PATH"))
+		if err != nil || !strings.Contains(outputs, tc.status) || !strings.Contains(outputs, "changed=true") {
+			t.Errorf("%q: %v, outputs %s\n%s", tc.body, err, outputs, out)
+		}
+	}
+	fail := steps["Fail on a deletion nobody approved"]
+	if !strings.Contains(fail.If, "steps.diff.outputs.status == '3'") {
+		t.Errorf("the failing step runs %s", fail.If)
+	}
+}

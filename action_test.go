@@ -114,6 +114,7 @@ type actionFile struct {
 
 type actionStep struct {
 	Name  string            `yaml:"name"`
+	If    string            `yaml:"if"`
 	ID    string            `yaml:"id"`
 	Run   string            `yaml:"run"`
 	Shell string            `yaml:"shell"`

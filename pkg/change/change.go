@@ -4,7 +4,12 @@
 // SOPS.
 package change
 
-import "github.com/repotool/repotool/pkg/manifest"
+import (
+	"fmt"
+	"slices"
+
+	"github.com/repotool/repotool/pkg/manifest"
+)
 
 // JSONVersion is the version of the JSON form of a Result (repotool diff
 // -o json); it changes only when a field changes meaning or goes away.
@@ -65,3 +70,30 @@ type Result struct {
 
 // Changed reports whether any object, rendered or generated, differs.
 func (r *Result) Changed() bool { return len(r.Changes) > 0 || len(r.ArgoCD) > 0 }
+
+// Deletions are what the change deletes wholesale, sorted: each generated
+// Application or AppProject it removes ("Application shop (cluster
+// prod)"), and each target it removes with what that target deployed
+// ("every object of prod/shop (12 objects)"). repotool diff
+// --fail-on-delete fails on them.
+func (r *Result) Deletions() []string {
+	var out []string
+	for _, c := range r.ArgoCD {
+		if c.Action == "removed" && (c.Key.Kind == "Application" || c.Key.Kind == "AppProject") {
+			out = append(out, fmt.Sprintf("%s %s (cluster %s)", c.Key.Kind, c.Key.Name, c.Target))
+		}
+	}
+	removed := map[string]int{}
+	for _, c := range r.Changes {
+		if c.Action == "removed" {
+			removed[c.Target]++
+		}
+	}
+	for _, t := range r.Targets {
+		if t.Removed && removed[t.Name] > 0 {
+			out = append(out, fmt.Sprintf("every object of %s (%d objects)", t.Name, removed[t.Name]))
+		}
+	}
+	slices.Sort(out)
+	return out
+}

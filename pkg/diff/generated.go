@@ -12,6 +12,7 @@ import (
 	"github.com/repotool/repotool/pkg/argocd"
 	"github.com/repotool/repotool/pkg/change"
 	"github.com/repotool/repotool/pkg/layout"
+	"github.com/repotool/repotool/pkg/manifest"
 )
 
 // generatedClusters returns the clusters whose generated Argo CD objects
@@ -98,6 +99,11 @@ func compareGenerated(base, head *layout.Repo, clusters []string) ([]change.Chan
 			continue
 		}
 		c := change.Change{Target: path.Dir(p), Object: p, Action: "changed", Diff: unified(string(before), string(after), p)}
+		if inBase {
+			c.Key = generatedKey(bf)
+		} else {
+			c.Key = generatedKey(hf)
+		}
 		switch {
 		case !inBase:
 			c.Action = "added"
@@ -110,6 +116,17 @@ func compareGenerated(base, head *layout.Repo, clusters []string) ([]change.Chan
 		out = append(out, c)
 	}
 	return out, warnings, nil
+}
+
+// generatedKey is the key of a generated object.
+func generatedKey(f argocd.File) manifest.Key {
+	switch o := f.Object.(type) {
+	case *argocd.Application:
+		return manifest.Key{Group: "argoproj.io", Kind: "Application", Namespace: o.Metadata.Namespace, Name: o.Metadata.Name}
+	case *argocd.AppProject:
+		return manifest.Key{Group: "argoproj.io", Kind: "AppProject", Namespace: o.Metadata.Namespace, Name: o.Metadata.Name}
+	}
+	return manifest.Key{}
 }
 
 func mergeKeys(a, b map[string]argocd.File) map[string]bool {

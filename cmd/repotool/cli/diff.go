@@ -25,7 +25,7 @@ import (
 
 func newDiffCmd(env Env, v *verbosity) *cobra.Command {
 	var base, head, format, outDir, color string
-	var exitCode, staged, noDecrypt bool
+	var exitCode, staged, noDecrypt, failOnDelete, allowDelete bool
 	opts := render.DefaultOptions()
 	cmd := &cobra.Command{
 		Use:   "diff [REPO] --base REV [--head REV]",
@@ -54,8 +54,15 @@ seen, and the output says so.
 --out-dir DIR also writes the markdown parts as DIR/diff-001.md, ... (and
 removes parts left there by an earlier, longer diff), whatever -o is.
 
+--fail-on-delete guards against the most dangerous change a monorepo pull
+request can make: when the change removes a generated Application or
+AppProject, or a target with every object it deployed, diff names them and
+exits 3, unless --allow-delete approves it (the GitHub Action passes it
+when the pull request's description has a line "repotool: allow-delete").
+
 Exit status: 0, or with --exit-code 0 when nothing changes and 1 when
-something does; 2 on a usage error or when a target cannot be rendered.`,
+something does; 2 on a usage error or when a target cannot be rendered; 3
+for a deletion --fail-on-delete refuses.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			f, err := output.NewDiffFormatter(format)
@@ -90,6 +97,8 @@ something does; 2 on a usage error or when a target cannot be rendered.`,
 			switch {
 			case len(res.Errors) > 0:
 				return &exitError{Code: ExitError, Err: fmt.Errorf("%d target(s) could not be rendered", len(res.Errors))}
+			case failOnDelete && !allowDelete && len(res.Deletions()) > 0:
+				return deletionError(res.Deletions())
 			case exitCode && res.Changed():
 				return findings()
 			}
@@ -104,11 +113,20 @@ something does; 2 on a usage error or when a target cannot be rendered.`,
 	fl.StringVar(&outDir, "out-dir", "", "also write the markdown, in comment-sized parts, as numbered files in this folder")
 	fl.StringVar(&color, "color", "auto", "colour text output: auto (on a terminal, unless NO_COLOR is set)|always|never")
 	fl.BoolVar(&exitCode, "exit-code", false, "exit 1 when anything changes, as git diff --exit-code")
+	fl.BoolVar(&failOnDelete, "fail-on-delete", false, "exit 3 when the change deletes a generated Application or AppProject, or a target's objects wholesale, unless --allow-delete")
+	fl.BoolVar(&allowDelete, "allow-delete", false, "approve the deletions --fail-on-delete refuses")
 	fl.BoolVar(&noDecrypt, "no-decrypt", false, "do not decrypt secret values files: compare with typed placeholders (for runs without SOPS keys, such as pull requests from forks)")
 	addDependencyFlags(fl, &opts)
 	addLimitFlags(fl, &opts)
 	addHelmFlag(fl, &opts)
 	return cmd
+}
+
+// deletionError is diff --fail-on-delete's refusal, naming what the change
+// deletes and how to approve it.
+func deletionError(deletions []string) error {
+	return &exitError{Code: ExitDeletion, Err: fmt.Errorf("the change deletes %s; if that is meant, approve it: --allow-delete, or, with the GitHub Action, a line \"repotool: allow-delete\" in the pull request's description",
+		strings.Join(deletions, ", "))}
 }
 
 // diffOptions are the formats' options: colour for --color (auto: standard

@@ -16,6 +16,10 @@ const (
 	// ExitError: usage error, invalid configuration, unreadable repository or
 	// internal error.
 	ExitError = 2
+	// ExitDeletion: diff --fail-on-delete found a deletion nobody approved
+	// (--allow-delete): a generated Application or AppProject, or a
+	// target's objects wholesale.
+	ExitDeletion = 3
 	// ExitInterrupted: the run was interrupted (SIGINT, SIGTERM), the
 	// shell's convention for a command ended by Ctrl-C. Nothing more was
 	// written; files already written are whole.
