@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -29,7 +30,9 @@ drift the layout is meant to keep small: the effective values that differ
 repotool diff compares two revisions (the first cluster as base). Clusters are
 given as arguments after REPO, or with --clusters C1,C2; --all-clusters
 compares the values of every cluster that deploys the namespace (a matrix of
-the keys that differ; the objects too when there are only two).
+the keys that differ; the objects too when there are only two), and, without
+--namespace, does so for every namespace deployed on two clusters or more, one
+after the other (-o json: one document per namespace, a JSON stream).
 
 Secret values are never printed. In the values, a value from a secret file is
 shown as "(secret: FILE:LINE)" and compared by presence only (secret files
@@ -53,48 +56,51 @@ target that cannot be rendered.`,
 			if err != nil {
 				return usageErr(err)
 			}
-			if namespace == "" {
-				return usageErr(fmt.Errorf("compare needs --namespace"))
+			if namespace == "" && !all {
+				return usageErr(fmt.Errorf("compare needs --namespace (or --all-clusters, for every namespace deployed on two clusters or more)"))
 			}
 			repo, err := loadRepo(cmd, repoDir, &opts)
 			if err != nil {
 				return err
 			}
-			targets, err := compareTargets(repo, namespace, clusters, all)
-			if err != nil {
-				return usageErr(err)
+			namespaces := []string{namespace}
+			if namespace == "" {
+				if namespaces = sharedNamespaces(repo); len(namespaces) == 0 {
+					return usageErr(errors.New("no namespace is deployed on two clusters or more: nothing to compare"))
+				}
 			}
 			opts.CacheDir = cacheDir(env, opts.CacheDir)
 			extra := append(decrypter(noDecrypt), v.renderOptions(cmd.ErrOrStderr(), "rendering")...)
 			r := render.New(repo, opts, extra...)
-			c := &change.Comparison{Namespace: namespace}
-			var effs []*values.Effective
-			for _, t := range targets {
-				eff, err := r.EffectiveValues(cmd.Context(), t)
+			failed := 0
+			for i, ns := range namespaces {
+				if i > 0 && f.Name() != "json" {
+					fmt.Fprintln(cmd.OutOrStdout()) // a blank line between namespaces
+				}
+				targets, err := compareTargets(repo, ns, clusters, all)
 				if err != nil {
 					return usageErr(err)
 				}
-				c.Clusters = append(c.Clusters, t.Cluster)
-				effs = append(effs, eff)
-			}
-			c.Values = values.Compare(effs)
-			if len(targets) == 2 {
-				if c.Objects, err = diff.CompareTargets(cmd.Context(), repo, targets[0], targets[1], diff.Options{Render: opts, Extra: extra}); err != nil {
+				c, err := compareNamespace(cmd, r, repo, ns, targets, diff.Options{Render: opts, Extra: extra})
+				if err != nil {
 					return err
 				}
-				c.Objects.NotDecrypted = noDecrypt
+				if c.Objects != nil {
+					c.Objects.NotDecrypted = noDecrypt
+					failed += len(c.Objects.Errors)
+				}
+				if err := f.Write(cmd.OutOrStdout(), c, fo); err != nil {
+					return err
+				}
 			}
-			if err := f.Write(cmd.OutOrStdout(), c, fo); err != nil {
-				return err
-			}
-			if c.Objects != nil && len(c.Objects.Errors) > 0 {
-				return &exitError{Code: ExitError, Err: fmt.Errorf("%d target(s) could not be rendered", len(c.Objects.Errors))}
+			if failed > 0 {
+				return &exitError{Code: ExitError, Err: fmt.Errorf("%d target(s) could not be rendered", failed)}
 			}
 			return nil
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVarP(&namespace, "namespace", "n", "", "the namespace to compare (required)")
+	fl.StringVarP(&namespace, "namespace", "n", "", "the namespace to compare (required, but with --all-clusters: every namespace on two clusters or more)")
 	fl.StringVar(&clusterList, "clusters", "", "the two clusters to compare, C1,C2 (or give them as arguments)")
 	fl.BoolVar(&all, "all-clusters", false, "compare the values on every cluster that deploys the namespace")
 	fl.StringVarP(&format, "output", "o", "text", "output format: "+strings.Join(output.CompareFormats(), "|"))
@@ -137,6 +143,45 @@ func compareArgs(args []string, list string, all bool) (string, []string, error)
 		return repoDir, cl, nil
 	}
 	return "", nil, fmt.Errorf("give two clusters (compare -n NAMESPACE C1 C2, or --clusters C1,C2), or --all-clusters")
+}
+
+// compareNamespace compares namespace's targets: their effective values,
+// and, for two, their rendered objects.
+func compareNamespace(cmd *cobra.Command, r *render.Renderer, repo *layout.Repo, namespace string, targets []*layout.Target, opts diff.Options) (*change.Comparison, error) {
+	c := &change.Comparison{Namespace: namespace}
+	var effs []*values.Effective
+	for _, t := range targets {
+		eff, err := r.EffectiveValues(cmd.Context(), t)
+		if err != nil {
+			return nil, usageErr(err)
+		}
+		c.Clusters = append(c.Clusters, t.Cluster)
+		effs = append(effs, eff)
+	}
+	c.Values = values.Compare(effs)
+	if len(targets) == 2 {
+		var err error
+		if c.Objects, err = diff.CompareTargets(cmd.Context(), repo, targets[0], targets[1], opts); err != nil {
+			return nil, err
+		}
+	}
+	return c, nil
+}
+
+// sharedNamespaces are the namespaces deployed on two clusters or more,
+// sorted.
+func sharedNamespaces(repo *layout.Repo) []string {
+	count := map[string]int{}
+	for _, t := range repo.Targets {
+		count[t.Namespace]++
+	}
+	var out []string
+	for _, ns := range repo.Namespaces {
+		if count[ns.Name] >= 2 {
+			out = append(out, ns.Name)
+		}
+	}
+	return out
 }
 
 // compareTargets are the namespace's targets on the clusters given, or on
