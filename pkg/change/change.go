@@ -66,6 +66,18 @@ type Result struct {
 	// Errors are the targets that could not be rendered at one revision,
 	// with why (never quoting a secret).
 	Errors []string `json:"errors,omitempty"`
+	// Hidden are the changed objects not shown because every field that
+	// changed is ignored (diff.ignore, webhook caBundles, checksum/
+	// annotations, fields regenerated on every render): counted, never
+	// silently dropped; diff --no-ignore shows them.
+	Hidden []Hidden `json:"hidden,omitempty"`
+}
+
+// Hidden is a changed object diff does not show, and why.
+type Hidden struct {
+	Target string `json:"target"`
+	Object string `json:"object"`
+	Reason string `json:"reason"`
 }
 
 // Changed reports whether any object, rendered or generated, differs.

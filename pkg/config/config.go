@@ -35,6 +35,8 @@ type Config struct {
 	Render RenderConfig `yaml:"render" json:"render,omitzero"`
 	// Hydrate configures repotool hydrate.
 	Hydrate HydrateConfig `yaml:"hydrate" json:"hydrate,omitzero"`
+	// Diff configures repotool diff.
+	Diff DiffConfig `yaml:"diff" json:"diff,omitzero"`
 }
 
 // MigrateConfig configures repotool migrate.

@@ -189,3 +189,27 @@ func TestHydrateSecrets(t *testing.T) {
 		}
 	}
 }
+
+// TestDiffIgnore: diff.ignore entries need an object group:kind:namespace/name
+// and fields, as JSON pointers or regular expressions; each mistake is an
+// error at the list's line.
+func TestDiffIgnore(t *testing.T) {
+	good := "diff:\n  ignore:\n    - object: \"apps:Deployment:*/web\"\n      pointers: [/spec/replicas]\n      patterns: ['^/metadata/annotations/']\n"
+	cfg, _, err := config.Parse("repotool.yaml", []byte(good))
+	if err != nil || len(cfg.Diff.Ignore) != 1 {
+		t.Fatalf("%v %+v", err, cfg.Diff)
+	}
+	for entry, want := range map[string]string{
+		"object: \"Deployment/web\"\n      pointers: [/a]":          "is not group:kind:namespace/name",
+		"object: \"apps:Deployment:*/web\"":                         "give the fields to ignore",
+		"object: \"apps:Deployment:*/web\"\n      pointers: [spec]": "is not a JSON pointer",
+		"object: \"apps:Deployment:*/web\"\n      patterns: ['(']":  "is not a regular expression",
+		"object: \"apps:Deployment:*/[web\"\n      pointers: [/a]":  "unexpected end of input",
+	} {
+		_, _, err := config.Parse("repotool.yaml", []byte("diff:\n  ignore:\n    - "+entry+"\n"))
+		var ce *config.Error
+		if !errors.As(err, &ce) || ce.Line != 2 || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: %v, want %q at line 2", entry, err, want)
+		}
+	}
+}

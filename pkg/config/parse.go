@@ -110,6 +110,7 @@ func validateConfig(file string, root *yaml.Node, cfg *Config) error {
 		validateLint,
 		validateRender,
 		validateHydrate,
+		validateDiff,
 		validateArgoCD,
 		validateDeprecations,
 		validateLayout,

@@ -22,9 +22,7 @@ func CompareTargets(ctx context.Context, repo *layout.Repo, a, b *layout.Target,
 	}
 	name := a.Name() + " -> " + b.Name()
 	res := &change.Result{Base: a.Name(), Head: b.Name(), Targets: []change.Target{}, Changes: []change.Change{}, ArgoCD: []change.Change{}}
-	changes, errs := compareTarget(name, results[0], results[1])
-	res.Changes = append(res.Changes, changes...)
-	res.Errors = append(res.Errors, errs...)
+	compareTarget(res, name, results[0], results[1], nil) // between clusters, every difference is one
 	if len(res.Changes) > 0 || len(res.Errors) > 0 {
 		res.Targets = append(res.Targets, change.Target{Name: name, Files: []string{}})
 	}

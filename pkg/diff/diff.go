@@ -97,6 +97,9 @@ type Options struct {
 	Render render.Options
 	// Extra are render options for both (a Decrypter, a logger).
 	Extra []render.Option
+	// NoIgnore shows every change: none is hidden by the ignore rules
+	// (head's diff.ignore and the defaults; see ignore.go).
+	NoIgnore bool
 }
 
 // Run compares base and head, given the paths that differ between them:
@@ -116,9 +119,18 @@ func Run(ctx context.Context, base, head *layout.Repo, changed []string, opts Op
 	extra := append([]render.Option{render.AllowLayoutErrors(layout.CodeSecretNotEncrypted)}, opts.Extra...)
 	baseR := render.New(base, opts.Render, extra...)
 	baseRes := baseR.RenderAll(ctx, pick(base))
-	headRes := render.New(head, opts.Render, append(extra, render.SharingWith(baseR))...).RenderAll(ctx, pick(head))
+	headR := render.New(head, opts.Render, append(extra, render.SharingWith(baseR))...)
+	headRes := headR.RenderAll(ctx, pick(head))
 	if err := ctx.Err(); err != nil {
 		return nil, err
+	}
+	var ig *ignorer
+	if !opts.NoIgnore {
+		var err error
+		if ig, err = newIgnorer(head.Config.Diff); err != nil {
+			return nil, err
+		}
+		ig.regenerate(ctx, headR, headRes)
 	}
 	byName := func(results []*render.Result) map[string]*render.Result {
 		m := map[string]*render.Result{}
@@ -129,9 +141,7 @@ func Run(ctx context.Context, base, head *layout.Repo, changed []string, opts Op
 	}
 	b, h := byName(baseRes), byName(headRes)
 	for _, t := range res.Targets {
-		changes, errs := compareTarget(t.Name, b[t.Name], h[t.Name])
-		res.Changes = append(res.Changes, changes...)
-		res.Errors = append(res.Errors, errs...)
+		compareTarget(res, t.Name, b[t.Name], h[t.Name], ig)
 	}
 	argo, warnings, err := compareGenerated(base, head, generatedClusters(base, head, changed))
 	res.ArgoCD = append(res.ArgoCD, argo...)
@@ -184,7 +194,9 @@ func keyIn(o *manifest.Object, ns string) manifest.Key {
 	return k
 }
 
-func compareTarget(name string, base, head *render.Result) ([]change.Change, []string) {
+// compareTarget adds to res the changes of target name from base to head
+// (or why they cannot be compared), the changes ig hides in res.Hidden.
+func compareTarget(res *change.Result, name string, base, head *render.Result, ig *ignorer) {
 	var errs []string
 	b, err := load(name, "base", base)
 	if err != nil {
@@ -195,7 +207,8 @@ func compareTarget(name string, base, head *render.Result) ([]change.Change, []s
 		errs = append(errs, err.Error())
 	}
 	if len(errs) > 0 {
-		return nil, errs
+		res.Errors = append(res.Errors, errs...)
+		return
 	}
 	keys := map[manifest.Key]bool{}
 	for k := range b.safe {
@@ -209,14 +222,13 @@ func compareTarget(name string, base, head *render.Result) ([]change.Change, []s
 		sorted = append(sorted, k)
 	}
 	slices.SortFunc(sorted, manifest.Key.Compare)
-	var out []change.Change
 	for _, k := range sorted {
 		bo, ho := b.safe[k], h.safe[k]
 		switch {
 		case bo == nil:
-			out = append(out, change.Change{Target: name, Key: k, Object: ho.ID(), Action: "added", Diff: unified("", string(ho.YAML), ho.ID())})
+			res.Changes = append(res.Changes, change.Change{Target: name, Key: k, Object: ho.ID(), Action: "added", Diff: unified("", string(ho.YAML), ho.ID())})
 		case ho == nil:
-			out = append(out, change.Change{Target: name, Key: k, Object: bo.ID(), Action: "removed", Diff: unified(string(bo.YAML), "", bo.ID())})
+			res.Changes = append(res.Changes, change.Change{Target: name, Key: k, Object: bo.ID(), Action: "removed", Diff: unified(string(bo.YAML), "", bo.ID())})
 		default:
 			c := change.Change{Target: name, Key: k, Object: ho.ID(), Action: "changed"}
 			if bo.APIVersion != ho.APIVersion {
@@ -226,12 +238,19 @@ func compareTarget(name string, base, head *render.Result) ([]change.Change, []s
 				c.Diff = unified(string(bo.YAML), string(ho.YAML), ho.ID())
 			}
 			c.SecretFields = secretFields(b.real[k], h.real[k], bo, ho)
-			if c.Diff != "" || len(c.SecretFields) > 0 {
-				out = append(out, c)
+			why := ""
+			if c.Diff != "" && c.APIVersion == "" && len(c.SecretFields) == 0 {
+				why = ig.hidden(name, k, bo.Content, ho.Content)
+			}
+			switch {
+			case c.Diff == "" && len(c.SecretFields) == 0:
+			case why != "":
+				res.Hidden = append(res.Hidden, change.Hidden{Target: name, Object: ho.ID(), Reason: why})
+			default:
+				res.Changes = append(res.Changes, c)
 			}
 		}
 	}
-	return out, nil
 }
 
 // unified is a unified diff of two object texts.

@@ -129,7 +129,8 @@ func generatedKey(f argocd.File) manifest.Key {
 	return manifest.Key{}
 }
 
-func mergeKeys(a, b map[string]argocd.File) map[string]bool {
+// mergeKeys are the keys of a and b.
+func mergeKeys[V any](a, b map[string]V) map[string]bool {
 	m := map[string]bool{}
 	for k := range a {
 		m[k] = true

@@ -1,7 +1,9 @@
 package output
 
 import (
+	"fmt"
 	"io"
+	"strings"
 
 	"github.com/repotool/repotool/pkg/change"
 )
@@ -37,4 +39,14 @@ func DiffFormats() []string {
 // NewDiffFormatter returns the diff formatter called name.
 func NewDiffFormatter(name string) (DiffFormatter, error) {
 	return formatNamed(diffFormatters, name)
+}
+
+// hiddenSummary says how many changes the ignore rules hid, and which:
+// nothing disappears silently.
+func hiddenSummary(hidden []change.Hidden) string {
+	var each []string
+	for _, h := range hidden {
+		each = append(each, fmt.Sprintf("%s %s (%s)", h.Target, h.Object, h.Reason))
+	}
+	return fmt.Sprintf("%s hidden by ignore rules (--no-ignore shows them): %s", count(len(hidden), "change"), strings.Join(each, "; "))
 }

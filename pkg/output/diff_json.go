@@ -24,7 +24,8 @@ func (diffJSON) Write(w io.Writer, res *change.Result, _ DiffOptions) error {
 		ArgoCD        []change.Change `json:"argocd"`
 		Warnings      []string        `json:"warnings,omitempty"`
 		Errors        []string        `json:"errors,omitempty"`
-	}{change.JSONVersion, res.Base, res.Head, res.NotDecrypted, res.Targets, res.Changes, res.ArgoCD, res.Warnings, res.Errors}
+		Hidden        []change.Hidden `json:"hidden,omitempty"`
+	}{change.JSONVersion, res.Base, res.Head, res.NotDecrypted, res.Targets, res.Changes, res.ArgoCD, res.Warnings, res.Errors, res.Hidden}
 	if out.Targets == nil {
 		out.Targets = []change.Target{}
 	}

@@ -143,6 +143,9 @@ func markdownBlocks(res *change.Result, full string) []mdBlock {
 		counts += ", " + count(len(res.ArgoCD), "changed Argo CD object")
 	}
 	top("%s → %s: %s.\n\n", code(res.Base), code(res.Head), counts)
+	if len(res.Hidden) > 0 {
+		top("%s\n\n", hiddenSummary(res.Hidden))
+	}
 	if res.NotDecrypted {
 		top("> [!NOTE]\n> Secret values were not decrypted (`--no-decrypt`): they are placeholders at both revisions, so a changed secret value is not shown as a change.\n\n")
 	}

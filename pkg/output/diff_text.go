@@ -135,5 +135,8 @@ func (diffText) Write(w io.Writer, res *change.Result, opts DiffOptions) error {
 		ew.printf(", %s", count(len(res.ArgoCD), "changed Argo CD object"))
 	}
 	ew.printf("\n")
+	if len(res.Hidden) > 0 {
+		ew.printf("%s\n", hiddenSummary(res.Hidden))
+	}
 	return ew.err
 }

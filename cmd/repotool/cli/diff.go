@@ -25,7 +25,7 @@ import (
 
 func newDiffCmd(env Env, v *verbosity) *cobra.Command {
 	var base, head, format, outDir, color string
-	var exitCode, staged, noDecrypt, failOnDelete, allowDelete bool
+	var exitCode, staged, noDecrypt, failOnDelete, allowDelete, noIgnore bool
 	opts := render.DefaultOptions()
 	cmd := &cobra.Command{
 		Use:   "diff [REPO] --base REV [--head REV]",
@@ -50,6 +50,13 @@ seen, and the output says so.
   -o markdown  for pull-request comments: a summary table, then collapsible
                sections per cluster and namespace, in parts of at most
                65,536 characters
+
+Noise is hidden, and counted: a changed object is not shown when every field
+that changed is a webhook's caBundle, a checksum/ annotation (when nothing
+else changed), a field the chart regenerates on every render (genCA,
+randAlphaNum: found by rendering head twice), or a field repotool.yaml's
+diff.ignore names; the summary lists each one hidden and why. --no-ignore
+shows them.
 
 --out-dir DIR also writes the markdown parts as DIR/diff-001.md, ... (and
 removes parts left there by an earlier, longer diff), whatever -o is.
@@ -81,7 +88,7 @@ for a deletion --fail-on-delete refuses.`,
 				return err
 			}
 			opts.CacheDir = cacheDir(env, opts.CacheDir)
-			res, err := diff.Run(cmd.Context(), s.base, s.head, s.changed, diff.Options{Render: opts, Extra: append(decrypter(noDecrypt), v.renderOptions(cmd.ErrOrStderr(), "rendering")...)})
+			res, err := diff.Run(cmd.Context(), s.base, s.head, s.changed, diff.Options{Render: opts, Extra: append(decrypter(noDecrypt), v.renderOptions(cmd.ErrOrStderr(), "rendering")...), NoIgnore: noIgnore})
 			if err != nil {
 				return err
 			}
@@ -113,6 +120,7 @@ for a deletion --fail-on-delete refuses.`,
 	fl.StringVar(&outDir, "out-dir", "", "also write the markdown, in comment-sized parts, as numbered files in this folder")
 	fl.StringVar(&color, "color", "auto", "colour text output: auto (on a terminal, unless NO_COLOR is set)|always|never")
 	fl.BoolVar(&exitCode, "exit-code", false, "exit 1 when anything changes, as git diff --exit-code")
+	fl.BoolVar(&noIgnore, "no-ignore", false, "show every change: none is hidden by diff.ignore or the default ignores (webhook caBundles, checksum/ annotations, fields regenerated on every render)")
 	fl.BoolVar(&failOnDelete, "fail-on-delete", false, "exit 3 when the change deletes a generated Application or AppProject, or a target's objects wholesale, unless --allow-delete")
 	fl.BoolVar(&allowDelete, "allow-delete", false, "approve the deletions --fail-on-delete refuses")
 	fl.BoolVar(&noDecrypt, "no-decrypt", false, "do not decrypt secret values files: compare with typed placeholders (for runs without SOPS keys, such as pull requests from forks)")
