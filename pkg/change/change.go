@@ -45,6 +45,9 @@ type Change struct {
 	// SecretFields are the fields (JSON pointers) whose secret value
 	// changed; the values themselves are never shown.
 	SecretFields []string `json:"secretFields,omitempty"`
+	// Cause is why the object differs, when it is known (repotool compare
+	// --helm v3,v4 names the Helm 4 differences).
+	Cause string `json:"cause,omitempty"`
 }
 
 // Result is a comparison.

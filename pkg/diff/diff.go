@@ -198,11 +198,11 @@ func keyIn(o *manifest.Object, ns string) manifest.Key {
 // (or why they cannot be compared), the changes ig hides in res.Hidden.
 func compareTarget(res *change.Result, name string, base, head *render.Result, ig *ignorer) {
 	var errs []string
-	b, err := load(name, "base", base)
+	b, err := load(name, cmp.Or(res.Base, "base"), base)
 	if err != nil {
 		errs = append(errs, err.Error())
 	}
-	h, err := load(name, "head", head)
+	h, err := load(name, cmp.Or(res.Head, "head"), head)
 	if err != nil {
 		errs = append(errs, err.Error())
 	}
@@ -234,8 +234,10 @@ func compareTarget(res *change.Result, name string, base, head *render.Result, i
 			if bo.APIVersion != ho.APIVersion {
 				c.APIVersion = bo.APIVersion + " -> " + ho.APIVersion
 			}
-			if !bytes.Equal(bo.YAML, ho.YAML) {
-				c.Diff = unified(string(bo.YAML), string(ho.YAML), ho.ID())
+			// Blank lines after a document are not part of the object
+			// (Helm 4 keeps them where Helm 3 drops them).
+			if by, hy := trimDoc(bo.YAML), trimDoc(ho.YAML); !bytes.Equal(by, hy) {
+				c.Diff = unified(string(by), string(hy), ho.ID())
 			}
 			c.SecretFields = secretFields(b.real[k], h.real[k], bo, ho)
 			why := ""
@@ -251,6 +253,11 @@ func compareTarget(res *change.Result, name string, base, head *render.Result, i
 			}
 		}
 	}
+}
+
+// trimDoc is a document without the blank lines that end it.
+func trimDoc(doc []byte) []byte {
+	return append(bytes.TrimRight(doc, " \t\n"), '\n')
 }
 
 // unified is a unified diff of two object texts.

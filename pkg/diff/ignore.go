@@ -178,7 +178,6 @@ func changedFields(p string, a, b any) []string {
 	return nil
 }
 
-
 // regenerate finds, for each head rendering that calls an unstable
 // function (render.Result.Unstable), the fields that differ on a second
 // rendering of the same input: they are regenerated on every render.

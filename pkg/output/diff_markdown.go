@@ -251,10 +251,13 @@ func objectBlock(ch change.Change, open, reopen, full string) mdBlock {
 		fmt.Fprintf(&head, " (apiVersion %s)", code(ch.APIVersion))
 	}
 	head.WriteString("\n\n")
+	if ch.Cause != "" {
+		fmt.Fprintf(&head, "- cause: %s\n", oneLine(ch.Cause))
+	}
 	for _, f := range ch.SecretFields {
 		fmt.Fprintf(&head, "- secret value changed: %s (not shown)\n", code(f))
 	}
-	if len(ch.SecretFields) > 0 {
+	if len(ch.SecretFields) > 0 || ch.Cause != "" {
 		head.WriteString("\n")
 	}
 	bl := mdBlock{section: open, reopen: reopen, close: "</details>\n\n", text: head.String()}

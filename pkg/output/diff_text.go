@@ -105,6 +105,9 @@ func (diffText) Write(w io.Writer, res *change.Result, opts DiffOptions) error {
 			ew.printf(" (apiVersion %s)", c.APIVersion)
 		}
 		ew.printf("\n")
+		if c.Cause != "" {
+			ew.printf("  %s: %s\n", p.paint(ansiYellow, "cause"), c.Cause)
+		}
 		for _, f := range c.SecretFields {
 			ew.printf("  %s: %s (not shown)\n", p.paint(ansiYellow, "secret value changed"), f)
 		}

@@ -20,8 +20,9 @@ func newCompareCmd(env Env, v *verbosity) *cobra.Command {
 	var namespace, format, color, clusterList string
 	var all, noDecrypt bool
 	opts := render.DefaultOptions()
+	helms := &compareHelms{o: &opts}
 	cmd := &cobra.Command{
-		Use:   "compare [REPO] -n NAMESPACE CLUSTER1 CLUSTER2",
+		Use:   "compare [REPO] -n NAMESPACE CLUSTER1 CLUSTER2 | compare [REPO] --helm v3,v4 [-n NAMESPACE] [CLUSTER...]",
 		Short: "Show how a namespace differs between clusters: its values key by key, and its rendered objects",
 		Long: `compare shows how one namespace's targets differ between clusters, the
 drift the layout is meant to keep small: the effective values that differ
@@ -40,10 +41,21 @@ are not decrypted for that part); the rendered objects are compared with the
 real secret values in memory, and a Secret whose value differs is named by
 its field only. --no-decrypt compares the objects with placeholders instead.
 
+--helm v3,v4 compares instead what every target renders under Helm 3 and
+under Helm 4 (Argo CD 3.5 and later render native Helm sources with Helm 4):
+the objects that differ, as diff shows them, with the cause where it is
+known (a cluster version with a vendor suffix, a values file of several
+documents, .Capabilities.HelmVersion), and a warning for a target whose
+objects come in another order. -n NAMESPACE and clusters given after REPO
+narrow it. Text, JSON and markdown, as diff's.
+
 Exit status: 0, or 2 on a usage error, an unknown cluster or namespace, or a
 target that cannot be rendered.`,
-		Args: cobra.MaximumNArgs(3),
+		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if helms.both {
+				return runCompareHelm(cmd, env, v, args, namespace, format, color, &opts, decrypter(noDecrypt))
+			}
 			f, err := output.NewCompareFormatter(format)
 			if err != nil {
 				return usageErr(err)
@@ -108,13 +120,16 @@ target that cannot be rendered.`,
 	fl.BoolVar(&noDecrypt, "no-decrypt", false, "compare the rendered objects with typed placeholders for secret values")
 	addDependencyFlags(fl, &opts)
 	addLimitFlags(fl, &opts)
-	addHelmFlag(fl, &opts)
+	addCompareHelmFlag(fl, helms)
 	return cmd
 }
 
 // compareArgs reads compare's arguments: [REPO] [C1 C2], or the clusters
 // from --clusters, or none with --all-clusters.
 func compareArgs(args []string, list string, all bool) (string, []string, error) {
+	if len(args) > 3 {
+		return "", nil, fmt.Errorf("too many arguments: compare [REPO] -n NAMESPACE C1 C2")
+	}
 	repoDir := "."
 	switch len(args) {
 	case 1:

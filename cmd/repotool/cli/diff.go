@@ -72,13 +72,9 @@ something does; 2 on a usage error or when a target cannot be rendered; 3
 for a deletion --fail-on-delete refuses.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			f, err := output.NewDiffFormatter(format)
+			f, fo, err := diffFormat(cmd, env, format, color)
 			if err != nil {
-				return usageErr(err)
-			}
-			fo, err := diffOptions(cmd, env, color)
-			if err != nil {
-				return usageErr(err)
+				return err
 			}
 			if base == "" {
 				return usageErr(fmt.Errorf("--base is required: the revision to compare with (a branch, tag or commit)"))
@@ -135,6 +131,19 @@ for a deletion --fail-on-delete refuses.`,
 func deletionError(deletions []string) error {
 	return &exitError{Code: ExitDeletion, Err: fmt.Errorf("the change deletes %s; if that is meant, approve it: --allow-delete, or, with the GitHub Action, a line \"repotool: allow-delete\" in the pull request's description",
 		strings.Join(deletions, ", "))}
+}
+
+// diffFormat is the diff formatter -o names, with its options (--color).
+func diffFormat(cmd *cobra.Command, env Env, format, color string) (output.DiffFormatter, output.DiffOptions, error) {
+	f, err := output.NewDiffFormatter(format)
+	if err != nil {
+		return nil, output.DiffOptions{}, usageErr(err)
+	}
+	fo, err := diffOptions(cmd, env, color)
+	if err != nil {
+		return nil, fo, usageErr(err)
+	}
+	return f, fo, nil
 }
 
 // diffOptions are the formats' options: colour for --color (auto: standard
