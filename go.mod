@@ -23,6 +23,7 @@ require (
 	github.com/xeipuuv/gojsonschema v1.2.0
 	github.com/yannh/kubeconform v0.8.0
 	go.yaml.in/yaml/v3 v3.0.5
+	golang.org/x/mod v0.41.0
 	golang.org/x/term v0.47.0
 	golang.org/x/text v0.43.0
 	google.golang.org/grpc v1.83.1

@@ -248,3 +248,24 @@ func snapshot(t *testing.T, dir string) map[string]string {
 	})
 	return out
 }
+
+// TestPluginImage: generate plugin installs the image of its own release
+// by default; a build that is not a release (a checkout, a pseudo-version,
+// uncommitted changes) asks for --image instead of inventing one.
+func TestPluginImage(t *testing.T) {
+	for version, want := range map[string]string{
+		"v0.5.0":                               "image: ghcr.io/repotool/repotool:v0.5.0",
+		"v0.6.0-rc.1":                          "image: ghcr.io/repotool/repotool:v0.6.0-rc.1",
+		"(devel)":                              "give the sidecar's image with --image",
+		"v0.5.1-0.20261125101010-abcdefabcdef": "give the sidecar's image with --image",
+		"v0.5.0+dirty":                         "give the sidecar's image with --image",
+	} {
+		out, code := runCLIEnv(t, cli.Env{Version: version}, "generate", "plugin", monorepo)
+		if !strings.Contains(out, want) || (code == cli.ExitOK) != strings.HasPrefix(want, "image:") {
+			t.Errorf("%s: exit %d\n%s", version, code, out)
+		}
+	}
+	if out, code := runCLIEnv(t, cli.Env{Version: "(devel)"}, "generate", "plugin", monorepo, "--image", "registry.example.com/repotool:mine"); code != cli.ExitOK || !strings.Contains(out, "image: registry.example.com/repotool:mine") {
+		t.Errorf("--image: exit %d\n%s", code, out)
+	}
+}
