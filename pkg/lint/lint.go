@@ -70,6 +70,7 @@ func Lint(ctx context.Context, repo *layout.Repo, opts Options, extra ...render.
 	targets = opts.Shard.Targets(targets)
 	results := make([]*render.Result, len(targets))
 	facts := compacted{}
+	opts.Render.VerifyUnstable = true // unstable-render reports only calls that change the output
 	r := render.New(repo, opts.Render, extra...)
 	r.RenderEach(ctx, targets, func(i int, res *render.Result) {
 		facts.compact(res)
@@ -152,7 +153,9 @@ func (r *Result) keepTargets(targets []layout.Target, first, inFolders bool) {
 
 // Check runs every rule over renderings already made (one per target of
 // repo, in target order, with RenderOptions), for callers that render
-// themselves.
+// themselves. unstable-render reports the renderings' Unstable as they
+// have it: every call made, unless they were made with
+// render.Options.VerifyUnstable.
 func Check(repo *layout.Repo, results []*render.Result, opts Options) *Result {
 	return check(repo, results, opts, nil, &evidence{ctx: context.Background(), renderer: render.New(repo, opts.Render, RenderOptions()...)})
 }

@@ -233,6 +233,7 @@ func TestCompactSameFindings(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			compacted := lintDir(t, dir)
 			repo, opts := loadCase(t, dir)
+			opts.Render.VerifyUnstable = true // as Lint renders
 			full := lint.Check(repo, render.New(repo, opts.Render, lint.RenderOptions()...).RenderAll(context.Background(), repo.Targets), opts)
 			if len(full.Findings) == 0 && dir != fixture {
 				t.Fatal("no findings: the comparison shows nothing") // the fixture is clean

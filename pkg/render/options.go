@@ -59,6 +59,12 @@ type Options struct {
 	// Result.Redacted) along with the real one, in parallel, for callers
 	// that will write or show it. Without it, Redacted renders on demand.
 	Redacted bool
+	// VerifyUnstable keeps in Result.Unstable only the calls whose result
+	// reaches the output, each call site tried again with another result:
+	// a rendering per site, for the targets that call one (lint's
+	// unstable-render, hydrate --strict). Without it Result.Unstable is
+	// every call made, and nothing is rendered twice.
+	VerifyUnstable bool
 }
 
 // Default limits.

@@ -141,7 +141,8 @@ type Result struct {
 	Placeholders []error
 	// Unstable is what makes this rendering change with no change to the
 	// repository (the clock, chance, lookup, a dependency's version
-	// range), sorted; lint's unstable-render rule reports it.
+	// range), sorted; lint's unstable-render rule reports it. Only the
+	// calls that reach the output with Options.VerifyUnstable.
 	Unstable []Unstable
 
 	red *redactor
@@ -280,7 +281,7 @@ func (r *Renderer) renderNow(ctx, callerCtx context.Context, t *layout.Target) *
 	res.Conflicts = valueConflicts(entry.chart, vals, false)
 	r.locateConflicts(t, res.Conflicts)
 	secret := r.decrypts(t)
-	rd, err := r.renderValues(ctx, t, entry, vals, true)
+	rd, err := r.renderValues(ctx, t, entry, vals, r.opts.VerifyUnstable)
 	res.Manifest, res.Objects = rd.stream, rd.objs
 	res.Unstable = unstable(rd.calls, entry)
 	if err == nil && secret {

@@ -121,6 +121,7 @@ func runHydrate(cmd *cobra.Command, env Env, f *hydrateFlags, root string, v *ve
 	}
 	f.opts.CacheDir = cacheDir(env, f.opts.CacheDir)
 	f.opts.Redacted = true // the renderings with placeholders SecretFields reads, made in parallel
+	f.opts.VerifyUnstable = f.strict
 	r := render.New(repo, f.opts, v.renderOptions(cmd.ErrOrStderr(), "hydrating")...)
 	res, err := hydrate.Hydrate(cmd.Context(), r, repo, hydrate.Options{RepoURL: f.repoURL, DrySHA: sha, Secrets: hydrate.SecretsMode(f.secrets),
 		Dir: cmp.Or(git.Sub(), "."), Previous: previous(f, git), Targets: targets, Strict: f.strict})
