@@ -16,9 +16,10 @@ func (g *generator) application(cl *layout.Cluster, name, ns, project string, ti
 		TypeMeta: TypeMeta{APIVersion: APIVersion, Kind: "Application"},
 		Metadata: g.meta(cl, name, tier),
 		Spec: ApplicationSpec{
-			Project:     project,
-			Destination: g.dest(cl, ns),
-			SyncPolicy:  g.syncPolicy(tier, ns),
+			Project:           project,
+			Destination:       g.dest(cl, ns),
+			SyncPolicy:        g.syncPolicy(tier, ns),
+			IgnoreDifferences: g.cfg.IgnoreDifferencesFor(ns),
 		},
 	}
 	plugin := &ApplicationSourcePlugin{Name: g.set.PluginName, Env: []EnvEntry{

@@ -155,7 +155,8 @@ func TestGenerateErrors(t *testing.T) {
 // CRD limits (an AppProject's description: 255 characters since Argo CD
 // 3.1). The goldens (testdata/golden/<cluster>/) are checked against Argo
 // CD's types by internal/argocdcheck like the fixture's. The repository
-// also sets owner actions and sync options per tier and namespace.
+// also sets owner actions, sync options per tier and namespace, and
+// ignoreDifferences for every Application and for one namespace's.
 func TestGenerateLongNames(t *testing.T) {
 	const (
 		cluster = "europe-west4-production-payments-platform-blue-green-a1-cluster"
@@ -177,12 +178,16 @@ namespaces:
   ` + appNS + `:
     owners: [team-payments]
     syncOptions: [PruneLast=true]
+    ignoreDifferences:
+      - {group: admissionregistration.k8s.io, kind: ValidatingWebhookConfiguration, jqPathExpressions: ['.webhooks[]?.clientConfig.caBundle']}
   ` + platNS + `:
     tier: cluster
     syncOptions: [ServerSideApply=true, CreateNamespace=false]
 argocd:
   sreGroups: [platform-sre]
   ownerActions: ["delete/*/Pod/*/*"]
+  ignoreDifferences:
+    - {group: apps, kind: Deployment, name: web, jsonPointers: [/spec/replicas]}
   tiers:
     cluster:
       syncOptions: [ServerSideApply=false]

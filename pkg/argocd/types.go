@@ -1,5 +1,7 @@
 package argocd
 
+import "github.com/repotool/repotool/pkg/config"
+
 // APIVersion of every Argo CD object repotool generates.
 const APIVersion = "argoproj.io/v1alpha1"
 
@@ -92,6 +94,9 @@ type ApplicationSpec struct {
 	SourceHydrator *SourceHydrator        `json:"sourceHydrator,omitempty"`
 	Destination    ApplicationDestination `json:"destination"`
 	SyncPolicy     *SyncPolicy            `json:"syncPolicy,omitempty"`
+	// IgnoreDifferences are repotool.yaml's argocd.ignoreDifferences and
+	// the namespace's.
+	IgnoreDifferences []config.IgnoreDifference `json:"ignoreDifferences,omitempty"`
 }
 
 // SourceHydrator is Argo CD's spec.sourceHydrator: the dry source it

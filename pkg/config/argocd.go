@@ -69,6 +69,10 @@ type ArgoCDConfig struct {
 	// Source Hydrator, with the plugin as its dry source). See
 	// docs/hydrate.md.
 	Source string `yaml:"source" json:"source,omitempty"`
+	// IgnoreDifferences go into every generated Application's
+	// spec.ignoreDifferences (namespaces.<ns>.ignoreDifferences add to
+	// them); repotool diff honours their jsonPointers.
+	IgnoreDifferences []IgnoreDifference `yaml:"ignoreDifferences" json:"ignoreDifferences,omitempty"`
 	// Hydrated configures the hydrated branches of the hydrated and
 	// source-hydrator sources.
 	Hydrated HydratedConfig `yaml:"hydrated" json:"hydrated,omitempty"`

@@ -213,3 +213,31 @@ func TestDiffIgnore(t *testing.T) {
 		}
 	}
 }
+
+// TestIgnoreDifferences: argocd.ignoreDifferences and a namespace's add up
+// for its Applications; an entry without kind or fields, or with a pointer
+// that is not one, is an error at its list's line.
+func TestIgnoreDifferences(t *testing.T) {
+	cfg, _, err := config.Parse("repotool.yaml", []byte("argocd:\n  ignoreDifferences:\n    - {group: apps, kind: Deployment, jsonPointers: [/spec/replicas]}\n"+
+		"namespaces:\n  shop:\n    ignoreDifferences:\n      - {kind: ConfigMap, name: stamp, jqPathExpressions: [.data.at]}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := cfg.IgnoreDifferencesFor("shop"); len(got) != 2 || got[0].Kind != "Deployment" || got[1].Name != "stamp" {
+		t.Errorf("shop: %+v", got)
+	}
+	if got := cfg.IgnoreDifferencesFor("other"); len(got) != 1 {
+		t.Errorf("other: %+v", got)
+	}
+	for entry, want := range map[string]string{
+		"{jsonPointers: [/a]}":                  "needs the kind",
+		"{kind: Deployment}":                    "names no field",
+		"{kind: Deployment, jsonPointers: [a]}": "is not a JSON pointer",
+	} {
+		_, _, err := config.Parse("repotool.yaml", []byte("argocd:\n  ignoreDifferences:\n    - "+entry+"\n"))
+		var ce *config.Error
+		if !errors.As(err, &ce) || ce.Line != 2 || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v, want %q at line 2", entry, err, want)
+		}
+	}
+}

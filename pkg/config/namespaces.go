@@ -36,6 +36,9 @@ type NamespaceConfig struct {
 	// AutomatedEnabled replaces the tier's for the namespace's
 	// Applications (see TierConfig.AutomatedEnabled).
 	AutomatedEnabled *bool `yaml:"automatedEnabled" json:"automatedEnabled,omitempty"`
+	// IgnoreDifferences are added to argocd.ignoreDifferences for the
+	// namespace's Applications.
+	IgnoreDifferences []IgnoreDifference `yaml:"ignoreDifferences" json:"ignoreDifferences,omitempty"`
 }
 
 // NamespaceTier returns a namespace's tier (TierApplication by default).

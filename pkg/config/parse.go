@@ -111,6 +111,7 @@ func validateConfig(file string, root *yaml.Node, cfg *Config) error {
 		validateRender,
 		validateHydrate,
 		validateDiff,
+		validateIgnoreDifferences,
 		validateArgoCD,
 		validateDeprecations,
 		validateLayout,

@@ -127,7 +127,7 @@ func Run(ctx context.Context, base, head *layout.Repo, changed []string, opts Op
 	var ig *ignorer
 	if !opts.NoIgnore {
 		var err error
-		if ig, err = newIgnorer(head.Config.Diff); err != nil {
+		if ig, err = newIgnorer(&head.Config); err != nil {
 			return nil, err
 		}
 		ig.regenerate(ctx, headR, headRes)

@@ -24,6 +24,8 @@ type ignoreRule struct {
 	// alone: the rule hides an object only when its fields are all that
 	// changed (checksum annotations: they change with what they sum).
 	alone bool
+	// targetNS limits the rule to the targets of one namespace ("": all).
+	targetNS string
 }
 
 // defaultIgnores are the changes no reviewer needs to see: a webhook's
@@ -58,10 +60,30 @@ type ignorer struct {
 	regenerated map[string]map[manifest.Key][]string
 }
 
-// newIgnorer is the ignorer of cfg's diff.ignore (already validated).
-func newIgnorer(cfg config.DiffConfig) (*ignorer, error) {
+// newIgnorer is the ignorer of cfg's diff.ignore (already validated) and
+// of the jsonPointers of the generated Applications' ignoreDifferences
+// (argocd.ignoreDifferences, namespaces.<ns>.ignoreDifferences).
+func newIgnorer(cfg *config.Config) (*ignorer, error) {
 	ig := &ignorer{rules: slices.Clone(defaultIgnores), regenerated: map[string]map[manifest.Key][]string{}}
-	for i, d := range cfg.Ignore {
+	argoRule := func(d config.IgnoreDifference, ns string) ignoreRule {
+		exact := func(s string) glob.Glob {
+			if s == "" {
+				return nil
+			}
+			return glob.MustCompile(glob.QuoteMeta(s))
+		}
+		return ignoreRule{reason: fmt.Sprintf("the Applications' ignoreDifferences (%s)", d.Kind), pointers: d.JSONPointers, targetNS: ns,
+			object: [4]glob.Glob{glob.MustCompile(glob.QuoteMeta(d.Group)), exact(d.Kind), exact(d.Namespace), exact(d.Name)}}
+	}
+	for _, d := range cfg.ArgoCD.IgnoreDifferences {
+		ig.rules = append(ig.rules, argoRule(d, ""))
+	}
+	for _, ns := range slices.Sorted(maps.Keys(cfg.Namespaces)) {
+		for _, d := range cfg.Namespaces[ns].IgnoreDifferences {
+			ig.rules = append(ig.rules, argoRule(d, ns))
+		}
+	}
+	for i, d := range cfg.Diff.Ignore {
 		object, err := d.ObjectGlobs()
 		if err != nil {
 			return nil, err
@@ -96,7 +118,8 @@ func (ig *ignorer) hidden(target string, k manifest.Key, b, h map[string]any) st
 			reasons["regenerated on every render"] = true
 			continue
 		}
-		r := ig.rule(k, p)
+		_, ns, _ := strings.Cut(target, "/")
+		r := ig.rule(ns, k, p)
 		if r == nil {
 			return ""
 		}
@@ -115,11 +138,12 @@ func (ig *ignorer) hidden(target string, k manifest.Key, b, h map[string]any) st
 	return strings.Join(slices.Sorted(maps.Keys(reasons)), ", ")
 }
 
-// rule is the first rule that ignores field p of the object k.
-func (ig *ignorer) rule(k manifest.Key, p string) *ignoreRule {
+// rule is the first rule that ignores field p of the object k of a
+// target of namespace ns.
+func (ig *ignorer) rule(ns string, k manifest.Key, p string) *ignoreRule {
 	for i := range ig.rules {
 		r := &ig.rules[i]
-		matches := true
+		matches := r.targetNS == "" || r.targetNS == ns
 		for j, part := range []string{k.Group, k.Kind, k.Namespace, k.Name} {
 			if g := r.object[j]; g != nil && !g.Match(part) {
 				matches = false

@@ -15,14 +15,15 @@ import (
 // target: a webhook's caBundle made by genCA (so it changes on every
 // rendering), another given in values, a Deployment's checksum annotation alone, a second
 // Deployment's checksum annotation with its image, a ConfigMap key a
-// diff.ignore rule names by pointer and one it names by pattern, and one
-// it does not. Each object whose every changed field is ignored is hidden
+// diff.ignore rule names by pointer and one it names by pattern, and a
+// ConfigMap key the namespace's Applications' ignoreDifferences name. Each object whose every changed field is ignored is hidden
 // with its reason, the others are shown; --no-ignore shows them all.
 func TestIgnore(t *testing.T) {
 	dir := t.TempDir()
 	files := func(ver, image, level string) map[string]string {
 		return map[string]string{
-			"repotool.yaml":             "diff:\n  ignore:\n    - object: \":ConfigMap:*/settings\"\n      pointers: [/data/build]\n      patterns: ['^/data/stamp-']\n",
+			"repotool.yaml": "diff:\n  ignore:\n    - object: \":ConfigMap:*/settings\"\n      pointers: [/data/build]\n      patterns: ['^/data/stamp-']\n" +
+				"namespaces:\n  app:\n    ignoreDifferences:\n      - {kind: ConfigMap, name: other, jsonPointers: [/data/level]}\n",
 			"namespaces/app/Chart.yaml": "apiVersion: v2\nname: app\nversion: 1.0.0\n",
 			"namespaces/app/templates/webhook.yaml": "apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingWebhookConfiguration\nmetadata:\n  name: app\nwebhooks:\n" +
 				"  - name: app.example.com\n    admissionReviewVersions: [v1]\n    sideEffects: None\n    clientConfig:\n      caBundle: {{ (genCA \"app\" 365).Cert | b64enc }}\n      service: {name: app, namespace: app}\n",
@@ -54,8 +55,9 @@ func TestIgnore(t *testing.T) {
 	for _, h := range res.Hidden {
 		hidden = append(hidden, h.Object+" ("+h.Reason+")")
 	}
-	wantShown := "v1/ConfigMap other apps/v1/Deployment b"
-	wantHidden := "v1/ConfigMap settings (diff.ignore rule 1 (:ConfigMap:*/settings)); admissionregistration.k8s.io/v1/ValidatingWebhookConfiguration app (regenerated on every render); " +
+	wantShown := "apps/v1/Deployment b"
+	wantHidden := "v1/ConfigMap other (the Applications' ignoreDifferences (ConfigMap)); v1/ConfigMap settings (diff.ignore rule 1 (:ConfigMap:*/settings)); " +
+		"admissionregistration.k8s.io/v1/ValidatingWebhookConfiguration app (regenerated on every render); " +
 		"admissionregistration.k8s.io/v1/ValidatingWebhookConfiguration app2 (a webhook's caBundle); " +
 		"apps/v1/Deployment a (checksum/ annotations)"
 	if got := strings.Join(shown, " "); got != wantShown {
