@@ -67,149 +67,21 @@ type store struct {
 // storeFor is the store an object reads from: its backend with the
 // object's settings (region, role, vault, project) and the user's.
 func storeFor(o *kesObject, opts convertOptions) (store, error) {
-	s := opts.settings
 	st := store{kind: opts.storeKind, namespace: clone(o.namespace)}
 	if st.kind == "ClusterSecretStore" {
 		st.namespace = nil
 	}
-	p := mapping()
-	todo := func(field, setting string) *yaml.Node {
-		if setting != "" && s[setting] != "" {
-			return str(s[setting])
-		}
-		if setting != "" {
-			st.todo = append(st.todo, fmt.Sprintf("%s: %s (or set %s)", field, Placeholder, setting))
-		} else {
-			st.todo = append(st.todo, fmt.Sprintf("%s: %s", field, Placeholder))
-		}
-		return str(Placeholder)
+	provider, ok := providers[o.spec.backendType]
+	if !ok {
+		return st, refuse(o.spec.backendTypeNode, "backendType %q is not one KES documents (%s)", o.spec.backendType, strings.Join(sortedKeys(providers), ", "))
 	}
-	secretRef := func(field, key string) *yaml.Node {
-		st.todo = append(st.todo, fmt.Sprintf("%s: the Secret holding %s (name %s)", field, key, PlaceholderName))
-		r := mapping()
-		set(r, "name", str(PlaceholderName))
-		set(r, "key", str(key))
-		return r
+	b := &storeBuilder{st: &st, settings: opts.settings}
+	key, spec, err := provider(b, o, opts)
+	if err != nil {
+		return st, err
 	}
-	or := func(n *yaml.Node, field, setting string) *yaml.Node {
-		if n != nil && n.Value != "" {
-			return clone(n)
-		}
-		return todo(field, setting)
-	}
-	switch o.spec.backendType {
-	case "secretsManager", "systemManager":
-		st.backend = "aws-secretsmanager"
-		service := "SecretsManager"
-		if o.spec.backendType == "systemManager" {
-			st.backend, service = "aws-parameterstore", "ParameterStore"
-		}
-		aws := mapping()
-		set(aws, "service", str(service))
-		set(aws, "region", or(o.spec.region, "spec.provider.aws.region", "aws.region"))
-		switch {
-		case o.spec.roleArn != nil:
-			set(aws, "role", clone(o.spec.roleArn))
-		case s["aws.role"] != "":
-			set(aws, "role", str(s["aws.role"]))
-		}
-		set(p, "aws", aws)
-	case "vault":
-		st.backend = "vault"
-		v := mapping()
-		set(v, "server", todo("spec.provider.vault.server", "vault.server"))
-		version := "v2"
-		switch o.spec.kvVersion {
-		case "", "2":
-		case "1":
-			version = "v1"
-		default:
-			return st, refuse(o.name, "kvVersion %s: Vault's key/value engine has versions 1 and 2", o.spec.kvVersion)
-		}
-		set(v, "version", str(version))
-		k8s := mapping()
-		set(k8s, "mountPath", or(o.spec.vaultMountPoint, "spec.provider.vault.auth.kubernetes.mountPath", "vault.mountPath"))
-		set(k8s, "role", or(o.spec.vaultRole, "spec.provider.vault.auth.kubernetes.role", "vault.role"))
-		auth := mapping()
-		set(auth, "kubernetes", k8s)
-		set(v, "auth", auth)
-		set(p, "vault", v)
-	case "azureKeyVault":
-		st.backend = "azurekv"
-		az := mapping()
-		if o.spec.keyVaultName == nil {
-			return st, refuse(o.name, "an azureKeyVault object without keyVaultName")
-		}
-		url := clone(o.spec.keyVaultName)
-		url.Value = "https://" + url.Value + ".vault.azure.net"
-		url.Style = 0
-		set(az, "vaultUrl", url)
-		authType := s["azure.authType"]
-		if authType == "" {
-			st.todo = append(st.todo, "spec.provider.azurekv.authType: written as ServicePrincipal, KES's default (AZURE_CLIENT_ID and AZURE_CLIENT_SECRET); set azure.authType for ManagedIdentity or WorkloadIdentity")
-			authType = "ServicePrincipal"
-		}
-		set(az, "authType", str(authType))
-		if authType != "ManagedIdentity" {
-			set(az, "tenantId", todo("spec.provider.azurekv.tenantId", "azure.tenantId"))
-		}
-		if authType == "ServicePrincipal" {
-			ref := mapping()
-			set(ref, "clientId", secretRef("spec.provider.azurekv.authSecretRef.clientId", "ClientID"))
-			set(ref, "clientSecret", secretRef("spec.provider.azurekv.authSecretRef.clientSecret", "ClientSecret"))
-			set(az, "authSecretRef", ref)
-		}
-		set(p, "azurekv", az)
-	case "gcpSecretsManager":
-		st.backend = "gcpsm"
-		g := mapping()
-		set(g, "projectID", or(o.spec.projectID, "spec.provider.gcpsm.projectID", "gcp.projectId"))
-		set(p, "gcpsm", g)
-		st.todo = append(st.todo, "spec.provider.gcpsm.auth: none, so External Secrets Operator uses its pod's Google credentials (Workload Identity); KES used GOOGLE_APPLICATION_CREDENTIALS: give the same service account")
-	case "alicloudSecretsManager":
-		if opts.esoMajor >= 2 {
-			return st, refuse(o.spec.backendTypeNode, "backendType alicloudSecretsManager: External Secrets Operator 2.0 removed its Alibaba Cloud provider (spec.provider.alibaba), so no ESO 2 store can read this secret; keep the object on KES, move the secret to a backend ESO 2 supports, or convert for ESO 1.x with --eso-version 1")
-		}
-		st.backend = "alibaba"
-		a := mapping()
-		set(a, "regionID", todo("spec.provider.alibaba.regionID", "alibaba.region"))
-		ref := mapping()
-		set(ref, "accessKeyIDSecretRef", secretRef("spec.provider.alibaba.auth.secretRef.accessKeyIDSecretRef", "accessKeyID"))
-		set(ref, "accessKeySecretSecretRef", secretRef("spec.provider.alibaba.auth.secretRef.accessKeySecretSecretRef", "accessKeySecret"))
-		auth := mapping()
-		set(auth, "secretRef", ref)
-		set(a, "auth", auth)
-		set(p, "alibaba", a)
-	case "ibmcloudSecretsManager":
-		st.backend = "ibm"
-		b := mapping()
-		set(b, "serviceUrl", todo("spec.provider.ibm.serviceUrl", "ibm.serviceUrl"))
-		ref := mapping()
-		set(ref, "secretApiKeySecretRef", secretRef("spec.provider.ibm.auth.secretRef.secretApiKeySecretRef", "apiKey"))
-		auth := mapping()
-		set(auth, "secretRef", ref)
-		set(b, "auth", auth)
-		set(p, "ibm", b)
-	case "akeyless":
-		st.backend = "akeyless"
-		a := mapping()
-		gw := s["akeyless.gateway"]
-		if gw == "" {
-			gw = "https://api.akeyless.io" // KES's default AKEYLESS_API_ENDPOINT
-		}
-		set(a, "akeylessGWApiURL", str(gw))
-		ref := mapping()
-		set(ref, "accessID", secretRef("spec.provider.akeyless.authSecretRef.secretRef.accessID", "accessId"))
-		set(ref, "accessType", secretRef("spec.provider.akeyless.authSecretRef.secretRef.accessType", "accessType"))
-		set(ref, "accessTypeParam", secretRef("spec.provider.akeyless.authSecretRef.secretRef.accessTypeParam", "accessTypeParam"))
-		auth := mapping()
-		set(auth, "secretRef", ref)
-		set(a, "authSecretRef", auth)
-		set(p, "akeyless", a)
-	default:
-		return st, refuse(o.spec.backendTypeNode, "backendType %q is not one KES documents (secretsManager, systemManager, vault, azureKeyVault, gcpSecretsManager, alicloudSecretsManager, ibmcloudSecretsManager, akeyless)", o.spec.backendType)
-	}
-	st.provider = p
+	st.provider = mapping()
+	set(st.provider, key, spec)
 	if o.spec.controllerID != nil {
 		// KES's controller instance: ESO's controller class, on the store.
 		st.controller = clone(o.spec.controllerID)
@@ -223,6 +95,181 @@ func storeFor(o *kesObject, opts convertOptions) (store, error) {
 	sum := sha256.Sum256([]byte(opts.tokens.restore(string(text))))
 	st.name = "kes-" + st.backend + "-" + hex.EncodeToString(sum[:])[:8]
 	return st, nil
+}
+
+// A provider sets the store's backend and returns its spec.provider key
+// and value for the object, or why it cannot.
+type provider func(b *storeBuilder, o *kesObject, opts convertOptions) (string, *yaml.Node, error)
+
+// providers convert each KES backendType, by name.
+var providers = map[string]provider{
+	"secretsManager":         awsProvider,
+	"systemManager":          awsProvider,
+	"vault":                  vaultProvider,
+	"azureKeyVault":          azureProvider,
+	"gcpSecretsManager":      gcpProvider,
+	"alicloudSecretsManager": alibabaProvider,
+	"ibmcloudSecretsManager": ibmProvider,
+	"akeyless":               akeylessProvider,
+}
+
+// storeBuilder fills a store's provider, noting in its todo what the user
+// must fill in.
+type storeBuilder struct {
+	st       *store
+	settings Settings
+}
+
+// todo is the setting's value, or the placeholder, noted.
+func (b *storeBuilder) todo(field, setting string) *yaml.Node {
+	if setting != "" && b.settings[setting] != "" {
+		return str(b.settings[setting])
+	}
+	if setting != "" {
+		b.st.todo = append(b.st.todo, fmt.Sprintf("%s: %s (or set %s)", field, Placeholder, setting))
+	} else {
+		b.st.todo = append(b.st.todo, fmt.Sprintf("%s: %s", field, Placeholder))
+	}
+	return str(Placeholder)
+}
+
+// or is the object's own value n, else the setting's (todo).
+func (b *storeBuilder) or(n *yaml.Node, field, setting string) *yaml.Node {
+	if n != nil && n.Value != "" {
+		return clone(n)
+	}
+	return b.todo(field, setting)
+}
+
+// secretRef is a reference to the Secret holding key, to be named.
+func (b *storeBuilder) secretRef(field, key string) *yaml.Node {
+	b.st.todo = append(b.st.todo, fmt.Sprintf("%s: the Secret holding %s (name %s)", field, key, PlaceholderName))
+	r := mapping()
+	set(r, "name", str(PlaceholderName))
+	set(r, "key", str(key))
+	return r
+}
+
+// secretRefs is {wrap: {name: secretRef...}} for the named keys, in
+// order: the auth block of the providers that read credentials from a
+// Secret.
+func (b *storeBuilder) secretRefs(prefix, wrap string, keys ...[2]string) *yaml.Node {
+	ref := mapping()
+	for _, k := range keys {
+		set(ref, k[0], b.secretRef(prefix+"."+k[0], k[1]))
+	}
+	outer := mapping()
+	set(outer, wrap, ref)
+	return outer
+}
+
+func awsProvider(b *storeBuilder, o *kesObject, _ convertOptions) (string, *yaml.Node, error) {
+	b.st.backend = "aws-secretsmanager"
+	service := "SecretsManager"
+	if o.spec.backendType == "systemManager" {
+		b.st.backend, service = "aws-parameterstore", "ParameterStore"
+	}
+	aws := mapping()
+	set(aws, "service", str(service))
+	set(aws, "region", b.or(o.spec.region, "spec.provider.aws.region", "aws.region"))
+	switch {
+	case o.spec.roleArn != nil:
+		set(aws, "role", clone(o.spec.roleArn))
+	case b.settings["aws.role"] != "":
+		set(aws, "role", str(b.settings["aws.role"]))
+	}
+	return "aws", aws, nil
+}
+
+func vaultProvider(b *storeBuilder, o *kesObject, _ convertOptions) (string, *yaml.Node, error) {
+	b.st.backend = "vault"
+	v := mapping()
+	set(v, "server", b.todo("spec.provider.vault.server", "vault.server"))
+	version := "v2"
+	switch o.spec.kvVersion {
+	case "", "2":
+	case "1":
+		version = "v1"
+	default:
+		return "", nil, refuse(o.name, "kvVersion %s: Vault's key/value engine has versions 1 and 2", o.spec.kvVersion)
+	}
+	set(v, "version", str(version))
+	k8s := mapping()
+	set(k8s, "mountPath", b.or(o.spec.vaultMountPoint, "spec.provider.vault.auth.kubernetes.mountPath", "vault.mountPath"))
+	set(k8s, "role", b.or(o.spec.vaultRole, "spec.provider.vault.auth.kubernetes.role", "vault.role"))
+	auth := mapping()
+	set(auth, "kubernetes", k8s)
+	set(v, "auth", auth)
+	return "vault", v, nil
+}
+
+func azureProvider(b *storeBuilder, o *kesObject, _ convertOptions) (string, *yaml.Node, error) {
+	b.st.backend = "azurekv"
+	if o.spec.keyVaultName == nil {
+		return "", nil, refuse(o.name, "an azureKeyVault object without keyVaultName")
+	}
+	az := mapping()
+	url := clone(o.spec.keyVaultName)
+	url.Value = "https://" + url.Value + ".vault.azure.net"
+	url.Style = 0
+	set(az, "vaultUrl", url)
+	authType := b.settings["azure.authType"]
+	if authType == "" {
+		b.st.todo = append(b.st.todo, "spec.provider.azurekv.authType: written as ServicePrincipal, KES's default (AZURE_CLIENT_ID and AZURE_CLIENT_SECRET); set azure.authType for ManagedIdentity or WorkloadIdentity")
+		authType = "ServicePrincipal"
+	}
+	set(az, "authType", str(authType))
+	if authType != "ManagedIdentity" {
+		set(az, "tenantId", b.todo("spec.provider.azurekv.tenantId", "azure.tenantId"))
+	}
+	if authType == "ServicePrincipal" {
+		ref := mapping()
+		set(ref, "clientId", b.secretRef("spec.provider.azurekv.authSecretRef.clientId", "ClientID"))
+		set(ref, "clientSecret", b.secretRef("spec.provider.azurekv.authSecretRef.clientSecret", "ClientSecret"))
+		set(az, "authSecretRef", ref)
+	}
+	return "azurekv", az, nil
+}
+
+func gcpProvider(b *storeBuilder, o *kesObject, _ convertOptions) (string, *yaml.Node, error) {
+	b.st.backend = "gcpsm"
+	g := mapping()
+	set(g, "projectID", b.or(o.spec.projectID, "spec.provider.gcpsm.projectID", "gcp.projectId"))
+	b.st.todo = append(b.st.todo, "spec.provider.gcpsm.auth: none, so External Secrets Operator uses its pod's Google credentials (Workload Identity); KES used GOOGLE_APPLICATION_CREDENTIALS: give the same service account")
+	return "gcpsm", g, nil
+}
+
+func alibabaProvider(b *storeBuilder, o *kesObject, opts convertOptions) (string, *yaml.Node, error) {
+	if opts.esoMajor >= 2 {
+		return "", nil, refuse(o.spec.backendTypeNode, "backendType alicloudSecretsManager: External Secrets Operator 2.0 removed its Alibaba Cloud provider (spec.provider.alibaba), so no ESO 2 store can read this secret; keep the object on KES, move the secret to a backend ESO 2 supports, or convert for ESO 1.x with --eso-version 1")
+	}
+	b.st.backend = "alibaba"
+	a := mapping()
+	set(a, "regionID", b.todo("spec.provider.alibaba.regionID", "alibaba.region"))
+	set(a, "auth", b.secretRefs("spec.provider.alibaba.auth.secretRef", "secretRef",
+		[2]string{"accessKeyIDSecretRef", "accessKeyID"}, [2]string{"accessKeySecretSecretRef", "accessKeySecret"}))
+	return "alibaba", a, nil
+}
+
+func ibmProvider(b *storeBuilder, _ *kesObject, _ convertOptions) (string, *yaml.Node, error) {
+	b.st.backend = "ibm"
+	i := mapping()
+	set(i, "serviceUrl", b.todo("spec.provider.ibm.serviceUrl", "ibm.serviceUrl"))
+	set(i, "auth", b.secretRefs("spec.provider.ibm.auth.secretRef", "secretRef", [2]string{"secretApiKeySecretRef", "apiKey"}))
+	return "ibm", i, nil
+}
+
+func akeylessProvider(b *storeBuilder, _ *kesObject, _ convertOptions) (string, *yaml.Node, error) {
+	b.st.backend = "akeyless"
+	a := mapping()
+	gw := b.settings["akeyless.gateway"]
+	if gw == "" {
+		gw = "https://api.akeyless.io" // KES's default AKEYLESS_API_ENDPOINT
+	}
+	set(a, "akeylessGWApiURL", str(gw))
+	set(a, "authSecretRef", b.secretRefs("spec.provider.akeyless.authSecretRef.secretRef", "secretRef",
+		[2]string{"accessID", "accessId"}, [2]string{"accessType", "accessType"}, [2]string{"accessTypeParam", "accessTypeParam"}))
+	return "akeyless", a, nil
 }
 
 // storeObject is the store's manifest.
