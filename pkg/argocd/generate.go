@@ -195,8 +195,14 @@ func (g *generator) cluster(cl *layout.Cluster) ([]File, error) {
 	for _, ns := range slices.Compact(slices.Sorted(slices.Values(reach))) {
 		clusterDests = append(clusterDests, g.dest(cl, ns))
 	}
-	add(g.project(cl, string(config.ArgoTierCluster), "Cluster-wide platform components of "+cl.Name+": may create cluster-scoped resources; only the SRE groups may sync.",
-		clusterDests, []GroupKind{{Group: "*", Kind: "*"}}, []GroupKind{{Group: "*", Kind: "*"}}, nil, nil), "appproject-cluster.yaml")
+	all := []GroupKind{{Group: "*", Kind: "*"}}
+	add(g.project(cl, projectSpec{
+		name:         string(config.ArgoTierCluster),
+		description:  "Cluster-wide platform components of " + cl.Name + ": may create cluster-scoped resources; only the SRE groups may sync.",
+		dests:        clusterDests,
+		clusterWhite: all,
+		nsWhite:      all,
+	}), "appproject-cluster.yaml")
 	for _, ns := range clusterNS {
 		if err := claim("Application", ns, "cluster-tier namespace "+ns); err != nil {
 			return nil, err
@@ -216,8 +222,13 @@ func (g *generator) cluster(cl *layout.Cluster) ([]File, error) {
 				nsKinds = append(nsKinds, gk)
 			}
 		}
-		add(g.project(cl, string(config.ArgoTierNamespaces), "Security-relevant manifests of "+cl.Name+"'s application namespaces (the Namespace, secrets, ingress, RBAC, network policy, quotas); only the SRE groups may sync.",
-			dests, orEmpty(clusterKinds), nsKinds, nil, nil), "appproject-namespaces.yaml")
+		add(g.project(cl, projectSpec{
+			name:         string(config.ArgoTierNamespaces),
+			description:  "Security-relevant manifests of " + cl.Name + "'s application namespaces (the Namespace, secrets, ingress, RBAC, network policy, quotas); only the SRE groups may sync.",
+			dests:        dests,
+			clusterWhite: orEmpty(clusterKinds),
+			nsWhite:      nsKinds,
+		}), "appproject-namespaces.yaml")
 	}
 	for _, ns := range appNS {
 		if err := claim("AppProject", ns, "application namespace "+ns); err != nil {
@@ -229,9 +240,15 @@ func (g *generator) cluster(cl *layout.Cluster) ([]File, error) {
 		if err := claim("Application", ns+SecuritySuffix, "the security manifests of "+ns); err != nil {
 			return nil, err
 		}
-		owners := g.cfg.Namespaces[ns].Owners
-		add(g.project(cl, ns, "The application's own manifests in namespace "+ns+" on "+cl.Name+": no cluster-scoped or security kinds; the SRE groups and the owners may sync.",
-			[]ApplicationDestination{g.dest(cl, ns)}, []GroupKind{}, []GroupKind{{Group: "*", Kind: "*"}}, g.tiers.SecurityKinds(), owners), "appproject-"+ns+".yaml")
+		add(g.project(cl, projectSpec{
+			name:         ns,
+			description:  "The application's own manifests in namespace " + ns + " on " + cl.Name + ": no cluster-scoped or security kinds; the SRE groups and the owners may sync.",
+			dests:        []ApplicationDestination{g.dest(cl, ns)},
+			clusterWhite: []GroupKind{},
+			nsWhite:      all,
+			nsBlack:      g.tiers.SecurityKinds(),
+			owners:       g.cfg.Namespaces[ns].Owners,
+		}), "appproject-"+ns+".yaml")
 		add(g.application(cl, ns+SecuritySuffix, ns, string(config.ArgoTierNamespaces), config.ArgoTierNamespaces), "application-"+ns+SecuritySuffix+".yaml")
 		add(g.application(cl, ns, ns, ns, config.ArgoTierApplication), "application-"+ns+".yaml")
 	}

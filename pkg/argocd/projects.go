@@ -9,7 +9,18 @@ import (
 
 // project builds an AppProject; tierKey selects the tier's sync windows
 // (the application projects use the "application" tier's).
-func (g *generator) project(cl *layout.Cluster, name, description string, dests []ApplicationDestination, clusterWhite, nsWhite, nsBlack []GroupKind, owners []string) *AppProject {
+// projectSpec is what an AppProject permits, and to whom.
+type projectSpec struct {
+	name, description string
+	dests             []ApplicationDestination
+	// clusterWhite, nsWhite and nsBlack are its resource lists.
+	clusterWhite, nsWhite, nsBlack []GroupKind
+	// owners are the SSO groups that may sync besides the SRE groups.
+	owners []string
+}
+
+func (g *generator) project(cl *layout.Cluster, ps projectSpec) *AppProject {
+	name, owners := ps.name, ps.owners
 	tier := config.ArgoTier(name)
 	if tier != config.ArgoTierCluster && tier != config.ArgoTierNamespaces {
 		tier = config.ArgoTierApplication
@@ -18,12 +29,12 @@ func (g *generator) project(cl *layout.Cluster, name, description string, dests 
 		TypeMeta: TypeMeta{APIVersion: APIVersion, Kind: "AppProject"},
 		Metadata: g.meta(cl, name, tier),
 		Spec: AppProjectSpec{
-			Description:                description,
+			Description:                ps.description,
 			SourceRepos:                []string{g.cfg.Git.RepoURL},
-			Destinations:               dests,
-			ClusterResourceWhitelist:   clusterWhite,
-			NamespaceResourceWhitelist: nsWhite,
-			NamespaceResourceBlacklist: nsBlack,
+			Destinations:               ps.dests,
+			ClusterResourceWhitelist:   ps.clusterWhite,
+			NamespaceResourceWhitelist: ps.nsWhite,
+			NamespaceResourceBlacklist: ps.nsBlack,
 			Roles:                      []ProjectRole{g.role(name, "sre", "Site reliability engineers: may sync every application of the project and read its logs.", g.cfg.ArgoCD.SREGroups, nil)},
 		},
 	}
