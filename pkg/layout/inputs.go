@@ -1,6 +1,7 @@
 package layout
 
 import (
+	"errors"
 	"io/fs"
 	"path"
 	"slices"
@@ -154,13 +155,34 @@ func (r *Repo) fileDeps(dir string) []string {
 	}
 	var out []string
 	for _, d := range c.Dependencies {
-		if rel, ok := strings.CutPrefix(d.Repository, "file://"); ok {
-			if dep := path.Clean(path.Join(dir, rel)); fs.ValidPath(dep) && dep != "." {
-				out = append(out, dep)
-			}
+		if dep, ok, err := FileDependency(dir, d.Repository); ok && err == nil {
+			out = append(out, dep)
 		}
 	}
 	return out
+}
+
+// ErrLeavesRepository is FileDependency's error for a path outside the
+// repository.
+var ErrLeavesRepository = errors.New("the path leaves the repository")
+
+// FileDependency is the one rule for a chart's file:// dependencies, which
+// the inputs (manifest-generate-paths, diff, --changed-since), the
+// renderer and its cycle check all follow: for the chart in dir and a
+// dependency's repository, the dependency's folder in the repository and
+// ok when it is a file:// one; ErrLeavesRepository when its path is
+// absolute or goes above the repository's root (Helm would read a folder
+// repotool cannot see, so rendering refuses it).
+func FileDependency(dir, repository string) (string, bool, error) {
+	rel, ok := strings.CutPrefix(repository, "file://")
+	if !ok {
+		return "", false, nil
+	}
+	sub := path.Join(dir, rel)
+	if strings.HasPrefix(rel, "/") || sub == ".." || strings.HasPrefix(sub, "../") {
+		return "", true, ErrLeavesRepository
+	}
+	return sub, true, nil
 }
 
 // linksOf returns where the symbolic links below dir lead when that is

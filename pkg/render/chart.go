@@ -18,6 +18,7 @@ import (
 	"helm.sh/helm/v3/pkg/ignore"
 
 	"github.com/repotool/repotool/internal/fsutil"
+	"github.com/repotool/repotool/pkg/layout"
 )
 
 var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
@@ -103,10 +104,10 @@ func (r *Renderer) resolveDependencies(ctx context.Context, c *chart.Chart, dir 
 		var origin string
 		switch repo := dep.Repository; {
 		case strings.HasPrefix(repo, "file://"):
-			subDir := path.Join(dir, strings.TrimPrefix(repo, "file://"))
-			if strings.HasPrefix(strings.TrimPrefix(repo, "file://"), "/") || subDir == ".." || strings.HasPrefix(subDir, "../") {
+			subDir, _, err := layout.FileDependency(dir, repo)
+			if err != nil {
 				return &DependencyError{Chart: dir, Dependency: dep.Name, Repository: repo,
-					Reason: "the path leaves the repository", Hint: "keep file:// dependencies inside the repository, as a path relative to the chart"}
+					Reason: err.Error(), Hint: "keep file:// dependencies inside the repository, as a path relative to the chart"}
 			}
 			e, err := r.chart(ctx, subDir, stack)
 			if errors.Is(err, fs.ErrNotExist) {

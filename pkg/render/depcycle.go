@@ -9,6 +9,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/repotool/repotool/internal/fsutil"
+	"github.com/repotool/repotool/pkg/layout"
 )
 
 // depGraph remembers which charts were checked for file:// dependency
@@ -77,10 +78,9 @@ func (r *Renderer) dependencyCycle(dir string) error {
 		}
 		stack = append(stack, dir)
 		for _, d := range meta.Dependencies {
-			rel, ok := strings.CutPrefix(d.Repository, "file://")
-			sub := path.Join(dir, rel)
-			if !ok || strings.HasPrefix(rel, "/") || sub == ".." || strings.HasPrefix(sub, "../") {
-				continue
+			sub, ok, err := layout.FileDependency(dir, d.Repository)
+			if !ok || err != nil {
+				continue // the loader refuses a path that leaves the repository
 			}
 			if err := visit(sub, stack); err != nil {
 				g.checked[dir] = err
