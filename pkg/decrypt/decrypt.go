@@ -61,10 +61,17 @@ func NewSOPS(opts Options) (*SOPS, error) {
 	return s, nil
 }
 
-// Decrypt implements Decrypter. A panic inside the SOPS library (sops
+// Decrypt implements Decrypter.
+func (s *SOPS) Decrypt(_ context.Context, file string, data []byte) ([]byte, error) {
+	return s.withDataKey(file, data, decryptTree)
+}
+
+// withDataKey runs fn with data's tree and its data key, recovered
+// through keyServices, and turns any failure into an *Error naming file
+// and what its recipients need. A panic inside the SOPS library (sops
 // 3.13 panics, for one, when SOPS_AGE_KEY_CMD is set but empty) becomes an
 // *Error instead of crashing the caller.
-func (s *SOPS) Decrypt(_ context.Context, file string, data []byte) (out []byte, err error) {
+func (s *SOPS) withDataKey(file string, data []byte, fn func(store sops.Store, tree *sops.Tree, key []byte) ([]byte, error)) (out []byte, err error) {
 	if !sopsfile.IsEncrypted(data) {
 		// Never let sops parse it: its parser errors quote content.
 		return nil, NotEncrypted(file)
@@ -76,7 +83,14 @@ func (s *SOPS) Decrypt(_ context.Context, file string, data []byte) (out []byte,
 				Detail: fmt.Sprint(p), showDetail: true}
 		}
 	}()
-	out, err = s.decrypt(data)
+	store := common.StoreForFormat(formats.Yaml, sopsconfig.NewStoresConfig())
+	tree, err := store.LoadEncryptedFile(data)
+	if err == nil {
+		var key []byte
+		if key, err = tree.Metadata.GetDataKeyWithKeyServices(s.keyServices(), nil); err == nil {
+			out, err = fn(store, &tree, key)
+		}
+	}
 	if err != nil {
 		e := sopsError(file, err)
 		if md, _ := sopsfile.Inspect(data); md != nil {
@@ -101,18 +115,9 @@ func (s *SOPS) hasAgeKey() bool {
 	return false
 }
 
-// decrypt is sops' decrypt.DataWithFormat for YAML, with the data key
-// recovered through keyServices.
-func (s *SOPS) decrypt(data []byte) ([]byte, error) {
-	store := common.StoreForFormat(formats.Yaml, sopsconfig.NewStoresConfig())
-	tree, err := store.LoadEncryptedFile(data)
-	if err != nil {
-		return nil, err
-	}
-	key, err := tree.Metadata.GetDataKeyWithKeyServices(s.keyServices(), nil)
-	if err != nil {
-		return nil, err
-	}
+// decryptTree is sops' decrypt.DataWithFormat for YAML, given the tree's
+// data key.
+func decryptTree(store sops.Store, tree *sops.Tree, key []byte) ([]byte, error) {
 	cipher := aes.NewCipher()
 	mac, err := tree.Decrypt(key, cipher)
 	if err != nil {

@@ -4,13 +4,8 @@ import (
 	"context"
 	"crypto/hkdf"
 	"crypto/sha256"
-	"fmt"
 
-	"github.com/getsops/sops/v3/cmd/sops/common"
-	"github.com/getsops/sops/v3/cmd/sops/formats"
-	sopsconfig "github.com/getsops/sops/v3/config"
-
-	"github.com/repotool/repotool/pkg/sopsfile"
+	"github.com/getsops/sops/v3"
 )
 
 // DigestKeyer is a Decrypter that also derives, from what only a holder
@@ -30,26 +25,8 @@ const digestKeyInfo = "repotool digest key v1"
 // DigestKey implements DigestKeyer: 32 bytes derived (HKDF-SHA256) from
 // the SOPS data key of data, never the data key itself. Errors are those of
 // Decrypt, naming the file, never content.
-func (s *SOPS) DigestKey(_ context.Context, file string, data []byte) (out []byte, err error) {
-	if !sopsfile.IsEncrypted(data) {
-		return nil, NotEncrypted(file)
-	}
-	defer func() {
-		if p := recover(); p != nil {
-			out, err = nil, &Error{File: file, Reason: "the SOPS library failed unexpectedly", Detail: fmt.Sprint(p), showDetail: true}
-		}
-	}()
-	store := common.StoreForFormat(formats.Yaml, sopsconfig.NewStoresConfig())
-	tree, err := store.LoadEncryptedFile(data)
-	if err == nil {
-		var key []byte
-		if key, err = tree.Metadata.GetDataKeyWithKeyServices(s.keyServices(), nil); err == nil {
-			return hkdf.Key(sha256.New, key, nil, digestKeyInfo, 32)
-		}
-	}
-	e := sopsError(file, err)
-	if md, _ := sopsfile.Inspect(data); md != nil {
-		e.forRecipients(md.Recipients, s.hasAgeKey())
-	}
-	return nil, e
+func (s *SOPS) DigestKey(_ context.Context, file string, data []byte) ([]byte, error) {
+	return s.withDataKey(file, data, func(_ sops.Store, _ *sops.Tree, key []byte) ([]byte, error) {
+		return hkdf.Key(sha256.New, key, nil, digestKeyInfo, 32)
+	})
 }
