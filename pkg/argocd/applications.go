@@ -43,7 +43,7 @@ func (g *generator) application(cl *layout.Cluster, name, ns, project string, ti
 		mode := g.cfg.Hydrate.SecretsFor(cl.Name)
 		plugin.Env = append(plugin.Env, EnvEntry{Name: "SECRETS", Value: mode})
 		if mode == "sealed-secrets" { // the cluster's certificate seals its Secrets: an input too
-			list := append(strings.Split(paths, ";"), "/"+g.gitPath(g.cfg.Hydrate.CertificateFor(cl.Name, path.Dir(t.Dir))))
+			list := append(strings.Split(paths, ";"), "/"+g.gitPath(g.cfg.Hydrate.CertificateFor(cl.Name, cl.Dir)))
 			slices.Sort(list)
 			paths = strings.Join(list, ";")
 		}

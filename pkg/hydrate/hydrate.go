@@ -172,7 +172,7 @@ func EncryptedBy(repo *layout.Repo, secrets SecretsMode, changed []string) []str
 		case SecretsSOPS:
 			file = sopsConfigFile
 		case SecretsSealed:
-			file = repo.Config.Hydrate.CertificateFor(t.Cluster, path.Dir(t.Dir))
+			file = certificateFile(repo, t.Cluster)
 		}
 		if file != "" && slices.Contains(changed, file) {
 			out = append(out, t.Name())

@@ -80,13 +80,7 @@ func (s *sealer) certificate(cluster string) certificate {
 	if c, ok := s.certs[cluster]; ok {
 		return c
 	}
-	dir := "clusters/" + cluster
-	for _, t := range s.repo.Targets {
-		if t.Cluster == cluster {
-			dir = path.Dir(t.Dir)
-		}
-	}
-	file := s.repo.Config.Hydrate.CertificateFor(cluster, dir)
+	file := certificateFile(s.repo, cluster)
 	c := parseCertificate(s.repo.FS, file)
 	if c.err != nil {
 		c.err = fmt.Errorf("--secrets sealed-secrets seals for the cluster's sealed-secrets certificate, %s: %w; "+
@@ -95,6 +89,16 @@ func (s *sealer) certificate(cluster string) certificate {
 	}
 	s.certs[cluster] = c
 	return c
+}
+
+// certificateFile is the repository path of cluster's sealed-secrets
+// certificate.
+func certificateFile(repo *layout.Repo, cluster string) string {
+	dir := path.Join(repo.Config.Layout.ClustersDir, cluster)
+	if c, ok := repo.Cluster(cluster); ok {
+		dir = c.Dir
+	}
+	return repo.Config.Hydrate.CertificateFor(cluster, dir)
 }
 
 // parseCertificate reads the RSA public key of the PEM certificate at
