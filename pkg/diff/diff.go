@@ -23,6 +23,7 @@ import (
 
 	"github.com/pmezard/go-difflib/difflib"
 
+	"github.com/repotool/repotool/internal/jsonptr"
 	"github.com/repotool/repotool/pkg/change"
 	"github.com/repotool/repotool/pkg/layout"
 	"github.com/repotool/repotool/pkg/manifest"
@@ -304,7 +305,7 @@ func secretFields(realBase, realHead, safeBase, safeHead *manifest.Object) []str
 				return
 			}
 			for _, k := range slices.Sorted(maps.Keys(keys)) {
-				walk(p+"/"+strings.NewReplacer("~", "~0", "/", "~1").Replace(k), rbv[k], rhv[k], sbv[k], shv[k])
+				walk(p+"/"+jsonptr.Escape(k), rbv[k], rhv[k], sbv[k], shv[k])
 			}
 			return
 		case []any:

@@ -10,6 +10,7 @@ import (
 
 	"github.com/gobwas/glob"
 
+	"github.com/repotool/repotool/internal/jsonptr"
 	"github.com/repotool/repotool/pkg/config"
 	"github.com/repotool/repotool/pkg/manifest"
 	"github.com/repotool/repotool/pkg/render"
@@ -178,7 +179,7 @@ func changedFields(p string, a, b any) []string {
 		}
 		var out []string
 		for _, k := range slices.Sorted(maps.Keys(mergeKeys(av, bv))) {
-			out = append(out, changedFields(p+"/"+strings.NewReplacer("~", "~0", "/", "~1").Replace(k), av[k], bv[k])...)
+			out = append(out, changedFields(p+"/"+jsonptr.Escape(k), av[k], bv[k])...)
 		}
 		return out
 	case []any:

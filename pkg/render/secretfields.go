@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"strings"
 
+	"github.com/repotool/repotool/internal/jsonptr"
 	"github.com/repotool/repotool/pkg/manifest"
 )
 
@@ -71,7 +71,7 @@ func differingLeaves(p string, real, safe any) []string {
 		}
 		var out []string
 		for _, k := range keys {
-			out = append(out, differingLeaves(p+"/"+pointerEscape.Replace(k), r[k], s[k])...)
+			out = append(out, differingLeaves(p+"/"+jsonptr.Escape(k), r[k], s[k])...)
 		}
 		return out
 	case []any:
@@ -91,6 +91,3 @@ func differingLeaves(p string, real, safe any) []string {
 	}
 	return nil
 }
-
-// pointerEscape escapes a key for a JSON pointer (RFC 6901).
-var pointerEscape = strings.NewReplacer("~", "~0", "/", "~1")

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/repotool/repotool/internal/jsonptr"
 )
 
 // The API server defaults a custom resource before it validates it: every
@@ -57,17 +59,17 @@ func applyDefaults(v any, s map[string]any, ptr string, set map[string]bool) boo
 			if def, ok := p["default"]; ok {
 				if x, present := v[k]; !present || x == nil && p["nullable"] != true {
 					v[k] = deepCopyJSON(def)
-					set[ptr+"/"+escapePointer(k)] = true
+					set[ptr+"/"+jsonptr.Escape(k)] = true
 					changed = true
 				}
 			}
-			if x, ok := v[k]; ok && applyDefaults(x, p, ptr+"/"+escapePointer(k), set) {
+			if x, ok := v[k]; ok && applyDefaults(x, p, ptr+"/"+jsonptr.Escape(k), set) {
 				changed = true
 			}
 		}
 		if ap, ok := s["additionalProperties"].(map[string]any); ok {
 			for _, k := range slices.Sorted(maps.Keys(v)) {
-				if _, known := props[k]; !known && applyDefaults(v[k], ap, ptr+"/"+escapePointer(k), set) {
+				if _, known := props[k]; !known && applyDefaults(v[k], ap, ptr+"/"+jsonptr.Escape(k), set) {
 					changed = true
 				}
 			}
@@ -102,11 +104,6 @@ func deepCopyJSON(v any) any {
 		return out
 	}
 	return v
-}
-
-// escapePointer escapes a key for a JSON pointer.
-func escapePointer(k string) string {
-	return strings.NewReplacer("~", "~0", "/", "~1").Replace(k)
 }
 
 // noteDefaulted says, in the message of an error at or under a value the

@@ -12,6 +12,7 @@ import (
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
 
+	"github.com/repotool/repotool/internal/jsonptr"
 	"github.com/repotool/repotool/internal/yamlpos"
 )
 
@@ -181,7 +182,7 @@ func jsonPointer(tokens []string) string {
 	var b strings.Builder
 	for _, t := range tokens {
 		b.WriteByte('/')
-		b.WriteString(strings.NewReplacer("~", "~0", "/", "~1").Replace(t))
+		b.WriteString(jsonptr.Escape(t))
 	}
 	return b.String()
 }
