@@ -78,18 +78,11 @@ func Manifest(ctx context.Context, repo *layout.Repo, rr *render.Result, secrets
 	if err := checkSecrets(rr, secrets); err != nil {
 		return nil, err
 	}
-	file := path.Join(secretsDir(repo, rr), ManifestFile)
-	switch secrets {
-	case SecretsSOPS:
-		w, err := newSOPSWriter(repo, Options{})
-		if err != nil {
-			return nil, err
-		}
-		return w.manifest(ctx, rr, file)
-	case SecretsSealed:
-		return newSealer(repo, Options{}).manifest(ctx, rr, file)
+	enc, err := newEncoders(repo, Options{}, secrets == SecretsSOPS)
+	if err != nil {
+		return nil, err
 	}
-	return rr.Manifest, nil
+	return enc.manifest(ctx, rr, secrets)
 }
 
 // checkMode refuses a secrets mode hydrate does not know.

@@ -107,12 +107,9 @@ func Hydrate(ctx context.Context, r *render.Renderer, repo *layout.Repo, opts Op
 		}
 	}
 	mode := func(cluster string) SecretsMode { return modeFor(repo, opts.Secrets, cluster) }
-	enc := &encoders{repo: repo, sealed: newSealer(repo, opts)}
-	if slices.ContainsFunc(repo.Targets, func(t layout.Target) bool { return mode(t.Cluster) == SecretsSOPS }) {
-		var err error
-		if enc.sops, err = newSOPSWriter(repo, opts); err != nil {
-			return nil, err
-		}
+	enc, err := newEncoders(repo, opts, slices.ContainsFunc(repo.Targets, func(t layout.Target) bool { return mode(t.Cluster) == SecretsSOPS }))
+	if err != nil {
+		return nil, err
 	}
 	res := &Result{Files: []File{
 		{Path: MetadataFile, Data: rootMetadata(opts)},
@@ -150,6 +147,33 @@ type encoders struct {
 	repo   *layout.Repo
 	sops   *sopsWriter
 	sealed *sealer
+}
+
+// newEncoders are the encoders of repo's renderings, a sopsWriter when
+// some cluster's mode is SecretsSOPS (it needs .sops.yaml).
+func newEncoders(repo *layout.Repo, opts Options, sops bool) (*encoders, error) {
+	enc := &encoders{repo: repo, sealed: newSealer(repo, opts)}
+	if sops {
+		var err error
+		if enc.sops, err = newSOPSWriter(repo, opts); err != nil {
+			return nil, err
+		}
+	}
+	return enc, nil
+}
+
+// manifest is rr's stream with its Secrets written as mode says, once
+// checkSecrets passed: encrypted for the rule of, and keeping the previous
+// ciphertext of, the manifest that holds them in the output.
+func (enc *encoders) manifest(ctx context.Context, rr *render.Result, mode SecretsMode) ([]byte, error) {
+	secrets := path.Join(secretsDir(enc.repo, rr), ManifestFile)
+	switch mode {
+	case SecretsSOPS:
+		return enc.sops.manifest(ctx, rr, secrets)
+	case SecretsSealed:
+		return enc.sealed.manifest(ctx, rr, secrets)
+	}
+	return rr.Manifest, nil
 }
 
 // modeFor is how cluster's Secrets are written: secrets when given, else
@@ -193,17 +217,7 @@ func targetFiles(ctx context.Context, rr *render.Result, opts Options, mode Secr
 	if opts.Strict && len(rr.Unstable) > 0 {
 		return nil, unstableError(rr)
 	}
-	// The Secrets' manifest, in the output: their .sops.yaml rule's path,
-	// and where their previous ciphertext is.
-	secrets := path.Join(secretsDir(enc.repo, rr), ManifestFile)
-	data := rr.Manifest
-	var err error
-	switch mode {
-	case SecretsSOPS:
-		data, err = enc.sops.manifest(ctx, rr, secrets)
-	case SecretsSealed:
-		data, err = enc.sealed.manifest(ctx, rr, secrets)
-	}
+	data, err := enc.manifest(ctx, rr, mode)
 	if err != nil {
 		return nil, err
 	}
