@@ -43,8 +43,11 @@ func CompareHelm(ctx context.Context, repo *layout.Repo, targets []layout.Target
 	for i, t := range targets {
 		changes, errs := len(res.Changes), len(res.Errors)
 		compareTarget(res, t.Name(), results3[i], results4[i], nil)
-		for j := changes; j < len(res.Changes); j++ {
-			res.Changes[j].Cause = helmCause(repo, &t, &res.Changes[j])
+		if len(res.Changes) > changes {
+			multi := multiDocumentValues(repo, &t)
+			for j := changes; j < len(res.Changes); j++ {
+				res.Changes[j].Cause = helmCause(&t, &res.Changes[j], multi)
+			}
 		}
 		w := orderWarning(t.Name(), results3[i], results4[i])
 		if w != "" {
@@ -58,8 +61,9 @@ func CompareHelm(ctx context.Context, repo *layout.Repo, targets []layout.Target
 }
 
 // helmCause is the known cause of a change between the Helms, "" when
-// none is known.
-func helmCause(repo *layout.Repo, t *layout.Target, c *change.Change) string {
+// none is known; multi are the target's values files of several
+// documents.
+func helmCause(t *layout.Target, c *change.Change, multi []string) string {
 	var causes []string
 	if kv := t.KubeVersion; strings.ContainsAny(strings.TrimPrefix(kv, "v"), "-+") && strings.Contains(c.Diff, kv) {
 		causes = append(causes, fmt.Sprintf("the cluster's kubeVersion %s has a vendor suffix, which Helm 4 keeps in .Capabilities.KubeVersion.Version (Helm 3 prints the version without it)", kv))
@@ -67,23 +71,32 @@ func helmCause(repo *layout.Repo, t *layout.Target, c *change.Change) string {
 	if strings.Contains(c.Diff, "v3.22") || strings.Contains(c.Diff, "v4.3") {
 		causes = append(causes, ".Capabilities.HelmVersion: v3.22 under Helm 3, v4.3 under Helm 4")
 	}
-	var multi []string
-	for _, v := range t.Values {
-		if data, err := repo.Files.Get(v.Path).Data(); err == nil && !v.Secret {
-			if n, err := helmvalues.Count(data); err == nil && n > 1 {
-				multi = append(multi, v.Path)
-			}
-		}
-	}
-	if data, err := repo.Files.Get(t.ChartDir + "/values.yaml").Data(); err == nil {
-		if n, err := helmvalues.Count(data); err == nil && n > 1 {
-			multi = append(multi, t.ChartDir+"/values.yaml")
-		}
-	}
 	if len(multi) > 0 {
 		causes = append(causes, fmt.Sprintf("values files of several YAML documents, which Helm 4 merges and Helm 3 reads the first of: %s", strings.Join(multi, ", ")))
 	}
 	return strings.Join(causes, "; ")
+}
+
+// multiDocumentValues are t's plain values files, and its chart's
+// values.yaml, that hold several YAML documents (Helm 4 merges them,
+// Helm 3 reads the first).
+func multiDocumentValues(repo *layout.Repo, t *layout.Target) []string {
+	var files []string
+	for _, v := range t.Values {
+		if !v.Secret {
+			files = append(files, v.Path)
+		}
+	}
+	files = append(files, t.ChartDir+"/values.yaml")
+	var multi []string
+	for _, p := range files {
+		if data, err := repo.Files.Get(p).Data(); err == nil {
+			if n, err := helmvalues.Count(data); err == nil && n > 1 {
+				multi = append(multi, p)
+			}
+		}
+	}
+	return multi
 }
 
 // orderWarning says when the two renderings hold the same objects in
