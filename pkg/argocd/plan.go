@@ -82,6 +82,12 @@ func (p *Plan) Place(t *layout.Target, o *manifest.Object) Placement {
 	return pl
 }
 
+// NamespaceLabels returns the labels of the Namespace the plugin writes
+// for an application namespace (see Tiers.NamespaceLabels).
+func (p *Plan) NamespaceLabels(ns string) (map[string]string, bool) {
+	return p.tiers.NamespaceLabels(ns)
+}
+
 // ClusterScoped reports whether group/kind is cluster-scoped: a built-in
 // cluster-scoped kind, or a custom kind whose CRD says so.
 func (p *Plan) ClusterScoped(group, kind string) bool {

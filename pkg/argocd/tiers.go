@@ -2,6 +2,7 @@ package argocd
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -63,6 +64,8 @@ const SecuritySuffix = "-security"
 type Tiers struct {
 	security      map[string]bool
 	clusterScoped map[string]bool
+	// labels are the namespaces' labels declared in repotool.yaml.
+	labels map[string]map[string]string
 }
 
 // NewTiers builds the tier rules for repo: the security kinds from
@@ -70,7 +73,10 @@ type Tiers struct {
 // built-in, and every CRD in crds with scope Cluster (see ChartCRDs, and
 // lint's inventory, which adds the CRDs charts render from templates).
 func NewTiers(repo *layout.Repo, crds *manifest.CRDs) *Tiers {
-	t := &Tiers{security: map[string]bool{}, clusterScoped: map[string]bool{}}
+	t := &Tiers{security: map[string]bool{}, clusterScoped: map[string]bool{}, labels: map[string]map[string]string{}}
+	for ns, c := range repo.Config.Namespaces {
+		t.labels[ns] = c.Labels
+	}
 	kinds := repo.Config.ArgoCD.SecurityKinds
 	if len(kinds) == 0 {
 		kinds = DefaultSecurityKinds
@@ -182,8 +188,35 @@ func (t *Tiers) Split(target layout.Target, stream []byte, objects []manifest.Ob
 		out = manifest.Append(out, *o)
 	}
 	if tier == config.ArgoTierNamespaces && !hasNamespace && t.security["/Namespace"] {
-		ns := fmt.Sprintf("---\n# Source: repotool (the target's namespace)\napiVersion: v1\nkind: Namespace\nmetadata:\n  name: %s\n  labels:\n    app.kubernetes.io/managed-by: repotool\n", target.Namespace)
-		return append([]byte(ns), out...), nil
+		labels, _ := t.NamespaceLabels(target.Namespace)
+		var b strings.Builder
+		fmt.Fprintf(&b, "---\n# Source: repotool (the target's namespace)\napiVersion: v1\nkind: Namespace\nmetadata:\n  name: %s\n  labels:\n", target.Namespace)
+		for _, k := range slices.Sorted(maps.Keys(labels)) {
+			if k == managedBy {
+				fmt.Fprintf(&b, "    %s: %s\n", k, labels[k])
+			} else {
+				fmt.Fprintf(&b, "    %q: %q\n", k, labels[k])
+			}
+		}
+		return append([]byte(b.String()), out...), nil
 	}
 	return out, nil
+}
+
+// managedBy is the label of the Namespace objects repotool writes.
+const managedBy = "app.kubernetes.io/managed-by"
+
+// NamespaceLabels returns the labels of the Namespace object the plugin
+// writes for an application namespace that renders none (the namespaces
+// tier owns Namespaces): repotool.yaml's labels for it and
+// app.kubernetes.io/managed-by: repotool. ok is false when the plugin
+// writes none.
+func (t *Tiers) NamespaceLabels(ns string) (labels map[string]string, ok bool) {
+	labels = map[string]string{managedBy: "repotool"}
+	for k, v := range t.labels[ns] {
+		if k != managedBy {
+			labels[k] = v
+		}
+	}
+	return labels, t.security["/Namespace"]
 }

@@ -39,6 +39,11 @@ type ClusterConfig struct {
 	// Destination is where the cluster's Argo CD deploys (normally the
 	// cluster it runs in).
 	Destination Destination `yaml:"destination" json:"destination"`
+	// AdmissionPolicies are files and folders (relative to the repository
+	// root) of ValidatingAdmissionPolicies and bindings the cluster has
+	// besides those the repository deploys to it, with the params they
+	// name: what the admission-policy lint rule puts objects to.
+	AdmissionPolicies []PathAt `yaml:"admissionPolicies" json:"admissionPolicies,omitempty"`
 }
 
 // Destination is an Argo CD application destination.

@@ -27,6 +27,8 @@ type LintConfig struct {
 	SchemaLocations []string `yaml:"schemaLocations" json:"schemaLocations,omitempty"`
 	// Rules configure rules by ID: lint.rules.<id>.severity.
 	Rules map[string]RuleConfig `yaml:"rules" json:"rules,omitempty"`
+	// Checks are the user's CEL checks (the custom-check rule).
+	Checks []Check `yaml:"checks" json:"checks,omitempty"`
 }
 
 // RuleConfig configures one lint rule.

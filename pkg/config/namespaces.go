@@ -24,6 +24,11 @@ const (
 type NamespaceConfig struct {
 	// Tier is "application" (default) or "cluster".
 	Tier Tier `yaml:"tier" json:"tier,omitempty"`
+	// Labels are the namespace's labels: the Namespace object repotool
+	// writes for an application namespace carries them, and the
+	// admission-policy rule matches namespace selectors against them (for a
+	// cluster-tier namespace, as labels the namespace has in the cluster).
+	Labels map[string]string `yaml:"labels" json:"labels,omitempty"`
 	// Owners are the SSO groups of the teams that own the namespace: they
 	// may sync its application project.
 	Owners []string `yaml:"owners" json:"owners,omitempty"`

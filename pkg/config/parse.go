@@ -108,6 +108,7 @@ func validateConfig(file string, root *yaml.Node, cfg *Config) error {
 		validateClusters,
 		validateNamespaces,
 		validateLint,
+		validateAdmission,
 		validateRender,
 		validateHydrate,
 		validateDiff,

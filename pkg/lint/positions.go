@@ -177,20 +177,9 @@ func valueOrigin(in *input, res *render.Result, o *manifest.Object, pointer stri
 	if key == "" || segs[len(segs)-1] != key {
 		return "", 0
 	}
-	var cur any = contentOf(o)
-	for _, seg := range segs {
-		switch c := cur.(type) {
-		case map[string]any:
-			cur = c[seg]
-		case []any:
-			i, err := strconv.Atoi(seg)
-			if err != nil || i < 0 || i >= len(c) {
-				return "", 0
-			}
-			cur = c[i]
-		default:
-			return "", 0
-		}
+	cur, ok := valueAt(contentOf(o), segs)
+	if !ok {
+		return "", 0
 	}
 	switch cur.(type) {
 	case string, bool, float64, int64, int:
@@ -202,6 +191,26 @@ func valueOrigin(in *input, res *render.Result, o *manifest.Object, pointer stri
 		return "", 0
 	}
 	return findInValues(in, &res.Target, func(doc *yaml.Node) int { return findEntry(doc, key, want) })
+}
+
+// valueAt returns the value at the path segs in content.
+func valueAt(content map[string]any, segs []string) (any, bool) {
+	var cur any = content
+	for _, seg := range segs {
+		switch c := cur.(type) {
+		case map[string]any:
+			cur = c[seg]
+		case []any:
+			i, err := strconv.Atoi(seg)
+			if err != nil || i < 0 || i >= len(c) {
+				return nil, false
+			}
+			cur = c[i]
+		default:
+			return nil, false
+		}
+	}
+	return cur, true
 }
 
 // findEntry returns the line of a mapping entry key: value anywhere in n.

@@ -18,7 +18,9 @@ type Rule struct {
 
 // registry holds every rule, sorted by ID (a test keeps it so).
 var registry = []*Rule{
+	ruleAdmissionPolicy,
 	ruleArgoCDExcluded,
+	ruleCustomCheck,
 	ruleDeprecatedField,
 	ruleDuplicateObject,
 	ruleInvalidSuppression,

@@ -1,0 +1,100 @@
+package admission
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sync"
+
+	"github.com/google/cel-go/cel"
+	"github.com/google/cel-go/common/types"
+	"k8s.io/apimachinery/pkg/util/version"
+	celconfig "k8s.io/apiserver/pkg/apis/cel"
+	"k8s.io/apiserver/pkg/cel/environment"
+)
+
+// Check is a CEL expression over one object (object) and every object of
+// its cluster (objects), true when the object passes: repotool.yaml's
+// lint.checks. It is compiled in the environment ValidatingAdmissionPolicy
+// expressions compile in, with Kubernetes' CEL libraries, and runs within
+// the same cost limits.
+type Check struct {
+	prog cel.Program
+}
+
+var checkEnv = sync.OnceValues(func() (*cel.Env, error) {
+	set, err := environment.MustBaseEnvSet(environment.DefaultCompatibilityVersion()).Extend(environment.VersionedOptions{
+		IntroducedVersion: version.MajorMinor(1, 0),
+		EnvOptions:        []cel.EnvOption{cel.Variable("object", cel.DynType), cel.Variable("objects", cel.ListType(cel.DynType))},
+	})
+	if err != nil {
+		return nil, err
+	}
+	return set.Env(environment.NewExpressions)
+})
+
+// CompileCheck compiles a check's expression, which must evaluate to a
+// bool.
+func CompileCheck(expr string) (*Check, error) {
+	env, err := checkEnv()
+	if err != nil {
+		return nil, err
+	}
+	parsed, iss := env.Compile(expr)
+	if iss != nil && iss.Err() != nil {
+		return nil, fmt.Errorf("does not compile: %s", iss.Err())
+	}
+	if t := parsed.OutputType(); !t.IsExactType(cel.BoolType) && !t.IsExactType(cel.DynType) {
+		return nil, fmt.Errorf("must evaluate to bool, not %s", t)
+	}
+	prog, err := env.Program(parsed, cel.CostLimit(celconfig.RuntimeCELCostBudget), cel.InterruptCheckFrequency(celconfig.CheckFrequency))
+	if err != nil {
+		return nil, err
+	}
+	return &Check{prog: prog}, nil
+}
+
+// Objects are a cluster's objects as a check's objects variable, made once
+// per cluster (see NewObjects).
+type Objects struct{ val any }
+
+// NewObjects prepares a cluster's objects, decoded as the API server
+// decodes them, for the checks run on its objects.
+func NewObjects(objs []map[string]any) Objects {
+	list := make([]any, len(objs))
+	for i, o := range objs {
+		list[i] = Normalize(o)
+	}
+	return Objects{types.DefaultTypeAdapter.NativeToValue(list)}
+}
+
+// Normalize returns content decoded as the API server decodes JSON into
+// unstructured content (whole numbers as int64), which is what CEL sees.
+func Normalize(content map[string]any) map[string]any {
+	return normalizeContent(content)
+}
+
+// Eval runs the check on object (Normalize'd) within its cluster's
+// objects: pass, or an error when the expression cannot be evaluated
+// (which never quotes the object).
+func (c *Check) Eval(ctx context.Context, object map[string]any, objects Objects) (bool, error) {
+	out, _, err := c.prog.ContextEval(ctx, map[string]any{"object": object, "objects": objects.val})
+	if err != nil {
+		return false, fmt.Errorf("cannot be evaluated: %w", err)
+	}
+	b, ok := out.Value().(bool)
+	if !ok {
+		return false, fmt.Errorf("evaluates to %s, not bool", out.Type().TypeName())
+	}
+	return b, nil
+}
+
+// toContent converts a typed object to content.
+func toContent(o any) (map[string]any, error) {
+	data, err := json.Marshal(o)
+	if err != nil {
+		return nil, err
+	}
+	var out map[string]any
+	return out, json.Unmarshal(data, &out)
+}

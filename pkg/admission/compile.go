@@ -1,0 +1,188 @@
+package admission
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+
+	admissionv1 "k8s.io/api/admissionregistration/v1"
+	"k8s.io/apimachinery/pkg/util/version"
+	"k8s.io/apiserver/pkg/admission/plugin/cel"
+	"k8s.io/apiserver/pkg/admission/plugin/policy/validating"
+	"k8s.io/apiserver/pkg/admission/plugin/webhook/matchconditions"
+	"k8s.io/apiserver/pkg/cel/environment"
+)
+
+// Compiler compiles policies, each at most once per Kubernetes version
+// however many clusters deploy it (a cache keyed by the policy's content).
+// It is safe for concurrent use.
+type Compiler struct {
+	mu    sync.Mutex
+	cache map[compileKey]*compiled
+}
+
+type compileKey struct{ version, policy string }
+
+// compiled is a policy compiled for evaluation, and what compiling it as a
+// new object found wrong.
+type compiled struct {
+	validator validating.Validator
+	problems  []Problem // Ref unset: the caller's is filled in
+	// usesAuthorizer: an expression asks the authorizer, which offline
+	// evaluation cannot answer.
+	usesAuthorizer bool
+}
+
+// NewCompiler returns an empty Compiler.
+func NewCompiler() *Compiler { return &Compiler{cache: map[compileKey]*compiled{}} }
+
+// evaluationEnv is the environment the admission plugin compiles policies
+// in: the base environment at the API server's compatibility version, with
+// strict cost accounting.
+var evaluationEnv = sync.OnceValue(func() *environment.EnvSet {
+	return environment.MustBaseEnvSet(environment.DefaultCompatibilityVersion())
+})
+
+// compile returns the policy compiled for evaluation, and its compilation
+// problems as the API server of kubeVersion ("v1.33.5"; empty: the library's
+// own) finds them when the policy is created.
+func (c *Compiler) compile(p *admissionv1.ValidatingAdmissionPolicy, kubeVersion string) *compiled {
+	spec, _ := json.Marshal(p.Spec)
+	key := compileKey{kubeVersion, string(spec)}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if got, ok := c.cache[key]; ok {
+		return got
+	}
+	out := &compiled{validator: compileForEvaluation(p), problems: compileProblems(p, kubeVersion)}
+	for _, e := range expressions(p) {
+		out.usesAuthorizer = out.usesAuthorizer || strings.Contains(e.text, "authorizer")
+	}
+	c.cache[key] = out
+	return out
+}
+
+// compileForEvaluation compiles p as the ValidatingAdmissionPolicy
+// admission plugin does: variables stored first, then match conditions,
+// validations, audit annotations and message expressions, in the stored
+// expressions environment, params declared when the policy has a paramKind
+// and the authorizer for all but message expressions.
+func compileForEvaluation(p *admissionv1.ValidatingAdmissionPolicy) validating.Validator {
+	withParams := p.Spec.ParamKind != nil
+	vars := cel.OptionalVariableDeclarations{HasParams: withParams, HasAuthorizer: true}
+	messageVars := cel.OptionalVariableDeclarations{HasParams: withParams}
+	compiler, err := cel.NewCompositedCompiler(evaluationEnv())
+	if err != nil {
+		return validating.NewValidator(nil, nil, nil, nil, p.Spec.FailurePolicy, err)
+	}
+	mode := environment.StoredExpressions
+	for _, v := range p.Spec.Variables {
+		compiler.CompileAndStoreVariable(&validating.Variable{Name: v.Name, Expression: v.Expression}, vars, mode)
+	}
+	var matcher matchconditions.Matcher
+	if len(p.Spec.MatchConditions) > 0 {
+		conds := make([]cel.ExpressionAccessor, len(p.Spec.MatchConditions))
+		for i := range p.Spec.MatchConditions {
+			conds[i] = (*matchconditions.MatchCondition)(&p.Spec.MatchConditions[i])
+		}
+		matcher = matchconditions.NewMatcher(compiler.CompileCondition(conds, vars, mode), p.Spec.FailurePolicy, "policy", "validate", p.Name)
+	}
+	validations := make([]cel.ExpressionAccessor, len(p.Spec.Validations))
+	messages := make([]cel.ExpressionAccessor, len(p.Spec.Validations))
+	for i, v := range p.Spec.Validations {
+		validations[i] = &validating.ValidationCondition{Expression: v.Expression, Message: v.Message, Reason: v.Reason}
+		if v.MessageExpression != "" {
+			messages[i] = &validating.MessageExpressionCondition{MessageExpression: v.MessageExpression}
+		}
+	}
+	audits := make([]cel.ExpressionAccessor, len(p.Spec.AuditAnnotations))
+	for i, a := range p.Spec.AuditAnnotations {
+		audits[i] = &validating.AuditAnnotationCondition{Key: a.Key, ValueExpression: a.ValueExpression}
+	}
+	return validating.NewValidator(
+		compiler.CompileCondition(validations, vars, mode),
+		matcher,
+		compiler.CompileCondition(audits, vars, mode),
+		compiler.CompileCondition(messages, messageVars, mode),
+		p.Spec.FailurePolicy,
+		nil,
+	)
+}
+
+// expression is one CEL expression of a policy, with its field.
+type expression struct {
+	field, text string
+	accessor    cel.ExpressionAccessor
+	message     bool // a messageExpression: no authorizer
+}
+
+// expressions lists every expression of p, in the order the API server
+// compiles them.
+func expressions(p *admissionv1.ValidatingAdmissionPolicy) []expression {
+	var out []expression
+	for i, v := range p.Spec.Variables {
+		out = append(out, expression{fmt.Sprintf("/spec/variables/%d/expression", i), v.Expression, &validating.Variable{Name: v.Name, Expression: v.Expression}, false})
+	}
+	for i := range p.Spec.MatchConditions {
+		m := &p.Spec.MatchConditions[i]
+		out = append(out, expression{fmt.Sprintf("/spec/matchConditions/%d/expression", i), m.Expression, (*matchconditions.MatchCondition)(m), false})
+	}
+	for i, v := range p.Spec.Validations {
+		out = append(out, expression{fmt.Sprintf("/spec/validations/%d/expression", i), v.Expression, &validating.ValidationCondition{Expression: v.Expression}, false})
+		if v.MessageExpression != "" {
+			out = append(out, expression{fmt.Sprintf("/spec/validations/%d/messageExpression", i), v.MessageExpression, &validating.MessageExpressionCondition{MessageExpression: v.MessageExpression}, true})
+		}
+	}
+	for i, a := range p.Spec.AuditAnnotations {
+		out = append(out, expression{fmt.Sprintf("/spec/auditAnnotations/%d/valueExpression", i), a.ValueExpression, &validating.AuditAnnotationCondition{Key: a.Key, ValueExpression: a.ValueExpression}, false})
+	}
+	return out
+}
+
+// compileProblems compiles every expression of p as the API server of
+// kubeVersion does when the policy is created or updated: in the new
+// expressions environment of its compatibility version (the minor before
+// its own), where a function newer than that does not exist yet.
+func compileProblems(p *admissionv1.ValidatingAdmissionPolicy, kubeVersion string) []Problem {
+	env := evaluationEnv()
+	if v, err := version.ParseGeneric(kubeVersion); err == nil && v.Minor() > 0 {
+		env = environment.MustBaseEnvSet(version.MajorMinor(v.Major(), v.Minor()-1))
+	}
+	compiler, err := cel.NewCompositedCompiler(env)
+	if err != nil {
+		return []Problem{{Message: "the CEL environment cannot be built: " + err.Error()}}
+	}
+	withParams := p.Spec.ParamKind != nil
+	var out []Problem
+	for _, e := range expressions(p) {
+		vars := cel.OptionalVariableDeclarations{HasParams: withParams, HasAuthorizer: !e.message}
+		var res cel.CompilationResult
+		if v, ok := e.accessor.(*validating.Variable); ok {
+			res = compiler.CompileAndStoreVariable(v, vars, environment.NewExpressions)
+		} else {
+			res = compiler.Compiler.CompileCELExpression(e.accessor, vars, environment.NewExpressions)
+		}
+		if res.Error != nil {
+			out = append(out, Problem{Field: e.field, Message: fmt.Sprintf("ValidatingAdmissionPolicy %s: %s does not compile: %s", p.Name, pointerToPath(e.field), res.Error.Detail), Fix: "correct the expression; the API server refuses the policy as it is"})
+		}
+	}
+	return out
+}
+
+// pointerToPath writes a JSON pointer as kubectl explain's path:
+// /spec/validations/0/expression → spec.validations[0].expression.
+func pointerToPath(p string) string {
+	var b strings.Builder
+	for _, seg := range strings.Split(strings.TrimPrefix(p, "/"), "/") {
+		if seg != "" && seg[0] >= '0' && seg[0] <= '9' {
+			b.WriteString("[" + seg + "]")
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteByte('.')
+		}
+		b.WriteString(seg)
+	}
+	return b.String()
+}

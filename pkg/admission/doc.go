@@ -1,0 +1,24 @@
+// Package admission evaluates a cluster's ValidatingAdmissionPolicies
+// offline: every object the repository deploys is put to the policies and
+// bindings the cluster will have, as the API server's admission plugin puts
+// a CREATE request to them.
+//
+// The decisions come from Kubernetes' own code (k8s.io/apiserver): the CEL
+// environment with its libraries and cost limits, the compilation of a
+// policy's variables, match conditions, validations and message
+// expressions, the matching of matchConstraints and of a binding's
+// matchResources (resource rules with wildcards, excludeResourceRules,
+// matchPolicy, namespace and object selectors), and the validator that turns
+// evaluations into decisions under the policy's failurePolicy. This package
+// supplies what the API server would look up: the namespaces with their
+// labels, the param objects, the resource name and scope of each kind, and
+// the requester (Argo CD's application controller). A parity test holds
+// the decisions to the admission plugin's own, run in process.
+//
+// Policies are compiled once per Set. Evaluation reads objects as they are
+// given; the API server's defaulting of built-in kinds is not applied.
+//
+// The package never prints: the apiserver code it calls logs only at
+// verbosity levels klog does not enable by default, and on paths it does
+// not take.
+package admission

@@ -1,0 +1,159 @@
+package admission
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	admissionv1 "k8s.io/api/admissionregistration/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apiserver/pkg/admission"
+	"k8s.io/apiserver/pkg/admission/plugin/policy/generic"
+	"k8s.io/apiserver/pkg/admission/plugin/policy/matching"
+	"k8s.io/apiserver/pkg/authentication/user"
+)
+
+// Options configure a Set.
+type Options struct {
+	// KubeVersion is the cluster's Kubernetes version ("v1.33.5"): the
+	// policies' expressions must compile as its API server compiles new
+	// ones. Empty: the library's own version.
+	KubeVersion string
+	// Resource names the resource of a kind and whether it is namespaced,
+	// as the cluster's discovery would; known is false for a kind the
+	// cluster does not serve. Required.
+	Resource func(gvk schema.GroupVersionKind) (resource string, namespaced, known bool)
+	// Compiler compiles the policies; share one between the Sets of a run
+	// so that each policy is compiled once. Nil: a new one.
+	Compiler *Compiler
+	// User is who asks the API server; nil: Argo CD's application
+	// controller (ArgoCDController).
+	User user.Info
+}
+
+// ArgoCDController is the requester of every object Argo CD syncs: its
+// application controller's service account in the argocd namespace.
+var ArgoCDController user.Info = &user.DefaultInfo{
+	Name:   "system:serviceaccount:argocd:argocd-application-controller",
+	Groups: []string{"system:serviceaccounts", "system:serviceaccounts:argocd", "system:authenticated"},
+}
+
+// Set is a cluster's policies and bindings, compiled, ready to admit its
+// objects.
+type Set struct {
+	policies []*boundPolicy
+	cluster  *Cluster
+	matcher  generic.PolicyMatcher
+	ifaces   admission.ObjectInterfaces
+	opts     Options
+}
+
+// boundPolicy is a policy and its bindings.
+type boundPolicy struct {
+	in       Input
+	obj      *admissionv1.ValidatingAdmissionPolicy
+	c        *compiled
+	bindings []boundBinding
+	// paramKind is the policy's param kind, when it has one; paramErr the
+	// configuration error the API server reports when the cluster does not
+	// serve it.
+	paramKind       schema.GroupVersionKind
+	paramNamespaced bool
+	paramErr        error
+}
+
+type boundBinding struct {
+	in  Input
+	obj *admissionv1.ValidatingAdmissionPolicyBinding
+}
+
+// New decodes and compiles a cluster's policies and bindings. Problems are
+// what the API server would refuse (an unreadable object, an expression
+// that does not compile, a binding of a policy the cluster does not have)
+// and what cannot be evaluated offline; a policy or binding with a problem
+// that makes it unusable is left out of the Set, and said so.
+func New(policies, bindings []Input, cluster *Cluster, opts Options) (*Set, []Problem) {
+	if opts.Compiler == nil {
+		opts.Compiler = NewCompiler()
+	}
+	if opts.User == nil {
+		opts.User = ArgoCDController
+	}
+	cluster.index()
+	s := &Set{
+		cluster: cluster,
+		matcher: generic.NewPolicyMatcher(matching.NewMatcher(cluster.namespaces, noNamespaces{})),
+		ifaces:  admission.NewObjectInterfacesFromScheme(runtime.NewScheme()),
+		opts:    opts,
+	}
+	var problems []Problem
+	byName := map[string]*boundPolicy{}
+	for _, in := range policies {
+		p, prob := decodePolicy(in)
+		if prob != nil {
+			problems = append(problems, *prob)
+			continue
+		}
+		if _, dup := byName[p.Name]; dup {
+			problems = append(problems, Problem{Ref: in.Ref, Message: fmt.Sprintf("ValidatingAdmissionPolicy %s is deployed twice to the cluster; the last one applied wins", p.Name), Fix: "keep one"})
+			continue
+		}
+		bp := &boundPolicy{in: in, obj: p, c: opts.Compiler.compile(p, opts.KubeVersion)}
+		for _, cp := range bp.c.problems {
+			cp.Ref = in.Ref
+			problems = append(problems, cp)
+		}
+		if pk := p.Spec.ParamKind; pk != nil {
+			gv, err := schema.ParseGroupVersion(pk.APIVersion)
+			bp.paramKind = gv.WithKind(pk.Kind)
+			_, namespaced, known := opts.Resource(bp.paramKind)
+			bp.paramNamespaced = namespaced
+			if err != nil || !known {
+				bp.paramErr = fmt.Errorf("failed to find resource referenced by paramKind: '%v'", bp.paramKind)
+			}
+		}
+		byName[p.Name] = bp
+		s.policies = append(s.policies, bp)
+	}
+	for _, in := range bindings {
+		b, prob := decodeBinding(in)
+		if prob != nil {
+			problems = append(problems, *prob)
+			continue
+		}
+		bp := byName[b.Spec.PolicyName]
+		if bp == nil {
+			problems = append(problems, Problem{Ref: in.Ref, Field: "/spec/policyName", Message: fmt.Sprintf("ValidatingAdmissionPolicyBinding %s binds ValidatingAdmissionPolicy %s, which the cluster does not have", b.Name, b.Spec.PolicyName), Fix: "deploy the policy to this cluster, name it in clusters.<cluster>.admissionPolicies of repotool.yaml, or correct spec.policyName"})
+			continue
+		}
+		bp.bindings = append(bp.bindings, boundBinding{in, b})
+	}
+	slices.SortFunc(s.policies, func(a, b *boundPolicy) int { return strings.Compare(a.obj.Name, b.obj.Name) })
+	for _, bp := range s.policies {
+		slices.SortFunc(bp.bindings, func(a, b boundBinding) int { return strings.Compare(a.obj.Name, b.obj.Name) })
+		if bp.c.usesAuthorizer && len(bp.bindings) > 0 {
+			problems = append(problems, Problem{Ref: bp.in.Ref, Message: fmt.Sprintf("ValidatingAdmissionPolicy %s asks the authorizer, which only the cluster can answer: repotool does not evaluate it", bp.obj.Name), Fix: "none needed; the cluster still enforces it", Limit: true})
+		}
+	}
+	return s, problems
+}
+
+// Bound reports whether the Set has any binding: a cluster without one
+// admits everything.
+func (s *Set) Bound() bool {
+	return slices.ContainsFunc(s.policies, func(p *boundPolicy) bool { return len(p.bindings) > 0 })
+}
+
+// attributes are a CREATE of o by the Set's user, as the API server hands
+// it to admission.
+func (s *Set) attributes(o *unstructured.Unstructured) (admission.Attributes, bool) {
+	gvk := o.GroupVersionKind()
+	resource, namespaced, _ := s.opts.Resource(gvk)
+	ns := o.GetNamespace()
+	if !namespaced {
+		ns = ""
+	}
+	return admission.NewAttributesRecord(o, nil, gvk, ns, o.GetName(), gvk.GroupVersion().WithResource(resource), "", admission.Create, nil, false, s.opts.User), namespaced
+}
