@@ -17,7 +17,7 @@ import (
 // that is a link whose target changes, a binary file in a chart, and a
 // file no target reads.
 func TestAffected(t *testing.T) {
-	all := "dev-cluster/cert-manager dev-cluster/dev-envs dev-cluster/external-secrets dev-cluster/namespace-a dev-cluster/namespace-b dev-cluster/namespace-c prod-cluster/cert-manager prod-cluster/external-secrets prod-cluster/namespace-a prod-cluster/namespace-b"
+	all := "dev-cluster/cert-manager dev-cluster/dev-envs dev-cluster/external-secrets dev-cluster/namespace-a dev-cluster/namespace-b dev-cluster/namespace-c prod-cluster/cert-manager prod-cluster/external-secrets prod-cluster/namespace-a prod-cluster/namespace-b prod-cluster/policies"
 	tests := []struct {
 		name string
 		// setup runs before the base commit, change between the commits.
@@ -30,14 +30,14 @@ func TestAffected(t *testing.T) {
 			change: func(t *testing.T, dir string) {
 				appendFile(t, dir, "charts/common/templates/_helpers.tpl", "{{/* changed */}}\n")
 			},
-			// Every chart but dev-envs'.
-			want:  strings.Replace(all, "dev-cluster/dev-envs ", "", 1),
+			// Every chart but dev-envs' and policies'.
+			want:  strings.Replace(strings.Replace(all, "dev-cluster/dev-envs ", "", 1), " prod-cluster/policies", "", 1),
 			files: "charts/common/templates/_helpers.tpl",
 		},
 		{
 			name:   "deleted cluster",
 			change: func(t *testing.T, dir string) { removeAll(t, dir, "clusters/prod-cluster") },
-			want:   "-prod-cluster/cert-manager -prod-cluster/external-secrets -prod-cluster/namespace-a -prod-cluster/namespace-b",
+			want:   "-prod-cluster/cert-manager -prod-cluster/external-secrets -prod-cluster/namespace-a -prod-cluster/namespace-b -prod-cluster/policies",
 		},
 		{
 			name: "deleted namespace",

@@ -101,15 +101,19 @@ func assertNoSecrets(t *testing.T, out []byte) {
 }
 
 // TestFixtureLintsClean: the realistic fixture has no findings.
-func TestFixtureLintsClean(t *testing.T) {
+// TestFixtureLints: the fixture's one finding is its prod replica count,
+// which the cluster's admission policy (rolled out with Warn) warns about,
+// at the values line that sets it.
+func TestFixtureLints(t *testing.T) {
 	useTestKey(t)
 	res := lintDir(t, fixture)
-	if len(res.Findings) != 0 || res.Summary.Rendered != 10 {
+	if len(res.Findings) != 1 || res.Summary.Rendered != 11 || res.Findings[0].Rule != "admission-policy" ||
+		res.Findings[0].File != "clusters/prod-cluster/namespace-b/prod-values-b.yaml" || res.Findings[0].Line != 3 || res.Findings[0].Severity != lint.SeverityWarning {
 		b, _ := json.MarshalIndent(res, "", "  ")
-		t.Fatalf("fixture is not clean:\n%s", b)
+		t.Fatalf("fixture findings:\n%s", b)
 	}
-	if res.ExitCode(lint.SeverityWarning) != 0 {
-		t.Error("exit code not 0")
+	if res.ExitCode(lint.SeverityError) != 0 || res.ExitCode(lint.SeverityWarning) != 1 {
+		t.Error("exit codes: want 0 at --fail-on error, 1 at warning")
 	}
 }
 

@@ -31,21 +31,21 @@ func TestGenerateFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	out, code := runCLI(t, "generate", repo)
-	if code != cli.ExitOK || !strings.Contains(out, "28 files in "+filepath.Join(repo, "argocd")+": 28 written, 0 unchanged, 0 removed") {
+	if code != cli.ExitOK || !strings.Contains(out, "29 files in "+filepath.Join(repo, "argocd")+": 29 written, 0 unchanged, 0 removed") {
 		t.Fatalf("first run: exit %d\n%s", code, out)
 	}
 	mine := filepath.Join(repo, "argocd", "dev-cluster", "README.md")
 	os.WriteFile(mine, []byte("notes"), 0o644)
 	before, _ := os.ReadFile(filepath.Join(repo, "argocd", "dev-cluster", "root.yaml"))
 	out, _ = runCLI(t, "generate", repo)
-	if !strings.Contains(out, ": 0 written, 28 unchanged, 0 removed") {
+	if !strings.Contains(out, ": 0 written, 29 unchanged, 0 removed") {
 		t.Errorf("second run changed files:\n%s", out)
 	}
 	if after, _ := os.ReadFile(filepath.Join(repo, "argocd", "dev-cluster", "root.yaml")); string(after) != string(before) {
 		t.Error("root.yaml changed between identical runs")
 	}
 
-	if out, code := runCLI(t, "generate", repo, "--check"); code != cli.ExitOK || !strings.Contains(out, "28 files in "+filepath.Join(repo, "argocd")+" are up to date") {
+	if out, code := runCLI(t, "generate", repo, "--check"); code != cli.ExitOK || !strings.Contains(out, "29 files in "+filepath.Join(repo, "argocd")+" are up to date") {
 		t.Errorf("--check on fresh files: exit %d\n%s", code, out)
 	}
 	if err := os.RemoveAll(filepath.Join(repo, "clusters", "dev-cluster", "namespace-c")); err != nil {
@@ -54,7 +54,7 @@ func TestGenerateFiles(t *testing.T) {
 	snap := snapshot(t, filepath.Join(repo, "argocd"))
 	out, code = runCLI(t, "generate", repo, "--check")
 	if code != cli.ExitFindings || !strings.Contains(out, "stale   "+filepath.Join(repo, "argocd", "dev-cluster", "appproject-namespaces.yaml")) ||
-		!strings.Contains(out, "extra   "+filepath.Join(repo, "argocd", "dev-cluster", "appproject-namespace-c.yaml")) || !strings.Contains(out, "1 to write, 24 unchanged, 3 to remove") {
+		!strings.Contains(out, "extra   "+filepath.Join(repo, "argocd", "dev-cluster", "appproject-namespace-c.yaml")) || !strings.Contains(out, "1 to write, 25 unchanged, 3 to remove") {
 		t.Errorf("--check on stale files: exit %d\n%s", code, out)
 	}
 	if !maps.Equal(snap, snapshot(t, filepath.Join(repo, "argocd"))) {

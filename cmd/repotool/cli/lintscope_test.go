@@ -156,8 +156,8 @@ func TestLintChangedSince(t *testing.T) {
 		}
 	}
 	all, _, _ := lint()
-	if all != 10 {
-		t.Fatalf("the fixture has %d targets, want 10", all)
+	if all != 11 {
+		t.Fatalf("the fixture has %d targets, want 11", all)
 	}
 	if n, out, code := lint("--changed-since", "HEAD"); n != 0 || code != 0 {
 		t.Errorf("no change: %d targets, exit %d\n%s", n, code, out)
@@ -192,7 +192,7 @@ func TestLintChangedSince(t *testing.T) {
 		t.Fatal(err)
 	}
 	appendTo("repotool.yaml", "# a comment\n")
-	if n, out, _ := lint("--changed-since", "HEAD"); n != 10 {
+	if n, out, _ := lint("--changed-since", "HEAD"); n != 11 {
 		t.Errorf("repotool.yaml: %d targets, want all\n%s", n, out)
 	}
 	// A base whose repotool.yaml is invalid, being fixed: everything is
@@ -207,7 +207,7 @@ func TestLintChangedSince(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "repotool.yaml"), good, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if n, out, code := lint("--changed-since", "HEAD"); n != 10 || code != 0 {
+	if n, out, code := lint("--changed-since", "HEAD"); n != 11 || code != 0 {
 		t.Errorf("fixing an invalid repotool.yaml: %d targets, exit %d\n%s", n, code, out)
 	}
 	if _, code := runCLI(t, "lint", dir, "--changed-since", "no-such-revision"); code != cli.ExitError {
@@ -230,7 +230,7 @@ func TestLintStagedFirstCommit(t *testing.T) {
 			t.Fatalf("git %v: %v\n%s", args, err, out)
 		}
 	}
-	if out, code := runCLI(t, "lint", dir, "--staged"); code != 0 || !strings.Contains(out, "no problems found in 10 targets") {
+	if out, code := runCLI(t, "lint", dir, "--staged"); code != 0 || !strings.Contains(out, "0 errors, 1 warning, 0 infos in 11 targets") {
 		t.Errorf("lint --staged before the first commit: exit %d\n%s", code, out)
 	}
 	if out, code := runCLI(t, "diff", dir, "--base", "HEAD", "--staged"); code != cli.ExitError || !strings.Contains(out, `revision "HEAD"`) {
