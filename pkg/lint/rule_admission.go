@@ -129,7 +129,7 @@ func (in *input) violation(set *admission.Set, cluster string, p *placed, d admi
 		}
 	}
 	msg := d.Message
-	if in.carriesSecrets(p, msg) {
+	if in.carriesSecrets(p, msg) || d.ParamRef != nil && d.ParamRef.(*admissionRef).p != nil && in.carriesSecrets(d.ParamRef.(*admissionRef).p, msg) {
 		msg = d.StaticMessage
 	}
 	binding := ""
@@ -180,22 +180,41 @@ func (in *input) violationPosition(set *admission.Set, p *placed, d admission.De
 
 // carriesSecrets reports whether an object holds secret values, or a
 // message about it quotes one: then only the policy's static message may
-// be shown.
+// be shown. Every leaf is asked (the renderer knows every decrypted value,
+// however short, and its encodings), and the fields a second rendering
+// with placeholders finds, when the rendering made one.
 func (in *input) carriesSecrets(p *placed, msg string) bool {
-	if p.o.IsSecret() || p.res.FromSecrets(msg) {
+	if p.o.IsSecret() || p.res.FromSecrets(msg) || leafFromSecrets(p.res, contentOf(p.o)) {
 		return true
 	}
 	fields, err := p.res.SecretFields()
 	if err != nil {
 		return true
 	}
-	idx := -1
-	for i := range p.res.Objects {
-		if &p.res.Objects[i] == p.o {
-			idx = i
+	return slices.ContainsFunc(fields, func(f render.SecretField) bool { return &p.res.Objects[f.Object] == p.o })
+}
+
+// leafFromSecrets reports whether a key or leaf of v is, or holds, a
+// decrypted secret value.
+func leafFromSecrets(res *render.Result, v any) bool {
+	switch x := v.(type) {
+	case map[string]any:
+		for k, e := range x {
+			if res.FromSecrets(k) || leafFromSecrets(res, e) {
+				return true
+			}
 		}
+	case []any:
+		for _, e := range x {
+			if leafFromSecrets(res, e) {
+				return true
+			}
+		}
+	case nil:
+	default:
+		return res.FromSecrets(fmt.Sprint(x))
 	}
-	return slices.ContainsFunc(fields, func(f render.SecretField) bool { return f.Object == idx })
+	return false
 }
 
 // admissionNamespaces are the cluster's namespaces with the labels
