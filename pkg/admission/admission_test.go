@@ -11,7 +11,7 @@ import (
 	"sigs.k8s.io/yaml"
 )
 
-func inputs(t *testing.T, docs ...string) []Input {
+func inputs(t testing.TB, docs ...string) []Input {
 	t.Helper()
 	var out []Input
 	for i, d := range docs {

@@ -160,6 +160,15 @@ func Check(repo *layout.Repo, results []*render.Result, opts Options) *Result {
 	return check(repo, results, opts, nil, &evidence{ctx: context.Background(), renderer: render.New(repo, opts.Render, RenderOptions()...)})
 }
 
+// ctx is the run's context, for rules that evaluate at length (the
+// admission policies, the user's checks): they stop when it ends.
+func (in *input) ctx() context.Context {
+	if in.evidence != nil && in.evidence.ctx != nil {
+		return in.evidence.ctx
+	}
+	return context.Background()
+}
+
 // evidence is what the rules that decide by rendering again
 // (values-unused) render with: a renderer made as the renderings were.
 type evidence struct {

@@ -1,7 +1,6 @@
 package lint
 
 import (
-	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -96,7 +95,7 @@ func (in *input) checkClusterAdmission(v *clusterView, compiler *admission.Compi
 		if ref.p == nil {
 			continue // a param named in repotool.yaml: not deployed by the repository
 		}
-		for _, d := range set.Evaluate(context.Background(), o) {
+		for _, d := range set.Evaluate(in.ctx(), o) {
 			if d.IsMissingParam() {
 				b := d.BindingRef.(*admissionRef)
 				missing[b] = append(missing[b], ref.p.o.ID())
@@ -159,7 +158,7 @@ func (in *input) violation(set *admission.Set, cluster string, p *placed, d admi
 // that set a field the expression reads, else that field's template line,
 // else the object's.
 func (in *input) violationPosition(set *admission.Set, p *placed, d admission.Decision) (string, int) {
-	fields := set.Fields(context.Background(), d)
+	fields := set.Fields(in.ctx(), d)
 	for _, ptr := range fields {
 		if file, line := valueOrigin(in, p.res, p.o, ptr); line > 0 {
 			return file, line

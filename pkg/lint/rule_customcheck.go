@@ -1,7 +1,6 @@
 package lint
 
 import (
-	"context"
 	"fmt"
 
 	"github.com/repotool/repotool/pkg/admission"
@@ -67,7 +66,7 @@ func checkCustom(in *input, report func(Finding)) {
 				if !c.Match.Matches(p.o.APIVersion, p.o.Kind) {
 					continue
 				}
-				ok, err := compiled[i].Eval(context.Background(), admission.Normalize(contents[j]), objects)
+				ok, err := compiled[i].Eval(in.ctx(), admission.Normalize(contents[j]), objects)
 				switch {
 				case err != nil && !failed[v.name]:
 					failed[v.name] = true

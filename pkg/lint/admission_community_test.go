@@ -1,0 +1,79 @@
+package lint_test
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/repotool/repotool/internal/testing/testtool"
+)
+
+// TestCommunityChartsAdmission deploys the community charts to a cluster
+// whose policies are those of pkg/admission/testdata/docs-policies.yaml
+// (after the Kubernetes documentation's examples, deployed by a
+// cluster-tier namespace), with an application namespace labelled
+// environment=test whose Deployment asks for 4 replicas from an image of
+// another registry. The charts follow the policies: no finding may be
+// about them. The application's Deployment is the control: exactly the
+// replica limit from the param (3) and the registry are reported.
+func TestCommunityChartsAdmission(t *testing.T) {
+	policies, err := os.ReadFile(filepath.Join("..", "admission", "testdata", "docs-policies.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := filepath.Join(t.TempDir(), "repo")
+	cfg := "clusters:\n  c1:\n    kubeVersion: v1.34.0\nnamespaces:\n  policies: {tier: cluster}\n  shop:\n    labels: {environment: test}\n"
+	files := map[string]string{
+		"namespaces/policies/Chart.yaml":              "apiVersion: v2\nname: policies\nversion: 1.0.0\n",
+		"namespaces/policies/templates/policies.yaml": string(policies),
+		"clusters/c1/policies/c1-values.yaml":         "{}\n",
+		"namespaces/shop/Chart.yaml":                  "apiVersion: v2\nname: shop\nversion: 1.0.0\n",
+		"clusters/c1/shop/c1-values.yaml":             "replicas: 4\n",
+		"namespaces/shop/templates/app.yaml": `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+spec:
+  replicas: {{ .Values.replicas }}
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      containers:
+        - name: web
+          image: docker.io/shop:1.0
+`,
+	}
+	for _, c := range testtool.CommunityCharts {
+		for p, data := range c.Files(t) {
+			files["namespaces/"+c.Name+"/"+p] = data
+		}
+		cfg += "  " + c.Name + ": {tier: cluster}\n"
+		files["clusters/c1/"+c.Name+"/c1-values.yaml"] = "{}\n"
+	}
+	files["repotool.yaml"] = cfg
+	testtool.WriteFiles(t, root, files)
+	res := lintDir(t, root)
+	var got []string
+	for _, f := range res.Findings {
+		if f.Rule != "admission-policy" {
+			continue
+		}
+		got = append(got, f.File+": "+f.Message)
+		if f.Object != "apps/v1/Deployment web" {
+			t.Errorf("a finding about a community chart: %s:%d: %s", f.File, f.Line, f.Message)
+		}
+	}
+	want := map[string]bool{
+		"clusters/c1/shop/c1-values.yaml: ValidatingAdmissionPolicy replicalimit-policy.example.com (binding replicalimit-binding.example.com) would deny apps/v1/Deployment web in cluster c1: object.spec.replicas must be no greater than 3": true,
+		"namespaces/shop/templates/app.yaml: ValidatingAdmissionPolicy image-registry.example.com (binding image-registry.example.com) would deny apps/v1/Deployment web in cluster c1: only images from registry.example.com are allowed":         true,
+	}
+	if len(got) != len(want) {
+		t.Errorf("admission-policy findings:\n%q\nwant %d", got, len(want))
+	}
+	for _, g := range got {
+		if !want[g] {
+			t.Errorf("unexpected finding %s", g)
+		}
+	}
+}
