@@ -66,7 +66,7 @@ spec:
 	}
 	want := map[string]bool{
 		"clusters/c1/shop/c1-values.yaml: ValidatingAdmissionPolicy replicalimit-policy.example.com (binding replicalimit-binding.example.com) would deny apps/v1/Deployment web in cluster c1: object.spec.replicas must be no greater than 3": true,
-		"namespaces/shop/templates/app.yaml: ValidatingAdmissionPolicy image-registry.example.com (binding image-registry.example.com) would deny apps/v1/Deployment web in cluster c1: only images from registry.example.com are allowed":         true,
+		"namespaces/shop/templates/app.yaml: ValidatingAdmissionPolicy image-registry.example.com (binding image-registry.example.com) would deny apps/v1/Deployment web in cluster c1: only images from registry.example.com are allowed":      true,
 	}
 	if len(got) != len(want) {
 		t.Errorf("admission-policy findings:\n%q\nwant %d", got, len(want))
