@@ -16,6 +16,9 @@ import (
 type Input struct {
 	Content map[string]any
 	Ref     any
+	// Normalized is true when Content comes from NormalizeJSON: Evaluate
+	// then takes it as CEL sees it.
+	Normalized bool
 }
 
 // Problem is a policy, binding or param the cluster would refuse, or one
@@ -31,6 +34,10 @@ type Problem struct {
 	// Limit is true when the problem is not a defect but a limit of
 	// evaluating offline (a policy that asks the authorizer).
 	Limit bool
+	// Missing is true when the problem is an object the cluster lacks (the
+	// policy a binding names): a caller that sees only part of the
+	// cluster cannot tell.
+	Missing bool
 }
 
 // Policy kinds, as the API serves them. v1beta1 has the same fields and is

@@ -114,7 +114,10 @@ func (s *Set) Evaluate(ctx context.Context, in Input) []Decision {
 				continue
 			}
 			if normalized == nil {
-				normalized = s.normalize(attrs)
+				normalized = attrs
+				if !in.Normalized {
+					normalized = s.normalize(attrs)
+				}
 			}
 			ev := &evaluation{p: p, attrs: normalized, resource: resource, kind: kind, namespace: s.namespaceOf(normalized)}
 			for _, prm := range params {
@@ -282,6 +285,32 @@ func (s *Set) normalize(a admission.Attributes) admission.Attributes {
 
 func normalizeObject(u *unstructured.Unstructured) *unstructured.Unstructured {
 	return &unstructured.Unstructured{Object: normalizeContent(u.Object)}
+}
+
+// NormalizeJSON decodes an object's JSON as the API server does before
+// admission (see normalizeContent): content for an Input with Normalized
+// set, made once per object however many clusters deploy it.
+func NormalizeJSON(data []byte) (map[string]any, error) {
+	var head struct {
+		APIVersion string `json:"apiVersion"`
+		Kind       string `json:"kind"`
+	}
+	if err := json.Unmarshal(data, &head); err != nil {
+		return nil, err
+	}
+	gvk := schema.FromAPIVersionAndKind(head.APIVersion, head.Kind)
+	if typed, err := kubescheme.Scheme.New(gvk); err == nil {
+		if json.Unmarshal(data, typed) == nil {
+			if out, err := runtime.DefaultUnstructuredConverter.ToUnstructured(typed); err == nil {
+				return out, nil
+			}
+		}
+	}
+	var out map[string]any
+	if err := utiljson.Unmarshal(data, &out); err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 // normalizeContent returns content as CEL sees it in the API server: a

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/google/cel-go/cel"
 	"github.com/google/cel-go/common/ast"
@@ -31,7 +32,7 @@ func (s *Set) Fields(ctx context.Context, d Decision) []string {
 		return nil
 	}
 	p := d.eval.p.obj
-	patterns := exprPaths(p.Spec.Validations[d.Validation].Expression)
+	patterns := slices.Clone(exprPaths(p.Spec.Validations[d.Validation].Expression))
 	vars := map[string]string{}
 	for _, v := range p.Spec.Variables {
 		vars[v.Name] = v.Expression
@@ -171,10 +172,24 @@ func expand(cur any, pat, prefix []string, keep map[string]map[int]bool, found f
 // from the syntax alone.
 var parseEnv, _ = cel.NewEnv()
 
+// pathsOf memoizes exprPaths: the same few expressions fail for many
+// objects. Its entries are never changed once stored.
+var pathsOf sync.Map
+
 // exprPaths returns the paths expr selects from object, as segments with
 // "*" for the elements a comprehension ranges over, and a
-// ["\x00variables", name] entry for each variable it uses.
+// ["\x00variables", name] entry for each variable it uses. The result is
+// shared: callers must not change it.
 func exprPaths(expr string) [][]string {
+	if got, ok := pathsOf.Load(expr); ok {
+		return got.([][]string)
+	}
+	out := parsePaths(expr)
+	pathsOf.Store(expr, out)
+	return out
+}
+
+func parsePaths(expr string) [][]string {
 	parsed, iss := parseEnv.Parse(expr)
 	if iss != nil && iss.Err() != nil {
 		return nil

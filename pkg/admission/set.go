@@ -125,7 +125,7 @@ func New(policies, bindings []Input, cluster *Cluster, opts Options) (*Set, []Pr
 		}
 		bp := byName[b.Spec.PolicyName]
 		if bp == nil {
-			problems = append(problems, Problem{Ref: in.Ref, Field: "/spec/policyName", Message: fmt.Sprintf("ValidatingAdmissionPolicyBinding %s binds ValidatingAdmissionPolicy %s, which the cluster does not have", b.Name, b.Spec.PolicyName), Fix: "deploy the policy to this cluster, name it in clusters.<cluster>.admissionPolicies of repotool.yaml, or correct spec.policyName"})
+			problems = append(problems, Problem{Ref: in.Ref, Field: "/spec/policyName", Message: fmt.Sprintf("ValidatingAdmissionPolicyBinding %s binds ValidatingAdmissionPolicy %s, which the cluster does not have", b.Name, b.Spec.PolicyName), Fix: "deploy the policy to this cluster, name it in clusters.<cluster>.admissionPolicies of repotool.yaml, or correct spec.policyName", Missing: true})
 			continue
 		}
 		bp.bindings = append(bp.bindings, boundBinding{in, b})
@@ -156,4 +156,31 @@ func (s *Set) attributes(o *unstructured.Unstructured) (admission.Attributes, bo
 		ns = ""
 	}
 	return admission.NewAttributesRecord(o, nil, gvk, ns, o.GetName(), gvk.GroupVersion().WithResource(resource), "", admission.Create, nil, false, s.opts.User), namespaced
+}
+
+// MayMatch reports whether an object of kind gvk may match a bound
+// policy: whether a CREATE rule of some policy's matchConstraints names
+// its group and resource (or "*"). It looks at nothing else, so an object
+// it rules out needs no evaluation, nor even its content read.
+func (s *Set) MayMatch(gvk schema.GroupVersionKind) bool {
+	resource, _, _ := s.opts.Resource(gvk)
+	for _, p := range s.policies {
+		if len(p.bindings) == 0 || p.c.usesAuthorizer {
+			continue
+		}
+		for _, r := range p.obj.Spec.MatchConstraints.ResourceRules {
+			if mayMatch(r, gvk.Group, resource) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func mayMatch(r admissionv1.NamedRuleWithOperations, group, resource string) bool {
+	has := func(list []string, v string) bool { return slices.Contains(list, v) || slices.Contains(list, "*") }
+	if !slices.Contains(r.Operations, admissionv1.Create) && !slices.Contains(r.Operations, admissionv1.OperationAll) || !has(r.APIGroups, group) {
+		return false
+	}
+	return slices.Contains(r.Resources, resource) || slices.Contains(r.Resources, "*") || slices.Contains(r.Resources, "*/*") || slices.Contains(r.Resources, resource+"/*")
 }

@@ -252,3 +252,41 @@ func newTiers(t *testing.T, repo *layout.Repo) *argocd.Tiers {
 	}
 	return argocd.NewTiers(repo, manifest.NewCRDs(crds...))
 }
+
+// TestNamespaceLabels: the Namespace the namespaces tier writes for an
+// application namespace carries repotool.yaml's labels for it (quoted, in
+// key order) and repotool's managed-by label, which they cannot replace;
+// the Plan tells the same labels to lint.
+func TestNamespaceLabels(t *testing.T) {
+	fsys := fstest.MapFS{
+		"repotool.yaml":                    {Data: []byte("namespaces:\n  app:\n    labels: {environment: prod, \"team.example.com/owner\": shop, app.kubernetes.io/managed-by: helm}\n")},
+		"namespaces/app/Chart.yaml":        {Data: []byte("apiVersion: v2\nname: app\nversion: 1.0.0\n")},
+		"namespaces/app/templates/cm.yaml": {Data: []byte("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: app\n")},
+		"clusters/c1/app/c1-values.yaml":   {Data: []byte("a: 1\n")},
+	}
+	repo, err := layout.Load(context.Background(), fsys, layout.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := render.New(repo, render.DefaultOptions()).Render(context.Background(), &repo.Targets[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	tiers := newTiers(t, repo)
+	out, err := tiers.Split(res.Target, res.Manifest, res.Objects, config.ArgoTierNamespaces)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "  labels:\n    app.kubernetes.io/managed-by: repotool\n    \"environment\": \"prod\"\n    \"team.example.com/owner\": \"shop\"\n"
+	if !strings.Contains(string(out), want) {
+		t.Errorf("namespaces tier:\n%s\nwant the labels\n%s", out, want)
+	}
+	var ns map[string]any
+	if err := yaml.Unmarshal([]byte(strings.Split(string(out), "---\n")[1]), &ns); err != nil {
+		t.Fatal(err)
+	}
+	labels, ok := tiers.NamespaceLabels("app")
+	if got := ns["metadata"].(map[string]any)["labels"].(map[string]any); !ok || len(got) != len(labels) || got["environment"] != labels["environment"] || labels["app.kubernetes.io/managed-by"] != "repotool" {
+		t.Errorf("NamespaceLabels %v (%v), written %v", labels, ok, got)
+	}
+}

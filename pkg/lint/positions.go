@@ -172,12 +172,17 @@ func (in *input) templateLine(o *manifest.Object, pointer string) int {
 // and value. Nothing is returned for values that are not scalars, or that
 // may have come from a secret.
 func valueOrigin(in *input, res *render.Result, o *manifest.Object, pointer string) (string, int) {
+	return valueOriginIn(in, res, contentOf(o), pointer)
+}
+
+// valueOriginIn is valueOrigin for an object's content already at hand.
+func valueOriginIn(in *input, res *render.Result, content map[string]any, pointer string) (string, int) {
 	key := lastKey(pointer)
 	segs := strings.Split(strings.Trim(pointer, "/"), "/")
 	if key == "" || segs[len(segs)-1] != key {
 		return "", 0
 	}
-	cur, ok := valueAt(contentOf(o), segs)
+	cur, ok := valueAt(content, segs)
 	if !ok {
 		return "", 0
 	}

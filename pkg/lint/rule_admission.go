@@ -1,6 +1,7 @@
 package lint
 
 import (
+	"crypto/sha256"
 	"fmt"
 	"slices"
 	"strings"
@@ -9,11 +10,11 @@ import (
 	admissionv1 "k8s.io/api/admissionregistration/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	sigsyaml "sigs.k8s.io/yaml"
 
 	"github.com/repotool/repotool/pkg/admission"
 	"github.com/repotool/repotool/pkg/config"
 	"github.com/repotool/repotool/pkg/finding"
-	"github.com/repotool/repotool/pkg/manifest"
 	"github.com/repotool/repotool/pkg/render"
 )
 
@@ -33,52 +34,114 @@ var ruleAdmissionPolicy = &Rule{
 }
 
 // admissionRef is where a policy, binding or param is: a rendered object,
-// or a document of a file repotool.yaml names.
+// or a document of a file repotool.yaml names. content is the object as
+// evaluated.
 type admissionRef struct {
 	p          *placed
 	file       string
 	node       *yaml.Node
 	id, source string
+	content    map[string]any
 }
 
 func checkAdmissionPolicies(in *input, report func(Finding)) {
-	compiler := admission.NewCompiler()
+	a := &admissionRun{compiler: admission.NewCompiler(), contents: map[[sha256.Size]byte]map[string]any{}}
 	for _, v := range in.clusterViews() {
-		in.checkClusterAdmission(v, compiler, report)
+		in.checkClusterAdmission(v, a, report)
 	}
 }
 
-// checkClusterAdmission puts a cluster's objects to its policies.
-func (in *input) checkClusterAdmission(v *clusterView, compiler *admission.Compiler, report func(Finding)) {
-	var policies, bindings, objects []admission.Input
-	add := func(content map[string]any, ref *admissionRef) {
-		api, _ := content["apiVersion"].(string)
-		kind, _ := content["kind"].(string)
-		i := admission.Input{Content: content, Ref: ref}
+// admissionRun is what the clusters of a run share: the compiled policies
+// and the objects as evaluated, decoded once however many clusters deploy
+// the same bytes to the same namespace (a chart's objects mostly are).
+type admissionRun struct {
+	compiler *admission.Compiler
+	contents map[[sha256.Size]byte]map[string]any
+}
+
+// maxSharedContents bounds the objects admissionRun keeps: past it, they
+// are decoded again rather than held.
+const maxSharedContents = 20000
+
+// content returns a rendered object as the API server would evaluate it
+// (admission.NormalizeJSON), in the namespace it lands in; nil when its
+// YAML cannot be read as JSON (it parsed when rendered: not reached).
+func (a *admissionRun) content(p *placed) map[string]any {
+	key := sha256.Sum256(append(append(slices.Clone(p.o.YAML), 0), p.ns...))
+	if c, ok := a.contents[key]; ok {
+		return c
+	}
+	data, err := sigsyaml.YAMLToJSON(p.o.YAML)
+	if err != nil {
+		return nil
+	}
+	c, err := admission.NormalizeJSON(data)
+	if err != nil {
+		return nil
+	}
+	c = withNamespace(c, p.ns)
+	if len(a.contents) >= maxSharedContents {
+		clear(a.contents)
+	}
+	a.contents[key] = c
+	return c
+}
+
+// checkClusterAdmission puts a cluster's objects to its policies. Nothing
+// is read of a cluster without any: the policies and bindings are told by
+// their kinds, the params by the policies' paramKinds, and the objects no
+// policy's rules name are not decoded.
+func (in *input) checkClusterAdmission(v *clusterView, a *admissionRun, report func(Finding)) {
+	var policies, bindings, params []admission.Input
+	var rest []*placed
+	for i := range v.objs {
+		p := &v.objs[i]
 		switch {
+		case admission.IsPolicy(p.o.APIVersion, p.o.Kind):
+			policies = append(policies, admission.Input{Content: withNamespace(contentOf(p.o), p.ns), Ref: &admissionRef{p: p}})
+		case admission.IsBinding(p.o.APIVersion, p.o.Kind):
+			bindings = append(bindings, admission.Input{Content: withNamespace(contentOf(p.o), p.ns), Ref: &admissionRef{p: p}})
+		default:
+			rest = append(rest, p)
+		}
+	}
+	for _, f := range in.admissionFiles(v.name, report) {
+		api, _ := f.content["apiVersion"].(string)
+		kind, _ := f.content["kind"].(string)
+		switch i := (admission.Input{Content: f.content, Ref: f.ref}); {
 		case admission.IsPolicy(api, kind):
 			policies = append(policies, i)
 		case admission.IsBinding(api, kind):
 			bindings = append(bindings, i)
 		default:
-			objects = append(objects, i)
+			params = append(params, i)
 		}
-	}
-	for i := range v.objs {
-		p := &v.objs[i]
-		add(withNamespace(contentOf(p.o), p.ns), &admissionRef{p: p})
-	}
-	for _, f := range in.admissionFiles(v.name, report) {
-		add(f.content, f.ref)
 	}
 	if len(bindings) == 0 && len(policies) == 0 {
 		return
 	}
-	cluster := &admission.Cluster{Namespaces: in.admissionNamespaces(v), Objects: objects}
+	paramKinds := map[string]bool{}
+	for _, p := range policies {
+		spec, _ := p.Content["spec"].(map[string]any)
+		if pk, ok := spec["paramKind"].(map[string]any); ok {
+			paramKinds[fmt.Sprint(pk["apiVersion"], "/", pk["kind"])] = true
+		}
+	}
+	for _, p := range rest {
+		if paramKinds[p.o.APIVersion+"/"+p.o.Kind] {
+			if c := a.content(p); c != nil {
+				params = append(params, admission.Input{Content: c, Ref: &admissionRef{p: p, content: c}, Normalized: true})
+			}
+		}
+	}
+	cluster := &admission.Cluster{Namespaces: in.admissionNamespaces(v), Objects: params}
 	set, problems := admission.New(policies, bindings, cluster, admission.Options{
-		KubeVersion: in.Repo.Config.ClusterKubeVersion(v.name), Resource: in.resourceOf(v), Compiler: compiler,
+		KubeVersion: in.Repo.Config.ClusterKubeVersion(v.name), Resource: in.resourceOf(v), Compiler: a.compiler,
 	})
 	for _, pr := range problems {
+		if pr.Missing && !v.complete {
+			continue // the policy may be in a target this run does not render
+		}
 		f := in.admissionFinding(pr.Ref.(*admissionRef), pr.Field)
 		f.Message = fmt.Sprintf("%s (cluster %s); %s", pr.Message, v.name, pr.Fix)
 		if pr.Limit {
@@ -90,18 +153,25 @@ func (in *input) checkClusterAdmission(v *clusterView, compiler *admission.Compi
 		return
 	}
 	missing := map[*admissionRef][]string{}
-	for _, o := range objects {
-		ref := o.Ref.(*admissionRef)
-		if ref.p == nil {
-			continue // a param named in repotool.yaml: not deployed by the repository
+	for _, p := range rest {
+		if !set.MayMatch(schema.FromAPIVersionAndKind(p.o.APIVersion, p.o.Kind)) {
+			continue
 		}
-		for _, d := range set.Evaluate(in.ctx(), o) {
+		c := a.content(p)
+		if c == nil {
+			continue
+		}
+		ref := &admissionRef{p: p, content: c}
+		for _, d := range set.Evaluate(in.ctx(), admission.Input{Content: c, Ref: ref, Normalized: true}) {
 			if d.IsMissingParam() {
+				if !v.complete {
+					continue // the param may be in a target this run does not render
+				}
 				b := d.BindingRef.(*admissionRef)
-				missing[b] = append(missing[b], ref.p.o.ID())
+				missing[b] = append(missing[b], p.o.ID())
 				continue
 			}
-			report(in.violation(set, v.name, ref.p, d))
+			report(in.violation(set, v.name, ref, d))
 		}
 	}
 	for b, objs := range missing {
@@ -117,7 +187,8 @@ func (in *input) checkClusterAdmission(v *clusterView, compiler *admission.Compi
 }
 
 // violation is the finding of one decision about a rendered object.
-func (in *input) violation(set *admission.Set, cluster string, p *placed, d admission.Decision) Finding {
+func (in *input) violation(set *admission.Set, cluster string, ref *admissionRef, d admission.Decision) Finding {
+	p := ref.p
 	severity, verb := SeverityInfo, "would audit"
 	for _, a := range d.Actions {
 		switch {
@@ -128,7 +199,9 @@ func (in *input) violation(set *admission.Set, cluster string, p *placed, d admi
 		}
 	}
 	msg := d.Message
-	if in.carriesSecrets(p, msg) || d.ParamRef != nil && d.ParamRef.(*admissionRef).p != nil && in.carriesSecrets(d.ParamRef.(*admissionRef).p, msg) {
+	// Only a message made from the object (a messageExpression, an
+	// evaluation error) can quote it.
+	if msg != d.StaticMessage && in.carriesSecrets(ref, msg) || msg != d.StaticMessage && d.ParamRef != nil && d.ParamRef.(*admissionRef).p != nil && in.carriesSecrets(d.ParamRef.(*admissionRef), msg) {
 		msg = d.StaticMessage
 	}
 	binding := ""
@@ -140,7 +213,7 @@ func (in *input) violation(set *admission.Set, cluster string, p *placed, d admi
 		Message: fmt.Sprintf("ValidatingAdmissionPolicy %s%s %s %s in cluster %s: %s", d.Policy, binding, verb, p.o.ID(), cluster, msg),
 		Key:     fmt.Sprintf("%s/%s/%d", d.Policy, d.Binding, d.Validation),
 	}
-	f.File, f.Line = in.violationPosition(set, p, d)
+	f.File, f.Line = in.violationPosition(set, ref, d)
 	if f.File != p.o.Source.String() {
 		f.Template = p.o.Source.String()
 	}
@@ -157,15 +230,16 @@ func (in *input) violation(set *admission.Set, cluster string, p *placed, d admi
 // violationPosition is where to fix a failed validation: the values line
 // that set a field the expression reads, else that field's template line,
 // else the object's.
-func (in *input) violationPosition(set *admission.Set, p *placed, d admission.Decision) (string, int) {
+func (in *input) violationPosition(set *admission.Set, ref *admissionRef, d admission.Decision) (string, int) {
+	p := ref.p
 	fields := set.Fields(in.ctx(), d)
 	for _, ptr := range fields {
-		if file, line := valueOrigin(in, p.res, p.o, ptr); line > 0 {
+		if file, line := valueOriginIn(in, p.res, ref.content, ptr); line > 0 {
 			return file, line
 		}
 	}
 	for _, ptr := range fields {
-		if file, line := valuePartOrigin(in, p.res, p.o, ptr); line > 0 {
+		if file, line := valuePartOrigin(in, p.res, ref.content, ptr); line > 0 {
 			return file, line
 		}
 	}
@@ -182,8 +256,13 @@ func (in *input) violationPosition(set *admission.Set, p *placed, d admission.De
 // be shown. Every leaf is asked (the renderer knows every decrypted value,
 // however short, and its encodings), and the fields a second rendering
 // with placeholders finds, when the rendering made one.
-func (in *input) carriesSecrets(p *placed, msg string) bool {
-	if p.o.IsSecret() || p.res.FromSecrets(msg) || leafFromSecrets(p.res, contentOf(p.o)) {
+func (in *input) carriesSecrets(ref *admissionRef, msg string) bool {
+	p := ref.p
+	content := ref.content
+	if content == nil {
+		content = contentOf(p.o)
+	}
+	if p.o.IsSecret() || p.res.FromSecrets(msg) || leafFromSecrets(p.res, content) {
 		return true
 	}
 	fields, err := p.res.SecretFields()
@@ -292,8 +371,8 @@ func firstAnd(ids []string) string {
 // values file, in merge order, with a string entry of at least four
 // characters the field's value contains. Nothing for a value that may hold
 // a secret.
-func valuePartOrigin(in *input, res *render.Result, o *manifest.Object, pointer string) (string, int) {
-	cur, _ := valueAt(contentOf(o), strings.Split(strings.Trim(pointer, "/"), "/"))
+func valuePartOrigin(in *input, res *render.Result, content map[string]any, pointer string) (string, int) {
+	cur, _ := valueAt(content, strings.Split(strings.Trim(pointer, "/"), "/"))
 	s, ok := cur.(string)
 	if !ok || res.FromSecrets(s) {
 		return "", 0

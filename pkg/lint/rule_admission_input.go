@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	kubescheme "k8s.io/client-go/kubernetes/scheme"
 
+	"github.com/repotool/repotool/internal/yamlpos"
 	"github.com/repotool/repotool/pkg/config"
 	"github.com/repotool/repotool/pkg/finding"
 )
@@ -46,7 +47,8 @@ func (in *input) admissionFiles(cluster string, report func(Finding)) []admissio
 			}
 			docs, err := in.file(p).Docs()
 			if err != nil {
-				report(Finding{File: p, Message: fmt.Sprintf("the admission policies of cluster %s cannot be parsed: %v; correct the YAML", cluster, err)})
+				line, msg := yamlpos.ErrorLine(err)
+				report(Finding{File: p, Line: line, Message: fmt.Sprintf("the admission policies of cluster %s cannot be parsed: %s; correct the YAML", cluster, msg)})
 				continue
 			}
 			for _, doc := range docs {
@@ -77,10 +79,21 @@ func (in *input) admissionFiles(cluster string, report func(Finding)) []admissio
 func (in *input) admissionLocation(r *admissionRef, field, msg string) finding.Location {
 	if r.p != nil {
 		loc := in.location(*r.p, msg)
-		if field != "" {
-			if l := in.templateLine(r.p.o, field); l > 0 {
-				loc.Line = l
+		if field == "" {
+			return loc
+		}
+		// An expression is found by its text (a policy has several), else
+		// by its key.
+		if text, ok := valueAt(contentOf(r.p.o), strings.Split(strings.Trim(field, "/"), "/")); ok {
+			if s, ok := text.(string); ok && len(s) >= 8 {
+				if l := in.objectLine(r.p.o, s); l > 0 {
+					loc.Line = l
+					return loc
+				}
 			}
+		}
+		if l := in.templateLine(r.p.o, field); l > 0 {
+			loc.Line = l
 		}
 		return loc
 	}
