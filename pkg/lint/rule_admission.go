@@ -2,7 +2,9 @@ package lint
 
 import (
 	"crypto/sha256"
+	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -45,7 +47,7 @@ type admissionRef struct {
 }
 
 func checkAdmissionPolicies(in *input, report func(Finding)) {
-	a := &admissionRun{compiler: admission.NewCompiler(), contents: map[[sha256.Size]byte]map[string]any{}}
+	a := &admissionRun{compiler: admission.NewCompiler(), contents: map[[sha256.Size]byte]map[string]any{}, admitted: map[[sha256.Size]byte]bool{}}
 	for _, v := range in.clusterViews() {
 		in.checkClusterAdmission(v, a, report)
 	}
@@ -57,6 +59,43 @@ func checkAdmissionPolicies(in *input, report func(Finding)) {
 type admissionRun struct {
 	compiler *admission.Compiler
 	contents map[[sha256.Size]byte]map[string]any
+	// admitted are the objects admitted silently under a cluster's
+	// policies, bindings, params and namespace labels (admittedKey): the
+	// same object under the same ones in another cluster is too.
+	admitted map[[sha256.Size]byte]bool
+}
+
+// admittedKey identifies an object's evaluation: its bytes and namespace,
+// and everything of its cluster the decision depends on (the policies,
+// bindings and params, given as env, and its namespace's labels).
+func admittedKey(p *placed, env []byte, labels map[string]string) [sha256.Size]byte {
+	h := sha256.New()
+	h.Write(env)
+	h.Write([]byte{0})
+	h.Write(p.o.YAML)
+	h.Write([]byte{0})
+	h.Write([]byte(p.ns))
+	for _, k := range slices.Sorted(maps.Keys(labels)) {
+		h.Write([]byte{0})
+		h.Write([]byte(k + "=" + labels[k]))
+	}
+	var key [sha256.Size]byte
+	h.Sum(key[:0])
+	return key
+}
+
+// clusterEnv is what of a cluster its objects' decisions depend on besides
+// their namespace's labels, as bytes for admittedKey.
+func clusterEnv(policies, bindings, params []admission.Input) []byte {
+	var b []byte
+	for _, list := range [][]admission.Input{policies, bindings, params} {
+		for _, i := range list {
+			data, _ := json.Marshal(i.Content) // maps marshal in key order
+			b = append(append(b, data...), 0)
+		}
+		b = append(b, 1)
+	}
+	return b
 }
 
 // maxSharedContents bounds the objects admissionRun keeps: past it, they
@@ -134,7 +173,9 @@ func (in *input) checkClusterAdmission(v *clusterView, a *admissionRun, report f
 			}
 		}
 	}
-	cluster := &admission.Cluster{Namespaces: in.admissionNamespaces(v), Objects: params}
+	namespaces := in.admissionNamespaces(v)
+	env := clusterEnv(policies, bindings, params)
+	cluster := &admission.Cluster{Namespaces: namespaces, Objects: params}
 	set, problems := admission.New(policies, bindings, cluster, admission.Options{
 		KubeVersion: in.Repo.Config.ClusterKubeVersion(v.name), Resource: in.resourceOf(v), Compiler: a.compiler,
 	})
@@ -157,12 +198,20 @@ func (in *input) checkClusterAdmission(v *clusterView, a *admissionRun, report f
 		if !set.MayMatch(schema.FromAPIVersionAndKind(p.o.APIVersion, p.o.Kind)) {
 			continue
 		}
+		key := admittedKey(p, env, namespaces[p.ns])
+		if a.admitted[key] {
+			continue
+		}
 		c := a.content(p)
 		if c == nil {
 			continue
 		}
 		ref := &admissionRef{p: p, content: c}
-		for _, d := range set.Evaluate(in.ctx(), admission.Input{Content: c, Ref: ref, Normalized: true}) {
+		decisions := set.Evaluate(in.ctx(), admission.Input{Content: c, Ref: ref, Normalized: true})
+		if len(decisions) == 0 && len(a.admitted) < maxSharedContents {
+			a.admitted[key] = true
+		}
+		for _, d := range decisions {
 			if d.IsMissingParam() {
 				if !v.complete {
 					continue // the param may be in a target this run does not render
@@ -198,12 +247,7 @@ func (in *input) violation(set *admission.Set, cluster string, ref *admissionRef
 			severity, verb = SeverityWarning, "would warn about"
 		}
 	}
-	msg := d.Message
-	// Only a message made from the object (a messageExpression, an
-	// evaluation error) can quote it.
-	if msg != d.StaticMessage && in.carriesSecrets(ref, msg) || msg != d.StaticMessage && d.ParamRef != nil && d.ParamRef.(*admissionRef).p != nil && in.carriesSecrets(d.ParamRef.(*admissionRef), msg) {
-		msg = d.StaticMessage
-	}
+	msg := in.shownMessage(ref, d)
 	binding := ""
 	if d.Binding != "" {
 		binding = fmt.Sprintf(" (binding %s)", d.Binding)
@@ -249,6 +293,23 @@ func (in *input) violationPosition(set *admission.Set, ref *admissionRef, d admi
 		}
 	}
 	return p.o.Source.String(), in.objectPosition(p.o)
+}
+
+// shownMessage is the decision's message as a finding may show it: the
+// API server's, unless it is made from the object or its param (a
+// messageExpression, an evaluation error) and either carries secret
+// values; then the policy's static message.
+func (in *input) shownMessage(ref *admissionRef, d admission.Decision) string {
+	if d.Message == d.StaticMessage {
+		return d.Message
+	}
+	if in.carriesSecrets(ref, d.Message) {
+		return d.StaticMessage
+	}
+	if prm, ok := d.ParamRef.(*admissionRef); ok && prm.p != nil && in.carriesSecrets(prm, d.Message) {
+		return d.StaticMessage
+	}
+	return d.Message
 }
 
 // carriesSecrets reports whether an object holds secret values, or a
