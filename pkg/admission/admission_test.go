@@ -104,3 +104,26 @@ func TestNeverLogs(t *testing.T) {
 		t.Errorf("klog got %q", logged.String())
 	}
 }
+
+// TestDefaults: the API server's defaults for the fields policies read
+// most are applied before evaluation, as the API server applies them
+// before admission (k8s.io/kubernetes' SetDefaults_Container and
+// SetDefaults_Deployment): the pull policy from the image's tag (Always for
+// latest or none, IfNotPresent for a tag or a digest; a registry's port is
+// not a tag), and one replica.
+func TestDefaults(t *testing.T) {
+	for image, want := range map[string]string{
+		"nginx": "Always", "nginx:latest": "Always", "nginx:1.27": "IfNotPresent", "registry:5000/nginx": "Always",
+		"registry:5000/nginx:1.2": "IfNotPresent", "nginx@sha256:abcd": "IfNotPresent", "nginx:1.27@sha256:abcd": "IfNotPresent",
+	} {
+		c, err := NormalizeJSON([]byte(`{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"d"},"spec":{"template":{"spec":{"containers":[{"name":"a","image":"` + image + `"}]}}}}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		spec := c["spec"].(map[string]any)
+		container := spec["template"].(map[string]any)["spec"].(map[string]any)["containers"].([]any)[0].(map[string]any)
+		if container["imagePullPolicy"] != want || spec["replicas"] != int64(1) {
+			t.Errorf("%s: imagePullPolicy %v, replicas %v; want %s, 1", image, container["imagePullPolicy"], spec["replicas"], want)
+		}
+	}
+}

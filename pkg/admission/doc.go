@@ -15,8 +15,11 @@
 // the requester (Argo CD's application controller). A parity test holds
 // the decisions to the admission plugin's own, run in process.
 //
-// Policies are compiled once per Set. Evaluation reads objects as they are
-// given; the API server's defaulting of built-in kinds is not applied.
+// Policies are compiled once per run (Compiler). A built-in kind is decoded
+// into its Go type, as the API server decodes it, with the API server's
+// defaults for the fields policies read most (replicas, a container's
+// imagePullPolicy, a Service's type: defaults.go); other defaults are not
+// applied.
 //
 // The package never prints: the apiserver code it calls logs only at
 // verbosity levels klog does not enable by default, and on paths it does

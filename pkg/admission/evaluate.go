@@ -301,6 +301,7 @@ func NormalizeJSON(data []byte) (map[string]any, error) {
 	gvk := schema.FromAPIVersionAndKind(head.APIVersion, head.Kind)
 	if typed, err := kubescheme.Scheme.New(gvk); err == nil {
 		if json.Unmarshal(data, typed) == nil {
+			defaultObject(typed)
 			if out, err := runtime.DefaultUnstructuredConverter.ToUnstructured(typed); err == nil {
 				return out, nil
 			}
@@ -325,6 +326,7 @@ func normalizeContent(content map[string]any) map[string]any {
 	gvk := (&unstructured.Unstructured{Object: content}).GroupVersionKind()
 	if typed, err := kubescheme.Scheme.New(gvk); err == nil {
 		if json.Unmarshal(data, typed) == nil {
+			defaultObject(typed)
 			if out, err := runtime.DefaultUnstructuredConverter.ToUnstructured(typed); err == nil {
 				return out
 			}

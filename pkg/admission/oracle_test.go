@@ -115,6 +115,7 @@ func oracle(t *testing.T, policies []*admissionv1.ValidatingAdmissionPolicy, bin
 		if err := json.Unmarshal(data, typed); err != nil {
 			t.Fatal(err)
 		}
+		defaultObject(typed) // the API server defaults before admission; the fake clients do not
 		obj = typed
 	}
 	resource, namespaced, _ := testResource(gvk)

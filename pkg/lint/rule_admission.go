@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	yaml "go.yaml.in/yaml/v3"
-	admissionv1 "k8s.io/api/admissionregistration/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	sigsyaml "sigs.k8s.io/yaml"
@@ -17,7 +16,6 @@ import (
 	"github.com/repotool/repotool/pkg/admission"
 	"github.com/repotool/repotool/pkg/config"
 	"github.com/repotool/repotool/pkg/finding"
-	"github.com/repotool/repotool/pkg/render"
 )
 
 var ruleAdmissionPolicy = &Rule{
@@ -26,7 +24,7 @@ var ruleAdmissionPolicy = &Rule{
 		Summary:     "An object the repository deploys would be denied (or warned about, or audited) by a ValidatingAdmissionPolicy of its cluster, or a policy or binding the cluster would refuse.",
 		Remediation: "Change the value the finding points at so that the object passes the policy, or change the policy; for a policy, binding or param problem, follow the finding's fix.",
 		Severity:    SeverityError,
-		Description: "For each cluster, repotool collects the ValidatingAdmissionPolicies and bindings (admissionregistration.k8s.io/v1) that the repository deploys to it, from the renderings of every tier, and those repotool.yaml names in `clusters.<cluster>.admissionPolicies` (files or folders, for policies deployed some other way, with their params). It then puts every object the repository deploys to the cluster to them as the API server puts a CREATE by Argo CD's application controller, with Kubernetes' own code (k8s.io/apiserver): the CEL environment and cost limits, matchConstraints (rules with wildcards, excludeResourceRules, matchPolicy, namespaceSelector, objectSelector), the binding's matchResources, paramKind and paramRef (params among the cluster's objects), matchConditions, variables, validations with message, messageExpression and reason, and failurePolicy. Namespace selectors see the labels of the Namespace objects the repository deploys, the label the API server sets on every namespace, the labels repotool's own Namespace objects carry, and `namespaces.<ns>.labels` of repotool.yaml. A binding's Deny is an error, Warn a warning, Audit an info. The finding is placed at the values file line that set the field the failing expression reads when it can be traced, else at the template. For an object that carries secret values, a messageExpression's output is not shown (it could quote a value): the validation's message is. A policy whose expression does not compile for the cluster's Kubernetes version, a binding of a policy the cluster does not have, a paramRef that selects nothing under parameterNotFoundAction Deny, and a policy or binding that cannot be read are reported at that object. Objects are evaluated as rendered: the API server's defaulting of built-in kinds is not applied.",
+		Description: "For each cluster, repotool collects the ValidatingAdmissionPolicies and bindings (admissionregistration.k8s.io/v1) that the repository deploys to it, from the renderings of every tier, and those repotool.yaml names in `clusters.<cluster>.admissionPolicies` (files or folders, for policies deployed some other way, with their params). It then puts every object the repository deploys to the cluster to them as the API server puts a CREATE by Argo CD's application controller, with Kubernetes' own code (k8s.io/apiserver): the CEL environment and cost limits, matchConstraints (rules with wildcards, excludeResourceRules, matchPolicy, namespaceSelector, objectSelector), the binding's matchResources, paramKind and paramRef (params among the cluster's objects), matchConditions, variables, validations with message, messageExpression and reason, and failurePolicy. Namespace selectors see the labels of the Namespace objects the repository deploys, the label the API server sets on every namespace, the labels repotool's own Namespace objects carry, and `namespaces.<ns>.labels` of repotool.yaml. A binding's Deny is an error, Warn a warning, Audit an info. The finding is placed at the values file line that set the field the failing expression reads when it can be traced, else at the template. For an object that carries secret values, a messageExpression's output is not shown (it could quote a value): the validation's message is. A policy whose expression does not compile for the cluster's Kubernetes version, a binding of a policy the cluster does not have, a paramRef that selects nothing under parameterNotFoundAction Deny, and a policy or binding that cannot be read are reported at that object. Objects are evaluated as the API server decodes them, with its defaults for the fields policies read most (a workload's replicas, the pod's restartPolicy, dnsPolicy, schedulerName and grace period, a container's imagePullPolicy, termination message and port protocols, a Service's type and port protocols); its other defaults are not applied, so an expression that reads another field a chart leaves out should test it with has().",
 		Bad: finding.Example{File: "clusters/prod/shop/prod-values-shop.yaml", Content: `replicas: 40   # the cluster's replica-limit policy allows 20
 `},
 		Good: finding.Example{File: "clusters/prod/shop/prod-values-shop.yaml", Content: `replicas: 12
@@ -235,127 +233,6 @@ func (in *input) checkClusterAdmission(v *clusterView, a *admissionRun, report f
 	}
 }
 
-// violation is the finding of one decision about a rendered object.
-func (in *input) violation(set *admission.Set, cluster string, ref *admissionRef, d admission.Decision) Finding {
-	p := ref.p
-	severity, verb := SeverityInfo, "would audit"
-	for _, a := range d.Actions {
-		switch {
-		case a == admissionv1.Deny:
-			severity, verb = SeverityError, "would deny"
-		case a == admissionv1.Warn && severity != SeverityError:
-			severity, verb = SeverityWarning, "would warn about"
-		}
-	}
-	msg := in.shownMessage(ref, d)
-	binding := ""
-	if d.Binding != "" {
-		binding = fmt.Sprintf(" (binding %s)", d.Binding)
-	}
-	f := Finding{
-		Severity: severity, Object: p.o.ID(), Targets: []string{p.res.Target.Name()},
-		Message: fmt.Sprintf("ValidatingAdmissionPolicy %s%s %s %s in cluster %s: %s", d.Policy, binding, verb, p.o.ID(), cluster, msg),
-		Key:     fmt.Sprintf("%s/%s/%d", d.Policy, d.Binding, d.Validation),
-	}
-	f.File, f.Line = in.violationPosition(set, ref, d)
-	if f.File != p.o.Source.String() {
-		f.Template = p.o.Source.String()
-	}
-	f.Related = append(f.Related, in.admissionLocation(d.PolicyRef.(*admissionRef), "", "the policy"))
-	if d.BindingRef != nil {
-		f.Related = append(f.Related, in.admissionLocation(d.BindingRef.(*admissionRef), "", "the binding"))
-	}
-	if d.ParamRef != nil {
-		f.Related = append(f.Related, in.admissionLocation(d.ParamRef.(*admissionRef), "", "the param"))
-	}
-	return f
-}
-
-// violationPosition is where to fix a failed validation: the values line
-// that set a field the expression reads, else that field's template line,
-// else the object's.
-func (in *input) violationPosition(set *admission.Set, ref *admissionRef, d admission.Decision) (string, int) {
-	p := ref.p
-	fields := set.Fields(in.ctx(), d)
-	for _, ptr := range fields {
-		if file, line := valueOriginIn(in, p.res, ref.content, ptr); line > 0 {
-			return file, line
-		}
-	}
-	for _, ptr := range fields {
-		if file, line := valuePartOrigin(in, p.res, ref.content, ptr); line > 0 {
-			return file, line
-		}
-	}
-	for _, ptr := range fields {
-		if line := in.templateLine(p.o, ptr); line > 0 {
-			return p.o.Source.String(), line
-		}
-	}
-	return p.o.Source.String(), in.objectPosition(p.o)
-}
-
-// shownMessage is the decision's message as a finding may show it: the
-// API server's, unless it is made from the object or its param (a
-// messageExpression, an evaluation error) and either carries secret
-// values; then the policy's static message.
-func (in *input) shownMessage(ref *admissionRef, d admission.Decision) string {
-	if d.Message == d.StaticMessage {
-		return d.Message
-	}
-	if in.carriesSecrets(ref, d.Message) {
-		return d.StaticMessage
-	}
-	if prm, ok := d.ParamRef.(*admissionRef); ok && prm.p != nil && in.carriesSecrets(prm, d.Message) {
-		return d.StaticMessage
-	}
-	return d.Message
-}
-
-// carriesSecrets reports whether an object holds secret values, or a
-// message about it quotes one: then only the policy's static message may
-// be shown. Every leaf is asked (the renderer knows every decrypted value,
-// however short, and its encodings), and the fields a second rendering
-// with placeholders finds, when the rendering made one.
-func (in *input) carriesSecrets(ref *admissionRef, msg string) bool {
-	p := ref.p
-	content := ref.content
-	if content == nil {
-		content = contentOf(p.o)
-	}
-	if p.o.IsSecret() || p.res.FromSecrets(msg) || leafFromSecrets(p.res, content) {
-		return true
-	}
-	fields, err := p.res.SecretFields()
-	if err != nil {
-		return true
-	}
-	return slices.ContainsFunc(fields, func(f render.SecretField) bool { return &p.res.Objects[f.Object] == p.o })
-}
-
-// leafFromSecrets reports whether a key or leaf of v is, or holds, a
-// decrypted secret value.
-func leafFromSecrets(res *render.Result, v any) bool {
-	switch x := v.(type) {
-	case map[string]any:
-		for k, e := range x {
-			if res.FromSecrets(k) || leafFromSecrets(res, e) {
-				return true
-			}
-		}
-	case []any:
-		for _, e := range x {
-			if leafFromSecrets(res, e) {
-				return true
-			}
-		}
-	case nil:
-	default:
-		return res.FromSecrets(fmt.Sprint(x))
-	}
-	return false
-}
-
 // admissionNamespaces are the cluster's namespaces with the labels
 // namespace selectors see: those of the Namespace objects it deploys (and
 // the one the API server sets), of the Namespace repotool writes for an
@@ -425,18 +302,4 @@ func firstAnd(ids []string) string {
 		return ids[0]
 	}
 	return fmt.Sprintf("%s and %d others", ids[0], len(ids)-1)
-}
-
-// valuePartOrigin finds the plain values file and line of a value that is
-// part of an offending string (the tag of "registry/app:latest"): the last
-// values file, in merge order, with a string entry of at least four
-// characters the field's value contains. Nothing for a value that may hold
-// a secret.
-func valuePartOrigin(in *input, res *render.Result, content map[string]any, pointer string) (string, int) {
-	cur, _ := valueAt(content, strings.Split(strings.Trim(pointer, "/"), "/"))
-	s, ok := cur.(string)
-	if !ok || res.FromSecrets(s) {
-		return "", 0
-	}
-	return findInValues(in, &res.Target, scalarMatching(func(v string) bool { return len(v) >= 4 && strings.Contains(s, v) }))
 }

@@ -1,0 +1,151 @@
+package lint
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	admissionv1 "k8s.io/api/admissionregistration/v1"
+
+	"github.com/repotool/repotool/pkg/admission"
+	"github.com/repotool/repotool/pkg/render"
+)
+
+// The findings of the admission-policy rule about the objects a policy
+// would deny, warn about or audit: where to fix them, and what of the
+// policy's message may be shown.
+
+// violation is the finding of one decision about a rendered object.
+func (in *input) violation(set *admission.Set, cluster string, ref *admissionRef, d admission.Decision) Finding {
+	p := ref.p
+	severity, verb := SeverityInfo, "would audit"
+	for _, a := range d.Actions {
+		switch {
+		case a == admissionv1.Deny:
+			severity, verb = SeverityError, "would deny"
+		case a == admissionv1.Warn && severity != SeverityError:
+			severity, verb = SeverityWarning, "would warn about"
+		}
+	}
+	msg := in.shownMessage(ref, d)
+	binding := ""
+	if d.Binding != "" {
+		binding = fmt.Sprintf(" (binding %s)", d.Binding)
+	}
+	f := Finding{
+		Severity: severity, Object: p.o.ID(), Targets: []string{p.res.Target.Name()},
+		Message: fmt.Sprintf("ValidatingAdmissionPolicy %s%s %s %s in cluster %s: %s", d.Policy, binding, verb, p.o.ID(), cluster, msg),
+		Key:     fmt.Sprintf("%s/%s/%d", d.Policy, d.Binding, d.Validation),
+	}
+	f.File, f.Line = in.violationPosition(set, ref, d)
+	if f.File != p.o.Source.String() {
+		f.Template = p.o.Source.String()
+	}
+	f.Related = append(f.Related, in.admissionLocation(d.PolicyRef.(*admissionRef), "", "the policy"))
+	if d.BindingRef != nil {
+		f.Related = append(f.Related, in.admissionLocation(d.BindingRef.(*admissionRef), "", "the binding"))
+	}
+	if d.ParamRef != nil {
+		f.Related = append(f.Related, in.admissionLocation(d.ParamRef.(*admissionRef), "", "the param"))
+	}
+	return f
+}
+
+// violationPosition is where to fix a failed validation: the values line
+// that set a field the expression reads, else that field's template line,
+// else the object's.
+func (in *input) violationPosition(set *admission.Set, ref *admissionRef, d admission.Decision) (string, int) {
+	p := ref.p
+	fields := set.Fields(in.ctx(), d)
+	for _, ptr := range fields {
+		if file, line := valueOriginIn(in, p.res, ref.content, ptr); line > 0 {
+			return file, line
+		}
+	}
+	for _, ptr := range fields {
+		if file, line := valuePartOrigin(in, p.res, ref.content, ptr); line > 0 {
+			return file, line
+		}
+	}
+	for _, ptr := range fields {
+		if line := in.templateLine(p.o, ptr); line > 0 {
+			return p.o.Source.String(), line
+		}
+	}
+	return p.o.Source.String(), in.objectPosition(p.o)
+}
+
+// shownMessage is the decision's message as a finding may show it: the
+// API server's, unless it is made from the object or its param (a
+// messageExpression, an evaluation error) and either carries secret
+// values; then the policy's static message.
+func (in *input) shownMessage(ref *admissionRef, d admission.Decision) string {
+	if d.Message == d.StaticMessage {
+		return d.Message
+	}
+	if in.carriesSecrets(ref, d.Message) {
+		return d.StaticMessage
+	}
+	if prm, ok := d.ParamRef.(*admissionRef); ok && prm.p != nil && in.carriesSecrets(prm, d.Message) {
+		return d.StaticMessage
+	}
+	return d.Message
+}
+
+// carriesSecrets reports whether an object holds secret values, or a
+// message about it quotes one: then only the policy's static message may
+// be shown. Every leaf is asked (the renderer knows every decrypted value,
+// however short, and its encodings), and the fields a second rendering
+// with placeholders finds, when the rendering made one.
+func (in *input) carriesSecrets(ref *admissionRef, msg string) bool {
+	p := ref.p
+	content := ref.content
+	if content == nil {
+		content = contentOf(p.o)
+	}
+	if p.o.IsSecret() || p.res.FromSecrets(msg) || leafFromSecrets(p.res, content) {
+		return true
+	}
+	fields, err := p.res.SecretFields()
+	if err != nil {
+		return true
+	}
+	return slices.ContainsFunc(fields, func(f render.SecretField) bool { return &p.res.Objects[f.Object] == p.o })
+}
+
+// leafFromSecrets reports whether a key or leaf of v is, or holds, a
+// decrypted secret value.
+func leafFromSecrets(res *render.Result, v any) bool {
+	switch x := v.(type) {
+	case map[string]any:
+		for k, e := range x {
+			if res.FromSecrets(k) || leafFromSecrets(res, e) {
+				return true
+			}
+		}
+	case []any:
+		for _, e := range x {
+			if leafFromSecrets(res, e) {
+				return true
+			}
+		}
+	case nil:
+	default:
+		return res.FromSecrets(fmt.Sprint(x))
+	}
+	return false
+}
+
+// valuePartOrigin finds the plain values file and line of a value that is
+// part of an offending string (the tag of "registry/app:latest"): the last
+// values file, in merge order, with a string entry of at least four
+// characters the field's value contains. Nothing for a value that may hold
+// a secret.
+func valuePartOrigin(in *input, res *render.Result, content map[string]any, pointer string) (string, int) {
+	cur, _ := valueAt(content, strings.Split(strings.Trim(pointer, "/"), "/"))
+	s, ok := cur.(string)
+	if !ok || res.FromSecrets(s) {
+		return "", 0
+	}
+	return findInValues(in, &res.Target, scalarMatching(func(v string) bool { return len(v) >= 4 && strings.Contains(s, v) }))
+}
