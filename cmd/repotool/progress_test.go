@@ -44,7 +44,7 @@ func TestProgress(t *testing.T) {
 		return out.String()
 	}
 
-	if got := run(args, true); !strings.Contains(got, "rendering") || !strings.Contains(got, "(1/10)") {
+	if got := run(args, true); !strings.Contains(got, "rendering") || !strings.Contains(got, "(1/11)") {
 		t.Errorf("no progress on a terminal:\n%q", got)
 	}
 	if got := run(args, false); strings.Contains(got, "rendering") || strings.Contains(got, "\r") {
