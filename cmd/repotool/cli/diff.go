@@ -1,24 +1,17 @@
 package cli
 
 import (
-	"cmp"
-	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
-	"testing/fstest"
 
-	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
 	"github.com/repotool/repotool/internal/fsutil"
 	"github.com/repotool/repotool/pkg/diff"
-	"github.com/repotool/repotool/pkg/gitrev"
-	"github.com/repotool/repotool/pkg/layout"
 	"github.com/repotool/repotool/pkg/output"
 	"github.com/repotool/repotool/pkg/render"
 )
@@ -84,11 +77,11 @@ for a deletion --fail-on-delete refuses.`,
 				return err
 			}
 			opts.CacheDir = cacheDir(env, opts.CacheDir)
-			res, err := diff.Run(cmd.Context(), s.base, s.head, s.changed, diff.Options{Render: opts, Extra: append(decrypter(noDecrypt), v.renderOptions(cmd.ErrOrStderr(), "rendering")...), NoIgnore: noIgnore})
+			res, err := diff.Run(cmd.Context(), s.Base, s.Head, s.Changed, diff.Options{Render: opts, Extra: append(decrypter(noDecrypt), v.renderOptions(cmd.ErrOrStderr(), "rendering")...), NoIgnore: noIgnore})
 			if err != nil {
 				return err
 			}
-			res.Base, res.Head, res.NotDecrypted = base, s.headName, noDecrypt
+			res.Base, res.Head, res.NotDecrypted = base, s.HeadName, noDecrypt
 			if outDir != "" {
 				if err := writeParts(outDir, output.MarkdownParts(res, fo)); err != nil {
 					return err
@@ -198,81 +191,12 @@ func writeParts(dir string, parts []string) error {
 	return nil
 }
 
-// sides are the two sides of a comparison: base, and head (a revision,
-// Git's index with staged, or else the working tree), with the paths that
-// differ between them and head's name for the output.
-type sides struct {
-	// base is nil when it could not be loaded and the caller tolerates it.
-	base, head *layout.Repo
-	changed    []string
-	headName   string
-}
-
-// loadSides loads the two sides of a comparison of root's repository.
-// With anyBase, a base revision whose layout cannot be loaded (an invalid
-// repotool.yaml being fixed), or a staged comparison with the HEAD of a
-// repository that has no commit yet, leaves sides.base nil instead of
-// failing.
-func loadSides(cmd *cobra.Command, root, base, head string, staged, anyBase bool, opts *render.Options) (*sides, error) {
-	if staged && head != "" {
-		return nil, usageErr(fmt.Errorf("--staged and --head both say what to compare: give one"))
-	}
-	repo, err := gitrev.Open(root)
+// loadSides loads the two sides of a comparison of root's repository
+// (diff.LoadSides); its errors are usage errors.
+func loadSides(cmd *cobra.Command, root, base, head string, staged, anyBase bool, opts *render.Options) (*diff.Sides, error) {
+	s, err := diff.LoadSides(cmd.Context(), root, diff.SidesOptions{Base: base, Head: head, Staged: staged, AnyBase: anyBase, Layout: layoutOptions(opts)})
 	if err != nil {
 		return nil, usageErr(err)
-	}
-	lopts := layoutOptions(opts)
-	load := func(fsys fs.FS, name string) (*layout.Repo, error) {
-		l, err := layout.Load(cmd.Context(), fsys, lopts)
-		if err != nil {
-			return nil, usageErr(fmt.Errorf("%s: %w", name, err))
-		}
-		return l, nil
-	}
-	s := &sides{headName: cmp.Or(head, "working tree")}
-	baseFS, err := repo.Revision(base)
-	switch {
-	case err != nil && anyBase && staged && base == "HEAD" && errors.Is(err, plumbing.ErrReferenceNotFound):
-		// The first commit: there is no HEAD, everything staged is new.
-		baseFS = fstest.MapFS{}
-	case err != nil:
-		return nil, usageErr(err)
-	default:
-		if s.base, err = load(baseFS, base); err != nil && !anyBase {
-			return nil, err
-		}
-	}
-	switch {
-	case staged:
-		idx, err := repo.Index()
-		if err != nil {
-			return nil, usageErr(err)
-		}
-		if s.head, err = load(idx, "the index"); err != nil {
-			return nil, err
-		}
-		if s.changed, err = gitrev.Diff(baseFS, idx); err != nil {
-			return nil, usageErr(err)
-		}
-		s.headName = "index"
-	case head != "":
-		headFS, err := repo.Revision(head)
-		if err != nil {
-			return nil, usageErr(err)
-		}
-		if s.head, err = load(headFS, head); err != nil {
-			return nil, err
-		}
-		if s.changed, err = repo.Changed(base, head); err != nil {
-			return nil, usageErr(err)
-		}
-	default:
-		if s.head, err = loadRepo(cmd, root, opts); err != nil {
-			return nil, err
-		}
-		if s.changed, err = repo.WorkTreeDiff(baseFS, s.head.FS); err != nil {
-			return nil, usageErr(err)
-		}
 	}
 	return s, nil
 }

@@ -124,18 +124,18 @@ func lintRepo(cmd *cobra.Command, root, changedSince string, staged bool, opts *
 	if err != nil {
 		return nil, err
 	}
-	if s.base == nil {
+	if s.Base == nil {
 		// The base cannot be compared with (the first commit, or a layout
 		// being fixed): lint everything.
-		return s.head, nil
+		return s.Head, nil
 	}
 	opts.Targets = []string{}
-	for _, t := range diff.Affected(s.base, s.head, s.changed) {
+	for _, t := range diff.Affected(s.Base, s.Head, s.Changed) {
 		if !t.Removed {
 			opts.Targets = append(opts.Targets, t.Name)
 		}
 	}
-	return s.head, nil
+	return s.Head, nil
 }
 
 // writeLint writes the findings in format f to standard output, SARIF to

@@ -1,0 +1,114 @@
+package diff
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"testing/fstest"
+
+	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/repotool/repotool/pkg/config"
+	"github.com/repotool/repotool/pkg/gitrev"
+	"github.com/repotool/repotool/pkg/layout"
+)
+
+// Sides are the two sides of a comparison: Base, and Head (a revision,
+// Git's index, or else the working tree), with the paths that differ
+// between them (what Run and Affected take) and Head's name for the
+// output.
+type Sides struct {
+	// Base is nil when it could not be loaded and SidesOptions.AnyBase
+	// tolerates it.
+	Base, Head *layout.Repo
+	Changed    []string
+	HeadName   string
+}
+
+// SidesOptions say what LoadSides compares.
+type SidesOptions struct {
+	// Base is the base revision; Head the head revision, or "" for the
+	// working tree, or Git's index with Staged (Head must then be "").
+	Base, Head string
+	Staged     bool
+	// AnyBase leaves Sides.Base nil, instead of failing, for a base
+	// revision whose layout cannot be loaded (an invalid repotool.yaml
+	// being fixed), or a staged comparison with the HEAD of a repository
+	// that has no commit yet.
+	AnyBase bool
+	// Layout configures the loading of both sides.
+	Layout layout.Options
+}
+
+// LoadSides loads the two sides of a comparison of the Git repository at
+// root, reading revisions and the index in process. Every error is the
+// caller's to fix (a revision that does not exist, a layout that cannot
+// be loaded): the CLI reports them as usage errors.
+func LoadSides(ctx context.Context, root string, opts SidesOptions) (*Sides, error) {
+	if opts.Staged && opts.Head != "" {
+		return nil, fmt.Errorf("--staged and --head both say what to compare: give one")
+	}
+	repo, err := gitrev.Open(root)
+	if err != nil {
+		return nil, err
+	}
+	load := func(fsys fs.FS, name string) (*layout.Repo, error) {
+		l, err := layout.Load(ctx, fsys, opts.Layout)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		return l, nil
+	}
+	s := &Sides{HeadName: cmp.Or(opts.Head, "working tree")}
+	baseFS, err := repo.Revision(opts.Base)
+	switch {
+	case err != nil && opts.AnyBase && opts.Staged && opts.Base == "HEAD" && errors.Is(err, plumbing.ErrReferenceNotFound):
+		// The first commit: there is no HEAD, everything staged is new.
+		baseFS = fstest.MapFS{}
+	case err != nil:
+		return nil, err
+	default:
+		if s.Base, err = load(baseFS, opts.Base); err != nil && !opts.AnyBase {
+			return nil, err
+		}
+	}
+	switch {
+	case opts.Staged:
+		idx, err := repo.Index()
+		if err != nil {
+			return nil, err
+		}
+		if s.Head, err = load(idx, "the index"); err != nil {
+			return nil, err
+		}
+		if s.Changed, err = gitrev.Diff(baseFS, idx); err != nil {
+			return nil, err
+		}
+		s.HeadName = "index"
+	case opts.Head != "":
+		headFS, err := repo.Revision(opts.Head)
+		if err != nil {
+			return nil, err
+		}
+		if s.Head, err = load(headFS, opts.Head); err != nil {
+			return nil, err
+		}
+		if s.Changed, err = repo.Changed(opts.Base, opts.Head); err != nil {
+			return nil, err
+		}
+	default:
+		if s.Head, err = layout.LoadDir(ctx, root, opts.Layout); err != nil {
+			var ce *config.Error
+			if errors.As(err, &ce) {
+				return nil, fmt.Errorf("invalid configuration: %w", err)
+			}
+			return nil, err
+		}
+		if s.Changed, err = repo.WorkTreeDiff(baseFS, s.Head.FS); err != nil {
+			return nil, err
+		}
+	}
+	return s, nil
+}
