@@ -4,19 +4,14 @@ import (
 	"bufio"
 	"bytes"
 	"cmp"
-	"context"
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
 
-	"github.com/repotool/repotool/internal/fsutil"
 	"github.com/repotool/repotool/pkg/argocd"
 	"github.com/repotool/repotool/pkg/config"
 	"github.com/repotool/repotool/pkg/hydrate"
@@ -218,53 +213,22 @@ func runRender(cmd *cobra.Command, env Env, f *renderFlags, args []string, v *ve
 }
 
 // writeOutDir writes every rendered target to DIR/<cluster>/<namespace>.yaml
-// (redacted, atomically) and reports the failures. The file of a target
-// that failed is removed, so that the folder never mixes this run's
-// renderings with stale ones.
+// (render.Renderer.WriteDir) and reports what it did and the failures.
 func writeOutDir(cmd *cobra.Command, dir string, r *render.Renderer, targets []layout.Target, outside error, v *verbosity) error {
-	var failed []error
-	var werr error
-	written := 0
 	w := cmd.ErrOrStderr()
-	// A write that fails stops the run: nothing more would be written.
-	ctx, stop := context.WithCancel(cmd.Context())
-	defer stop()
-	fail := func(err error) { werr = err; stop() }
-	// Each rendering is written as soon as it is made, and let go.
-	r.RenderEach(ctx, targets, func(_ int, res *render.Result) {
-		if werr != nil || ctx.Err() != nil {
-			return
-		}
-		file := filepath.Join(dir, res.Target.Cluster, res.Target.Namespace+".yaml")
-		if res.Err != nil {
-			failed = append(failed, res.Err)
-			if err := os.Remove(file); err == nil {
-				v.info(w, "removed %s (the target failed: its old rendering would be stale)\n", file)
-			} else if !errors.Is(err, fs.ErrNotExist) {
-				fail(fmt.Errorf("remove the stale %s: %w", file, err))
-			}
-			return
-		}
-		data, err := res.Redacted()
-		if err != nil {
-			fail(err)
-			return
-		}
-		if err := fsutil.WriteFileAtomic(file, data); err != nil {
-			fail(fmt.Errorf("write %s: %w", file, err))
-			return
-		}
-		written++
-	})
+	res, err := r.WriteDir(cmd.Context(), dir, targets)
+	for _, file := range res.Removed {
+		v.info(w, "removed %s (the target failed: its old rendering would be stale)\n", file)
+	}
 	if err := cmd.Context().Err(); err != nil {
 		return err
 	}
-	if werr != nil {
-		return werr
+	if err != nil {
+		return err
 	}
-	v.info(w, "rendered %d of %d targets into %s (secret values redacted)\n", written, len(targets), dir)
-	if len(failed) > 0 || outside != nil {
-		return reportFailures(w, outside, failed, len(targets), "their files were removed")
+	v.info(w, "rendered %d of %d targets into %s (secret values redacted)\n", res.Written, len(targets), dir)
+	if len(res.Failed) > 0 || outside != nil {
+		return reportFailures(w, outside, res.Failed, len(targets), "their files were removed")
 	}
 	return nil
 }
