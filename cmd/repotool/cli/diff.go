@@ -3,14 +3,11 @@ package cli
 import (
 	"fmt"
 	"os"
-	"path/filepath"
-	"regexp"
 	"strings"
 
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
-	"github.com/repotool/repotool/internal/fsutil"
 	"github.com/repotool/repotool/pkg/diff"
 	"github.com/repotool/repotool/pkg/output"
 	"github.com/repotool/repotool/pkg/render"
@@ -83,8 +80,8 @@ for a deletion --fail-on-delete refuses.`,
 			}
 			res.Base, res.Head, res.NotDecrypted = base, s.HeadName, noDecrypt
 			if outDir != "" {
-				if err := writeParts(outDir, output.MarkdownParts(res, fo)); err != nil {
-					return err
+				if err := output.WriteParts(outDir, output.MarkdownParts(res, fo)); err != nil {
+					return fmt.Errorf("--out-dir: %w", err)
 				}
 			}
 			if err := f.Write(cmd.OutOrStdout(), res, fo); err != nil {
@@ -158,37 +155,6 @@ func diffOptions(cmd *cobra.Command, env Env, color string) (output.DiffOptions,
 		fo.FullOutput = fmt.Sprintf("the log of [the workflow run](%s/%s/actions/runs/%s)", server, repo, run)
 	}
 	return fo, nil
-}
-
-// partName matches the files writeParts writes.
-var partName = regexp.MustCompile(`^diff-[0-9]{3,}\.md$`)
-
-// writeParts writes markdown parts as dir/diff-001.md, ..., and removes
-// the parts an earlier run left beyond them.
-func writeParts(dir string, parts []string) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("--out-dir: %w", err)
-	}
-	written := map[string]bool{}
-	for i, p := range parts {
-		name := fmt.Sprintf("diff-%03d.md", i+1)
-		if err := fsutil.WriteFileAtomic(filepath.Join(dir, name), []byte(p)); err != nil {
-			return fmt.Errorf("--out-dir: %w", err)
-		}
-		written[name] = true
-	}
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return fmt.Errorf("--out-dir: %w", err)
-	}
-	for _, e := range entries {
-		if partName.MatchString(e.Name()) && !written[e.Name()] {
-			if err := os.Remove(filepath.Join(dir, e.Name())); err != nil {
-				return fmt.Errorf("--out-dir: %w", err)
-			}
-		}
-	}
-	return nil
 }
 
 // loadSides loads the two sides of a comparison of root's repository
