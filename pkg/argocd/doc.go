@@ -26,4 +26,7 @@
 // separate test-only module, internal/argocdcheck, decodes the generated
 // objects strictly into Argo CD's real types and validates them against its
 // CRD schemas.
+//
+// ParsePluginEnv reads the environment Argo CD gives the Config Management
+// Plugin; PluginEnv says which target and tier the plugin renders.
 package argocd

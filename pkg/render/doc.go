@@ -28,8 +28,6 @@
 // value: a failure that only the real secrets cause is reported from a
 // second rendering with placeholders (see Options.Redacted and
 // PlaceholderDecrypter), the same rendering that gives Result.Redacted.
-// ParsePluginEnv reads the environment Argo CD gives a Config Management
-// Plugin.
 //
 // The package never prints and never writes through a global logger:
 // debug messages go to the *slog.Logger given WithLogger (discarded by

@@ -253,7 +253,7 @@ func runRenderArgoCD(cmd *cobra.Command, env Env, f *renderFlags, args []string,
 	if len(args) > 0 || f.all || f.cluster != "" || f.namespace != "" || f.outDir != "" || f.redact || f.noDecrypt {
 		return usageErr(errors.New("--argocd takes its target from the Argo CD plugin environment and needs real secret values: give no REPO, --cluster, --namespace, --all, --out-dir, --redact or --no-decrypt"))
 	}
-	pe := render.ParsePluginEnv(env.Environ)
+	pe := argocd.ParsePluginEnv(env.Environ)
 	root, err := pe.RepoRoot(env.Dir)
 	if err == nil && f.discover {
 		// Discovery: claim the application only when its source is a

@@ -1,4 +1,4 @@
-package render_test
+package argocd_test
 
 import (
 	"path/filepath"
@@ -7,11 +7,11 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/repotool/repotool/pkg/render"
+	"github.com/repotool/repotool/pkg/argocd"
 )
 
 func TestParsePluginEnv(t *testing.T) {
-	got := render.ParsePluginEnv([]string{
+	got := argocd.ParsePluginEnv([]string{
 		"PATH=/bin",
 		"ARGOCD_APP_NAME=dev-namespace-a",
 		"ARGOCD_APP_NAMESPACE=namespace-a",
@@ -22,7 +22,7 @@ func TestParsePluginEnv(t *testing.T) {
 		"ARGOCD_ENV_CLUSTER=old",
 		"ARGOCD_ENV_CLUSTER=dev-cluster",
 	})
-	want := render.PluginEnv{
+	want := argocd.PluginEnv{
 		AppName: "dev-namespace-a", AppNamespace: "namespace-a", SourcePath: "clusters/dev-cluster/namespace-a",
 		Cluster: "dev-cluster", Namespace: "namespace-a", Tier: "namespace", KubeVersion: "1.33.4+k3s1",
 		APIVersions: []string{"v1", "apps/v1", "monitoring.coreos.com/v1/ServiceMonitor"},
@@ -44,7 +44,7 @@ func TestPluginEnvRepoRoot(t *testing.T) {
 		{"../up", "/tmp/repo", "", "leaves the repository"},
 	}
 	for _, tt := range tests {
-		got, err := render.PluginEnv{SourcePath: tt.source}.RepoRoot(filepath.FromSlash(tt.cwd))
+		got, err := argocd.PluginEnv{SourcePath: tt.source}.RepoRoot(filepath.FromSlash(tt.cwd))
 		if tt.err != "" {
 			if err == nil || !strings.Contains(err.Error(), tt.err) {
 				t.Errorf("RepoRoot(%q, %q) err = %v, want %q", tt.source, tt.cwd, err, tt.err)
@@ -58,18 +58,18 @@ func TestPluginEnvRepoRoot(t *testing.T) {
 }
 
 func TestPluginEnvTarget(t *testing.T) {
-	repo := loadRepo(t, fixture)
+	repo := loadFixture(t)
 	tests := []struct {
-		env  render.PluginEnv
+		env  argocd.PluginEnv
 		want string
 		err  string
 	}{
-		{render.PluginEnv{SourcePath: "clusters/dev-cluster/namespace-a"}, "dev-cluster/namespace-a", ""},
-		{render.PluginEnv{SourcePath: "clusters/dev-cluster/namespace-a", Cluster: "dev-cluster"}, "dev-cluster/namespace-a", ""},
-		{render.PluginEnv{SourcePath: "namespaces/namespace-b", Cluster: "prod-cluster", Namespace: "namespace-b"}, "prod-cluster/namespace-b", ""},
-		{render.PluginEnv{SourcePath: "clusters/dev-cluster/namespace-a", Cluster: "prod-cluster"}, "", "does not match the source path"},
-		{render.PluginEnv{SourcePath: "namespaces/namespace-b", Namespace: "namespace-b"}, "", "cannot tell which target"},
-		{render.PluginEnv{SourcePath: "clusters/prod-cluster/namespace-c"}, "", "no target prod-cluster/namespace-c"},
+		{argocd.PluginEnv{SourcePath: "clusters/dev-cluster/namespace-a"}, "dev-cluster/namespace-a", ""},
+		{argocd.PluginEnv{SourcePath: "clusters/dev-cluster/namespace-a", Cluster: "dev-cluster"}, "dev-cluster/namespace-a", ""},
+		{argocd.PluginEnv{SourcePath: "namespaces/namespace-b", Cluster: "prod-cluster", Namespace: "namespace-b"}, "prod-cluster/namespace-b", ""},
+		{argocd.PluginEnv{SourcePath: "clusters/dev-cluster/namespace-a", Cluster: "prod-cluster"}, "", "does not match the source path"},
+		{argocd.PluginEnv{SourcePath: "namespaces/namespace-b", Namespace: "namespace-b"}, "", "cannot tell which target"},
+		{argocd.PluginEnv{SourcePath: "clusters/prod-cluster/namespace-c"}, "", "no target prod-cluster/namespace-c"},
 	}
 	for _, tt := range tests {
 		got, err := tt.env.Target(repo)
