@@ -182,7 +182,8 @@ func (in *input) checkClusterAdmission(v *clusterView, a *admissionRun, report f
 			continue // the policy may be in a target this run does not render
 		}
 		f := in.admissionFinding(pr.Ref.(*admissionRef), pr.Field)
-		f.Message = fmt.Sprintf("%s (cluster %s); %s", pr.Message, v.name, pr.Fix)
+		f.Message = withoutSecrets(fmt.Sprintf("%s (cluster %s); %s", pr.Message, v.name, pr.Fix),
+			fmt.Sprintf("the problem's description is withheld: it quotes the object, which holds a secret value (cluster %s); correct the object at this line", v.name), pr.Ref.(*admissionRef))
 		if pr.Limit {
 			f.Severity = SeverityInfo
 		}

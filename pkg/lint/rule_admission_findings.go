@@ -2,6 +2,7 @@ package lint
 
 import (
 	"fmt"
+	"github.com/repotool/repotool/internal/jsonptr"
 	"slices"
 	"strings"
 
@@ -27,7 +28,13 @@ func (in *input) violation(set *admission.Set, cluster string, ref *admissionRef
 			severity, verb = SeverityWarning, "would warn about"
 		}
 	}
-	msg := in.shownMessage(ref, d)
+	refs := []*admissionRef{ref, d.PolicyRef.(*admissionRef)}
+	for _, r := range []any{d.BindingRef, d.ParamRef} {
+		if r, ok := r.(*admissionRef); ok {
+			refs = append(refs, r)
+		}
+	}
+	msg := withoutSecrets(in.shownMessage(ref, d), "the policy's message is withheld: it holds a secret value", refs...)
 	binding := ""
 	if d.Binding != "" {
 		binding = fmt.Sprintf(" (binding %s)", d.Binding)
@@ -92,6 +99,19 @@ func (in *input) shownMessage(ref *admissionRef, d admission.Decision) string {
 	return d.Message
 }
 
+// withoutSecrets returns msg, or withheld when msg holds a value decrypted
+// for the rendering of one of refs: a policy whose expression a chart made
+// from a secret value is quoted by "failed expression: ..." and by its
+// compilation errors.
+func withoutSecrets(msg, withheld string, refs ...*admissionRef) string {
+	for _, r := range refs {
+		if r.p != nil && r.p.res.FromSecrets(msg) {
+			return withheld
+		}
+	}
+	return msg
+}
+
 // carriesSecrets reports whether an object holds secret values, or a
 // message about it quotes one: then only the policy's static message may
 // be shown. Every leaf is asked (the renderer knows every decrypted value,
@@ -142,7 +162,7 @@ func leafFromSecrets(res *render.Result, v any) bool {
 // characters the field's value contains. Nothing for a value that may hold
 // a secret.
 func valuePartOrigin(in *input, res *render.Result, content map[string]any, pointer string) (string, int) {
-	cur, _ := valueAt(content, strings.Split(strings.Trim(pointer, "/"), "/"))
+	cur, _ := jsonptr.Get(content, strings.Split(strings.Trim(pointer, "/"), "/"))
 	s, ok := cur.(string)
 	if !ok || res.FromSecrets(s) {
 		return "", 0

@@ -52,9 +52,11 @@ func checkCustom(in *input, report func(Finding)) {
 		}
 	}
 	for _, v := range in.clusterViews() {
+		// Each object is decoded as the API server decodes it once, for
+		// objects and for every check run on it.
 		contents := make([]map[string]any, len(v.objs))
 		for i, p := range v.objs {
-			contents[i] = withNamespace(contentOf(p.o), p.ns)
+			contents[i] = admission.Normalize(withNamespace(contentOf(p.o), p.ns))
 		}
 		objects := admission.NewObjects(contents)
 		for i, c := range checks {
@@ -66,11 +68,12 @@ func checkCustom(in *input, report func(Finding)) {
 				if !c.Match.Matches(p.o.APIVersion, p.o.Kind) {
 					continue
 				}
-				ok, err := compiled[i].Eval(in.ctx(), admission.Normalize(contents[j]), objects)
+				ok, err := compiled[i].Eval(in.ctx(), contents[j], objects)
 				switch {
 				case err != nil && !failed[v.name]:
 					failed[v.name] = true
-					report(Finding{File: config.FileName, Line: c.ExpressionLine, Message: fmt.Sprintf("lint.checks %s %v for %s in cluster %s; make the expression handle such objects (has(), optional fields)", c.ID, err, p.o.ID(), v.name)})
+					msg := withoutSecrets(err.Error(), "cannot be evaluated (the error is withheld: it quotes a secret value)", &admissionRef{p: &v.objs[j]})
+					report(Finding{File: config.FileName, Line: c.ExpressionLine, Message: fmt.Sprintf("lint.checks %s %s for %s in cluster %s; make the expression handle such objects (has(), optional fields)", c.ID, msg, p.o.ID(), v.name)})
 				case err == nil && !ok:
 					f := Finding{File: p.o.Source.String(), Line: in.objectPosition(p.o), Object: p.o.ID(), Targets: []string{p.res.Target.Name()},
 						Message: fmt.Sprintf("%s: %s (%s in cluster %s)", c.ID, c.Message, p.o.ID(), v.name), Key: c.ID,
