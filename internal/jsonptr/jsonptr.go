@@ -3,10 +3,36 @@
 // messages, the fields where secret values land, diff's changed fields.
 package jsonptr
 
-import "strings"
+import (
+	"strconv"
+	"strings"
+)
 
 var escaper = strings.NewReplacer("~", "~0", "/", "~1")
 
 // Escape is token as a JSON pointer's reference token: "~" as "~0" and
 // "/" as "~1".
 func Escape(token string) string { return escaper.Replace(token) }
+
+// Get returns the value that tokens (a JSON pointer's tokens, unescaped)
+// lead to in v, a decoded JSON or YAML value: a key of each map, an index
+// of each list. ok is false when a token leads nowhere.
+func Get(v any, tokens []string) (_ any, ok bool) {
+	for _, tok := range tokens {
+		switch c := v.(type) {
+		case map[string]any:
+			if v, ok = c[tok]; !ok {
+				return nil, false
+			}
+		case []any:
+			i, err := strconv.Atoi(tok)
+			if err != nil || i < 0 || i >= len(c) {
+				return nil, false
+			}
+			v = c[i]
+		default:
+			return nil, false
+		}
+	}
+	return v, true
+}

@@ -85,6 +85,24 @@ func TestFields(t *testing.T) {
 	}
 }
 
+// TestFieldsListOfLists: a validation over a list that is itself an
+// element of a list is narrowed to the failing element too (it once
+// panicked, taking the list's parent for a map).
+func TestFieldsListOfLists(t *testing.T) {
+	p := `{apiVersion: admissionregistration.k8s.io/v1, kind: ValidatingAdmissionPolicy, metadata: {name: p}, spec: {matchConstraints: {resourceRules: [{apiGroups: [example.com], apiVersions: ["*"], operations: [CREATE], resources: [widgets]}]}, validations: [{expression: "object.spec.matrix[1].all(x, x > 0)"}]}}`
+	set, problems := New(inputs(t, p), inputs(t, binding), &Cluster{Namespaces: map[string]map[string]string{"team-a": nil}}, Options{Resource: testResource})
+	if len(problems) > 0 {
+		t.Fatal(problems)
+	}
+	ds := set.Evaluate(context.Background(), inputs(t, `{apiVersion: example.com/v1, kind: Widget, metadata: {name: w, namespace: team-a}, spec: {matrix: [[1, 2], [3, -1, 4]]}}`)[0])
+	if len(ds) != 1 {
+		t.Fatalf("decisions %+v", ds)
+	}
+	if got := set.Fields(context.Background(), ds[0]); !slices.Equal(got, []string{"/spec/matrix/1/1"}) {
+		t.Errorf("fields %q, want [/spec/matrix/1/1]", got)
+	}
+}
+
 // TestNeverLogs evaluates policies that take every error path (message
 // expressions that fail or quote the object, runtime errors, the cost
 // limit) and requires that nothing reached klog.

@@ -2,7 +2,6 @@ package admission
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"sync"
 
@@ -58,12 +57,12 @@ func CompileCheck(expr string) (*Check, error) {
 // per cluster (see NewObjects).
 type Objects struct{ val any }
 
-// NewObjects prepares a cluster's objects, decoded as the API server
-// decodes them, for the checks run on its objects.
+// NewObjects prepares a cluster's objects (Normalize'd) for the checks run
+// on its objects.
 func NewObjects(objs []map[string]any) Objects {
 	list := make([]any, len(objs))
 	for i, o := range objs {
-		list[i] = Normalize(o)
+		list[i] = o
 	}
 	return Objects{types.DefaultTypeAdapter.NativeToValue(list)}
 }
@@ -87,14 +86,4 @@ func (c *Check) Eval(ctx context.Context, object map[string]any, objects Objects
 		return false, fmt.Errorf("evaluates to %s, not bool", out.Type().TypeName())
 	}
 	return b, nil
-}
-
-// toContent converts a typed object to content.
-func toContent(o any) (map[string]any, error) {
-	data, err := json.Marshal(o)
-	if err != nil {
-		return nil, err
-	}
-	var out map[string]any
-	return out, json.Unmarshal(data, &out)
 }

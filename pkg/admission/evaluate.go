@@ -295,11 +295,8 @@ func NormalizeJSON(data []byte) (map[string]any, error) {
 		APIVersion string `json:"apiVersion"`
 		Kind       string `json:"kind"`
 	}
-	if err := json.Unmarshal(data, &head); err != nil {
-		return nil, err
-	}
-	gvk := schema.FromAPIVersionAndKind(head.APIVersion, head.Kind)
-	if typed, err := kubescheme.Scheme.New(gvk); err == nil {
+	_ = json.Unmarshal(data, &head) // not an object of a known kind: decoded as unstructured below
+	if typed, err := kubescheme.Scheme.New(schema.FromAPIVersionAndKind(head.APIVersion, head.Kind)); err == nil {
 		if json.Unmarshal(data, typed) == nil {
 			defaultObject(typed)
 			if out, err := runtime.DefaultUnstructuredConverter.ToUnstructured(typed); err == nil {
@@ -314,26 +311,15 @@ func NormalizeJSON(data []byte) (map[string]any, error) {
 	return out, nil
 }
 
-// normalizeContent returns content as CEL sees it in the API server: a
-// built-in kind decoded into its Go type and converted back (fields the
-// type does not have dropped, the fields it always has present), any other
-// decoded from JSON into unstructured content (whole numbers as int64).
+// normalizeContent returns content as CEL sees it in the API server
+// (NormalizeJSON); content itself when it cannot be written as JSON.
 func normalizeContent(content map[string]any) map[string]any {
 	data, err := json.Marshal(content)
 	if err != nil {
 		return content
 	}
-	gvk := (&unstructured.Unstructured{Object: content}).GroupVersionKind()
-	if typed, err := kubescheme.Scheme.New(gvk); err == nil {
-		if json.Unmarshal(data, typed) == nil {
-			defaultObject(typed)
-			if out, err := runtime.DefaultUnstructuredConverter.ToUnstructured(typed); err == nil {
-				return out
-			}
-		}
-	}
-	var out map[string]any
-	if utiljson.Unmarshal(data, &out) != nil {
+	out, err := NormalizeJSON(data)
+	if err != nil {
 		return content
 	}
 	return out

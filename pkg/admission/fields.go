@@ -82,15 +82,26 @@ func (s *Set) Fields(ctx context.Context, d Decision) []string {
 // (keep all) when the list is not a list, has one element, or no element
 // fails alone.
 func (s *Set) failingElements(ctx context.Context, d Decision, content map[string]any, path []string) map[int]bool {
-	list, ok := at(content, path).([]any)
+	found, _ := jsonptr.Get(content, path)
+	list, ok := found.([]any)
 	if !ok || len(list) < 2 {
 		return nil
 	}
 	out := map[int]bool{}
+	last := path[len(path)-1]
 	for i := range list {
-		c := runtime.DeepCopyJSON(content)
-		parent := at(c, path[:len(path)-1]).(map[string]any)
-		parent[path[len(path)-1]] = []any{runtime.DeepCopyJSONValue(list[i])}
+		c, ok := deepCopy(content)
+		if !ok {
+			return nil
+		}
+		only := []any{runtime.DeepCopyJSONValue(list[i])}
+		switch parent, _ := jsonptr.Get(c, path[:len(path)-1]); parent := parent.(type) {
+		case map[string]any:
+			parent[last] = only
+		case []any: // the list is an element of a list: its index, found above
+			j, _ := strconv.Atoi(last)
+			parent[j] = only
+		}
 		if s.fails(ctx, d, c) {
 			out[i] = true
 		}
@@ -118,24 +129,16 @@ func (s *Set) fails(ctx context.Context, d Decision, content map[string]any) boo
 	return d.Validation < len(res.Decisions) && res.Decisions[d.Validation].Evaluation == validating.EvalDeny
 }
 
-// at returns the value at path in content, nil when there is none.
-func at(content any, path []string) any {
-	cur := content
-	for _, seg := range path {
-		switch c := cur.(type) {
-		case map[string]any:
-			cur = c[seg]
-		case []any:
-			i, err := strconv.Atoi(seg)
-			if err != nil || i < 0 || i >= len(c) {
-				return nil
-			}
-			cur = c[i]
-		default:
-			return nil
+// deepCopy copies content, false when it holds a value that is not JSON's
+// (content that could not be normalized), which runtime.DeepCopyJSON
+// refuses by panicking.
+func deepCopy(content map[string]any) (c map[string]any, ok bool) {
+	defer func() {
+		if recover() != nil {
+			c, ok = nil, false
 		}
-	}
-	return cur
+	}()
+	return runtime.DeepCopyJSON(content), true
 }
 
 // expand calls found with every concrete path pat matches in cur ("*"

@@ -2,6 +2,7 @@ package admission
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"slices"
@@ -258,4 +259,14 @@ func TestParity(t *testing.T) {
 	if denied < len(cases)/2 {
 		t.Errorf("only %d of %d cases deny, warn or audit: the cases do not exercise the evaluator", denied, len(cases))
 	}
+}
+
+// toContent converts a typed object to content.
+func toContent(o any) (map[string]any, error) {
+	data, err := json.Marshal(o)
+	if err != nil {
+		return nil, err
+	}
+	var out map[string]any
+	return out, json.Unmarshal(data, &out)
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/repotool/repotool/internal/jsonptr"
 	"strconv"
 	"strings"
 
@@ -182,7 +183,7 @@ func valueOriginIn(in *input, res *render.Result, content map[string]any, pointe
 	if key == "" || segs[len(segs)-1] != key {
 		return "", 0
 	}
-	cur, ok := valueAt(content, segs)
+	cur, ok := jsonptr.Get(content, segs)
 	if !ok {
 		return "", 0
 	}
@@ -196,26 +197,6 @@ func valueOriginIn(in *input, res *render.Result, content map[string]any, pointe
 		return "", 0
 	}
 	return findInValues(in, &res.Target, func(doc *yaml.Node) int { return findEntry(doc, key, want) })
-}
-
-// valueAt returns the value at the path segs in content.
-func valueAt(content map[string]any, segs []string) (any, bool) {
-	var cur any = content
-	for _, seg := range segs {
-		switch c := cur.(type) {
-		case map[string]any:
-			cur = c[seg]
-		case []any:
-			i, err := strconv.Atoi(seg)
-			if err != nil || i < 0 || i >= len(c) {
-				return nil, false
-			}
-			cur = c[i]
-		default:
-			return nil, false
-		}
-	}
-	return cur, true
 }
 
 // findEntry returns the line of a mapping entry key: value anywhere in n.

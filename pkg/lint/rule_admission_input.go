@@ -2,6 +2,7 @@ package lint
 
 import (
 	"fmt"
+	"github.com/repotool/repotool/internal/jsonptr"
 	"path"
 	"slices"
 	"strings"
@@ -84,7 +85,7 @@ func (in *input) admissionLocation(r *admissionRef, field, msg string) finding.L
 		}
 		// An expression is found by its text (a policy has several), else
 		// by its key.
-		if text, ok := valueAt(contentOf(r.p.o), strings.Split(strings.Trim(field, "/"), "/")); ok {
+		if text, ok := jsonptr.Get(contentOf(r.p.o), strings.Split(strings.Trim(field, "/"), "/")); ok {
 			if s, ok := text.(string); ok && len(s) >= 8 {
 				if l := in.objectLine(r.p.o, s); l > 0 {
 					loc.Line = l
