@@ -77,14 +77,18 @@ func (s *Set) Fields(ctx context.Context, d Decision) []string {
 	return leaves
 }
 
+// maxNarrowed bounds the lists failingElements narrows: each element costs
+// a copy of the object and an evaluation, so a longer list is kept whole.
+const maxNarrowed = 64
+
 // failingElements returns the indexes of the elements of the list at path
 // that fail the decision's validation when the list holds only them; nil
-// (keep all) when the list is not a list, has one element, or no element
-// fails alone.
+// (keep all) when the list is not a list, has one element or more than
+// maxNarrowed, or no element fails alone.
 func (s *Set) failingElements(ctx context.Context, d Decision, content map[string]any, path []string) map[int]bool {
 	found, _ := jsonptr.Get(content, path)
 	list, ok := found.([]any)
-	if !ok || len(list) < 2 {
+	if !ok || len(list) < 2 || len(list) > maxNarrowed {
 		return nil
 	}
 	out := map[int]bool{}
