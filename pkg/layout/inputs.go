@@ -141,6 +141,16 @@ func (r *Repo) fileDeps(dir string) []string {
 	if files == nil {
 		files = NewFiles(r.FS)
 	}
+	return ChartFileDependencies(files, dir)
+}
+
+// ChartFileDependencies returns the folders of the file:// dependencies
+// that the Chart.yaml in dir declares, in its order, read through files:
+// the one reading of them that the inputs, the renderer's cycle check and
+// its loader share. A Chart.yaml that cannot be read or parsed declares
+// none (its targets fail to render), and a path that leaves the repository
+// is left out (FileDependency; the loader refuses it).
+func ChartFileDependencies(files *Files, dir string) []string {
 	data, err := files.Get(path.Join(dir, "Chart.yaml")).Data()
 	if err != nil {
 		return nil

@@ -8,7 +8,6 @@ import (
 	yaml "go.yaml.in/yaml/v3"
 	"helm.sh/helm/v3/pkg/chart"
 
-	"github.com/repotool/repotool/internal/fsutil"
 	"github.com/repotool/repotool/internal/yamlpos"
 	"github.com/repotool/repotool/pkg/layout"
 )
@@ -94,17 +93,10 @@ func (r *Renderer) locateConflicts(t *layout.Target, conflicts []ValueConflict) 
 	}
 	docs := make([]*yaml.Node, len(t.Values))
 	for i, vf := range t.Values {
-		real, err := fsutil.Resolve(r.fsys, vf.Path)
-		if err != nil {
-			continue
-		}
-		data, err := r.readValues(vf.Path, real)
-		if err != nil {
-			continue // values() reported it
-		}
-		var n yaml.Node
-		if yaml.Unmarshal(data, &n) == nil {
-			docs[i] = &n
+		// The file index's parse, which layout made: values() read the
+		// file within the limits already.
+		if d, _ := r.files.Get(vf.Path).Docs(); len(d) > 0 {
+			docs[i] = d[0]
 		}
 	}
 	for ci := range conflicts {

@@ -15,9 +15,9 @@ import (
 	"helm.sh/helm/v3/pkg/chart"
 	"helm.sh/helm/v3/pkg/chartutil"
 
-	"github.com/repotool/repotool/internal/fsutil"
 	"github.com/repotool/repotool/internal/yamlpos"
 	"github.com/repotool/repotool/pkg/layout"
+	"github.com/repotool/repotool/pkg/render/internal/charts"
 	"github.com/repotool/repotool/pkg/values"
 )
 
@@ -42,7 +42,7 @@ func (r *Renderer) EffectiveValues(ctx context.Context, t *layout.Target) (*valu
 	if err != nil {
 		return nil, fmt.Errorf("invalid Kubernetes version %q: %w", caps.KubeVersion, err)
 	}
-	c := copyChart(entry.chart)
+	c := charts.Copy(entry.Chart)
 	top, _, err := r.renderValuesOf(t, c, vals, kv)
 	if err != nil {
 		return nil, err
@@ -51,14 +51,10 @@ func (r *Renderer) EffectiveValues(ctx context.Context, t *layout.Target) (*valu
 	if doc := chartValuesDoc(c, r.helm4()); doc != nil {
 		layers = append(layers, values.Layer{File: path.Join(t.ChartDir, chartutil.ValuesfileName), Doc: doc})
 	}
-	layers = append(layers, subchartLayers(c, entry.chart, entry, nil, r.helm4())...)
+	layers = append(layers, subchartLayers(c, entry.Chart, entry, nil, r.helm4())...)
 	defaults := len(layers)
 	for _, vf := range t.Values {
-		real, err := fsutil.Resolve(r.fsys, vf.Path)
-		if err != nil {
-			return nil, &ValuesError{File: vf.Path, Err: err}
-		}
-		data, err := r.readValues(vf.Path, real)
+		data, err := r.valuesFile(vf.Path)
 		if err != nil {
 			return nil, &ValuesError{File: vf.Path, Err: err}
 		}
@@ -77,16 +73,16 @@ func (r *Renderer) EffectiveValues(ctx context.Context, t *layout.Target) (*valu
 // alias, enabled or not: a key one declares is never reported unused),
 // traced once per run.
 func (r *Renderer) ChartDefaults(ctx context.Context, dir string) (values.Trace, error) {
-	return r.defaults.get(dir, func() (values.Trace, error) {
-		entry, err := r.chart(ctx, dir, nil)
+	return r.defaults.Get(dir, func() (values.Trace, error) {
+		entry, err := r.supply.Load(ctx, dir)
 		if err != nil {
 			return nil, err
 		}
 		var layers []values.Layer
-		if doc := chartValuesDoc(entry.chart, r.helm4()); doc != nil {
+		if doc := chartValuesDoc(entry.Chart, r.helm4()); doc != nil {
 			layers = append(layers, values.Layer{File: path.Join(dir, chartutil.ValuesfileName), Doc: doc})
 		}
-		return values.TraceLayers(append(layers, allSubchartLayers(entry.chart, nil, r.helm4())...)), nil
+		return values.TraceLayers(append(layers, allSubchartLayers(entry.Chart, nil, r.helm4())...)), nil
 	})
 }
 
@@ -97,8 +93,8 @@ func (r *Renderer) ChartDefaults(ctx context.Context, dir string) (values.Trace,
 // no template names can still be read whole (toYaml .Values), which only
 // rendering tells.
 func (r *Renderer) TemplatesMention(ctx context.Context, dir, word string) (bool, error) {
-	text, err := r.templateText.get(dir, func() (string, error) {
-		entry, err := r.chart(ctx, dir, nil)
+	text, err := r.templateText.Get(dir, func() (string, error) {
+		entry, err := r.supply.Load(ctx, dir)
 		if err != nil {
 			return "", err
 		}
@@ -113,7 +109,7 @@ func (r *Renderer) TemplatesMention(ctx context.Context, dir, word string) (bool
 				add(sub)
 			}
 		}
-		add(entry.chart)
+		add(entry.Chart)
 		return b.String(), nil
 	})
 	if err != nil {
@@ -251,8 +247,8 @@ func keyIndex(content []*yaml.Node, key string) int {
 // dependency processing: aliases applied, disabled ones gone), each under
 // its name, depth first; prefix is c's path below the top chart, and orig
 // is c as loaded (nil when unknown), whose chart.ChartFullPath names the
-// subcharts entry.origins knows, before aliases renamed them.
-func subchartLayers(c, orig *chart.Chart, entry *chartEntry, prefix []string, helm4 bool) []values.Layer {
+// subcharts entry.Origins knows, before aliases renamed them.
+func subchartLayers(c, orig *chart.Chart, entry *charts.Loaded, prefix []string, helm4 bool) []values.Layer {
 	var out []values.Layer
 	for _, sub := range c.Dependencies() {
 		p := append(prefix[:len(prefix):len(prefix)], sub.Name())
@@ -260,7 +256,7 @@ func subchartLayers(c, orig *chart.Chart, entry *chartEntry, prefix []string, he
 		if doc := chartValuesDoc(sub, helm4); doc != nil {
 			origin := strings.Join(p, "/")
 			if origSub != nil {
-				origin = cmp.Or(entry.origins[origSub.ChartFullPath()], origin)
+				origin = cmp.Or(entry.Origins[origSub.ChartFullPath()], origin)
 			}
 			file := path.Join(origin, chartutil.ValuesfileName)
 			if strings.HasSuffix(origin, ".tgz") {

@@ -4,25 +4,12 @@ import (
 	"fmt"
 	"strconv"
 	"time"
+
+	"github.com/repotool/repotool/pkg/render/internal/charts"
 )
 
 // ChartError is a chart that cannot be loaded.
-type ChartError struct {
-	// Chart is the chart folder (or file) in the repository.
-	Chart string
-	Err   error
-	Hint  string
-}
-
-func (e *ChartError) Error() string {
-	s := fmt.Sprintf("chart %s: %v", e.Chart, e.Err)
-	if e.Hint != "" {
-		s += "; " + e.Hint
-	}
-	return s
-}
-
-func (e *ChartError) Unwrap() error { return e.Err }
+type ChartError = charts.ChartError
 
 // SchemaError is a chart's values.schema.json that is not JSON. (Helm
 // reports it as values that "don't meet the specifications of the
@@ -46,17 +33,7 @@ func (e *SchemaError) Error() string {
 func (e *SchemaError) Unwrap() error { return e.Err }
 
 // DependencyError is a chart dependency that cannot be resolved.
-type DependencyError struct {
-	Chart      string // the depending chart's folder
-	Dependency string // the dependency's name
-	Repository string
-	Reason     string
-	Hint       string
-}
-
-func (e *DependencyError) Error() string {
-	return fmt.Sprintf("%s/Chart.yaml: dependency %q (%s): %s; %s", e.Chart, e.Dependency, e.Repository, e.Reason, e.Hint)
-}
+type DependencyError = charts.DependencyError
 
 // ValuesError is a values file that cannot be read or parsed.
 type ValuesError struct {

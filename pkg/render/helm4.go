@@ -9,10 +9,7 @@ import (
 	"unicode"
 
 	"github.com/Masterminds/semver/v3"
-	"helm.sh/helm/v3/pkg/chart"
 	"helm.sh/helm/v3/pkg/chartutil"
-
-	"github.com/repotool/repotool/internal/helmvalues"
 )
 
 // The Helm versions whose `helm template` output the renderer matches
@@ -107,27 +104,6 @@ var installOrder4 = func() map[string]int {
 	m["ValidatingWebhookConfiguration"] = len(installOrder) + 1
 	return m
 }()
-
-// chartValues4 reads the values.yaml of c and of the subcharts vendored in
-// it as Helm 4's loader does (helmvalues.Documents).
-func chartValues4(c *chart.Chart) error {
-	for _, f := range c.Raw {
-		if f.Name != "values.yaml" {
-			continue
-		}
-		v, err := helmvalues.Documents(f.Data)
-		if err != nil {
-			return fmt.Errorf("cannot load values.yaml: %w", err)
-		}
-		c.Values = v
-	}
-	for _, sub := range c.Dependencies() {
-		if err := chartValues4(sub); err != nil {
-			return err
-		}
-	}
-	return nil
-}
 
 // capabilities4 is .Capabilities as Helm 4's templates see it.
 type capabilities4 struct {

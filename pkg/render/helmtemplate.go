@@ -16,6 +16,7 @@ import (
 	"github.com/repotool/repotool/internal/engine"
 	"github.com/repotool/repotool/pkg/layout"
 	"github.com/repotool/repotool/pkg/manifest"
+	"github.com/repotool/repotool/pkg/render/internal/charts"
 )
 
 // `helm template` is Helm's install action in client-only dry-run mode:
@@ -48,7 +49,7 @@ type rendered struct {
 // template renders t with vals as `helm template --include-crds` does.
 // With verify, the unstable calls are those whose result reaches the
 // output (engine.RenderCalls); it costs a rendering per call site.
-func (r *Renderer) template(ctx context.Context, t *layout.Target, entry *chartEntry, vals map[string]any, verify bool) (rendered, error) {
+func (r *Renderer) template(ctx context.Context, t *layout.Target, entry *charts.Loaded, vals map[string]any, verify bool) (rendered, error) {
 	if err := ctx.Err(); err != nil {
 		return rendered{}, err
 	}
@@ -57,7 +58,7 @@ func (r *Renderer) template(ctx context.Context, t *layout.Target, entry *chartE
 	if err != nil {
 		return rendered{}, fmt.Errorf("invalid Kubernetes version %q: %w", caps.KubeVersion, err)
 	}
-	c := copyChart(entry.chart)
+	c := charts.Copy(entry.Chart)
 	valueConflicts(c, vals, true) // reported by renderNow; Helm would print them
 	if req := c.Metadata.Dependencies; req != nil {
 		if err := missingDependencies(c, req); err != nil {
@@ -69,7 +70,7 @@ func (r *Renderer) template(ctx context.Context, t *layout.Target, entry *chartE
 		return rendered{}, err
 	}
 	if hasSchema(c) {
-		if err := r.validateAgainstSchema(c, top["Values"].(chartutil.Values), entry.origins); err != nil {
+		if err := r.validateAgainstSchema(c, top["Values"].(chartutil.Values), entry.Origins); err != nil {
 			var se *SchemaError
 			if errors.As(err, &se) {
 				return rendered{}, se

@@ -86,6 +86,13 @@ func DefaultOptions() Options {
 }
 
 // Option injects a dependency into a Renderer.
+// SumsFile pins the digests of remote chart dependencies, at the
+// repository's root, one per line: "<repository> <name> <version>
+// sha256:<hex>". A cached archive is used only when its digest matches its
+// pin (or, online, the chart repository's index); offline, only pinned
+// archives are used from the cache.
+const SumsFile = layout.SumsFile
+
 type Option func(*Renderer)
 
 // WithDecrypter sets how secret values files are decrypted. Default
@@ -94,7 +101,7 @@ func WithDecrypter(d Decrypter) Option { return func(r *Renderer) { r.decrypter 
 
 // WithHTTPClient sets the client used to download remote dependencies.
 // Default http.DefaultClient.
-func WithHTTPClient(c *http.Client) Option { return func(r *Renderer) { r.http = c } }
+func WithHTTPClient(c *http.Client) Option { return func(r *Renderer) { r.chartCfg.HTTP = c } }
 
 // WithLogger sets a logger for debug messages. Default: discard. Nothing
 // logged ever contains a decrypted value.
@@ -122,7 +129,7 @@ func WithProgress(progress func(done, total int)) Option {
 // compiles a chart's schema once. Both renderers must have the same
 // Options.Offline and HTTP client.
 func SharingWith(other *Renderer) Option {
-	return func(r *Renderer) { r.valueSchemas, r.indexes = other.valueSchemas, other.indexes }
+	return func(r *Renderer) { r.valueSchemas, r.chartCfg.Indexes = other.valueSchemas, other.chartCfg.Indexes }
 }
 
 // PlaceholdersOnDecryptFailure renders a target whose secret values file

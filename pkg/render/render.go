@@ -14,14 +14,14 @@ import (
 	"sync"
 	"time"
 
-	"helm.sh/helm/v3/pkg/repo"
-
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/repotool/repotool/internal/engine"
 	"github.com/repotool/repotool/pkg/decrypt"
 	"github.com/repotool/repotool/pkg/layout"
 	"github.com/repotool/repotool/pkg/manifest"
+	"github.com/repotool/repotool/pkg/render/internal/charts"
+	"github.com/repotool/repotool/pkg/render/internal/once"
 	"github.com/repotool/repotool/pkg/values"
 )
 
@@ -33,14 +33,16 @@ type Renderer struct {
 	files     *layout.Files // the repository's file index: values files are read once per run
 	opts      Options
 	decrypter Decrypter
-	http      *http.Client
 	log       *slog.Logger
-	charts    onceMap[*chartEntry]
+	// chartCfg is what the Options say of chart supply; supply loads the
+	// charts.
+	chartCfg charts.Config
+	supply   *charts.Supply
 	// defaults are the charts' declared values (ChartDefaults), by folder.
-	defaults onceMap[values.Trace]
+	defaults once.Map[values.Trace]
 	// templateText is every template of a chart and its subcharts, joined
 	// (TemplatesMention), by folder.
-	templateText onceMap[string]
+	templateText once.Map[string]
 	// engine runs the templates, each chart's parsed once.
 	engine engine.Engine
 	// plain holds the decrypted secret values files, by path and content
@@ -48,16 +50,11 @@ type Renderer struct {
 	plainMu sync.Mutex
 	plain   map[string]*decrypted
 	// valueSchemas are the compiled values.schema.json files, by content.
-	valueSchemas *onceMap[*jsonschema.Schema]
-	graph        depGraph
-	// indexes are the chart repositories' indexes, by URL.
-	indexes *onceMap[*repo.IndexFile]
-	allowed []layout.Code
+	valueSchemas *once.Map[*jsonschema.Schema]
+	allowed      []layout.Code
 	// placeholdersOnFailure: see PlaceholdersOnDecryptFailure.
 	placeholdersOnFailure bool
 	progress              func(done, total int)
-	// sums are the pins of SumsFile, read once.
-	sums func() (map[string]string, error)
 }
 
 // New returns a Renderer for repo (read through repo.FS).
@@ -68,8 +65,11 @@ func New(repo *layout.Repo, opts Options, extra ...Option) *Renderer {
 		files:     repo.Files,
 		opts:      opts,
 		decrypter: &decrypt.SOPS{},
-		http:      http.DefaultClient,
 		log:       slog.New(slog.DiscardHandler),
+		chartCfg:  charts.Config{HTTP: http.DefaultClient, Indexes: charts.NewIndexes()},
+	}
+	if r.files == nil {
+		r.files = layout.NewFiles(repo.FS) // a Repo not made by layout.Load
 	}
 	if r.opts.Helm == "" {
 		r.opts.Helm = repo.Config.Render.Helm
@@ -77,11 +77,13 @@ func New(repo *layout.Repo, opts Options, extra ...Option) *Renderer {
 	if r.helm4() {
 		r.engine.Helm = 4
 	}
-	r.newCaches()
-	r.sums = sync.OnceValues(func() (map[string]string, error) { return parseSums(r.fsys) })
+	r.valueSchemas = &once.Map[*jsonschema.Schema]{} // SharingWith shares it
 	for _, o := range extra {
 		o(r)
 	}
+	r.chartCfg.Helm4, r.chartCfg.Log = r.helm4(), r.log
+	r.chartCfg.CacheDir, r.chartCfg.Offline, r.chartCfg.PlainHTTP = r.opts.CacheDir, r.opts.Offline, r.opts.PlainHTTPRegistries
+	r.supply = charts.New(r.fsys, r.files, r.chartCfg)
 	if r.opts.Concurrency < 1 {
 		r.opts.Concurrency = runtime.GOMAXPROCS(0)
 	}
@@ -97,12 +99,6 @@ func New(repo *layout.Repo, opts Options, extra ...Option) *Renderer {
 		r.engine.MaxPrinted = max(2*r.opts.MaxOutputSize, engine.DefaultMaxPrinted)
 	}
 	return r
-}
-
-// newCaches makes the caches SharingWith shares.
-func (r *Renderer) newCaches() {
-	r.valueSchemas = &onceMap[*jsonschema.Schema]{}
-	r.indexes = &onceMap[*repo.IndexFile]{}
 }
 
 // Capabilities are what a target was rendered for: Helm's
@@ -246,21 +242,18 @@ var errTimeout = errors.New("render timeout")
 // the repository declares but cannot load fails (never render what is
 // left of it), as does a file:// cycle and a Chart.lock out of sync with
 // the target's own Chart.yaml (as `helm dependency build` checks it).
-func (r *Renderer) targetChart(ctx context.Context, t *layout.Target) (*chartEntry, error) {
+func (r *Renderer) targetChart(ctx context.Context, t *layout.Target) (*charts.Loaded, error) {
 	if err := checkHelm(r.opts.Helm); err != nil {
 		return nil, err
 	}
 	if err := r.layoutErr(t); err != nil {
 		return nil, err
 	}
-	if err := r.dependencyCycle(t.ChartDir); err != nil {
-		return nil, err
-	}
-	entry, err := r.chart(ctx, t.ChartDir, nil)
+	entry, err := r.supply.Load(ctx, t.ChartDir)
 	if err != nil {
 		return nil, err
 	}
-	return entry, entry.lockErr
+	return entry, entry.LockErr
 }
 
 // renderNow renders t within ctx, the time bounded's goroutine has;
@@ -278,7 +271,7 @@ func (r *Renderer) renderNow(ctx, callerCtx context.Context, t *layout.Target) *
 		return res
 	}
 	res.red, res.Placeholders = red, fallbacks
-	res.Conflicts = valueConflicts(entry.chart, vals, false)
+	res.Conflicts = valueConflicts(entry.Chart, vals, false)
 	r.locateConflicts(t, res.Conflicts)
 	secret := r.decrypts(t)
 	rd, err := r.renderValues(ctx, t, entry, vals, r.opts.VerifyUnstable)
@@ -322,7 +315,7 @@ func (r *Renderer) renderNow(ctx, callerCtx context.Context, t *layout.Target) *
 
 // renderPlaceholders renders t with every secret value replaced by a typed
 // placeholder, as --no-decrypt does.
-func (r *Renderer) renderPlaceholders(ctx context.Context, t *layout.Target, entry *chartEntry) (rendered, error) {
+func (r *Renderer) renderPlaceholders(ctx context.Context, t *layout.Target, entry *charts.Loaded) (rendered, error) {
 	vals, _, _, err := r.values(ctx, t, PlaceholderDecrypter{})
 	if err != nil {
 		return rendered{}, err
@@ -332,7 +325,7 @@ func (r *Renderer) renderPlaceholders(ctx context.Context, t *layout.Target, ent
 
 // renderValues runs the templates with vals and splits the output into
 // objects; verify: as template.
-func (r *Renderer) renderValues(ctx context.Context, t *layout.Target, entry *chartEntry, vals map[string]any, verify bool) (rendered, error) {
+func (r *Renderer) renderValues(ctx context.Context, t *layout.Target, entry *charts.Loaded, vals map[string]any, verify bool) (rendered, error) {
 	rd, err := r.template(ctx, t, entry, vals, verify)
 	var de *manifest.DocumentError
 	var big errOutputSize
@@ -353,7 +346,7 @@ func (r *Renderer) renderValues(ctx context.Context, t *layout.Target, entry *ch
 		return rendered{}, te
 	}
 	for i := range rd.objs {
-		rd.objs[i].File, rd.objs[i].Member = templateFile(rd.objs[i].Template, entry.origins)
+		rd.objs[i].File, rd.objs[i].Member = templateFile(rd.objs[i].Template, entry.Origins)
 	}
 	return rd, nil
 }

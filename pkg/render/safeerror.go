@@ -11,9 +11,10 @@ import (
 	"helm.sh/helm/v3/pkg/chart"
 
 	"github.com/repotool/repotool/pkg/layout"
+	"github.com/repotool/repotool/pkg/render/internal/charts"
 )
 
-func templateError(t *layout.Target, entry *chartEntry, msg string) *TemplateError {
+func templateError(t *layout.Target, entry *charts.Loaded, msg string) *TemplateError {
 	loc := locate(msg, entry)
 	return &TemplateError{Target: t.Name(), Chart: t.ChartDir, File: loc.file, Line: loc.line, Msg: msg}
 }
@@ -26,7 +27,7 @@ func templateError(t *layout.Target, entry *chartEntry, msg string) *TemplateErr
 // rendering with placeholders for the secret values, or, when only the
 // real values fail, a message that names the template and withholds the
 // rest.
-func (r *Renderer) safeError(ctx context.Context, t *layout.Target, entry *chartEntry, err error, secret bool) error {
+func (r *Renderer) safeError(ctx context.Context, t *layout.Target, entry *charts.Loaded, err error, secret bool) error {
 	var te *TemplateError
 	if !secret || !errors.As(err, &te) {
 		return err
@@ -72,7 +73,7 @@ type location struct {
 // locate returns the first place in msg that names a file of the chart or
 // of its dependencies, and only such a place (so that nothing else of the
 // message can come through it).
-func locate(msg string, entry *chartEntry) location {
+func locate(msg string, entry *charts.Loaded) location {
 	known := map[string]bool{}
 	var add func(c *chart.Chart)
 	add = func(c *chart.Chart) {
@@ -86,7 +87,7 @@ func locate(msg string, entry *chartEntry) location {
 			add(d)
 		}
 	}
-	add(entry.chart)
+	add(entry.Chart)
 	for _, m := range templateLocationRE.FindAllStringSubmatch(msg, -1) {
 		if !known[m[1]] {
 			continue
@@ -100,12 +101,12 @@ func locate(msg string, entry *chartEntry) location {
 		}
 		// The chart (or subchart) the file belongs to: the longest origin.
 		best := ""
-		for full := range entry.origins {
+		for full := range entry.Origins {
 			if strings.HasPrefix(m[1], full+"/") && len(full) > len(best) {
 				best = full
 			}
 		}
-		origin := entry.origins[best]
+		origin := entry.Origins[best]
 		switch {
 		case best == "":
 		case strings.HasSuffix(origin, ".tgz"):

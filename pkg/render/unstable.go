@@ -8,6 +8,7 @@ import (
 
 	"github.com/repotool/repotool/internal/engine"
 	"github.com/repotool/repotool/pkg/manifest"
+	"github.com/repotool/repotool/pkg/render/internal/charts"
 )
 
 // Unstable is what makes a target's rendering change with no change to
@@ -38,21 +39,21 @@ type Unstable struct {
 // unstable are the unstable calls of a rendering of entry's chart, with
 // their repository files, and the chart's remote dependencies resolved
 // from a version range, sorted.
-func unstable(calls []engine.Call, entry *chartEntry) []Unstable {
+func unstable(calls []engine.Call, entry *charts.Loaded) []Unstable {
 	var out []Unstable
 	for _, c := range calls {
 		u := Unstable{Func: c.Func, Template: c.Template, Line: c.Line, ViaTpl: c.ViaTpl}
-		u.File, u.Member = templateFile(c.Template, entry.origins)
+		u.File, u.Member = templateFile(c.Template, entry.Origins)
 		out = append(out, u)
 	}
 	var walk func(c *chart.Chart)
 	walk = func(c *chart.Chart) {
-		dir := entry.origins[c.ChartFullPath()]
+		dir := entry.Origins[c.ChartFullPath()]
 		for _, dep := range c.Metadata.Dependencies {
-			origin, ok := entry.origins[c.ChartFullPath()+"/charts/"+dep.Name]
+			origin, ok := entry.Origins[c.ChartFullPath()+"/charts/"+dep.Name]
 			remote := strings.HasPrefix(dep.Repository, "https://") || strings.HasPrefix(dep.Repository, "http://") || strings.HasPrefix(dep.Repository, "oci://")
 			fetched := ok && !strings.HasPrefix(origin, dir+"/") // not vendored under charts/
-			if !remote || !fetched || isExactVersion(lockedVersion(c, dep)) || dir == "" || strings.HasSuffix(dir, ".tgz") {
+			if !remote || !fetched || charts.IsExactVersion(lockedVersion(c, dep)) || dir == "" || strings.HasSuffix(dir, ".tgz") {
 				continue
 			}
 			out = append(out, Unstable{Source: manifest.Source{File: dir + "/Chart.yaml"}, Dependency: dep.Name, Version: dep.Version})
@@ -61,7 +62,7 @@ func unstable(calls []engine.Call, entry *chartEntry) []Unstable {
 			walk(sub)
 		}
 	}
-	walk(entry.chart)
+	walk(entry.Chart)
 	slices.SortFunc(out, func(a, b Unstable) int {
 		return strings.Compare(a.File+"\x00"+a.Dependency+"\x00"+a.Func, b.File+"\x00"+b.Dependency+"\x00"+b.Func)
 	})

@@ -27,11 +27,7 @@ func (r *Renderer) values(ctx context.Context, t *layout.Target, dec Decrypter) 
 		if err := ctx.Err(); err != nil {
 			return nil, nil, nil, err
 		}
-		real, err := fsutil.Resolve(r.fsys, vf.Path)
-		if err != nil {
-			return nil, nil, nil, &ValuesError{File: vf.Path, Err: err}
-		}
-		data, err := r.readValues(vf.Path, real)
+		data, err := r.valuesFile(vf.Path)
 		if err != nil {
 			return nil, nil, nil, &ValuesError{File: vf.Path, Err: err}
 		}
@@ -81,19 +77,20 @@ func (r *Renderer) parseValues(data []byte, secret bool) (map[string]any, error)
 	return current, err
 }
 
-// readValues reads a values file of at most Options.MaxValuesSize bytes
-// (no limit when it is not positive): from the repository's file index,
-// where layout already read it, when there is one.
-func (r *Renderer) readValues(p, real string) ([]byte, error) {
+// valuesFile reads a values file of at most Options.MaxValuesSize bytes
+// (no limit when it is not positive) from the repository's file index,
+// where layout read it already.
+func (r *Renderer) valuesFile(p string) ([]byte, error) {
+	real, err := fsutil.Resolve(r.fsys, p)
+	if err != nil {
+		return nil, err
+	}
 	if max := r.opts.MaxValuesSize; max > 0 {
 		if st, err := fs.Stat(r.fsys, real); err == nil && st.Size() > max {
 			return nil, fmt.Errorf("the file has %d bytes, more than the limit of %d (--max-values-size)", st.Size(), max)
 		}
 	}
-	if r.files != nil {
-		return r.files.Get(p).Data()
-	}
-	return fsutil.ReadFile(r.fsys, real, r.opts.MaxValuesSize)
+	return r.files.Get(p).Data()
 }
 
 // decrypts reports whether rendering t decrypts secret values for real.

@@ -90,7 +90,7 @@ func (r *Renderer) validateSingle(values chartutil.Values, schemaJSON []byte) (r
 		}
 	}()
 	sum := sha256.Sum256(schemaJSON)
-	s, err := r.valueSchemas.get(string(sum[:]), func() (*jsonschema.Schema, error) { return r.compileValuesSchema(schemaJSON) })
+	s, err := r.valueSchemas.Get(string(sum[:]), func() (*jsonschema.Schema, error) { return r.compileValuesSchema(schemaJSON) })
 	if err != nil {
 		return err
 	}
@@ -109,7 +109,7 @@ func (r *Renderer) compileValuesSchema(schemaJSON []byte) (*jsonschema.Schema, e
 	if err != nil {
 		return nil, &SchemaError{Line: jsonErrorLine(schemaJSON, err), Err: err}
 	}
-	web := &schemaHTTPLoader{client: &http.Client{Timeout: 15 * time.Second, Transport: r.http.Transport}, offline: r.opts.Offline}
+	web := &schemaHTTPLoader{client: &http.Client{Timeout: 15 * time.Second, Transport: r.chartCfg.HTTP.Transport}, offline: r.opts.Offline}
 	compiler := jsonschema.NewCompiler()
 	compiler.UseLoader(jsonschema.SchemeURLLoader{
 		"file":  jsonschema.FileLoader{},

@@ -1,4 +1,4 @@
-package render
+package charts
 
 import (
 	"path"
@@ -6,9 +6,6 @@ import (
 	"strings"
 	"sync"
 
-	"sigs.k8s.io/yaml"
-
-	"github.com/repotool/repotool/internal/fsutil"
 	"github.com/repotool/repotool/pkg/layout"
 )
 
@@ -17,32 +14,21 @@ import (
 type depGraph struct {
 	mu      sync.Mutex
 	checked map[string]error
-	// chartYAML holds the Chart.yaml files read, for the loader, so that
-	// each is read once.
-	chartYAML map[string][]byte
-}
-
-// takeChartYAML returns (and forgets) the Chart.yaml of dir read by the cycle
-// check, nil when it was not read.
-func (g *depGraph) takeChartYAML(dir string) []byte {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	data := g.chartYAML[dir]
-	delete(g.chartYAML, dir)
-	return data
 }
 
 // dependencyCycle reports a cycle among the file:// dependencies reachable
 // from the chart in dir, before any chart is loaded. The loader finds a
 // cycle in a single target too, but targets load charts concurrently, each
 // chart once: two targets entering a cycle from both ends would wait on
-// each other for ever. The check reads Chart.yaml files only.
-func (r *Renderer) dependencyCycle(dir string) error {
-	g := &r.graph
+// each other for ever. The check reads Chart.yaml files only, through the
+// file index, with the rule layout's inputs follow
+// (layout.ChartFileDependencies).
+func (s *Supply) dependencyCycle(dir string) error {
+	g := &s.graph
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if g.checked == nil {
-		g.checked, g.chartYAML = map[string]error{}, map[string][]byte{}
+		g.checked = map[string]error{}
 	}
 	var visit func(dir string, stack []string) error
 	visit = func(dir string, stack []string) error {
@@ -59,29 +45,11 @@ func (r *Renderer) dependencyCycle(dir string) error {
 		if err, ok := g.checked[dir]; ok {
 			return err
 		}
-		var meta struct {
-			Dependencies []struct {
-				Name       string `json:"name"`
-				Repository string `json:"repository"`
-			} `json:"dependencies"`
-		}
-		real, err := fsutil.Resolve(r.fsys, path.Join(dir, "Chart.yaml"))
-		if err == nil {
-			var data []byte
-			if data, err = fsutil.ReadFile(r.fsys, real, fsutil.DefaultMaxFileSize); err == nil {
-				g.chartYAML[dir] = data
-				err = yaml.Unmarshal(data, &meta)
-			}
-		}
-		if err != nil {
-			return nil // the loader reports a missing or broken chart
-		}
 		stack = append(stack, dir)
-		for _, d := range meta.Dependencies {
-			sub, ok, err := layout.FileDependency(dir, d.Repository)
-			if !ok || err != nil {
-				continue // the loader refuses a path that leaves the repository
-			}
+		// A Chart.yaml that cannot be read adds nothing: the loader
+		// reports it; nor does a path that leaves the repository, which
+		// the loader refuses.
+		for _, sub := range layout.ChartFileDependencies(s.files, dir) {
 			if err := visit(sub, stack); err != nil {
 				g.checked[dir] = err
 				return err

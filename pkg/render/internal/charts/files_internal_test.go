@@ -1,4 +1,4 @@
-package render
+package charts
 
 import (
 	"io/fs"
