@@ -79,7 +79,8 @@ func (b *budget) enter(name string, tpl bool) error {
 		// The first call's stack is not measured: it is the common case,
 		// and one call's template actions cannot overflow the stack.
 		if below = b.stackBelow(); below > maxFrames {
-			return refuse("the templates ran inside each other more than %d Go stack frames deep: does a template run itself with template, tens of thousands deep?", maxFrames)
+			return refuse("the templates ran inside each other more than %d Go stack frames deep: does a template run itself with template, tens of thousands "+
+				"deep?", maxFrames)
 		}
 	}
 	b.calls++

@@ -105,9 +105,14 @@ func limitedFuncs(sprig template.FuncMap) template.FuncMap {
 			return f(count), nil
 		}
 	}
-	// Functions whose result is as large as what they print: their
-	// arguments are measured first (a list holding one large string a
-	// million times prints a million copies of it).
+	addPrinting(fm, sprig)
+	return fm
+}
+
+// addPrinting adds the functions whose result is as large as what they
+// print: their arguments are measured first (a list holding one large
+// string a million times prints a million copies of it).
+func addPrinting(fm, sprig template.FuncMap) {
 	fm["print"] = measuredN(fmt.Sprint)
 	fm["println"] = measuredN(fmt.Sprintln)
 	for _, name := range []string{"cat", "quote", "squote"} {
@@ -148,7 +153,12 @@ func limitedFuncs(sprig template.FuncMap) template.FuncMap {
 		}
 		return strings.ReplaceAll(src, old, new), nil
 	}
-	for name, literal := range map[string]bool{"regexReplaceAll": false, "regexReplaceAllLiteral": true, "mustRegexReplaceAll": false, "mustRegexReplaceAllLiteral": true} {
+	for name, literal := range map[string]bool{
+		"regexReplaceAll":            false,
+		"regexReplaceAllLiteral":     true,
+		"mustRegexReplaceAll":        false,
+		"mustRegexReplaceAllLiteral": true,
+	} {
 		f := sprig[name]
 		fm[name] = func(regex, s, repl string) (string, error) {
 			if err := checkRegexReplace(regex, s, repl, literal); err != nil {
@@ -161,7 +171,6 @@ func limitedFuncs(sprig template.FuncMap) template.FuncMap {
 			return out[0].String(), nil
 		}
 	}
-	return fm
 }
 
 // untilStep is sprig's untilStep, with its length known before it

@@ -18,7 +18,8 @@ func (r *run) nestingFuncs(sprig template.FuncMap) template.FuncMap {
 			return nil
 		}
 		if r.nested++; r.nested > MaxNesting {
-			return limitError(fmt.Sprintf("the templates nested dicts and lists in each other more than %d times; values nested that deep cannot be printed (repotool's limit)", MaxNesting))
+			return limitError(fmt.Sprintf("the templates nested dicts and lists in each other more than %d times; values nested that deep cannot be printed "+
+				"(repotool's limit)", MaxNesting))
 		}
 		return nil
 	}

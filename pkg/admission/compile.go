@@ -121,21 +121,26 @@ type expression struct {
 // compiles them.
 func expressions(p *admissionv1.ValidatingAdmissionPolicy) []expression {
 	var out []expression
+	add := func(field, expr string, accessor cel.ExpressionAccessor, message bool) {
+		out = append(out, expression{field, expr, accessor, message})
+	}
 	for i, v := range p.Spec.Variables {
-		out = append(out, expression{fmt.Sprintf("/spec/variables/%d/expression", i), v.Expression, &validating.Variable{Name: v.Name, Expression: v.Expression}, false})
+		add(fmt.Sprintf("/spec/variables/%d/expression", i), v.Expression, &validating.Variable{Name: v.Name, Expression: v.Expression}, false)
 	}
 	for i := range p.Spec.MatchConditions {
 		m := &p.Spec.MatchConditions[i]
-		out = append(out, expression{fmt.Sprintf("/spec/matchConditions/%d/expression", i), m.Expression, (*matchconditions.MatchCondition)(m), false})
+		add(fmt.Sprintf("/spec/matchConditions/%d/expression", i), m.Expression, (*matchconditions.MatchCondition)(m), false)
 	}
 	for i, v := range p.Spec.Validations {
-		out = append(out, expression{fmt.Sprintf("/spec/validations/%d/expression", i), v.Expression, &validating.ValidationCondition{Expression: v.Expression}, false})
+		add(fmt.Sprintf("/spec/validations/%d/expression", i), v.Expression, &validating.ValidationCondition{Expression: v.Expression}, false)
 		if v.MessageExpression != "" {
-			out = append(out, expression{fmt.Sprintf("/spec/validations/%d/messageExpression", i), v.MessageExpression, &validating.MessageExpressionCondition{MessageExpression: v.MessageExpression}, true})
+			add(fmt.Sprintf("/spec/validations/%d/messageExpression", i), v.MessageExpression,
+				&validating.MessageExpressionCondition{MessageExpression: v.MessageExpression}, true)
 		}
 	}
 	for i, a := range p.Spec.AuditAnnotations {
-		out = append(out, expression{fmt.Sprintf("/spec/auditAnnotations/%d/valueExpression", i), a.ValueExpression, &validating.AuditAnnotationCondition{Key: a.Key, ValueExpression: a.ValueExpression}, false})
+		add(fmt.Sprintf("/spec/auditAnnotations/%d/valueExpression", i), a.ValueExpression,
+			&validating.AuditAnnotationCondition{Key: a.Key, ValueExpression: a.ValueExpression}, false)
 	}
 	return out
 }
@@ -164,7 +169,13 @@ func compileProblems(p *admissionv1.ValidatingAdmissionPolicy, kubeVersion strin
 			res = compiler.Compiler.CompileCELExpression(e.accessor, vars, environment.NewExpressions)
 		}
 		if res.Error != nil {
-			out = append(out, Problem{Field: e.field, Message: fmt.Sprintf("ValidatingAdmissionPolicy %s: %s does not compile: %s", p.Name, pointerToPath(e.field), res.Error.Detail), Fix: "correct the expression; the API server refuses the policy as it is"})
+			out = append(out, Problem{Field: e.field, Message: fmt.Sprintf(
+				"ValidatingAdmissionPolicy %s: %s does not compile: %s",
+				p.Name,
+				pointerToPath(e.field),
+				res.Error.Detail,
+			), Fix: "correct the expression; the API server " +
+				"refuses the policy as it is"})
 		}
 	}
 	return out

@@ -85,18 +85,21 @@ func decodeStrict(content map[string]any, out any) error {
 func decodePolicy(in Input) (*admissionv1.ValidatingAdmissionPolicy, *Problem) {
 	var p admissionv1.ValidatingAdmissionPolicy
 	if err := decodeStrict(in.Content, &p); err != nil {
-		return nil, &Problem{Ref: in.Ref, Message: "the ValidatingAdmissionPolicy cannot be read: " + err.Error(), Fix: "correct it to admissionregistration.k8s.io/v1's schema (kubectl explain validatingadmissionpolicy.spec)"}
+		return nil, &Problem{Ref: in.Ref, Message: "the ValidatingAdmissionPolicy cannot be read: " + err.Error(), Fix: "correct it to " +
+			"admissionregistration.k8s.io/v1's schema (kubectl explain validatingadmissionpolicy.spec)"}
 	}
 	if p.Spec.FailurePolicy == nil {
 		f := admissionv1.Fail
 		p.Spec.FailurePolicy = &f
 	}
 	if p.Spec.MatchConstraints == nil {
-		return nil, &Problem{Ref: in.Ref, Field: "/spec", Message: fmt.Sprintf("ValidatingAdmissionPolicy %s has no spec.matchConstraints, which the API server requires", p.Name), Fix: "give spec.matchConstraints.resourceRules naming the resources the policy checks"}
+		return nil, &Problem{Ref: in.Ref, Field: "/spec", Message: fmt.Sprintf("ValidatingAdmissionPolicy %s has no spec.matchConstraints, which the API "+
+			"server requires", p.Name), Fix: "give spec.matchConstraints.resourceRules naming the resources the policy checks"}
 	}
 	defaultMatchResources(p.Spec.MatchConstraints)
 	if len(p.Spec.Validations) == 0 && len(p.Spec.AuditAnnotations) == 0 {
-		return nil, &Problem{Ref: in.Ref, Field: "/spec", Message: fmt.Sprintf("ValidatingAdmissionPolicy %s has neither validations nor auditAnnotations, which the API server requires", p.Name), Fix: "give spec.validations"}
+		return nil, &Problem{Ref: in.Ref, Field: "/spec", Message: fmt.Sprintf("ValidatingAdmissionPolicy %s has neither validations nor auditAnnotations, "+
+			"which the API server requires", p.Name), Fix: "give spec.validations"}
 	}
 	return &p, nil
 }
@@ -107,7 +110,8 @@ func decodePolicy(in Input) (*admissionv1.ValidatingAdmissionPolicy, *Problem) {
 func decodeBinding(in Input) (*admissionv1.ValidatingAdmissionPolicyBinding, *Problem) {
 	var b admissionv1.ValidatingAdmissionPolicyBinding
 	if err := decodeStrict(in.Content, &b); err != nil {
-		return nil, &Problem{Ref: in.Ref, Message: "the ValidatingAdmissionPolicyBinding cannot be read: " + err.Error(), Fix: "correct it to admissionregistration.k8s.io/v1's schema (kubectl explain validatingadmissionpolicybinding.spec)"}
+		return nil, &Problem{Ref: in.Ref, Message: "the ValidatingAdmissionPolicyBinding cannot be read: " + err.Error(), Fix: "correct it to " +
+			"admissionregistration.k8s.io/v1's schema (kubectl explain validatingadmissionpolicybinding.spec)"}
 	}
 	bad := func(field, msg, fix string) (*admissionv1.ValidatingAdmissionPolicyBinding, *Problem) {
 		return nil, &Problem{Ref: in.Ref, Field: field, Message: fmt.Sprintf("ValidatingAdmissionPolicyBinding %s: %s", b.Name, msg), Fix: fix}
@@ -132,7 +136,8 @@ func decodeBinding(in Input) (*admissionv1.ValidatingAdmissionPolicyBinding, *Pr
 		case r.Name == "" && r.Selector == nil:
 			return bad("/spec/paramRef", "paramRef gives neither name nor selector", "give the param object's name, or a selector")
 		case r.ParameterNotFoundAction == nil:
-			return bad("/spec/paramRef", "paramRef has no parameterNotFoundAction, which the API server requires", "give parameterNotFoundAction: Deny (deny when no param is found) or Allow")
+			return bad("/spec/paramRef", "paramRef has no parameterNotFoundAction, which the API server requires", "give parameterNotFoundAction: Deny (deny "+
+				"when no param is found) or Allow")
 		}
 		if r.Selector != nil {
 			if _, err := metav1.LabelSelectorAsSelector(r.Selector); err != nil {

@@ -198,7 +198,13 @@ func appendConfigError(out []Decision, p *boundPolicy, b *boundBinding, err erro
 	if *p.obj.Spec.FailurePolicy == admissionv1.Ignore {
 		return out
 	}
-	d := Decision{Policy: p.obj.Name, PolicyRef: p.in.Ref, Actions: []admissionv1.ValidationAction{admissionv1.Deny}, Validation: -1, Reason: metav1.StatusReasonInvalid}
+	d := Decision{
+		Policy:     p.obj.Name,
+		PolicyRef:  p.in.Ref,
+		Actions:    []admissionv1.ValidationAction{admissionv1.Deny},
+		Validation: -1,
+		Reason:     metav1.StatusReasonInvalid,
+	}
 	d.Message = fmt.Errorf("failed to configure policy: %w", err).Error()
 	if b != nil {
 		d.Binding, d.BindingRef = b.obj.Name, b.in.Ref

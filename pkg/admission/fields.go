@@ -120,7 +120,19 @@ func (s *Set) failingElements(ctx context.Context, d Decision, content map[strin
 func (s *Set) fails(ctx context.Context, d Decision, content map[string]any) bool {
 	ev := d.eval
 	a := ev.attrs
-	attrs := admission.NewAttributesRecord(&unstructured.Unstructured{Object: content}, nil, a.GetKind(), a.GetNamespace(), a.GetName(), a.GetResource(), "", admission.Create, nil, false, a.GetUserInfo())
+	attrs := admission.NewAttributesRecord(
+		&unstructured.Unstructured{Object: content},
+		nil,
+		a.GetKind(),
+		a.GetNamespace(),
+		a.GetName(),
+		a.GetResource(),
+		"",
+		admission.Create,
+		nil,
+		false,
+		a.GetUserInfo(),
+	)
 	va, err := admission.NewVersionedAttributes(attrs, ev.kind, s.ifaces)
 	if err != nil {
 		return false

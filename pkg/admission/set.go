@@ -97,7 +97,8 @@ func New(policies, bindings []Input, cluster *Cluster, opts Options) (*Set, []Pr
 			continue
 		}
 		if _, dup := byName[p.Name]; dup {
-			problems = append(problems, Problem{Ref: in.Ref, Message: fmt.Sprintf("ValidatingAdmissionPolicy %s is deployed twice to the cluster; the last one applied wins", p.Name), Fix: "keep one"})
+			problems = append(problems, Problem{Ref: in.Ref, Message: fmt.Sprintf("ValidatingAdmissionPolicy %s is deployed twice to the cluster; the last one "+
+				"applied wins", p.Name), Fix: "keep one"})
 			continue
 		}
 		bp := &boundPolicy{in: in, obj: p, c: opts.Compiler.compile(p, opts.KubeVersion)}
@@ -125,7 +126,9 @@ func New(policies, bindings []Input, cluster *Cluster, opts Options) (*Set, []Pr
 		}
 		bp := byName[b.Spec.PolicyName]
 		if bp == nil {
-			problems = append(problems, Problem{Ref: in.Ref, Field: "/spec/policyName", Message: fmt.Sprintf("ValidatingAdmissionPolicyBinding %s binds ValidatingAdmissionPolicy %s, which the cluster does not have", b.Name, b.Spec.PolicyName), Fix: "deploy the policy to this cluster, name it in clusters.<cluster>.admissionPolicies of repotool.yaml, or correct spec.policyName", Missing: true})
+			problems = append(problems, Problem{Ref: in.Ref, Field: "/spec/policyName", Message: fmt.Sprintf("ValidatingAdmissionPolicyBinding %s binds "+
+				"ValidatingAdmissionPolicy %s, which the cluster does not have", b.Name, b.Spec.PolicyName), Fix: "deploy the policy to this cluster, name " +
+				"it in clusters.<cluster>.admissionPolicies of repotool.yaml, or correct spec.policyName", Missing: true})
 			continue
 		}
 		bp.bindings = append(bp.bindings, boundBinding{in, b})
@@ -134,7 +137,8 @@ func New(policies, bindings []Input, cluster *Cluster, opts Options) (*Set, []Pr
 	for _, bp := range s.policies {
 		slices.SortFunc(bp.bindings, func(a, b boundBinding) int { return strings.Compare(a.obj.Name, b.obj.Name) })
 		if bp.c.usesAuthorizer && len(bp.bindings) > 0 {
-			problems = append(problems, Problem{Ref: bp.in.Ref, Message: fmt.Sprintf("ValidatingAdmissionPolicy %s asks the authorizer, which only the cluster can answer: repotool does not evaluate it", bp.obj.Name), Fix: "none needed; the cluster still enforces it", Limit: true})
+			problems = append(problems, Problem{Ref: bp.in.Ref, Message: fmt.Sprintf("ValidatingAdmissionPolicy %s asks the authorizer, which only the cluster "+
+				"can answer: repotool does not evaluate it", bp.obj.Name), Fix: "none needed; the cluster still enforces it", Limit: true})
 		}
 	}
 	return s, problems
@@ -155,7 +159,19 @@ func (s *Set) attributes(o *unstructured.Unstructured) (admission.Attributes, bo
 	if !namespaced {
 		ns = ""
 	}
-	return admission.NewAttributesRecord(o, nil, gvk, ns, o.GetName(), gvk.GroupVersion().WithResource(resource), "", admission.Create, nil, false, s.opts.User), namespaced
+	return admission.NewAttributesRecord(
+		o,
+		nil,
+		gvk,
+		ns,
+		o.GetName(),
+		gvk.GroupVersion().WithResource(resource),
+		"",
+		admission.Create,
+		nil,
+		false,
+		s.opts.User,
+	), namespaced
 }
 
 // MayMatch reports whether an object of kind gvk may match a bound
@@ -182,5 +198,8 @@ func mayMatch(r admissionv1.NamedRuleWithOperations, group, resource string) boo
 	if !slices.Contains(r.Operations, admissionv1.Create) && !slices.Contains(r.Operations, admissionv1.OperationAll) || !has(r.APIGroups, group) {
 		return false
 	}
-	return slices.Contains(r.Resources, resource) || slices.Contains(r.Resources, "*") || slices.Contains(r.Resources, "*/*") || slices.Contains(r.Resources, resource+"/*")
+	return slices.Contains(r.Resources, resource) || slices.Contains(r.Resources, "*") || slices.Contains(r.Resources, "*/*") || slices.Contains(
+		r.Resources,
+		resource+"/*",
+	)
 }

@@ -33,7 +33,12 @@ func (g *generator) application(cl *layout.Cluster, name, ns, project string, ti
 		// The branch repotool hydrate --branch writes: one folder per
 		// Application, named as it is (hydrate.AppPaths). Its refresh
 		// paths are that folder.
-		app.Spec.Source = &ApplicationSource{RepoURL: g.cfg.Git.RepoURL, TargetRevision: g.cfg.ArgoCD.HydratedBranch(cl.Name), Path: name, Directory: &ApplicationSourceDirectory{}}
+		app.Spec.Source = &ApplicationSource{
+			RepoURL:        g.cfg.Git.RepoURL,
+			TargetRevision: g.cfg.ArgoCD.HydratedBranch(cl.Name),
+			Path:           name,
+			Directory:      &ApplicationSourceDirectory{},
+		}
 		paths = "."
 	case config.SourceSourceHydrator:
 		// The plugin renders the dry commit, with the secrets mode

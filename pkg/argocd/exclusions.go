@@ -21,11 +21,34 @@ var CoreExcludedResources = []config.ResourceFilter{
 var DefaultResourceExclusions = []config.ResourceFilter{
 	{APIGroups: []string{"", "discovery.k8s.io"}, Kinds: []string{"Endpoints", "EndpointSlice"}},
 	{APIGroups: []string{"coordination.k8s.io"}, Kinds: []string{"Lease"}},
-	{APIGroups: []string{"authentication.k8s.io", "authorization.k8s.io"}, Kinds: []string{"SelfSubjectReview", "TokenReview", "LocalSubjectAccessReview", "SelfSubjectAccessReview", "SelfSubjectRulesReview", "SubjectAccessReview"}},
+	{
+		APIGroups: []string{"authentication.k8s.io", "authorization.k8s.io"},
+		Kinds: []string{
+			"SelfSubjectReview",
+			"TokenReview",
+			"LocalSubjectAccessReview",
+			"SelfSubjectAccessReview",
+			"SelfSubjectRulesReview",
+			"SubjectAccessReview",
+		},
+	},
 	{APIGroups: []string{"certificates.k8s.io"}, Kinds: []string{"CertificateSigningRequest"}},
 	{APIGroups: []string{"cert-manager.io"}, Kinds: []string{"CertificateRequest"}},
 	{APIGroups: []string{"cilium.io"}, Kinds: []string{"CiliumIdentity", "CiliumEndpoint", "CiliumEndpointSlice"}},
-	{APIGroups: []string{"kyverno.io", "reports.kyverno.io", "wgpolicyk8s.io"}, Kinds: []string{"PolicyReport", "ClusterPolicyReport", "EphemeralReport", "ClusterEphemeralReport", "AdmissionReport", "ClusterAdmissionReport", "BackgroundScanReport", "ClusterBackgroundScanReport", "UpdateRequest"}},
+	{
+		APIGroups: []string{"kyverno.io", "reports.kyverno.io", "wgpolicyk8s.io"},
+		Kinds: []string{
+			"PolicyReport",
+			"ClusterPolicyReport",
+			"EphemeralReport",
+			"ClusterEphemeralReport",
+			"AdmissionReport",
+			"ClusterAdmissionReport",
+			"BackgroundScanReport",
+			"ClusterBackgroundScanReport",
+			"UpdateRequest",
+		},
+	},
 }
 
 // Exclusion says why Argo CD leaves a kind out of a cluster's
@@ -69,7 +92,11 @@ func Excluded(cfg *config.Config, cl *layout.Cluster, group, kind string) (Exclu
 // matchFilter is Argo CD's FilteredResource.Match: groups and clusters by
 // glob, kinds exactly or "*", an empty list matching all.
 func matchFilter(f config.ResourceFilter, group, kind, cluster string) bool {
-	return matchAny(f.APIGroups, group, match) && matchAny(f.Kinds, kind, func(p, s string) bool { return p == "*" || p == s }) && matchAny(f.Clusters, cluster, match)
+	return matchAny(f.APIGroups, group, match) && matchAny(
+		f.Kinds,
+		kind,
+		func(p, s string) bool { return p == "*" || p == s },
+	) && matchAny(f.Clusters, cluster, match)
 }
 
 func matchAny(patterns []string, s string, match func(p, s string) bool) bool {

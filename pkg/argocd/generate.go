@@ -156,7 +156,42 @@ type generator struct {
 }
 
 func (g *generator) cluster(cl *layout.Cluster) ([]File, error) {
-	var clusterNS, appNS []string
+	clusterNS, appNS := g.byTier(cl)
+	names := newClaims(cl.Name)
+	var files []File
+	add := func(obj any, name string) { files = append(files, File{Cluster: cl.Name, Name: name, Object: obj}) }
+	add(g.clusterProject(cl, clusterNS, appNS), "appproject-cluster.yaml")
+	for _, ns := range clusterNS {
+		if err := names.claim("Application", ns, "cluster-tier namespace "+ns); err != nil {
+			return nil, err
+		}
+		add(g.application(cl, ns, ns, string(config.ArgoTierCluster), config.ArgoTierCluster), "application-"+ns+".yaml")
+	}
+	if len(appNS) > 0 {
+		add(g.namespacesProject(cl, appNS), "appproject-namespaces.yaml")
+	}
+	for _, ns := range appNS {
+		if err := names.claim("AppProject", ns, "application namespace "+ns); err != nil {
+			return nil, err
+		}
+		if err := names.claim("Application", ns, "application namespace "+ns); err != nil {
+			return nil, err
+		}
+		if err := names.claim("Application", ns+SecuritySuffix, "the security manifests of "+ns); err != nil {
+			return nil, err
+		}
+		add(g.applicationProject(cl, ns), "appproject-"+ns+".yaml")
+		add(g.application(cl, ns+SecuritySuffix, ns, string(config.ArgoTierNamespaces), config.ArgoTierNamespaces),
+			"application-"+ns+SecuritySuffix+".yaml")
+		add(g.application(cl, ns, ns, ns, config.ArgoTierApplication), "application-"+ns+".yaml")
+	}
+	add(g.root(cl), "root.yaml")
+	return files, nil
+}
+
+// byTier splits a cluster's namespaces into the cluster tier's and the
+// applications'.
+func (g *generator) byTier(cl *layout.Cluster) (clusterNS, appNS []string) {
 	for _, ns := range cl.Namespaces {
 		t, _ := g.repo.Target(cl.Name, ns)
 		if t.Tier == config.TierCluster {
@@ -165,27 +200,40 @@ func (g *generator) cluster(cl *layout.Cluster) ([]File, error) {
 			appNS = append(appNS, ns)
 		}
 	}
-	var files []File
-	names := map[string]string{} // Application or AppProject name -> what claims it
-	claim := func(kind, name, what string) error {
-		key := kind + "/" + name
-		if prev, ok := names[key]; ok {
-			return fmt.Errorf("cluster %s: %s name %q is needed by both %s and %s; rename one of the namespaces", cl.Name, kind, name, prev, what)
-		}
-		names[key] = what
-		return nil
-	}
-	for _, reserved := range []string{string(config.ArgoTierCluster), string(config.ArgoTierNamespaces), "default"} {
-		names["AppProject/"+reserved] = "repotool's " + reserved + " project"
-	}
-	names["Application/"+RootName] = "the root application"
+	return clusterNS, appNS
+}
 
-	add := func(obj any, name string) { files = append(files, File{Cluster: cl.Name, Name: name, Object: obj}) }
-	// The cluster project reaches the cluster-tier namespaces, Argo CD's
-	// own (where the root application puts the generated objects) and the
-	// system namespaces (argocd.systemNamespaces, kube-system by default),
-	// never an application namespace.
-	clusterDests := []ApplicationDestination{}
+// claims are the Application and AppProject names of one cluster, each
+// with what claims it: two namespaces that need one name are an error.
+type claims struct {
+	cluster string
+	names   map[string]string
+}
+
+func newClaims(cluster string) claims {
+	c := claims{cluster: cluster, names: map[string]string{"Application/" + RootName: "the root application"}}
+	for _, reserved := range []string{string(config.ArgoTierCluster), string(config.ArgoTierNamespaces), "default"} {
+		c.names["AppProject/"+reserved] = "repotool's " + reserved + " project"
+	}
+	return c
+}
+
+func (c claims) claim(kind, name, what string) error {
+	key := kind + "/" + name
+	if prev, ok := c.names[key]; ok {
+		return fmt.Errorf("cluster %s: %s name %q is needed by both %s and %s; rename one of the namespaces", c.cluster, kind, name, prev, what)
+	}
+	c.names[key] = what
+	return nil
+}
+
+// clusterProject is the cluster tier's project. It reaches the
+// cluster-tier namespaces, Argo CD's own (where the root application puts
+// the generated objects) and the system namespaces
+// (argocd.systemNamespaces, kube-system by default), never an application
+// namespace.
+func (g *generator) clusterProject(cl *layout.Cluster, clusterNS, appNS []string) *AppProject {
+	dests := []ApplicationDestination{}
 	reach := append(slices.Clone(clusterNS), g.set.Namespace)
 	for _, ns := range g.cfg.ClusterSystemNamespaces() {
 		if !slices.Contains(appNS, ns) {
@@ -193,67 +241,55 @@ func (g *generator) cluster(cl *layout.Cluster) ([]File, error) {
 		}
 	}
 	for _, ns := range slices.Compact(slices.Sorted(slices.Values(reach))) {
-		clusterDests = append(clusterDests, g.dest(cl, ns))
+		dests = append(dests, g.dest(cl, ns))
 	}
 	all := []GroupKind{{Group: "*", Kind: "*"}}
-	add(g.project(cl, projectSpec{
+	return g.project(cl, projectSpec{
 		name:         string(config.ArgoTierCluster),
 		description:  "Cluster-wide platform components of " + cl.Name + ": may create cluster-scoped resources; only the SRE groups may sync.",
-		dests:        clusterDests,
+		dests:        dests,
 		clusterWhite: all,
 		nsWhite:      all,
-	}), "appproject-cluster.yaml")
-	for _, ns := range clusterNS {
-		if err := claim("Application", ns, "cluster-tier namespace "+ns); err != nil {
-			return nil, err
-		}
-		add(g.application(cl, ns, ns, string(config.ArgoTierCluster), config.ArgoTierCluster), "application-"+ns+".yaml")
-	}
-	if len(appNS) > 0 {
-		var dests []ApplicationDestination
-		for _, ns := range appNS {
-			dests = append(dests, g.dest(cl, ns))
-		}
-		var clusterKinds, nsKinds []GroupKind
-		for _, gk := range g.tiers.SecurityKinds() {
-			if g.tiers.clusterScoped[gk.Group+"/"+gk.Kind] {
-				clusterKinds = append(clusterKinds, gk)
-			} else {
-				nsKinds = append(nsKinds, gk)
-			}
-		}
-		add(g.project(cl, projectSpec{
-			name:         string(config.ArgoTierNamespaces),
-			description:  "Security-relevant manifests of " + cl.Name + "'s application namespaces (the Namespace, secrets, ingress, RBAC, network policy, quotas); only the SRE groups may sync.",
-			dests:        dests,
-			clusterWhite: orEmpty(clusterKinds),
-			nsWhite:      nsKinds,
-		}), "appproject-namespaces.yaml")
-	}
+	})
+}
+
+// namespacesProject is the project of the application namespaces'
+// security manifests.
+func (g *generator) namespacesProject(cl *layout.Cluster, appNS []string) *AppProject {
+	var dests []ApplicationDestination
 	for _, ns := range appNS {
-		if err := claim("AppProject", ns, "application namespace "+ns); err != nil {
-			return nil, err
-		}
-		if err := claim("Application", ns, "application namespace "+ns); err != nil {
-			return nil, err
-		}
-		if err := claim("Application", ns+SecuritySuffix, "the security manifests of "+ns); err != nil {
-			return nil, err
-		}
-		add(g.project(cl, projectSpec{
-			name:         ns,
-			description:  "The application's own manifests in namespace " + ns + " on " + cl.Name + ": no cluster-scoped or security kinds; the SRE groups and the owners may sync.",
-			dests:        []ApplicationDestination{g.dest(cl, ns)},
-			clusterWhite: []GroupKind{},
-			nsWhite:      all,
-			nsBlack:      g.tiers.SecurityKinds(),
-			owners:       g.cfg.Namespaces[ns].Owners,
-		}), "appproject-"+ns+".yaml")
-		add(g.application(cl, ns+SecuritySuffix, ns, string(config.ArgoTierNamespaces), config.ArgoTierNamespaces), "application-"+ns+SecuritySuffix+".yaml")
-		add(g.application(cl, ns, ns, ns, config.ArgoTierApplication), "application-"+ns+".yaml")
+		dests = append(dests, g.dest(cl, ns))
 	}
-	add(g.root(cl), "root.yaml")
-	return files, nil
+	var clusterKinds, nsKinds []GroupKind
+	for _, gk := range g.tiers.SecurityKinds() {
+		if g.tiers.clusterScoped[gk.Group+"/"+gk.Kind] {
+			clusterKinds = append(clusterKinds, gk)
+		} else {
+			nsKinds = append(nsKinds, gk)
+		}
+	}
+	return g.project(cl, projectSpec{
+		name: string(config.ArgoTierNamespaces),
+		description: "Security-relevant manifests of " + cl.Name + "'s application namespaces " +
+			"(the Namespace, secrets, ingress, RBAC, network policy, quotas); only the SRE groups may sync.",
+		dests:        dests,
+		clusterWhite: orEmpty(clusterKinds),
+		nsWhite:      nsKinds,
+	})
+}
+
+// applicationProject is an application namespace's own project.
+func (g *generator) applicationProject(cl *layout.Cluster, ns string) *AppProject {
+	return g.project(cl, projectSpec{
+		name: ns,
+		description: "The application's own manifests in namespace " + ns + " on " + cl.Name +
+			": no cluster-scoped or security kinds; the SRE groups and the owners may sync.",
+		dests:        []ApplicationDestination{g.dest(cl, ns)},
+		clusterWhite: []GroupKind{},
+		nsWhite:      []GroupKind{{Group: "*", Kind: "*"}},
+		nsBlack:      g.tiers.SecurityKinds(),
+		owners:       g.cfg.Namespaces[ns].Owners,
+	})
 }
 
 func orEmpty(gks []GroupKind) []GroupKind {

@@ -51,8 +51,12 @@ func PluginInstall(set Settings, image string, exclusions []string) ([]byte, err
 	cm := map[string]any{
 		"apiVersion": "v1",
 		"kind":       "ConfigMap",
-		"metadata":   map[string]any{"name": set.PluginName + "-plugin", "namespace": set.Namespace, "labels": map[string]any{"app.kubernetes.io/managed-by": "repotool"}},
-		"data":       map[string]any{"plugin.yaml": string(pluginYAML)},
+		"metadata": map[string]any{
+			"name":      set.PluginName + "-plugin",
+			"namespace": set.Namespace,
+			"labels":    map[string]any{"app.kubernetes.io/managed-by": "repotool"},
+		},
+		"data": map[string]any{"plugin.yaml": string(pluginYAML)},
 	}
 	sidecar := map[string]any{
 		"name":    set.PluginName,
@@ -106,9 +110,12 @@ func PluginInstall(set Settings, image string, exclusions []string) ([]byte, err
 		}
 		switch i {
 		case 1:
-			out.WriteString("# Strategic-merge patch for argocd-repo-server: kubectl -n " + set.Namespace + " patch deployment argocd-repo-server --patch-file <this document>\n")
+			out.WriteString("# Strategic-merge patch for argocd-repo-server: kubectl -n " + set.Namespace + " patch deployment argocd-repo-server --patch-file " +
+				"<this document>\n")
 		case 2:
-			out.WriteString("# What the repo-server need not send the plugin (docs/argocd.md, \"Large repositories\"): kubectl -n " + set.Namespace + " patch configmap argocd-cmd-params-cm --patch-file <this document>, then kubectl -n " + set.Namespace + " rollout restart deployment argocd-repo-server\n")
+			out.WriteString("# What the repo-server need not send the plugin (docs/argocd.md, \"Large repositories\"): " +
+				"kubectl -n " + set.Namespace + " patch configmap argocd-cmd-params-cm --patch-file <this document>, " +
+				"then kubectl -n " + set.Namespace + " rollout restart deployment argocd-repo-server\n")
 		}
 		out.WriteString("---\n")
 		out.Write(data)

@@ -112,7 +112,8 @@ func (e PluginEnv) Target(repo *layout.Repo) (*layout.Target, error) {
 		cluster, ns = parts[1], parts[2]
 	}
 	if cluster == "" || ns == "" {
-		return nil, fmt.Errorf("cannot tell which target to render: point the Application's source path at %s/<cluster>/<namespace>, or set the plugin env CLUSTER (and NAMESPACE, default the destination namespace); got cluster %q, namespace %q",
+		return nil, fmt.Errorf("cannot tell which target to render: point the Application's source path at %s/<cluster>/<namespace>, or set the plugin env "+
+			"CLUSTER (and NAMESPACE, default the destination namespace); got cluster %q, namespace %q",
 			repo.Config.Layout.ClustersDir, cluster, ns)
 	}
 	t, ok := repo.Target(cluster, ns)

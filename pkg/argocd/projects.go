@@ -35,11 +35,15 @@ func (g *generator) project(cl *layout.Cluster, ps projectSpec) *AppProject {
 			ClusterResourceWhitelist:   ps.clusterWhite,
 			NamespaceResourceWhitelist: ps.nsWhite,
 			NamespaceResourceBlacklist: ps.nsBlack,
-			Roles:                      []ProjectRole{g.role(name, "sre", "Site reliability engineers: may sync every application of the project and read its logs.", g.cfg.ArgoCD.SREGroups, nil)},
+			Roles: []ProjectRole{g.role(name, "sre", "Site reliability engineers: may sync every application of the project and read its "+
+				"logs.", g.cfg.ArgoCD.SREGroups, nil)},
 		},
 	}
 	if len(owners) > 0 {
-		p.Spec.Roles = append(p.Spec.Roles, g.role(name, "owners", "The teams that own the namespace: may sync its application and read its logs.", owners, g.cfg.ArgoCD.OwnerActions))
+		p.Spec.Roles = append(
+			p.Spec.Roles,
+			g.role(name, "owners", "The teams that own the namespace: may sync its application and read its logs.", owners, g.cfg.ArgoCD.OwnerActions),
+		)
 	}
 	for _, w := range g.cfg.ArgoCD.Tiers[tier].SyncWindows {
 		p.Spec.SyncWindows = append(p.Spec.SyncWindows, SyncWindow(w))

@@ -171,7 +171,13 @@ func (t *Tiers) Split(target layout.Target, stream []byte, objects []manifest.Ob
 		return stream, nil
 	}
 	if tier == config.ArgoTierCluster {
-		return nil, fmt.Errorf("%s is an application namespace: render it with tier %s or %s, not %s", target.Name(), config.ArgoTierNamespaces, config.ArgoTierApplication, tier)
+		return nil, fmt.Errorf(
+			"%s is an application namespace: render it with tier %s or %s, not %s",
+			target.Name(),
+			config.ArgoTierNamespaces,
+			config.ArgoTierApplication,
+			tier,
+		)
 	}
 	var out []byte
 	hasNamespace := false

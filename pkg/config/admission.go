@@ -88,7 +88,8 @@ func validateAdmission(file string, root *yaml.Node, cfg *Config) error {
 	for _, name := range slices.Sorted(maps.Keys(cfg.Clusters)) {
 		for _, p := range cfg.Clusters[name].AdmissionPolicies {
 			if p.Path == "" || path.IsAbs(p.Path) || !fs.ValidPath(path.Clean(p.Path)) {
-				return &Error{File: file, Line: p.Line, Message: fmt.Sprintf("clusters.%s.admissionPolicies: %q is not a path inside the repository: give it relative to the repository's root, with slashes", name, p.Path)}
+				return &Error{File: file, Line: p.Line, Message: fmt.Sprintf("clusters.%s.admissionPolicies: %q is not a path inside the repository: give it "+
+					"relative to the repository's root, with slashes", name, p.Path)}
 			}
 		}
 	}

@@ -63,11 +63,7 @@ type ArgoCDConfig struct {
 	// Argo CD's code always excludes (argocd.CoreExcludedResources).
 	ResourceExclusions []ResourceFilter `yaml:"resourceExclusions" json:"resourceExclusions,omitempty"`
 	// Source is where the generated Applications get their manifests:
-	// "plugin" (the default: the repotool Config Management Plugin
-	// renders them), "hydrated" (a directory source on the branch
-	// repotool hydrate --branch writes) or "source-hydrator" (Argo CD's
-	// Source Hydrator, with the plugin as its dry source). See
-	// docs/hydrate.md.
+	// "plugin" (default), "hydrated" or "source-hydrator" (docs/hydrate.md).
 	Source string `yaml:"source" json:"source,omitempty"`
 	// IgnoreDifferences go into every generated Application's
 	// spec.ignoreDifferences (namespaces.<ns>.ignoreDifferences add to
@@ -223,11 +219,22 @@ func validateArgoCD(file string, root *yaml.Node, cfg *Config) error {
 		switch name {
 		case ArgoTierCluster, ArgoTierNamespaces, ArgoTierApplication:
 		default:
-			return bad(fmt.Sprintf("argocd.tiers: %q is not a tier; use %s, %s or %s", name, ArgoTierCluster, ArgoTierNamespaces, ArgoTierApplication), "argocd", "tiers", string(name))
+			return bad(
+				fmt.Sprintf("argocd.tiers: %q is not a tier; use %s, %s or %s", name, ArgoTierCluster, ArgoTierNamespaces, ArgoTierApplication),
+				"argocd",
+				"tiers",
+				string(name),
+			)
 		}
 		for i, w := range a.Tiers[name].SyncWindows {
 			if w.Kind != "allow" && w.Kind != "deny" || w.Schedule == "" || w.Duration == "" {
-				return bad(fmt.Sprintf("argocd.tiers.%s.syncWindows[%d]: kind (allow or deny), schedule and duration are required", name, i), "argocd", "tiers", string(name), "syncWindows")
+				return bad(
+					fmt.Sprintf("argocd.tiers.%s.syncWindows[%d]: kind (allow or deny), schedule and duration are required", name, i),
+					"argocd",
+					"tiers",
+					string(name),
+					"syncWindows",
+				)
 			}
 		}
 		if err := checkSyncOptions(a.Tiers[name].SyncOptions); err != nil {
@@ -243,7 +250,15 @@ func validateArgoCD(file string, root *yaml.Node, cfg *Config) error {
 	}
 	for _, act := range a.OwnerActions {
 		if !OwnerActionRE.MatchString(act) {
-			return bad(fmt.Sprintf("argocd.ownerActions: %q is not an action on an application's resources: use update/<group>/<kind>/<namespace>/<name> or delete/... with * globs (\"delete/*/Pod/*/*\"), or action/<group>/<kind>/<action>", act), "argocd", "ownerActions")
+			return bad(
+				fmt.Sprintf(
+					"argocd.ownerActions: %q is not an action on an application's resources: use update/<group>/<kind>/<namespace>/<name> or delete/... with * globs "+
+						"(\"delete/*/Pod/*/*\"), or action/<group>/<kind>/<action>",
+					act,
+				),
+				"argocd",
+				"ownerActions",
+			)
 		}
 	}
 	for _, name := range slices.Sorted(maps.Keys(cfg.Namespaces)) {

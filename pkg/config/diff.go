@@ -60,7 +60,8 @@ func validateDiff(file string, root *yaml.Node, cfg *Config) error {
 			return &Error{File: file, Line: at("object"), Message: "diff.ignore: " + err.Error()}
 		}
 		if len(d.Pointers)+len(d.Patterns) == 0 {
-			return &Error{File: file, Line: at("object"), Message: "diff.ignore: give the fields to ignore, as pointers (/spec/replicas) or patterns (regular expressions over the fields' JSON pointers)"}
+			return &Error{File: file, Line: at("object"), Message: "diff.ignore: give the fields to ignore, as pointers (/spec/replicas) or patterns (regular " +
+				"expressions over the fields' JSON pointers)"}
 		}
 		for _, p := range d.Pointers {
 			if !strings.HasPrefix(p, "/") {

@@ -68,7 +68,11 @@ func validateHydrate(file string, root *yaml.Node, cfg *Config) error {
 		if v == "" || slices.Contains(HydrateSecretsModes, v) {
 			return nil
 		}
-		return &Error{File: file, Line: yamlpos.Line(root, 1, at...), Message: fmt.Sprintf("%q is not a secrets mode of hydrate: use %s", v, strings.Join(HydrateSecretsModes, ", "))}
+		return &Error{
+			File:    file,
+			Line:    yamlpos.Line(root, 1, at...),
+			Message: fmt.Sprintf("%q is not a secrets mode of hydrate: use %s", v, strings.Join(HydrateSecretsModes, ", ")),
+		}
 	}
 	if err := check(cfg.Hydrate.Secrets, "hydrate", "secrets"); err != nil {
 		return err

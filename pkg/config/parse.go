@@ -47,7 +47,8 @@ func Parse(file string, data []byte) (Config, *yaml.Node, error) {
 		return cfg, &root, nil
 	}
 	if root.Content[0].Kind != yaml.MappingNode {
-		return cfg, nil, &Error{File: file, Line: root.Content[0].Line, Message: "the file must be a mapping of settings (git, defaults, clusters, namespaces, layout)"}
+		return cfg, nil, &Error{File: file, Line: root.Content[0].Line, Message: "the file must be a mapping of settings (git, defaults, clusters, " +
+			"namespaces, layout)"}
 	}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
@@ -80,7 +81,17 @@ func typeErrorWords(msg string) string {
 	if m == nil {
 		return msg
 	}
-	found := map[string]string{"seq": "a list", "map": "a mapping", "str": "a string", "int": "a number", "float": "a number", "bool": "true or false", "null": "nothing", "binary": "binary data", "timestamp": "a date"}[m[1]]
+	found := map[string]string{
+		"seq":       "a list",
+		"map":       "a mapping",
+		"str":       "a string",
+		"int":       "a number",
+		"float":     "a number",
+		"bool":      "true or false",
+		"null":      "nothing",
+		"binary":    "binary data",
+		"timestamp": "a date",
+	}[m[1]]
 	want := "a different type"
 	switch t := m[2]; {
 	case strings.HasPrefix(t, "map["):

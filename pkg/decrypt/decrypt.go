@@ -167,7 +167,10 @@ func sopsError(file string, err error) *Error {
 	detail = strings.Join(strings.Fields(stripANSI(detail)), " ")
 	e := &Error{File: file, Detail: detail}
 	switch d := strings.ToLower(detail); {
-	case strings.Contains(d, "sops metadata not found"), strings.Contains(d, "error unmarshalling input yaml"), strings.Contains(d, "error unmarshaling input yaml"):
+	case strings.Contains(d, "sops metadata not found"), strings.Contains(
+		d,
+		"error unmarshalling input yaml",
+	), strings.Contains(d, "error unmarshaling input yaml"):
 		return NotEncrypted(file)
 	case strings.Contains(d, "failed to verify data integrity"), strings.Contains(d, "mac mismatch"), strings.Contains(d, "failed to decrypt original mac"):
 		e.Reason = "the file was changed after it was encrypted (its MAC does not match)"
@@ -177,7 +180,8 @@ func sopsError(file string, err error) *Error {
 		e.Hint = "restore it from a trusted revision, or re-create it with `sops edit`"
 	case strings.Contains(d, "identity did not match"), strings.Contains(d, "incorrect identity"), strings.Contains(d, "no identity matched"):
 		e.Reason = reasonOtherRecip + ")"
-		e.Hint = "use a key the file is encrypted for (SOPS_AGE_KEY_FILE, SOPS_AGE_KEY, GnuPG or cloud KMS credentials), or re-encrypt it for yours with `sops updatekeys`"
+		e.Hint = "use a key the file is encrypted for (SOPS_AGE_KEY_FILE, SOPS_AGE_KEY, GnuPG or cloud KMS credentials), or re-encrypt it for yours with " +
+			"`sops updatekeys`"
 	case strings.Contains(d, "failed to load age identities"), strings.Contains(d, "data key"), strings.Contains(d, "successful groups"):
 		e.Reason = reasonNoKey
 		e.Hint = "provide a key the file is encrypted for: set SOPS_AGE_KEY_FILE or SOPS_AGE_KEY for age, or the GnuPG/KMS credentials its recipients need"

@@ -85,9 +85,11 @@ func creationRule(sopsConfig []byte, path string) (*sopsconfig.Config, error) {
 	rule, err := sopsconfig.LoadCreationRuleForFile(f.Name(), path, nil)
 	switch {
 	case err != nil:
-		return nil, fmt.Errorf(".sops.yaml has no creation rule for %s (%v): add one whose path_regex matches it, with the recipients that decrypt it in the cluster", path, err)
+		return nil, fmt.Errorf(".sops.yaml has no creation rule for %s (%v): add one whose path_regex matches it, with the recipients that decrypt it in the "+
+			"cluster", path, err)
 	case rule == nil || len(rule.KeyGroups) == 0:
-		return nil, fmt.Errorf(".sops.yaml has no creation rule with recipients for %s: add one whose path_regex matches it, with the recipients that decrypt it in the cluster", path)
+		return nil, fmt.Errorf(".sops.yaml has no creation rule with recipients for %s: add one whose path_regex matches it, with the recipients that "+
+			"decrypt it in the cluster", path)
 	}
 	return rule, nil
 }

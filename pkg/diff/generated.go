@@ -109,8 +109,10 @@ func compareGenerated(base, head *layout.Repo, clusters []string) ([]change.Chan
 			c.Action = "added"
 		case !inHead:
 			c.Action = "removed"
-			if app, ok := bf.Object.(*argocd.Application); ok && app.Spec.SyncPolicy != nil && app.Spec.SyncPolicy.Automated != nil && app.Spec.SyncPolicy.Automated.Prune {
-				warnings = append(warnings, fmt.Sprintf("Application %s (cluster %s) is removed and syncs with automated prune: when the root application syncs, Argo CD deletes every resource it deployed", app.Metadata.Name, path.Dir(p)))
+			if app, ok := bf.Object.(*argocd.Application); ok && app.Spec.SyncPolicy != nil &&
+				app.Spec.SyncPolicy.Automated != nil && app.Spec.SyncPolicy.Automated.Prune {
+				warnings = append(warnings, fmt.Sprintf("Application %s (cluster %s) is removed and syncs with automated prune: when the root application syncs, "+
+					"Argo CD deletes every resource it deployed", app.Metadata.Name, path.Dir(p)))
 			}
 		}
 		out = append(out, c)

@@ -66,13 +66,17 @@ func CompareHelm(ctx context.Context, repo *layout.Repo, targets []layout.Target
 func helmCause(t *layout.Target, c *change.Change, multi []string) string {
 	var causes []string
 	if kv := t.KubeVersion; strings.ContainsAny(strings.TrimPrefix(kv, "v"), "-+") && strings.Contains(c.Diff, kv) {
-		causes = append(causes, fmt.Sprintf("the cluster's kubeVersion %s has a vendor suffix, which Helm 4 keeps in .Capabilities.KubeVersion.Version (Helm 3 prints the version without it)", kv))
+		causes = append(causes, fmt.Sprintf("the cluster's kubeVersion %s has a vendor suffix, which Helm 4 keeps in .Capabilities.KubeVersion.Version (Helm "+
+			"3 prints the version without it)", kv))
 	}
 	if strings.Contains(c.Diff, "v3.22") || strings.Contains(c.Diff, "v4.3") {
 		causes = append(causes, ".Capabilities.HelmVersion: v3.22 under Helm 3, v4.3 under Helm 4")
 	}
 	if len(multi) > 0 {
-		causes = append(causes, fmt.Sprintf("values files of several YAML documents, which Helm 4 merges and Helm 3 reads the first of: %s", strings.Join(multi, ", ")))
+		causes = append(
+			causes,
+			fmt.Sprintf("values files of several YAML documents, which Helm 4 merges and Helm 3 reads the first of: %s", strings.Join(multi, ", ")),
+		)
 	}
 	return strings.Join(causes, "; ")
 }
@@ -122,5 +126,9 @@ func orderWarning(name string, a, b *render.Result) string {
 	if !slices.Equal(sa, sb) {
 		return "" // objects added or removed: shown as changes
 	}
-	return fmt.Sprintf("%s: Helm 4 renders the objects in another order, which is the order a sync applies them in (Helm 4 sorts webhook configurations right after APIService, before the kinds it does not know)", name)
+	return fmt.Sprintf(
+		"%s: Helm 4 renders the objects in another order, which is the order a sync applies them in (Helm 4 sorts webhook configurations right after "+
+			"APIService, before the kinds it does not know)",
+		name,
+	)
 }

@@ -35,8 +35,16 @@ type ignoreRule struct {
 // changed (Helm's idiom to roll pods when a ConfigMap changes: the
 // ConfigMap's own change is shown).
 var defaultIgnores = []ignoreRule{
-	{reason: "a webhook's caBundle", object: globs("admissionregistration.k8s.io", "*WebhookConfiguration"), patterns: res(`^/webhooks/\d+/clientConfig/caBundle$`)},
-	{reason: "a webhook's caBundle", object: globs("apiextensions.k8s.io", "CustomResourceDefinition"), pointers: []string{"/spec/conversion/webhook/clientConfig/caBundle"}},
+	{
+		reason:   "a webhook's caBundle",
+		object:   globs("admissionregistration.k8s.io", "*WebhookConfiguration"),
+		patterns: res(`^/webhooks/\d+/clientConfig/caBundle$`),
+	},
+	{
+		reason:   "a webhook's caBundle",
+		object:   globs("apiextensions.k8s.io", "CustomResourceDefinition"),
+		pointers: []string{"/spec/conversion/webhook/clientConfig/caBundle"},
+	},
 	{reason: "a webhook's caBundle", object: globs("apiregistration.k8s.io", "APIService"), pointers: []string{"/spec/caBundle"}},
 	{reason: "checksum/ annotations", patterns: res(`^(/spec/template|/spec/jobTemplate/spec/template)?/metadata/annotations/checksum~1`), alone: true},
 }

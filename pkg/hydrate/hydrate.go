@@ -283,7 +283,10 @@ func (e *SecretError) Error() string {
 	}
 	if len(e.Secrets) > 0 {
 		fmt.Fprintf(&b, "the rendering holds %s, which hydrate never writes in plain text (secrets mode refuse); "+
-			"write it encrypted with --secrets sops, or keep secret values out of Git with an ExternalSecret (External Secrets Operator) in its place", strings.Join(e.Secrets, ", "))
+			"write it encrypted with --secrets sops, or keep secret values out of Git with an ExternalSecret (External Secrets Operator) in its place", strings.Join(
+			e.Secrets,
+			", ",
+		))
 	}
 	return b.String()
 }

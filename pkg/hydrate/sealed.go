@@ -238,7 +238,8 @@ func toSecret(o *manifest.Object, namespace string) (*corev1.Secret, error) {
 	}
 	for _, a := range []string{ssv1.SealedSecretClusterWideAnnotation, ssv1.SealedSecretNamespaceWideAnnotation} {
 		if secret.Annotations[a] == "true" {
-			return nil, fmt.Errorf("the Secret asks for a wider scope than strict (annotation %s), and hydrate seals with strict scope only, bound to the Secret's name and namespace: remove the annotation", a)
+			return nil, fmt.Errorf("the Secret asks for a wider scope than strict (annotation %s), and hydrate seals with strict scope only, bound to the "+
+				"Secret's name and namespace: remove the annotation", a)
 		}
 	}
 	return &secret, nil

@@ -36,7 +36,11 @@ type sopsWriter struct {
 func newSOPSWriter(repo *layout.Repo, opts Options) (*sopsWriter, error) {
 	config, err := repo.Files.Get(sopsConfigFile).Data()
 	if err != nil {
-		return nil, fmt.Errorf("--secrets sops encrypts Secrets for the recipients of the repository's %s creation rules, and it cannot be read: %w", sopsConfigFile, err)
+		return nil, fmt.Errorf(
+			"--secrets sops encrypts Secrets for the recipients of the repository's %s creation rules, and it cannot be read: %w",
+			sopsConfigFile,
+			err,
+		)
 	}
 	return &sopsWriter{config: config, previous: opts.Previous, dec: cmpDecrypter(opts.Decrypter)}, nil
 }

@@ -118,7 +118,8 @@ func checkValuesYAML(file *File, secret, helm4 bool) (msg string, line int, hint
 	case len(docs) == 0:
 		return "", 0, ""
 	case helm4 && secret && len(docs) > 1:
-		return "a secret values file of several YAML documents, which Helm 4 would merge: repotool decrypts one document per file (SOPS keeps one set of metadata)", docs[1].Line,
+		return "a secret values file of several YAML documents, which Helm 4 would merge: repotool decrypts one document per file (SOPS keeps one set of " +
+				"metadata)", docs[1].Line,
 			"split it into one encrypted values file per document"
 	}
 	read := docs[:1]
@@ -214,7 +215,8 @@ func (l *loader) checkName(e entry, what string) {
 		fix += " to " + s
 	}
 	l.diag(SeverityError, CodeNameInvalid, e.path, 0,
-		fmt.Sprintf("%q is not a valid %s name: it must be a DNS label (lower-case letters, digits and '-', at most 63, starting and ending with a letter or digit)", e.name, what),
+		fmt.Sprintf("%q is not a valid %s name: it must be a DNS label (lower-case letters, digits and '-', at most 63, starting and ending with a letter or "+
+			"digit)", e.name, what),
 		fix+" (and any repotool.yaml entry that names it)")
 }
 

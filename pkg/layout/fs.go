@@ -109,7 +109,8 @@ func (l *loader) checkTree(dir string) error {
 	case l.ctx.Err() != nil:
 		return err
 	case errors.Is(err, fsutil.ErrTooManyEntries):
-		l.diag(SeverityError, CodeTooLarge, dir, 0, "the folder has "+err.Error(), "remove the links that repeat folders, or move what the chart does not need out of it")
+		l.diag(SeverityError, CodeTooLarge, dir, 0, "the folder has "+err.Error(), "remove the links that repeat folders, or move what the chart does not "+
+			"need out of it")
 	default:
 		l.diag(SeverityError, CodeUnreadable, dir, 0, "cannot read the folder: "+err.Error(), "check the folder's permissions")
 	}

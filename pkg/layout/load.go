@@ -39,14 +39,9 @@ type Options struct {
 	// another than the layout was loaded with can fail a values file the
 	// layout passed.
 	Helm string
-	// Only, when set, loads one target of the repository and what it
-	// needs: the configuration, its namespace folder (chart, common
-	// values) and its cluster folder; no other namespace or cluster is
-	// read. The checks of the target's files are the same; the
-	// repository-wide ones (a namespace no cluster deploys, configuration
-	// for a missing folder) are left to a full load (repotool lint). For
-	// render -c -n and the Argo CD plugin, which renders one target per
-	// call in repositories of thousands.
+	// Only, when set, loads one target and what it needs (the
+	// configuration, its namespace and cluster folders), without the
+	// repository-wide checks.
 	Only *TargetRef
 }
 
@@ -83,7 +78,13 @@ func LoadDir(ctx context.Context, dir string, opts Options) (*Repo, error) {
 // repository cannot be read at all, the context ends, or repotool.yaml is
 // invalid (a *config.Error).
 func Load(ctx context.Context, fsys fs.FS, opts Options) (*Repo, error) {
-	l := &loader{ctx: ctx, fsys: fsys, repo: &Repo{FS: fsys, Files: NewFiles(fsys), inputs: &inputCache{}}, maxValues: cmp.Or(opts.MaxValuesSize, DefaultMaxValuesSize), only: opts.Only}
+	l := &loader{
+		ctx:       ctx,
+		fsys:      fsys,
+		repo:      &Repo{FS: fsys, Files: NewFiles(fsys), inputs: &inputCache{}},
+		maxValues: cmp.Or(opts.MaxValuesSize, DefaultMaxValuesSize),
+		only:      opts.Only,
+	}
 	switch {
 	case l.maxValues < 0:
 		l.repo.Files.limit = 0 // no limit on values files: none on the files they are read from

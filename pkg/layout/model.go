@@ -79,11 +79,8 @@ type Target struct {
 	// cluster plain, cluster secret; each class in lexical order.
 	Values []ValueFile `json:"values"`
 	// Errors are the layout's error diagnostics about the target's own
-	// files: its cluster folder, its namespace folder (chart, common
-	// values) and its values files. A target with errors is declared by
-	// the repository but cannot be loaded as it is: every command fails it
-	// (render, lint) or refuses to act on the repository (generate),
-	// instead of leaving it out.
+	// files (cluster and namespace folders, values files): every command
+	// fails such a target, never leaves it out.
 	Errors []Diagnostic `json:"errors,omitempty"`
 }
 

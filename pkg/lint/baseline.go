@@ -57,7 +57,13 @@ func ReadBaseline(name string, r io.Reader) (*Baseline, error) {
 		return nil, fmt.Errorf("%s: not a repotool baseline (%v); write one with `repotool lint --write-baseline %s`", name, err, name)
 	}
 	if b.Version != BaselineVersion {
-		return nil, fmt.Errorf("%s: baseline version %d, this repotool reads version %d; write it again with `repotool lint --write-baseline %s`", name, b.Version, BaselineVersion, name)
+		return nil, fmt.Errorf(
+			"%s: baseline version %d, this repotool reads version %d; write it again with `repotool lint --write-baseline %s`",
+			name,
+			b.Version,
+			BaselineVersion,
+			name,
+		)
 	}
 	return &b, nil
 }

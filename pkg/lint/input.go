@@ -20,8 +20,10 @@ import (
 
 // input is what rules check: the repository, every target's rendering, the
 // Kubernetes manifests in repository files, and the CRDs the repository
-// installs.
+// installs; then what the run was asked, and what the rules share while they
+// run. buildInput fills it whole.
 type input struct {
+	// The facts.
 	Repo *layout.Repo
 	// Results holds one rendering per target, in target order. A target
 	// that failed has Err set (and the render rule reports it).
@@ -40,19 +42,23 @@ type input struct {
 	// unread are the files lint's scans could not read (not regular
 	// files, over the file index's limit, links that lead nowhere), by
 	// path: the layout rule reports them, the scans pass them by.
-	unread              map[string]error
-	renderOpts          render.Options
-	schemaDir           string
+	unread map[string]error
+	// compacted are the facts of the rendered objects whose parsed
+	// content Lint let go (see compact.go); nil from Check.
+	compacted compacted
+
+	// What the run was asked.
+	renderOpts render.Options
+	schemaDir  string
+	// evidence renders again for the rules that decide by rendering.
+	evidence *evidence
+
+	// What the rules share while they run.
 	sup                 *suppressor
 	suppressionFindings []Finding
 	// views are the clusters as the cross-object rules see them (see
 	// clusterViews), computed once.
 	views []*clusterView
-	// compacted are the facts of the rendered objects whose parsed
-	// content Lint let go (see compact.go); nil from Check.
-	compacted compacted
-	// evidence renders again for the rules that decide by rendering.
-	evidence *evidence
 	// lines memoizes objectLine: every copy of a chart's object (one per
 	// cluster) has the same line in the same template.
 	linesMu sync.Mutex
@@ -112,9 +118,11 @@ func str(n *yaml.Node, keys ...string) string {
 	return v.Value
 }
 
-// buildInput assembles the rules' input.
-func buildInput(repo *layout.Repo, results []*render.Result) *input {
-	in := &input{Repo: repo, Results: results, files: repo.Files}
+// buildInput assembles the rules' input for a run with opts; facts and ev
+// are Lint's (nil from Check).
+func buildInput(repo *layout.Repo, results []*render.Result, opts Options, facts compacted, ev *evidence) *input {
+	in := &input{Repo: repo, Results: results, files: repo.Files, compacted: facts,
+		renderOpts: opts.Render, schemaDir: opts.SchemaDir, evidence: ev}
 	if in.files == nil {
 		in.files = layout.NewFiles(repo.FS) // a Repo not made by layout.Load
 	}
@@ -122,6 +130,7 @@ func buildInput(repo *layout.Repo, results []*render.Result) *input {
 	in.scanRaw()
 	in.loadSops()
 	in.collectCRDs()
+	in.sup = in.loadSuppressions(func(f Finding) { in.suppressionFindings = append(in.suppressionFindings, f) })
 	return in
 }
 
@@ -190,7 +199,8 @@ func (in *input) scanRaw() {
 	}
 	for _, p := range in.filesWithExt(manifestExts...) {
 		switch path.Base(p) {
-		case "Chart.yaml", "Chart.lock", "values.yaml", "values.yml", "values.schema.json", config.FileName, ".sops.yaml", ".pre-commit-config.yaml", ".pre-commit-hooks.yaml", "action.yml", "action.yaml":
+		case "Chart.yaml", "Chart.lock", "values.yaml", "values.yml", "values.schema.json", config.FileName,
+			".sops.yaml", ".pre-commit-config.yaml", ".pre-commit-hooks.yaml", "action.yml", "action.yaml":
 			continue
 		}
 		if skip[p] || in.inChartTemplates(p) {

@@ -34,13 +34,9 @@ type Options struct {
 	// folders and plain files are seen by every shard).
 	Shard layout.Shard
 	// Targets, when not nil, limits the run to the named targets
-	// ("cluster/namespace"), such as those a change affects (repotool lint
-	// --changed-since): only they are rendered, findings about other
-	// targets are left out, and findings about no target (the
-	// repository-wide checks: files, layout, configuration) are kept. An
-	// empty, non-nil list renders nothing and runs the repository-wide
-	// checks only. Names that are not targets are ignored (a target the
-	// change removed).
+	// ("cluster/namespace"; other names are ignored): only they are
+	// rendered and reported on, with the repository-wide findings; an
+	// empty, non-nil list renders nothing.
 	Targets []string
 }
 
@@ -178,13 +174,8 @@ type evidence struct {
 
 // check is Check, for renderings compact let go of content in.
 func check(repo *layout.Repo, results []*render.Result, opts Options, facts compacted, ev *evidence) *Result {
-	in := buildInput(repo, results)
-	in.compacted = facts
-	in.evidence = ev
-	in.renderOpts = opts.Render
-	in.schemaDir = opts.SchemaDir
+	in := buildInput(repo, results, opts, facts, ev)
 	var all []Finding
-	in.sup = in.loadSuppressions(func(f Finding) { in.suppressionFindings = append(in.suppressionFindings, f) })
 	for _, r := range registry {
 		override := repo.Config.Lint.Rules[r.ID].Severity
 		if r == ruleInvalidSuppression {

@@ -20,11 +20,29 @@ import (
 
 var ruleAdmissionPolicy = &Rule{
 	Rule: finding.Rule{
-		ID:          "admission-policy",
-		Summary:     "An object the repository deploys would be denied (or warned about, or audited) by a ValidatingAdmissionPolicy of its cluster, or a policy or binding the cluster would refuse.",
-		Remediation: "Change the value the finding points at so that the object passes the policy, or change the policy; for a policy, binding or param problem, follow the finding's fix.",
-		Severity:    SeverityError,
-		Description: "For each cluster, repotool collects the ValidatingAdmissionPolicies and bindings (admissionregistration.k8s.io/v1) that the repository deploys to it, from the renderings of every tier, and those repotool.yaml names in `clusters.<cluster>.admissionPolicies` (files or folders, for policies deployed some other way, with their params). It then puts every object the repository deploys to the cluster to them as the API server puts a CREATE by Argo CD's application controller, with Kubernetes' own code (k8s.io/apiserver): the CEL environment and cost limits, matchConstraints (rules with wildcards, excludeResourceRules, matchPolicy, namespaceSelector, objectSelector), the binding's matchResources, paramKind and paramRef (params among the cluster's objects), matchConditions, variables, validations with message, messageExpression and reason, and failurePolicy. Namespace selectors see the labels of the Namespace objects the repository deploys, the label the API server sets on every namespace, the labels repotool's own Namespace objects carry, and `namespaces.<ns>.labels` of repotool.yaml. A binding's Deny is an error, Warn a warning, Audit an info. The finding is placed at the values file line that set the field the failing expression reads when it can be traced, else at the template. For an object that carries secret values, a messageExpression's output is not shown (it could quote a value): the validation's message is. A policy whose expression does not compile for the cluster's Kubernetes version, a binding of a policy the cluster does not have, a paramRef that selects nothing under parameterNotFoundAction Deny, and a policy or binding that cannot be read are reported at that object. Objects are evaluated as the API server decodes them, with its defaults for the fields policies read most (a workload's replicas, the pod's restartPolicy, dnsPolicy, schedulerName and grace period, a container's imagePullPolicy, termination message and port protocols, a Service's type and port protocols); its other defaults are not applied, so an expression that reads another field a chart leaves out should test it with has().",
+		ID: "admission-policy",
+		Summary: "An object the repository deploys would be denied (or warned about, or audited) by a ValidatingAdmissionPolicy of its cluster, or a " +
+			"policy or binding the cluster would refuse.",
+		Remediation: "Change the value the finding points at so that the object passes the policy, or change the policy; for a policy, binding or param " +
+			"problem, follow the finding's fix.",
+		Severity: SeverityError,
+		Description: "For each cluster, repotool collects the ValidatingAdmissionPolicies and bindings (admissionregistration.k8s.io/v1) that the repository " +
+			"deploys to it, from the renderings of every tier, and those repotool.yaml names in `clusters.<cluster>.admissionPolicies` (files or " +
+			"folders, for policies deployed some other way, with their params). It then puts every object the repository deploys to the cluster to " +
+			"them as the API server puts a CREATE by Argo CD's application controller, with Kubernetes' own code (k8s.io/apiserver): the CEL " +
+			"environment and cost limits, matchConstraints (rules with wildcards, excludeResourceRules, matchPolicy, namespaceSelector, " +
+			"objectSelector), the binding's matchResources, paramKind and paramRef (params among the cluster's objects), matchConditions, " +
+			"variables, validations with message, messageExpression and reason, and failurePolicy. Namespace selectors see the labels of the " +
+			"Namespace objects the repository deploys, the label the API server sets on every namespace, the labels repotool's own Namespace " +
+			"objects carry, and `namespaces.<ns>.labels` of repotool.yaml. A binding's Deny is an error, Warn a warning, Audit an info. The " +
+			"finding is placed at the values file line that set the field the failing expression reads when it can be traced, else at the " +
+			"template. For an object that carries secret values, a messageExpression's output is not shown (it could quote a value): the " +
+			"validation's message is. A policy whose expression does not compile for the cluster's Kubernetes version, a binding of a policy the " +
+			"cluster does not have, a paramRef that selects nothing under parameterNotFoundAction Deny, and a policy or binding that cannot be " +
+			"read are reported at that object. Objects are evaluated as the API server decodes them, with its defaults for the fields policies " +
+			"read most (a workload's replicas, the pod's restartPolicy, dnsPolicy, schedulerName and grace period, a container's imagePullPolicy, " +
+			"termination message and port protocols, a Service's type and port protocols); its other defaults are not applied, so an expression " +
+			"that reads another field a chart leaves out should test it with has().",
 		Bad: finding.Example{File: "clusters/prod/shop/prod-values-shop.yaml", Content: `replicas: 40   # the cluster's replica-limit policy allows 20
 `},
 		Good: finding.Example{File: "clusters/prod/shop/prod-values-shop.yaml", Content: `replicas: 12
@@ -129,8 +147,52 @@ func (a *admissionRun) content(p *placed) map[string]any {
 // their kinds, the params by the policies' paramKinds, and the objects no
 // policy's rules name are not decoded.
 func (in *input) checkClusterAdmission(v *clusterView, a *admissionRun, report func(Finding)) {
-	var policies, bindings, params []admission.Input
-	var rest []*placed
+	policies, bindings, params, rest := in.admissionInputs(v, report)
+	if len(bindings) == 0 && len(policies) == 0 {
+		return
+	}
+	params = append(params, a.params(policies, rest)...)
+	namespaces := in.admissionNamespaces(v)
+	env := clusterEnv(policies, bindings, params)
+	cluster := &admission.Cluster{Namespaces: namespaces, Objects: params}
+	set, problems := admission.New(policies, bindings, cluster, admission.Options{
+		KubeVersion: in.Repo.Config.ClusterKubeVersion(v.name), Resource: in.resourceOf(v), Compiler: a.compiler,
+	})
+	for _, pr := range problems {
+		if pr.Missing && !v.complete {
+			continue // the policy may be in a target this run does not render
+		}
+		f := in.admissionFinding(pr.Ref.(*admissionRef), pr.Field)
+		f.Message = withoutSecrets(fmt.Sprintf("%s (cluster %s); %s", pr.Message, v.name, pr.Fix),
+			fmt.Sprintf("the problem's description is withheld: it quotes the object, which holds a secret value (cluster %s); "+
+				"correct the object at this line", v.name), pr.Ref.(*admissionRef))
+		if pr.Limit {
+			f.Severity = SeverityInfo
+		}
+		report(f)
+	}
+	if !set.Bound() {
+		return
+	}
+	missing := in.admit(v, a, set, env, namespaces, rest, report)
+	for b, objs := range missing {
+		f := in.admissionFinding(b, "/spec/paramRef")
+		what := "the object it matches"
+		if len(objs) > 1 {
+			what = fmt.Sprintf("all %d objects it matches", len(objs))
+		}
+		f.Message = fmt.Sprintf("ValidatingAdmissionPolicyBinding %s: its paramRef selects no object in cluster %s "+
+			"and its parameterNotFoundAction is Deny, so the API server would deny %s (%s); deploy the param to the cluster "+
+			"(or name its file in clusters.%s.admissionPolicies), correct paramRef, or use parameterNotFoundAction: Allow",
+			nameOf(b), v.name, what, firstAnd(objs), v.name)
+		report(f)
+	}
+}
+
+// admissionInputs are the cluster's policies, bindings and params (from
+// its renderings and the files repotool.yaml names), and the rest of its
+// objects.
+func (in *input) admissionInputs(v *clusterView, report func(Finding)) (policies, bindings, params []admission.Input, rest []*placed) {
 	for i := range v.objs {
 		p := &v.objs[i]
 		switch {
@@ -154,9 +216,12 @@ func (in *input) checkClusterAdmission(v *clusterView, a *admissionRun, report f
 			params = append(params, i)
 		}
 	}
-	if len(bindings) == 0 && len(policies) == 0 {
-		return
-	}
+	return policies, bindings, params, rest
+}
+
+// params are the rendered objects of a kind some policy takes its params
+// from.
+func (a *admissionRun) params(policies []admission.Input, rest []*placed) []admission.Input {
 	paramKinds := map[string]bool{}
 	for _, p := range policies {
 		spec, _ := p.Content["spec"].(map[string]any)
@@ -164,6 +229,7 @@ func (in *input) checkClusterAdmission(v *clusterView, a *admissionRun, report f
 			paramKinds[fmt.Sprint(pk["apiVersion"], "/", pk["kind"])] = true
 		}
 	}
+	var params []admission.Input
 	for _, p := range rest {
 		if paramKinds[p.o.APIVersion+"/"+p.o.Kind] {
 			if c := a.content(p); c != nil {
@@ -171,27 +237,14 @@ func (in *input) checkClusterAdmission(v *clusterView, a *admissionRun, report f
 			}
 		}
 	}
-	namespaces := in.admissionNamespaces(v)
-	env := clusterEnv(policies, bindings, params)
-	cluster := &admission.Cluster{Namespaces: namespaces, Objects: params}
-	set, problems := admission.New(policies, bindings, cluster, admission.Options{
-		KubeVersion: in.Repo.Config.ClusterKubeVersion(v.name), Resource: in.resourceOf(v), Compiler: a.compiler,
-	})
-	for _, pr := range problems {
-		if pr.Missing && !v.complete {
-			continue // the policy may be in a target this run does not render
-		}
-		f := in.admissionFinding(pr.Ref.(*admissionRef), pr.Field)
-		f.Message = withoutSecrets(fmt.Sprintf("%s (cluster %s); %s", pr.Message, v.name, pr.Fix),
-			fmt.Sprintf("the problem's description is withheld: it quotes the object, which holds a secret value (cluster %s); correct the object at this line", v.name), pr.Ref.(*admissionRef))
-		if pr.Limit {
-			f.Severity = SeverityInfo
-		}
-		report(f)
-	}
-	if !set.Bound() {
-		return
-	}
+	return params
+}
+
+// admit puts each object some policy may match to the set, reporting the
+// violations, and returns the bindings whose param is missing with the
+// objects they would deny.
+func (in *input) admit(v *clusterView, a *admissionRun, set *admission.Set, env []byte, namespaces map[string]map[string]string,
+	rest []*placed, report func(Finding)) map[*admissionRef][]string {
 	missing := map[*admissionRef][]string{}
 	for _, p := range rest {
 		if !set.MayMatch(schema.FromAPIVersionAndKind(p.o.APIVersion, p.o.Kind)) {
@@ -222,16 +275,7 @@ func (in *input) checkClusterAdmission(v *clusterView, a *admissionRun, report f
 			report(in.violation(set, v.name, ref, d))
 		}
 	}
-	for b, objs := range missing {
-		f := in.admissionFinding(b, "/spec/paramRef")
-		what := "the object it matches"
-		if len(objs) > 1 {
-			what = fmt.Sprintf("all %d objects it matches", len(objs))
-		}
-		f.Message = fmt.Sprintf("ValidatingAdmissionPolicyBinding %s: its paramRef selects no object in cluster %s and its parameterNotFoundAction is Deny, so the API server would deny %s (%s); deploy the param to the cluster (or name its file in clusters.%s.admissionPolicies), correct paramRef, or use parameterNotFoundAction: Allow",
-			nameOf(b), v.name, what, firstAnd(objs), v.name)
-		report(f)
-	}
+	return missing
 }
 
 // admissionNamespaces are the cluster's namespaces with the labels

@@ -38,7 +38,8 @@ func (in *input) admissionFiles(cluster string, report func(Finding)) []admissio
 			}
 		}
 		if len(files) == 0 {
-			report(Finding{File: config.FileName, Line: at.Line, Message: fmt.Sprintf("clusters.%s.admissionPolicies names %s, which holds no .yaml, .yml or .json file: the cluster's policies there would go unchecked; correct the path", cluster, at.Path)})
+			report(Finding{File: config.FileName, Line: at.Line, Message: fmt.Sprintf("clusters.%s.admissionPolicies names %s, which holds no .yaml, .yml or "+
+				".json file: the cluster's policies there would go unchecked; correct the path", cluster, at.Path)})
 			continue
 		}
 		for _, p := range files {
@@ -58,7 +59,8 @@ func (in *input) admissionFiles(cluster string, report func(Finding)) []admissio
 					continue // an empty document
 				}
 				if err := doc.Decode(&content); err != nil || doc.Kind != yaml.MappingNode {
-					report(Finding{File: p, Line: doc.Line, Message: fmt.Sprintf("a document of the admission policies of cluster %s is not a Kubernetes object; correct it", cluster)})
+					report(Finding{File: p, Line: doc.Line, Message: fmt.Sprintf("a document of the admission policies of cluster %s is not a Kubernetes object; "+
+						"correct it", cluster)})
 					continue
 				}
 				node := doc

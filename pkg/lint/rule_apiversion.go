@@ -23,11 +23,21 @@ import (
 
 var ruleStrayAPIVersion = &Rule{
 	Rule: finding.Rule{
-		ID:          "stray-api-version",
-		Summary:     "An object uses an apiVersion/kind that the target cluster does not serve: deprecated, removed, archived, or provided by nothing.",
-		Remediation: "Change the object to the replacement apiVersion (migrating its fields), or add the CRD that provides it to the repository, or declare it in repotool.yaml (clusters.<cluster>.apiVersions) if it is installed another way.",
-		Severity:    SeverityError,
-		Description: "Checks every rendered object against the target cluster's Kubernetes version, and every plain manifest in the repository (outside charts) against every cluster's version, naming the clusters that no longer serve it (as pluto does), with a deprecation table: Kubernetes' own lifecycle data for every pre-release API version the client libraries know (the APILifecycleDeprecated/Removed methods of k8s.io/api, what the API server serves by), and a table embedded in repotool (each entry with the Kubernetes version it was deprecated and removed in, and the replacement), extendable with `lint.deprecations` in repotool.yaml: removed APIs such as `extensions/v1beta1` Ingress are errors, deprecated ones warnings. It knows third-party APIs that their projects no longer serve: the archived kubernetes-external-secrets `kubernetes-client.io/v1` (migrate to External Secrets Operator), and External Secrets Operator `v1alpha1` (removed) and `v1beta1` (no longer served: use `v1`). The table is per kind, not per group: ESO's PushSecret is still current at `v1alpha1`. Finally it reports any apiVersion/kind that neither Kubernetes nor a CRD in the repository provides (or a version the repository's CRD does not serve), unless the cluster's `apiVersions` in repotool.yaml declare it.",
+		ID:      "stray-api-version",
+		Summary: "An object uses an apiVersion/kind that the target cluster does not serve: deprecated, removed, archived, or provided by nothing.",
+		Remediation: "Change the object to the replacement apiVersion (migrating its fields), or add the CRD that provides it to the repository, or declare " +
+			"it in repotool.yaml (clusters.<cluster>.apiVersions) if it is installed another way.",
+		Severity: SeverityError,
+		Description: "Checks every rendered object against the target cluster's Kubernetes version, and every plain manifest in the repository (outside " +
+			"charts) against every cluster's version, naming the clusters that no longer serve it (as pluto does), with a deprecation table: " +
+			"Kubernetes' own lifecycle data for every pre-release API version the client libraries know (the APILifecycleDeprecated/Removed " +
+			"methods of k8s.io/api, what the API server serves by), and a table embedded in repotool (each entry with the Kubernetes version it " +
+			"was deprecated and removed in, and the replacement), extendable with `lint.deprecations` in repotool.yaml: removed APIs such as " +
+			"`extensions/v1beta1` Ingress are errors, deprecated ones warnings. It knows third-party APIs that their projects no longer serve: the " +
+			"archived kubernetes-external-secrets `kubernetes-client.io/v1` (migrate to External Secrets Operator), and External Secrets Operator " +
+			"`v1alpha1` (removed) and `v1beta1` (no longer served: use `v1`). The table is per kind, not per group: ESO's PushSecret is still " +
+			"current at `v1alpha1`. Finally it reports any apiVersion/kind that neither Kubernetes nor a CRD in the repository provides (or a " +
+			"version the repository's CRD does not serve), unless the cluster's `apiVersions` in repotool.yaml declare it.",
 		Bad: Example{File: "namespaces/shop/templates/ingress.yaml", Content: `apiVersion: extensions/v1beta1   # removed in Kubernetes 1.22
 kind: Ingress
 metadata:
@@ -164,7 +174,15 @@ func checkRawAPIVersions(in *input, table map[string]config.Deprecation, report 
 			}
 		case len(deprecated) > 0:
 			f.Severity = SeverityWarning
-			f.Message = fmt.Sprintf("%s %s is deprecated since Kubernetes %s%s, on %s%s", o.APIVersion, o.Kind, d.DeprecatedIn, toBeRemoved(d), clusterList(deprecated), advice(d))
+			f.Message = fmt.Sprintf(
+				"%s %s is deprecated since Kubernetes %s%s, on %s%s",
+				o.APIVersion,
+				o.Kind,
+				d.DeprecatedIn,
+				toBeRemoved(d),
+				clusterList(deprecated),
+				advice(d),
+			)
 		default:
 			continue
 		}
@@ -287,7 +305,14 @@ var lifecycleDeprecations = sync.OnceValue(func() []config.Deprecation {
 
 // apiVersionProblem returns what is wrong with apiVersion/kind on a cluster
 // at version kv, or "".
-func apiVersionProblem(apiVersion, kind string, kv *semver.Version, cluster string, table map[string]config.Deprecation, crds *manifest.CRDs, declared []string) (string, Severity) {
+func apiVersionProblem(
+	apiVersion, kind string,
+	kv *semver.Version,
+	cluster string,
+	table map[string]config.Deprecation,
+	crds *manifest.CRDs,
+	declared []string,
+) (string, Severity) {
 	if apiVersion == "" || kind == "" {
 		return "the object has no apiVersion or kind, so it cannot be applied", SeverityError
 	}
@@ -296,9 +321,26 @@ func apiVersionProblem(apiVersion, kind string, kv *semver.Version, cluster stri
 		case d.Removed:
 			return fmt.Sprintf("%s %s is no longer served by current releases of its project%s", apiVersion, kind, advice(d)), SeverityError
 		case removed:
-			return fmt.Sprintf("%s %s was removed in Kubernetes %s and cluster %s runs %s%s", apiVersion, kind, d.RemovedIn, cluster, kv.Original(), advice(d)), SeverityError
+			return fmt.Sprintf(
+				"%s %s was removed in Kubernetes %s and cluster %s runs %s%s",
+				apiVersion,
+				kind,
+				d.RemovedIn,
+				cluster,
+				kv.Original(),
+				advice(d),
+			), SeverityError
 		case deprecated:
-			return fmt.Sprintf("%s %s is deprecated since Kubernetes %s%s (cluster %s runs %s)%s", apiVersion, kind, d.DeprecatedIn, toBeRemoved(d), cluster, kv.Original(), advice(d)), SeverityWarning
+			return fmt.Sprintf(
+				"%s %s is deprecated since Kubernetes %s%s (cluster %s runs %s)%s",
+				apiVersion,
+				kind,
+				d.DeprecatedIn,
+				toBeRemoved(d),
+				cluster,
+				kv.Original(),
+				advice(d),
+			), SeverityWarning
 		}
 	}
 	if knownKinds()[apiVersion+"/"+kind] {
@@ -314,14 +356,27 @@ func apiVersionProblem(apiVersion, kind string, kv *semver.Version, cluster stri
 				return "", ""
 			}
 		}
-		return fmt.Sprintf("the repository's CRD %s does not serve %s (it serves %s): use %s/%s", c.Name, version, strings.Join(c.Served(), ", "), group, firstOr(c.Served(), version)), SeverityError
+		return fmt.Sprintf(
+			"the repository's CRD %s does not serve %s (it serves %s): use %s/%s",
+			c.Name,
+			version,
+			strings.Join(c.Served(), ", "),
+			group,
+			firstOr(c.Served(), version),
+		), SeverityError
 	}
 	for _, d := range declared {
 		if d == apiVersion || d == apiVersion+"/"+kind {
 			return "", ""
 		}
 	}
-	return fmt.Sprintf("neither Kubernetes nor a CRD in the repository provides %s %s; add its CRD to the repository, or declare it in repotool.yaml (clusters.%s.apiVersions) if it is installed another way", apiVersion, kind, cluster), SeverityError
+	return fmt.Sprintf(
+		"neither Kubernetes nor a CRD in the repository provides %s %s; add its CRD to the repository, or declare it in repotool.yaml "+
+			"(clusters.%s.apiVersions) if it is installed another way",
+		apiVersion,
+		kind,
+		cluster,
+	), SeverityError
 }
 
 func minor(v string) *semver.Version {

@@ -8,11 +8,21 @@ import (
 
 var ruleArgoCDExcluded = &Rule{
 	Rule: finding.Rule{
-		ID:          "argocd-excluded",
-		Summary:     "A target renders an object of a kind Argo CD's resource exclusions leave out: Argo CD will not apply it.",
-		Remediation: "Let the cluster make the object (a Service selector makes its Endpoints, cert-manager its CertificateRequests), deploy it another way, or, when your argocd-cm does not exclude the kind, say so in repotool.yaml (argocd.resourceExclusions mirrors argocd-cm's resource.exclusions).",
-		Severity:    SeverityWarning,
-		Description: "Since Argo CD 3.0, the argocd-cm it installs excludes Endpoints, EndpointSlice, Lease, the authentication and authorization review kinds, CertificateSigningRequest, cert-manager's CertificateRequest, Cilium's identities and endpoints, and Kyverno's reports and UpdateRequest; its code always excludes Event, Lease and the events.k8s.io and metrics.k8s.io groups. Argo CD drops a rendered object of such a kind from the desired state with only an ExcludedResourceWarning condition on the Application: it is never applied, and never pruned. A hand-written Endpoints for a Service without a selector (an external database) is the common case. repotool checks every rendered object against the exclusions of repotool.yaml's argocd.resourceExclusions (the same shape as argocd-cm's resource.exclusions: apiGroups and clusters as globs, kinds exact or \"*\"; clusters matched against the cluster's destination server, or its name), or Argo CD 3's defaults when it is not set. Excluded objects are not counted as deployed by the other rules (duplicate-object, project-permission, the Secret rules).",
+		ID:      "argocd-excluded",
+		Summary: "A target renders an object of a kind Argo CD's resource exclusions leave out: Argo CD will not apply it.",
+		Remediation: "Let the cluster make the object (a Service selector makes its Endpoints, cert-manager its CertificateRequests), deploy it another way, " +
+			"or, when your argocd-cm does not exclude the kind, say so in repotool.yaml (argocd.resourceExclusions mirrors argocd-cm's " +
+			"resource.exclusions).",
+		Severity: SeverityWarning,
+		Description: "Since Argo CD 3.0, the argocd-cm it installs excludes Endpoints, EndpointSlice, Lease, the authentication and authorization review " +
+			"kinds, CertificateSigningRequest, cert-manager's CertificateRequest, Cilium's identities and endpoints, and Kyverno's reports and " +
+			"UpdateRequest; its code always excludes Event, Lease and the events.k8s.io and metrics.k8s.io groups. Argo CD drops a rendered object " +
+			"of such a kind from the desired state with only an ExcludedResourceWarning condition on the Application: it is never applied, and " +
+			"never pruned. A hand-written Endpoints for a Service without a selector (an external database) is the common case. repotool checks " +
+			"every rendered object against the exclusions of repotool.yaml's argocd.resourceExclusions (the same shape as argocd-cm's " +
+			"resource.exclusions: apiGroups and clusters as globs, kinds exact or \"*\"; clusters matched against the cluster's destination " +
+			"server, or its name), or Argo CD 3's defaults when it is not set. Excluded objects are not counted as deployed by the other rules " +
+			"(duplicate-object, project-permission, the Secret rules).",
 		Bad: finding.Example{File: "namespaces/shop/templates/external-db.yaml", Content: `apiVersion: v1
 kind: Service
 metadata:
@@ -54,7 +64,8 @@ func checkArgoCDExcluded(in *input, report func(Finding)) {
 			if group == "" {
 				group = "core"
 			}
-			report(in.objectFinding(x.placed, fmt.Sprintf("Argo CD will not apply %s %s in cluster %s: %s leave out kind %s of API group %s%s (Argo CD drops it with only an ExcludedResourceWarning)",
+			report(in.objectFinding(x.placed, fmt.Sprintf("Argo CD will not apply %s %s in cluster %s: %s leave out kind %s of API group %s%s (Argo CD drops it "+
+				"with only an ExcludedResourceWarning)",
 				x.o.Kind, secretName(x.ns, x.o.Name), v.name, source, x.o.Kind, group, lifted)))
 		}
 	}

@@ -14,13 +14,28 @@ var ruleCustomCheck = &Rule{
 		Summary:     "An object fails one of the CEL checks repotool.yaml defines in lint.checks.",
 		Remediation: "Change the object (the value the finding points at) so that the check's expression is true for it, or change the check.",
 		Severity:    SeverityError,
-		Description: "`lint.checks` in repotool.yaml lists checks written in CEL, without writing an admission policy: `{id, match: {apiVersion, kind}, expression, message, severity}`. The expression sees `object`, the object (as the API server would show it to a policy), and `objects`, every object the repository deploys to the same cluster, for checks across objects; it is true when the object passes. Checks are compiled in the environment of ValidatingAdmissionPolicy expressions, with Kubernetes' CEL libraries (quantity, regex, URL, lists, format, IP and CIDR, semver) and within the same cost limits. A failing object is reported with the check's id and message and its severity (error unless given), at the object's template; a check that does not compile, or that cannot be evaluated for an object, is an error at repotool.yaml. Findings take part in suppressions, the baseline and SARIF like any other. Examples, each an entry of `lint.checks`:\n\n" +
+		Description: "`lint.checks` in repotool.yaml lists checks written in CEL, without writing an admission policy: `{id, match: {apiVersion, kind}, " +
+			"expression, message, severity}`. The expression sees `object`, the object (as the API server would show it to a policy), and " +
+			"`objects`, every object the repository deploys to the same cluster, for checks across objects; it is true when the object passes. " +
+			"Checks are compiled in the environment of ValidatingAdmissionPolicy expressions, with Kubernetes' CEL libraries (quantity, regex, " +
+			"URL, lists, format, IP and CIDR, semver) and within the same cost limits. A failing object is reported with the check's id and " +
+			"message and its severity (error unless given), at the object's template; a check that does not compile, or that cannot be evaluated " +
+			"for an object, is an error at repotool.yaml. Findings take part in suppressions, the baseline and SARIF like any other. Examples, " +
+			"each an entry of `lint.checks`:\n\n" +
 			"```yaml\n" +
-			"- id: no-latest\n  match: {apiVersion: apps/v1, kind: Deployment}\n  expression: \"object.spec.template.spec.containers.all(c, !c.image.endsWith(':latest'))\"\n  message: images must be pinned\n" +
-			"- id: memory-limit\n  match: {apiVersion: apps/v1, kind: Deployment}\n  expression: \"object.spec.template.spec.containers.all(c, has(c.resources.limits) && 'memory' in c.resources.limits && quantity(c.resources.limits.memory).compareTo(quantity('4Gi')) <= 0)\"\n  message: every container needs a memory limit of at most 4Gi\n" +
-			"- id: owner-label\n  expression: \"has(object.metadata.labels) && 'team' in object.metadata.labels\"\n  message: every object needs a team label\n  severity: warning\n" +
-			"- id: service-has-pods\n  match: {apiVersion: v1, kind: Service}\n  expression: \"!has(object.spec.selector) || objects.exists(o, o.kind == 'Deployment' && o.metadata.namespace == object.metadata.namespace && object.spec.selector.all(k, has(o.spec.template.metadata.labels) && k in o.spec.template.metadata.labels && o.spec.template.metadata.labels[k] == object.spec.selector[k]))\"\n  message: the Service selects no Deployment's pods\n" +
-			"- id: https-ingress\n  match: {apiVersion: networking.k8s.io/v1, kind: Ingress}\n  expression: \"has(object.spec.tls) && size(object.spec.tls) > 0\"\n  message: every Ingress needs TLS\n" +
+			"- id: no-latest\n  match: {apiVersion: apps/v1, kind: Deployment}\n  expression: \"object.spec.template.spec.containers.all(c, " +
+			"!c.image.endsWith(':latest'))\"\n  message: images must be pinned\n" +
+			"- id: memory-limit\n  match: {apiVersion: apps/v1, kind: Deployment}\n  expression: \"object.spec.template.spec.containers.all(c, " +
+			"has(c.resources.limits) && 'memory' in c.resources.limits && quantity(c.resources.limits.memory).compareTo(quantity('4Gi')) <= " +
+			"0)\"\n  message: every container needs a memory limit of at most 4Gi\n" +
+			"- id: owner-label\n  expression: \"has(object.metadata.labels) && 'team' in object.metadata.labels\"\n  message: every object needs a team label\n " +
+			" severity: warning\n" +
+			"- id: service-has-pods\n  match: {apiVersion: v1, kind: Service}\n  expression: \"!has(object.spec.selector) || objects.exists(o, o.kind == " +
+			"'Deployment' && o.metadata.namespace == object.metadata.namespace && object.spec.selector.all(k, " +
+			"has(o.spec.template.metadata.labels) && k in o.spec.template.metadata.labels && o.spec.template.metadata.labels[k] == " +
+			"object.spec.selector[k]))\"\n  message: the Service selects no Deployment's pods\n" +
+			"- id: https-ingress\n  match: {apiVersion: networking.k8s.io/v1, kind: Ingress}\n  expression: \"has(object.spec.tls) && size(object.spec.tls) > " +
+			"0\"\n  message: every Ingress needs TLS\n" +
 			"```\n\nObjects without a namespace get their target's before the checks see them.",
 		Bad: finding.Example{File: "repotool.yaml", Content: `lint:
   checks:
@@ -73,7 +88,8 @@ func checkCustom(in *input, report func(Finding)) {
 				case err != nil && !failed[v.name]:
 					failed[v.name] = true
 					msg := withoutSecrets(err.Error(), "cannot be evaluated (the error is withheld: it quotes a secret value)", &admissionRef{p: &v.objs[j]})
-					report(Finding{File: config.FileName, Line: c.ExpressionLine, Message: fmt.Sprintf("lint.checks %s %s for %s in cluster %s; make the expression handle such objects (has(), optional fields)", c.ID, msg, p.o.ID(), v.name)})
+					report(Finding{File: config.FileName, Line: c.ExpressionLine, Message: fmt.Sprintf("lint.checks %s %s for %s in cluster %s; make the expression "+
+						"handle such objects (has(), optional fields)", c.ID, msg, p.o.ID(), v.name)})
 				case err == nil && !ok:
 					f := Finding{File: p.o.Source.String(), Line: in.objectPosition(p.o), Object: p.o.ID(), Targets: []string{p.res.Target.Name()},
 						Message: fmt.Sprintf("%s: %s (%s in cluster %s)", c.ID, c.Message, p.o.ID(), v.name), Key: c.ID,

@@ -15,7 +15,13 @@ var ruleDeprecatedField = &Rule{
 		Summary:     "An object sets a field its cluster's Kubernetes version deprecates, or no longer honours.",
 		Remediation: "Replace the field as the finding says before the cluster is upgraded to the version that drops it.",
 		Severity:    SeverityWarning,
-		Description: "stray-api-version checks whole API versions; some changes are to single fields of APIs that stay. repotool checks, in rendered objects against their target's cluster version and in the repository's plain manifests against every cluster's (the finding names the clusters): Service spec.externalIPs, unless the Service is headless or ExternalName (deprecated in Kubernetes 1.36, removal planned for 1.43: it lets whoever may create a Service intercept traffic to any address, CVE-2020-8554), gitRepo volumes in pod templates (deprecated since 1.11; from 1.33 the kubelet's gitRepo volume driver is off by default, from 1.36 for good, so the Pod does not start: an error) and Service spec.trafficDistribution PreferClose (deprecated in 1.34 for PreferSameZone, which means the same). On older clusters nothing is reported.",
+		Description: "stray-api-version checks whole API versions; some changes are to single fields of APIs that stay. repotool checks, in rendered objects " +
+			"against their target's cluster version and in the repository's plain manifests against every cluster's (the finding names the " +
+			"clusters): Service spec.externalIPs, unless the Service is headless or ExternalName (deprecated in Kubernetes 1.36, removal planned " +
+			"for 1.43: it lets whoever may create a Service intercept traffic to any address, CVE-2020-8554), gitRepo volumes in pod templates " +
+			"(deprecated since 1.11; from 1.33 the kubelet's gitRepo volume driver is off by default, from 1.36 for good, so the Pod does not " +
+			"start: an error) and Service spec.trafficDistribution PreferClose (deprecated in 1.34 for PreferSameZone, which means the same). On " +
+			"older clusters nothing is reported.",
 		Bad: finding.Example{File: "namespaces/shop/templates/deployment.yaml", Content: `spec:
   template:
     spec:
@@ -68,7 +74,8 @@ var fieldDeprecations = []fieldDeprecation{
 	},
 	{
 		field: "the gitRepo volume", needle: "gitRepo", deprecatedIn: "1.11", failsIn: "1.33",
-		effect: "its driver is off by default from Kubernetes 1.33 (feature gate GitRepoVolumeDriver) and for good from 1.36, and the kubelet then runs no Pod with such a volume",
+		effect: "its driver is off by default from Kubernetes 1.33 (feature gate GitRepoVolumeDriver) and for good from 1.36, and the kubelet then runs no " +
+			"Pod with such a volume",
 		advice: "clone the repository in an init container into an emptyDir volume",
 		uses: func(kind string, c map[string]any) bool {
 			for _, spec := range podSpecs(kind, c) {
@@ -120,7 +127,17 @@ func checkDeprecatedFields(in *input, report func(Finding)) {
 					continue
 				}
 				report(Finding{Severity: sev, File: o.Source.String(), Line: in.objectLine(o, d.needle), Object: o.ID(), Targets: []string{res.Target.Name()},
-					Message: fmt.Sprintf("%s %s uses %s, %s (cluster %s runs %s): %s; %s", o.Kind, o.Name, d.field, state, res.Target.Cluster, kv.Original(), d.effect, d.advice)})
+					Message: fmt.Sprintf(
+						"%s %s uses %s, %s (cluster %s runs %s): %s; %s",
+						o.Kind,
+						o.Name,
+						d.field,
+						state,
+						res.Target.Cluster,
+						kv.Original(),
+						d.effect,
+						d.advice,
+					)})
 			}
 		}
 	}

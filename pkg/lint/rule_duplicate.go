@@ -13,7 +13,10 @@ var ruleDuplicateObject = &Rule{
 		Summary:     "The same object (group, kind, namespace, name) is rendered twice in one cluster: by two targets, or by two tiers.",
 		Remediation: "Render the object from one chart only: remove it from the other, or give one of them another name.",
 		Severity:    SeverityError,
-		Description: "Argo CD tracks each live object as owned by one Application. When two Applications (two targets of a cluster, or two tiers) render the same group, kind, namespace and name, it reports the object as a shared resource and the two fight over it: each sync overwrites the other's version, and pruning one deletes the other's. The check runs per cluster over every target's rendered objects; an object's namespace is where it lands (its own, or its target's). The finding is at the second object, with the first as a related location.",
+		Description: "Argo CD tracks each live object as owned by one Application. When two Applications (two targets of a cluster, or two tiers) render the " +
+			"same group, kind, namespace and name, it reports the object as a shared resource and the two fight over it: each sync overwrites the " +
+			"other's version, and pruning one deletes the other's. The check runs per cluster over every target's rendered objects; an object's " +
+			"namespace is where it lands (its own, or its target's). The finding is at the second object, with the first as a related location.",
 		Bad: finding.Example{File: "namespaces/platform/templates/rbac.yaml", Content: `# namespaces/shop/templates/rbac.yaml renders the same ClusterRole
 apiVersion: rbac.authorization.k8s.io/v1
 kind: ClusterRole
@@ -44,7 +47,8 @@ func checkDuplicateObjects(in *input, report func(Finding)) {
 			if prev.res != p.res {
 				where = fmt.Sprintf("by %s and %s", prev.res.Target.Name(), p.res.Target.Name())
 			}
-			f := in.objectFinding(p, fmt.Sprintf("%s %s is rendered %s in cluster %s: Argo CD would see it as shared by two Applications, which overwrite (and may prune) each other's version", p.o.Kind, secretName(p.ns, p.o.Name), where, v.name))
+			f := in.objectFinding(p, fmt.Sprintf("%s %s is rendered %s in cluster %s: Argo CD would see it as shared by two Applications, which overwrite (and "+
+				"may prune) each other's version", p.o.Kind, secretName(p.ns, p.o.Name), where, v.name))
 			f.Related = []finding.Location{in.location(prev, "the same object, rendered first")}
 			report(f)
 		}

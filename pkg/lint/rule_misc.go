@@ -16,7 +16,13 @@ var ruleLayout = &Rule{
 		Summary:     "The repository layout has a problem: a cluster folder without a chart, an invalid values file, a symlink leaving the repository, ...",
 		Remediation: "Fix the file or folder as the finding says; `repotool layout` lists every target and problem.",
 		Severity:    SeverityError,
-		Description: "Reports the diagnostics of the layout model (see docs/layout.md): `chart-missing`, `chart-invalid`, `values-invalid`, `symlink-escape`, `symlink-broken`, `name-invalid`, `not-a-folder`, `not-a-file`, `too-large`, `unreadable` (errors) and `namespace-unused`, `file-unrecognized`, `config-unused`, `values-documents` (warnings); and the files lint's own scans read (every YAML, JSON, `.tpl` and `.txt` file, for plain manifests, secrets and suppressions) that it cannot read, as `unreadable` errors (not a regular file, a link that leads nowhere) or `too-large` warnings (over 32 MiB): no rule checked them. A target with a layout error is not rendered (the `render` rule stays silent about it), except for unencrypted secret files, which `plaintext-secret` reports while the other rules still check the target.",
+		Description: "Reports the diagnostics of the layout model (see docs/layout.md): `chart-missing`, `chart-invalid`, `values-invalid`, " +
+			"`symlink-escape`, `symlink-broken`, `name-invalid`, `not-a-folder`, `not-a-file`, `too-large`, `unreadable` (errors) and " +
+			"`namespace-unused`, `file-unrecognized`, `config-unused`, `values-documents` (warnings); and the files lint's own scans read (every " +
+			"YAML, JSON, `.tpl` and `.txt` file, for plain manifests, secrets and suppressions) that it cannot read, as `unreadable` errors (not a " +
+			"regular file, a link that leads nowhere) or `too-large` warnings (over 32 MiB): no rule checked them. A target with a layout error is " +
+			"not rendered (the `render` rule stays silent about it), except for unencrypted secret files, which `plaintext-secret` reports while " +
+			"the other rules still check the target.",
 		Bad: Example{File: "clusters/prod/shop/prod-values-shop.yaml", Content: `image:
   tag: "1.2.3"
  resources: {}   # bad indentation: not valid YAML
@@ -55,7 +61,13 @@ func unreadFinding(p string, err error) Finding {
 		return Finding{Severity: SeverityWarning, File: p, Message: "lint did not check the file: " + err.Error() + " [" + string(layout.CodeTooLarge) + "]; " +
 			"if it holds manifests, split it; otherwise suppress this with a lint.ignore entry for rule layout and its path"}
 	}
-	return Finding{File: p, Message: "lint cannot read the file, so no rule checked it: " + err.Error() + " [" + string(layout.CodeUnreadable) + "]; " + layout.ReadHint(err, "fix or remove it")}
+	return Finding{
+		File: p,
+		Message: "lint cannot read the file, so no rule checked it: " + err.Error() + " [" + string(layout.CodeUnreadable) + "]; " + layout.ReadHint(
+			err,
+			"fix or remove it",
+		),
+	}
 }
 
 var ruleRender = &Rule{
@@ -64,9 +76,15 @@ var ruleRender = &Rule{
 		Summary:     "A target does not render: a template error, a missing dependency, a values or secret file that cannot be read or decrypted.",
 		Remediation: "Fix the chart, dependency or values file the finding names; `repotool render --cluster C --namespace N` reproduces it.",
 		Severity:    SeverityError,
-		Description: "Every target is rendered in process as Argo CD's plugin would render it; a target that fails is reported with the file (and line, for template errors) to fix. Nothing else can be checked for that target, so the other rules skip it, except when the only problem is a secret values file that cannot be decrypted: the target is then rendered with typed placeholders for that file's values (as `--no-decrypt` does), the other rules check it, and the summary lists it. Messages never contain decrypted values: for a target with secret values they come from a rendering with placeholders, or withhold Helm's message when only the real values fail.",
-		Bad: Example{File: "namespaces/shop/templates/deployment.yaml", Content: `image: {{ required "image.tag is required" .Values.image.tag }}   # no cluster sets image.tag
-`},
+		Description: "Every target is rendered in process as Argo CD's plugin would render it; a target that fails is reported with the file (and line, for " +
+			"template errors) to fix. Nothing else can be checked for that target, so the other rules skip it, except when the only problem is a " +
+			"secret values file that cannot be decrypted: the target is then rendered with typed placeholders for that file's values (as " +
+			"`--no-decrypt` does), the other rules check it, and the summary lists it. Messages never contain decrypted values: for a target with " +
+			"secret values they come from a rendering with placeholders, or withhold Helm's message when only the real values fail.",
+		Bad: Example{
+			File:    "namespaces/shop/templates/deployment.yaml",
+			Content: "image: {{ required \"image.tag is required\" .Values.image.tag }}   # no cluster sets image.tag\n",
+		},
 		Good: Example{File: "clusters/prod/shop/prod-values-shop.yaml", Content: `image:
   tag: "1.2.3"
 `},
@@ -96,7 +114,10 @@ var ruleInvalidSuppression = &Rule{
 		Summary:     "A suppression comment or lint.ignore entry is malformed, has no reason, or names a rule that does not exist.",
 		Remediation: "Write `# repotool:ignore <rule-id> <reason>` (or `repotool:ignore-file`) with an existing rule ID and a reason; the reason is required.",
 		Severity:    SeverityError,
-		Description: "Findings can be suppressed with a comment `# repotool:ignore <rule-id>[,<rule-id>...] <reason>` on the offending line or the line above it, `# repotool:ignore-file <rule-id> <reason>` anywhere in the file, and, for files that cannot carry comments (third-party charts, archives), with `lint.ignore` entries in repotool.yaml matching rule and path, object or cluster. A suppression without a reason, or naming an unknown rule, is itself a finding, and cannot be suppressed.",
+		Description: "Findings can be suppressed with a comment `# repotool:ignore <rule-id>[,<rule-id>...] <reason>` on the offending line or the line " +
+			"above it, `# repotool:ignore-file <rule-id> <reason>` anywhere in the file, and, for files that cannot carry comments (third-party " +
+			"charts, archives), with `lint.ignore` entries in repotool.yaml matching rule and path, object or cluster. A suppression without a " +
+			"reason, or naming an unknown rule, is itself a finding, and cannot be suppressed.",
 		Bad: Example{File: "namespaces/shop/templates/secret.yaml", Content: `# repotool:ignore plaintext-secret
 `},
 		Good: Example{File: "namespaces/shop/templates/secret.yaml", Content: `# repotool:ignore plaintext-secret the token is a public test fixture, rotated weekly

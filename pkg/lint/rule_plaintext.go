@@ -20,11 +20,17 @@ import (
 
 var rulePlaintextSecret = &Rule{
 	Rule: finding.Rule{
-		ID:          "plaintext-secret",
-		Summary:     "A secret is committed, or rendered, in plain text.",
-		Remediation: "Move the value into a SOPS-encrypted .secret.yaml values file (or an ExternalSecret), encrypt the file with sops, and rotate any secret that was pushed in plain text.",
-		Severity:    SeverityError,
-		Description: "Finds secrets that escaped encryption: a `kind: Secret` whose `data` or `stringData` values are committed in plain text (in a manifest file, or rendered from values that did not come from a `.secret.yaml` file: the finding points at the values file and line the value came from, or at the chart template); a `.secret.yaml` file, or any file a `.sops.yaml` creation rule says must be encrypted, that is not SOPS-encrypted; values in an encrypted file left unencrypted although the file's `encrypted_regex`/`unencrypted_regex`/suffix settings say they must be encrypted (typically added by hand after encryption); and `ENC[...]` strings in rendered output (a value from an encrypted file that was never decrypted). Findings never print the secret value.",
+		ID:      "plaintext-secret",
+		Summary: "A secret is committed, or rendered, in plain text.",
+		Remediation: "Move the value into a SOPS-encrypted .secret.yaml values file (or an ExternalSecret), encrypt the file with sops, and rotate any " +
+			"secret that was pushed in plain text.",
+		Severity: SeverityError,
+		Description: "Finds secrets that escaped encryption: a `kind: Secret` whose `data` or `stringData` values are committed in plain text (in a manifest " +
+			"file, or rendered from values that did not come from a `.secret.yaml` file: the finding points at the values file and line the value " +
+			"came from, or at the chart template); a `.secret.yaml` file, or any file a `.sops.yaml` creation rule says must be encrypted, that is " +
+			"not SOPS-encrypted; values in an encrypted file left unencrypted although the file's `encrypted_regex`/`unencrypted_regex`/suffix " +
+			"settings say they must be encrypted (typically added by hand after encryption); and `ENC[...]` strings in rendered output (a value " +
+			"from an encrypted file that was never decrypted). Findings never print the secret value.",
 		Bad: Example{File: "clusters/prod/shop/prod-values-shop.yaml", Content: `# rendered into a Secret by the chart: committed in plain text
 secrets:
   db:
@@ -112,7 +118,8 @@ func checkEncryptedFiles(in *input, layoutSecrets map[string]bool, report func(F
 				if rule != nil {
 					line = rule.line
 				}
-				report(Finding{File: p, Message: fmt.Sprintf("the file is not SOPS-encrypted, but the .sops.yaml creation rule at line %d (path_regex %q) covers it; encrypt it with `sops --encrypt --in-place %s`", line, rule.PathRegex, p)})
+				report(Finding{File: p, Message: fmt.Sprintf("the file is not SOPS-encrypted, but the .sops.yaml creation rule at line %d (path_regex %q) covers "+
+					"it; encrypt it with `sops --encrypt --in-place %s`", line, rule.PathRegex, p)})
 			}
 			continue
 		}
@@ -167,7 +174,8 @@ func checkLeaves(file string, root *yaml.Node, md *sopsfile.Metadata, report fun
 		case yaml.ScalarNode:
 			if enc && n.Tag != "!!null" && !sopsfile.IsEncryptedValue(n.Value) {
 				report(Finding{File: file, Line: n.Line, Column: n.Column,
-					Message: fmt.Sprintf("the value of %q is not encrypted, although the file's sops settings say it must be (was it added after encryption?); edit the file with `sops edit %s`", keyPath, file)})
+					Message: fmt.Sprintf("the value of %q is not encrypted, although the file's sops settings say it must be (was it added after encryption?); edit "+
+						"the file with `sops edit %s`", keyPath, file)})
 			}
 		}
 	}

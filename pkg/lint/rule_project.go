@@ -10,11 +10,18 @@ import (
 
 var ruleProjectPermission = &Rule{
 	Rule: finding.Rule{
-		ID:          "project-permission",
-		Summary:     "An object is not permitted by the AppProject of the Argo CD tier that deploys it: Argo CD would refuse it at sync time.",
-		Remediation: "Move the object to the tier that owns it (a cluster-tier namespace's chart for cluster-scoped kinds, the namespace's own chart for its namespaced ones), or configure the tier (argocd.securityKinds, namespaces.<ns>.tier).",
-		Severity:    SeverityError,
-		Description: "For every object a target renders, repotool works out the Application that deploys it and that Application's AppProject, exactly as `generate` makes them: a cluster-tier namespace's objects go to the `cluster` project; an application namespace's security kinds to the `namespaces` project, the rest to the namespace's own project. It then asks the project what Argo CD asks it at sync time (the same logic as Argo CD's `AppProject.IsResourcePermitted`, checked against Argo CD's own code in the test suite): is a cluster-scoped kind whitelisted (the scope of a custom kind comes from its CRD), is the kind blacklisted, and is the namespace the object lands in (its own `metadata.namespace`, or the target's) among the project's destinations. The finding names the tier, the Application and the project that refuses the object, and why.",
+		ID:      "project-permission",
+		Summary: "An object is not permitted by the AppProject of the Argo CD tier that deploys it: Argo CD would refuse it at sync time.",
+		Remediation: "Move the object to the tier that owns it (a cluster-tier namespace's chart for cluster-scoped kinds, the namespace's own chart for its " +
+			"namespaced ones), or configure the tier (argocd.securityKinds, namespaces.<ns>.tier).",
+		Severity: SeverityError,
+		Description: "For every object a target renders, repotool works out the Application that deploys it and that Application's AppProject, exactly as " +
+			"`generate` makes them: a cluster-tier namespace's objects go to the `cluster` project; an application namespace's security kinds to " +
+			"the `namespaces` project, the rest to the namespace's own project. It then asks the project what Argo CD asks it at sync time (the " +
+			"same logic as Argo CD's `AppProject.IsResourcePermitted`, checked against Argo CD's own code in the test suite): is a cluster-scoped " +
+			"kind whitelisted (the scope of a custom kind comes from its CRD), is the kind blacklisted, and is the namespace the object lands in " +
+			"(its own `metadata.namespace`, or the target's) among the project's destinations. The finding names the tier, the Application and the " +
+			"project that refuses the object, and why.",
 		Bad: finding.Example{File: "namespaces/shop/templates/clusterrole.yaml", Content: `# shop is an application namespace: its project may not create
 # cluster-scoped kinds
 apiVersion: rbac.authorization.k8s.io/v1
@@ -34,7 +41,8 @@ metadata:
 func checkProjectPermissions(in *input, report func(Finding)) {
 	for _, v := range in.clusterViews() {
 		if v.plan == nil {
-			report(Finding{File: in.Repo.ConfigFile, Targets: targetsOf(in.Results, v.name), Message: fmt.Sprintf("cluster %s: the Argo CD projects cannot be worked out: %v", v.name, v.planErr)})
+			report(Finding{File: in.Repo.ConfigFile, Targets: targetsOf(in.Results, v.name), Message: fmt.Sprintf("cluster %s: the Argo CD projects cannot be "+
+				"worked out: %v", v.name, v.planErr)})
 			continue
 		}
 		for _, p := range v.objs {

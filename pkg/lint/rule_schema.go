@@ -19,11 +19,16 @@ import (
 
 var ruleSchema = &Rule{
 	Rule: finding.Rule{
-		ID:          "schema",
-		Summary:     "An object does not match the schema of its kind: an unknown or misspelled field, a wrong type, a missing required field, a value outside an enum, a duplicate key.",
+		ID: "schema",
+		Summary: "An object does not match the schema of its kind: an unknown or misspelled field, a wrong type, a missing required field, a value " +
+			"outside an enum, a duplicate key.",
 		Remediation: "Fix the field the finding names in the chart template or the values that feed it; the path is a JSON pointer into the rendered object.",
 		Severity:    SeverityError,
-		Description: "Validates every rendered object, and every plain manifest in the repository, with kubeconform (as a library) in strict mode, offline. Built-in kinds are checked against the OpenAPI schemas of the target cluster's Kubernetes version, embedded in repotool for a window of versions (the nearest one is used outside it; see docs/schemas.md). Custom resources are checked against the CRD in the repository that defines them, for exactly the version the object uses. Objects whose kind has no known schema are left to `stray-api-version`. The official Kubernetes schemas carry no enums, so enum checks apply to custom resources.",
+		Description: "Validates every rendered object, and every plain manifest in the repository, with kubeconform (as a library) in strict mode, offline. " +
+			"Built-in kinds are checked against the OpenAPI schemas of the target cluster's Kubernetes version, embedded in repotool for a window " +
+			"of versions (the nearest one is used outside it; see docs/schemas.md). Custom resources are checked against the CRD in the repository " +
+			"that defines them, for exactly the version the object uses. Objects whose kind has no known schema are left to `stray-api-version`. " +
+			"The official Kubernetes schemas carry no enums, so enum checks apply to custom resources.",
 		Bad: Example{File: "namespaces/shop/templates/deployment.yaml", Content: `apiVersion: apps/v1
 kind: Deployment
 metadata:
@@ -63,10 +68,28 @@ spec:
 }
 
 func checkSchemas(in *input, report func(Finding)) {
-	locations, remote, err := schemaLocations(in.Repo, in.renderOpts.Offline)
+	v, err := newSchemaValidator(in)
 	if err != nil {
 		in.toolErr = err
 		return
+	}
+	defer v.Close()
+	newest, ok := validateRendered(in, v, report)
+	if !ok {
+		return
+	}
+	if newest == nil {
+		newest = in.kubeVersion(in.Repo.Config.ClusterKubeVersion(""))
+	}
+	validateRaw(in, v, newest, report)
+}
+
+// newSchemaValidator is the run's validator: the schema locations
+// repotool.yaml names, and every served version of the repository's CRDs.
+func newSchemaValidator(in *input) (*schema.Validator, error) {
+	locations, remote, err := schemaLocations(in.Repo, in.renderOpts.Offline)
+	if err != nil {
+		return nil, err
 	}
 	opts := schema.Options{Dir: in.schemaDir, ExtraLocations: locations}
 	if in.renderOpts.CacheDir != "" && remote {
@@ -74,10 +97,8 @@ func checkSchemas(in *input, report func(Finding)) {
 	}
 	v, err := schema.New(opts)
 	if err != nil {
-		in.toolErr = fmt.Errorf("cannot validate schemas: %w", err)
-		return
+		return nil, fmt.Errorf("cannot validate schemas: %w", err)
 	}
-	defer v.Close()
 	for _, c := range in.CRDs.All() {
 		for _, ver := range c.Versions {
 			if ver.Served && ver.Schema != nil {
@@ -85,15 +106,22 @@ func checkSchemas(in *input, report func(Finding)) {
 			}
 		}
 	}
-	// Validate every rendered object, in parallel; report in order.
-	type job struct {
-		res *render.Result
-		obj *manifest.Object
-		kv  *semver.Version
-	}
-	var jobs []job
-	// Plain manifests belong to no target: check them against the newest
-	// Kubernetes version any target runs.
+	return v, nil
+}
+
+// schemaJob is a rendered object to validate for its target's Kubernetes
+// version.
+type schemaJob struct {
+	res *render.Result
+	obj *manifest.Object
+	kv  *semver.Version
+}
+
+// validateRendered validates every rendered object, in parallel, and
+// reports in order. It returns the newest Kubernetes version a target
+// runs, and false when repotool itself failed (in.toolErr).
+func validateRendered(in *input, v *schema.Validator, report func(Finding)) (*semver.Version, bool) {
+	var jobs []schemaJob
 	var newest *semver.Version
 	for _, res := range in.Results {
 		if res.Err != nil {
@@ -104,7 +132,7 @@ func checkSchemas(in *input, report func(Finding)) {
 			newest = kv
 		}
 		for i := range res.Objects {
-			jobs = append(jobs, job{res, &res.Objects[i], kv})
+			jobs = append(jobs, schemaJob{res, &res.Objects[i], kv})
 		}
 	}
 	results := make([]schema.Result, len(jobs))
@@ -127,31 +155,41 @@ func checkSchemas(in *input, report func(Finding)) {
 	for i, j := range jobs {
 		if results[i].Internal {
 			in.toolErr = fmt.Errorf("cannot validate %s %s: %w", j.obj.Kind, j.obj.Name, results[i].Err)
-			return
+			return nil, false
 		}
-		o := j.obj
-		problems := schemaProblems(results[i], o.Kind, secretName(o.Namespace, o.Name))
-		if len(problems) == 0 {
-			continue
-		}
-		node := in.objectNode(o)
-		for _, p := range problems {
-			f := Finding{Object: o.ID(), Targets: []string{j.res.Target.Name()}, File: o.Source.String(), Message: p.message}
-			if node != nil {
-				f.Line = lineAtPath(node, p.field)
-			} else {
-				f.Line = in.templateLine(o, p.field)
-			}
-			if file, line := valueOrigin(in, j.res, o, p.path); file != "" {
-				f.File, f.Line, f.Template = file, line, o.Source.String()
-				f.Message += fmt.Sprintf(" (the value comes from %s:%d)", file, line)
-			}
-			report(f)
-		}
+		reportSchemaProblems(in, j, results[i], report)
 	}
-	if newest == nil {
-		newest = in.kubeVersion(in.Repo.Config.ClusterKubeVersion(""))
+	return newest, true
+}
+
+// reportSchemaProblems reports a rendered object's problems at the values
+// line that set the field when there is one, else at the template's.
+func reportSchemaProblems(in *input, j schemaJob, r schema.Result, report func(Finding)) {
+	o := j.obj
+	problems := schemaProblems(r, o.Kind, secretName(o.Namespace, o.Name))
+	if len(problems) == 0 {
+		return
 	}
+	node := in.objectNode(o)
+	for _, p := range problems {
+		f := Finding{Object: o.ID(), Targets: []string{j.res.Target.Name()}, File: o.Source.String(), Message: p.message}
+		if node != nil {
+			f.Line = lineAtPath(node, p.field)
+		} else {
+			f.Line = in.templateLine(o, p.field)
+		}
+		if file, line := valueOrigin(in, j.res, o, p.path); file != "" {
+			f.File, f.Line, f.Template = file, line, o.Source.String()
+			f.Message += fmt.Sprintf(" (the value comes from %s:%d)", file, line)
+		}
+		report(f)
+	}
+}
+
+// validateRaw validates the plain manifests of the repository, which
+// belong to no target, against the newest Kubernetes version any target
+// runs.
+func validateRaw(in *input, v *schema.Validator, newest *semver.Version, report func(Finding)) {
 	for i := range in.Raw {
 		o := &in.Raw[i]
 		if o.Encrypted || isPlainManifest(o.File) {
@@ -220,7 +258,8 @@ func schemaProblems(r schema.Result, kind, name string) []schemaProblem {
 	case schema.Error:
 		msg := strings.Join(strings.Fields(fmt.Sprint(r.Err)), " ")
 		if k := r.DuplicateKey; k != "" {
-			return []schemaProblem{{path: "/" + k, field: "/" + k, message: fmt.Sprintf("%s %s: duplicate key %q: YAML keeps only one of the values; remove the other", kind, name, k)}}
+			return []schemaProblem{{path: "/" + k, field: "/" + k, message: fmt.Sprintf("%s %s: duplicate key %q: YAML keeps only one of the values; remove the "+
+				"other", kind, name, k)}}
 		}
 		return []schemaProblem{{path: "/", field: "/", message: fmt.Sprintf("%s %s cannot be validated: %s", kind, name, msg)}}
 	}

@@ -8,11 +8,20 @@ import (
 
 var ruleSecretConflict = &Rule{
 	Rule: finding.Rule{
-		ID:          "secret-conflict",
-		Summary:     "Two objects would write the same Secret in one cluster and namespace (two ExternalSecrets, an ExternalSecret and a rendered Secret, a Certificate, a mirror or reflector copy).",
+		ID: "secret-conflict",
+		Summary: "Two objects would write the same Secret in one cluster and namespace (two ExternalSecrets, an ExternalSecret and a rendered Secret, a " +
+			"Certificate, a mirror or reflector copy).",
 		Remediation: "Give each writer its own Secret name (spec.target.name, spec.secretName), or keep only one of them.",
 		Severity:    SeverityError,
-		Description: "Per cluster and namespace, repotool lists what makes each Secret: a rendered Secret; an ExternalSecret's target (spec.target.name, else its own name; creationPolicy Owner or Orphan, not Merge, CreateOrMerge or None, which add keys to a Secret they do not own; not a target that spec.target.manifest makes another kind, such as a ConfigMap); the ExternalSecrets a ClusterExternalSecret creates in each namespace it selects (its namespaces and namespace selectors, resolved against the cluster's namespaces and their labels); a cert-manager Certificate's spec.secretName; a SecretMirror's copies (mirrors.kts.studio, destination namespaces as regular expressions); and kubernetes-reflector's automatic copies (reflection-auto-enabled). Two writers of one Secret fight: External Secrets Operator refuses the second ExternalSecret (\"already owned by another ExternalSecret\") and the application keeps stale credentials, or Argo CD and the operator overwrite each other. The finding is at the second writer, with the first as a related location.",
+		Description: "Per cluster and namespace, repotool lists what makes each Secret: a rendered Secret; an ExternalSecret's target (spec.target.name, " +
+			"else its own name; creationPolicy Owner or Orphan, not Merge, CreateOrMerge or None, which add keys to a Secret they do not own; not " +
+			"a target that spec.target.manifest makes another kind, such as a ConfigMap); the ExternalSecrets a ClusterExternalSecret creates in " +
+			"each namespace it selects (its namespaces and namespace selectors, resolved against the cluster's namespaces and their labels); a " +
+			"cert-manager Certificate's spec.secretName; a SecretMirror's copies (mirrors.kts.studio, destination namespaces as regular " +
+			"expressions); and kubernetes-reflector's automatic copies (reflection-auto-enabled). Two writers of one Secret fight: External " +
+			"Secrets Operator refuses the second ExternalSecret (\"already owned by another ExternalSecret\") and the application keeps stale " +
+			"credentials, or Argo CD and the operator overwrite each other. The finding is at the second writer, with the first as a related " +
+			"location.",
 		Bad: finding.Example{File: "namespaces/shop/templates/externalsecrets.yaml", Content: `apiVersion: external-secrets.io/v1
 kind: ExternalSecret
 metadata:

@@ -11,11 +11,21 @@ import (
 
 var ruleSecretReference = &Rule{
 	Rule: finding.Rule{
-		ID:          "secret-reference",
-		Summary:     "A workload, Ingress or ServiceAccount refers to a Secret that nothing provides in its cluster and namespace.",
-		Remediation: "Provide the Secret (an ExternalSecret, a Certificate, a rendered Secret, a mirror or reflector copy), fix the name, mark the reference optional, or declare a Secret made outside Git in repotool.yaml (clusters.<name>.provided: [\"Secret shop/db\"]).",
-		Severity:    SeverityWarning,
-		Description: "A Pod whose Secret is missing does not start (CreateContainerConfigError, or a volume that never mounts), and an Ingress whose TLS Secret is missing serves the default certificate. repotool checks the references in pod templates (Pods, workloads, CronJobs, and any custom kind with a pod template such as an Argo Rollout: env secretKeyRef, envFrom secretRef, secret and projected volumes, imagePullSecrets), in Ingress tls.secretName (unless cert-manager's ingress annotations make the Secret) and in ServiceAccount secrets and imagePullSecrets, against what provides Secrets in the same cluster and namespace: rendered Secrets, ExternalSecret targets (creationPolicy Owner, Orphan or CreateOrMerge; not a target spec.target.manifest makes another kind), the ExternalSecrets of ClusterExternalSecrets (their namespace selectors resolved against the cluster's namespaces), Certificates, SecretMirror copies, kubernetes-reflector automatic copies, Jobs of the namespace that name the Secret in their arguments (certificate generators run as Helm hooks, such as ingress-nginx's kube-webhook-certgen), the repository's plain manifests, and Secrets repotool.yaml declares as provided. References marked optional are skipped. It runs for a cluster only when every one of its targets rendered.",
+		ID:      "secret-reference",
+		Summary: "A workload, Ingress or ServiceAccount refers to a Secret that nothing provides in its cluster and namespace.",
+		Remediation: "Provide the Secret (an ExternalSecret, a Certificate, a rendered Secret, a mirror or reflector copy), fix the name, mark the reference " +
+			"optional, or declare a Secret made outside Git in repotool.yaml (clusters.<name>.provided: [\"Secret shop/db\"]).",
+		Severity: SeverityWarning,
+		Description: "A Pod whose Secret is missing does not start (CreateContainerConfigError, or a volume that never mounts), and an Ingress whose TLS " +
+			"Secret is missing serves the default certificate. repotool checks the references in pod templates (Pods, workloads, CronJobs, and any " +
+			"custom kind with a pod template such as an Argo Rollout: env secretKeyRef, envFrom secretRef, secret and projected volumes, " +
+			"imagePullSecrets), in Ingress tls.secretName (unless cert-manager's ingress annotations make the Secret) and in ServiceAccount " +
+			"secrets and imagePullSecrets, against what provides Secrets in the same cluster and namespace: rendered Secrets, ExternalSecret " +
+			"targets (creationPolicy Owner, Orphan or CreateOrMerge; not a target spec.target.manifest makes another kind), the ExternalSecrets of " +
+			"ClusterExternalSecrets (their namespace selectors resolved against the cluster's namespaces), Certificates, SecretMirror copies, " +
+			"kubernetes-reflector automatic copies, Jobs of the namespace that name the Secret in their arguments (certificate generators run as " +
+			"Helm hooks, such as ingress-nginx's kube-webhook-certgen), the repository's plain manifests, and Secrets repotool.yaml declares as " +
+			"provided. References marked optional are skipped. It runs for a cluster only when every one of its targets rendered.",
 		Bad: finding.Example{File: "namespaces/shop/templates/deployment.yaml", Content: `apiVersion: apps/v1
 kind: Deployment
 metadata:
@@ -85,7 +95,17 @@ func checkSecretReferences(in *input, report func(Finding)) {
 				if have[key] || jobArgs[key] || v.isProvided("Secret", p.ns, use.name) {
 					continue
 				}
-				f := in.objectFinding(p, fmt.Sprintf("%s %s refers to Secret %s (%s), but nothing in cluster %s provides it", p.o.Kind, secretName(p.ns, p.o.Name), secretName(p.ns, use.name), use.how, v.name))
+				f := in.objectFinding(
+					p,
+					fmt.Sprintf(
+						"%s %s refers to Secret %s (%s), but nothing in cluster %s provides it",
+						p.o.Kind,
+						secretName(p.ns, p.o.Name),
+						secretName(p.ns, use.name),
+						use.how,
+						v.name,
+					),
+				)
 				if line := in.objectLine(p.o, use.name); line > 0 {
 					f.Line = line // the reference itself
 				}

@@ -8,11 +8,17 @@ import (
 
 var ruleSecretStoreReference = &Rule{
 	Rule: finding.Rule{
-		ID:          "secret-store-reference",
-		Summary:     "An ExternalSecret, ClusterExternalSecret or PushSecret refers to a SecretStore or ClusterSecretStore the cluster does not define.",
-		Remediation: "Add the store to the cluster's charts (or repository manifests), fix the name or kind in secretStoreRef, or declare a store made outside Git in repotool.yaml (clusters.<name>.provided: [\"ClusterSecretStore vault\"]).",
-		Severity:    SeverityError,
-		Description: "External Secrets Operator only syncs an ExternalSecret whose store exists: a SecretStore in the ExternalSecret's own namespace, or a ClusterSecretStore. repotool checks every store reference (spec.secretStoreRef, and the storeRef of each data and dataFrom entry; a ClusterExternalSecret's references in each namespace it selects; a PushSecret's secretStoreRefs) against the stores the cluster's targets render, the stores in the repository's plain manifests, and those repotool.yaml declares as provided outside Git. It runs for a cluster only when every one of its targets rendered, so that a store is never reported missing because the target that makes it failed.",
+		ID:      "secret-store-reference",
+		Summary: "An ExternalSecret, ClusterExternalSecret or PushSecret refers to a SecretStore or ClusterSecretStore the cluster does not define.",
+		Remediation: "Add the store to the cluster's charts (or repository manifests), fix the name or kind in secretStoreRef, or declare a store made " +
+			"outside Git in repotool.yaml (clusters.<name>.provided: [\"ClusterSecretStore vault\"]).",
+		Severity: SeverityError,
+		Description: "External Secrets Operator only syncs an ExternalSecret whose store exists: a SecretStore in the ExternalSecret's own namespace, or a " +
+			"ClusterSecretStore. repotool checks every store reference (spec.secretStoreRef, and the storeRef of each data and dataFrom entry; a " +
+			"ClusterExternalSecret's references in each namespace it selects; a PushSecret's secretStoreRefs) against the stores the cluster's " +
+			"targets render, the stores in the repository's plain manifests, and those repotool.yaml declares as provided outside Git. It runs for " +
+			"a cluster only when every one of its targets rendered, so that a store is never reported missing because the target that makes it " +
+			"failed.",
 		Bad: finding.Example{File: "namespaces/shop/templates/externalsecret.yaml", Content: `apiVersion: external-secrets.io/v1
 kind: ExternalSecret
 metadata:

@@ -14,11 +14,17 @@ import (
 
 var ruleShortnameCollision = &Rule{
 	Rule: finding.Rule{
-		ID:          "shortname-collision",
-		Summary:     "A CRD claims a short name, plural or singular that another resource also claims, so kubectl resolves it to only one of them.",
-		Remediation: "Remove or rename the clashing name in the CRD you control, and use the full name (kubectl get externalsecrets.external-secrets.io) in scripts and runbooks.",
-		Severity:    SeverityError,
-		Description: "`kubectl get es` silently returned Argo Events EventSources instead of External Secrets Operator ExternalSecrets: both CRDs claim the short name `es` (so do ECK's Elasticsearch and the archived kubernetes-external-secrets ExternalSecret). kubectl resolves a short name, plural or singular by API discovery order: built-in groups first, then custom resource groups, which share one priority and are listed by group name. The rule collects every CRD the repository installs (plain YAML files, charts' `crds/` folders and CRDs that templates render), reports every name claimed by more than one resource with all claimants and the one kubectl picks, and every name that shadows a built-in one (`po`, `svc`, `deploy`, `cm`, `ns`, `ing`, `sa`, ...).",
+		ID:      "shortname-collision",
+		Summary: "A CRD claims a short name, plural or singular that another resource also claims, so kubectl resolves it to only one of them.",
+		Remediation: "Remove or rename the clashing name in the CRD you control, and use the full name (kubectl get externalsecrets.external-secrets.io) in " +
+			"scripts and runbooks.",
+		Severity: SeverityError,
+		Description: "`kubectl get es` silently returned Argo Events EventSources instead of External Secrets Operator ExternalSecrets: both CRDs claim the " +
+			"short name `es` (so do ECK's Elasticsearch and the archived kubernetes-external-secrets ExternalSecret). kubectl resolves a short " +
+			"name, plural or singular by API discovery order: built-in groups first, then custom resource groups, which share one priority and are " +
+			"listed by group name. The rule collects every CRD the repository installs (plain YAML files, charts' `crds/` folders and CRDs that " +
+			"templates render), reports every name claimed by more than one resource with all claimants and the one kubectl picks, and every name " +
+			"that shadows a built-in one (`po`, `svc`, `deploy`, `cm`, `ns`, `ing`, `sa`, ...).",
 		Bad: Example{File: "namespaces/argo-events/crds/eventsources.yaml", Content: `apiVersion: apiextensions.k8s.io/v1
 kind: CustomResourceDefinition
 metadata:
@@ -135,10 +141,12 @@ func checkShortnames(in *input, report func(Finding)) {
 				msg = fmt.Sprintf("%s %q of %s shadows the built-in %s: `kubectl get %s` always returns %s, never %s",
 					c.how, token, c.resource, winner.resource, token, winner.resource, c.resource)
 			case winner.resource == c.resource:
-				msg = fmt.Sprintf("%s %q of %s is also claimed by %s; `kubectl get %s` returns %s (custom resource groups share one priority and kubectl takes them in group-name order), so the others are reachable only by full name",
+				msg = fmt.Sprintf("%s %q of %s is also claimed by %s; `kubectl get %s` returns %s (custom resource groups share one priority and kubectl takes "+
+					"them in group-name order), so the others are reachable only by full name",
 					c.how, token, c.resource, strings.Join(others, ", "), token, c.resource)
 			default:
-				msg = fmt.Sprintf("%s %q of %s is also claimed by %s; `kubectl get %s` returns %s, not %s (custom resource groups share one priority and kubectl takes them in group-name order)",
+				msg = fmt.Sprintf("%s %q of %s is also claimed by %s; `kubectl get %s` returns %s, not %s (custom resource groups share one priority and kubectl "+
+					"takes them in group-name order)",
 					c.how, token, c.resource, strings.Join(others, ", "), token, winner.resource, c.resource)
 			}
 			line := c.line

@@ -10,11 +10,22 @@ import (
 
 var ruleUnstableRender = &Rule{
 	Rule: finding.Rule{
-		ID:          "unstable-render",
-		Summary:     "A target renders differently each time with no change to the repository: a template calls lookup, the clock or chance, or a remote dependency is resolved from a version range.",
-		Remediation: "Give the value in the values files (a SOPS-encrypted one for a secret), make it in the cluster (cert-manager, an ExternalSecret generator, a Job), or pin the dependency with Chart.lock; see the finding for each cause.",
-		Severity:    SeverityWarning,
-		Description: "A rendering that is not a function of the repository breaks the rendered-manifests pattern: `repotool hydrate` would commit a new manifest on every run, Argo CD's own rendering differs from every other (an application that is never in sync, a Secret or certificate replaced on each sync), and a reviewed diff is not what gets deployed. repotool records, while rendering, which of these template functions each target actually calls (one in a branch its values leave untaken is not reported): lookup (it asks the cluster; an offline rendering, Argo CD's included, gets nothing), now, ago and date without a time (the clock), randAlpha, randAlphaNum, randAscii, randNumeric, randBytes, randInt, shuffle and uuidv4 (chance), genCA, genPrivateKey, genSelfSignedCert and genSignedCert with their WithKey forms (a new key, serial or validity each time), and bcrypt, htpasswd and encryptAES (a random salt or IV). Each is reported at the template and line that mention it (text given to tpl: at the tpl call), with the targets that call it. A remote dependency whose version is a range that Chart.lock does not pin is reported at its Chart.yaml: each run takes the newest version its repository publishes then. `repotool hydrate --strict` refuses these targets.",
+		ID: "unstable-render",
+		Summary: "A target renders differently each time with no change to the repository: a template calls lookup, the clock or chance, or a remote " +
+			"dependency is resolved from a version range.",
+		Remediation: "Give the value in the values files (a SOPS-encrypted one for a secret), make it in the cluster (cert-manager, an ExternalSecret " +
+			"generator, a Job), or pin the dependency with Chart.lock; see the finding for each cause.",
+		Severity: SeverityWarning,
+		Description: "A rendering that is not a function of the repository breaks the rendered-manifests pattern: `repotool hydrate` would commit a new " +
+			"manifest on every run, Argo CD's own rendering differs from every other (an application that is never in sync, a Secret or " +
+			"certificate replaced on each sync), and a reviewed diff is not what gets deployed. repotool records, while rendering, which of these " +
+			"template functions each target actually calls (one in a branch its values leave untaken is not reported): lookup (it asks the " +
+			"cluster; an offline rendering, Argo CD's included, gets nothing), now, ago and date without a time (the clock), randAlpha, " +
+			"randAlphaNum, randAscii, randNumeric, randBytes, randInt, shuffle and uuidv4 (chance), genCA, genPrivateKey, genSelfSignedCert and " +
+			"genSignedCert with their WithKey forms (a new key, serial or validity each time), and bcrypt, htpasswd and encryptAES (a random salt " +
+			"or IV). Each is reported at the template and line that mention it (text given to tpl: at the tpl call), with the targets that call " +
+			"it. A remote dependency whose version is a range that Chart.lock does not pin is reported at its Chart.yaml: each run takes the " +
+			"newest version its repository publishes then. `repotool hydrate --strict` refuses these targets.",
 		Bad: finding.Example{File: "namespaces/shop/templates/secret.yaml", Content: `stringData:
   password: {{ .Values.password | default (randAlphaNum 24) }}   # a new password on each rendering
 `},
@@ -26,8 +37,9 @@ var ruleUnstableRender = &Rule{
 
 // unstableCauses say, by function, what makes its result change.
 var unstableCauses = map[string]string{
-	"lookup": "asks the cluster for objects, which an offline rendering (hydrate, Argo CD's repo-server) does not have: it finds nothing here and something in a cluster",
-	"now":    "reads the clock", "ago": "reads the clock", "date": "is given no time, so it reads the clock",
+	"lookup": "asks the cluster for objects, which an offline rendering (hydrate, Argo CD's repo-server) does not have: it finds nothing here and " +
+		"something in a cluster",
+	"now": "reads the clock", "ago": "reads the clock", "date": "is given no time, so it reads the clock",
 	"dateInZone": "is given no time, so it reads the clock", "date_in_zone": "is given no time, so it reads the clock",
 	"htmlDate": "is given no time, so it reads the clock", "htmlDateInZone": "is given no time, so it reads the clock",
 	"genCA": "makes a new key and certificate", "genCAWithKey": "makes a new certificate (serial, validity)",
@@ -55,7 +67,8 @@ func checkUnstableRender(in *input, report func(Finding)) {
 			switch {
 			case u.Dependency != "":
 				f.Line = lineWith(in, u.File, "name: "+u.Dependency)
-				f.Message = fmt.Sprintf("the dependency %s is resolved from the version range %q, which Chart.lock does not pin: each rendering takes the newest version its repository publishes then; "+
+				f.Message = fmt.Sprintf("the dependency %s is resolved from the version range %q, which Chart.lock does not pin: each rendering takes the newest "+
+					"version its repository publishes then; "+
 					"run `helm dependency update %s` and commit Chart.lock (or vendor the chart)", u.Dependency, u.Version, strings.TrimSuffix(u.File, "/Chart.yaml"))
 			case u.ViaTpl:
 				f.Message = fmt.Sprintf("text this template gives to tpl calls %s, which %s: %s", u.Func, unstableCause(u.Func), unstableEffect(u.Func))

@@ -17,7 +17,12 @@ var ruleValuesListReplaced = &Rule{
 		Remediation: "Repeat in the cluster file the items of the common list it should keep, or move the list out of the common file if every cluster sets its own.",
 		Severity:    SeverityInfo,
 		Off:         true,
-		Description: "Helm merges values maps key by key, but a list in a later values file replaces the earlier list whole (helm#3486). A cluster file that adds one item to `extraEnv` or `tolerations` drops every item the namespace's common file set, for that cluster only. repotool compares each target's cluster values files with its common ones (the first YAML document of each, as Helm reads them; in secret files only the keys, which SOPS leaves in clear) and reports every key path where both set a list, at the cluster file's line, with the common file's line as a related location. The finding says how many items each list has, never what they are. Off by default, since replacing a list is often meant: turn it on with `lint.rules.values-list-replaced.severity: info` in repotool.yaml.",
+		Description: "Helm merges values maps key by key, but a list in a later values file replaces the earlier list whole (helm#3486). A cluster file that " +
+			"adds one item to `extraEnv` or `tolerations` drops every item the namespace's common file set, for that cluster only. repotool " +
+			"compares each target's cluster values files with its common ones (the first YAML document of each, as Helm reads them; in secret " +
+			"files only the keys, which SOPS leaves in clear) and reports every key path where both set a list, at the cluster file's line, with " +
+			"the common file's line as a related location. The finding says how many items each list has, never what they are. Off by default, " +
+			"since replacing a list is often meant: turn it on with `lint.rules.values-list-replaced.severity: info` in repotool.yaml.",
 		Bad: finding.Example{File: "clusters/prod/shop/prod-values.yaml", Content: `# namespaces/shop/common-values.yaml sets
 #   tolerations: [{key: dedicated, value: shop, effect: NoSchedule}]
 tolerations:   # replaces it: prod pods lose the dedicated toleration
@@ -61,7 +66,14 @@ func checkValuesListReplaced(in *input, report func(Finding)) {
 					return
 				}
 				f := Finding{File: vf.Path, Line: at.line, Targets: []string{t.Name()},
-					Message: fmt.Sprintf("%s sets the list %s (%s), which replaces the whole list %s sets (%s): Helm does not merge lists", vf.Path, path, items(at.items), prev.file, items(prev.items))}
+					Message: fmt.Sprintf(
+						"%s sets the list %s (%s), which replaces the whole list %s sets (%s): Helm does not merge lists",
+						vf.Path,
+						path,
+						items(at.items),
+						prev.file,
+						items(prev.items),
+					)}
 				f.Related = []finding.Location{{File: prev.file, Line: prev.line, Message: "the common list replaced for this cluster"}}
 				report(f)
 			})

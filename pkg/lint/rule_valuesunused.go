@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/repotool/repotool/pkg/finding"
+	"github.com/repotool/repotool/pkg/layout"
+	"github.com/repotool/repotool/pkg/render"
 	"github.com/repotool/repotool/pkg/values"
 )
 
@@ -16,7 +18,15 @@ var ruleValuesUnused = &Rule{
 		Summary:     "A values file sets a key that changes nothing: the chart does not declare it, and every target renders byte-identical without it.",
 		Remediation: "Fix the key's name (the finding suggests the nearest key the chart declares) or remove it.",
 		Severity:    SeverityWarning,
-		Description: "Helm ignores values no template reads, so a misspelt key in a cluster file (`replicasCount:`) is accepted in silence, and the change it was meant to make never happens. repotool decides by evidence, not by reading templates: a key is reported when the charts' defaults (the chart's values.yaml and its subcharts', under their names) do not declare it, and every target that uses the values file renders to exactly the same bytes without it. A key under a value the chart leaves free-form (an empty map such as `podAnnotations: {}`, or any non-map value) is the chart's to read and never a candidate, and a subtree a template prints whole (`toYaml .Values.extra`) changes the output, so it is used. A key whose name some template of the chart contains is taken as read (never reported, never rendered again: a conservative shortcut that can miss a typo, never invent one); the others are rendered again, a target's together first; a target rendered with placeholders for secret values is not judged. A key from a secret values file is named, never its value.",
+		Description: "Helm ignores values no template reads, so a misspelt key in a cluster file (`replicasCount:`) is accepted in silence, and the change " +
+			"it was meant to make never happens. repotool decides by evidence, not by reading templates: a key is reported when the charts' " +
+			"defaults (the chart's values.yaml and its subcharts', under their names) do not declare it, and every target that uses the values " +
+			"file renders to exactly the same bytes without it. A key under a value the chart leaves free-form (an empty map such as " +
+			"`podAnnotations: {}`, or any non-map value) is the chart's to read and never a candidate, and a subtree a template prints whole " +
+			"(`toYaml .Values.extra`) changes the output, so it is used. A key whose name some template of the chart contains is taken as read " +
+			"(never reported, never rendered again: a conservative shortcut that can miss a typo, never invent one); the others are rendered " +
+			"again, a target's together first; a target rendered with placeholders for secret values is not judged. A key from a secret values " +
+			"file is named, never its value.",
 		Bad: finding.Example{File: "clusters/prod/shop/prod-values.yaml", Content: `replicasCount: 3   # the chart reads replicaCount
 `},
 		Good: finding.Example{File: "clusters/prod/shop/prod-values.yaml", Content: `replicaCount: 3
@@ -39,90 +49,113 @@ func checkValuesUnused(in *input, report func(Finding)) {
 	if ev == nil {
 		return
 	}
-	keys := map[string]*unusedKey{}
-	var order []string
-	candidates := map[string][]values.Candidate{} // by values file: its chart's is the same for every target
+	s := &unusedScan{keys: map[string]*unusedKey{}, candidates: map[string][]values.Candidate{}}
 	for _, res := range in.Results {
 		if res.Err != nil || len(res.Placeholders) > 0 {
 			continue // nothing to compare with, or placeholders
 		}
-		t := &res.Target
-		defaults, err := ev.renderer.ChartDefaults(ev.ctx, t.ChartDir)
-		if err != nil {
-			continue // the target rendered, so this cannot fail but by interrupt
-		}
-		// This target's keys still in question, by path (two files may
-		// set the same key: removing it removes both).
-		open := map[string][]*unusedKey{}
-		var paths [][]string
-		for _, vf := range t.Values {
-			cands, ok := candidates[vf.Path]
-			if !ok {
-				cands = in.undeclared(defaults, vf.Path, vf.Secret)
-				candidates[vf.Path] = cands
-			}
-			for _, c := range cands {
-				id := vf.Path + "\x00" + values.Key(c.Path)
-				k := keys[id]
-				if k == nil {
-					k = &unusedKey{file: vf.Path, cand: c}
-					keys[id] = k
-					order = append(order, id)
-				}
-				k.targets = append(k.targets, t.Name())
-				if k.used {
-					continue
-				}
-				// A key some template names may be read: not a finding,
-				// and not worth a rendering. One no template names (a
-				// typo, a key for another chart) is rendered without.
-				if named, err := ev.renderer.TemplatesMention(ev.ctx, t.ChartDir, c.Path[len(c.Path)-1]); err != nil || named {
-					k.used = true
-					continue
-				}
-				pk := values.Key(c.Path)
-				if open[pk] == nil {
-					paths = append(paths, c.Path)
-				}
-				open[pk] = append(open[pk], k)
-			}
-		}
-		// One rendering without every key in question; only when that
-		// changes the output are they tried one by one. A key is reported
-		// only if, on its own, it changes nothing.
-		same := func(ps ...[]string) bool {
-			without, err := ev.renderer.Without(ev.ctx, t, ps...)
-			return err == nil && bytes.Equal(without, res.Manifest)
-		}
-		if len(paths) == 0 {
+		s.judge(in, ev, res)
+	}
+	s.report(in, report)
+}
+
+// unusedScan are the undeclared keys of the values files, each with the
+// targets that use its file and whether some target may read it.
+type unusedScan struct {
+	keys       map[string]*unusedKey         // by file and key
+	order      []string                      // keys' ids in the order found
+	candidates map[string][]values.Candidate // by values file: its chart's is the same for every target
+}
+
+// judge decides, for one rendered target, which of its files' undeclared
+// keys it may read. One rendering without every key in question; only
+// when that changes the output are they tried one by one. A key is
+// reported only if, on its own, it changes nothing.
+func (s *unusedScan) judge(in *input, ev *evidence, res *render.Result) {
+	t := &res.Target
+	defaults, err := ev.renderer.ChartDefaults(ev.ctx, t.ChartDir)
+	if err != nil {
+		return // the target rendered, so this cannot fail but by interrupt
+	}
+	open, paths := s.inQuestion(in, ev, t, defaults)
+	if len(paths) == 0 {
+		return
+	}
+	same := func(ps ...[]string) bool {
+		without, err := ev.renderer.Without(ev.ctx, t, ps...)
+		return err == nil && bytes.Equal(without, res.Manifest)
+	}
+	all := same(paths...)
+	for _, p := range paths {
+		if (len(paths) == 1 && all) || (len(paths) > 1 && same(p)) {
 			continue
 		}
-		all := same(paths...)
-		for _, p := range paths {
-			if (len(paths) == 1 && all) || (len(paths) > 1 && same(p)) {
-				continue
-			}
-			for _, k := range open[values.Key(p)] {
-				k.used = true // it changes the output, or may: not reported
-			}
+		for _, k := range open[values.Key(p)] {
+			k.used = true // it changes the output, or may: not reported
 		}
 	}
-	// A file some target uses that this run did not judge (lint
-	// --changed-since renders only the affected targets; a target that
-	// did not render) may be read there: its keys are not reported.
+}
+
+// inQuestion records t's undeclared keys and returns those still in
+// question, by path (two files may set the same key: removing it removes
+// both), and their paths.
+func (s *unusedScan) inQuestion(in *input, ev *evidence, t *layout.Target, defaults values.Trace) (map[string][]*unusedKey, [][]string) {
+	open := map[string][]*unusedKey{}
+	var paths [][]string
+	for _, vf := range t.Values {
+		cands, ok := s.candidates[vf.Path]
+		if !ok {
+			cands = in.undeclared(defaults, vf.Path, vf.Secret)
+			s.candidates[vf.Path] = cands
+		}
+		for _, c := range cands {
+			id := vf.Path + "\x00" + values.Key(c.Path)
+			k := s.keys[id]
+			if k == nil {
+				k = &unusedKey{file: vf.Path, cand: c}
+				s.keys[id] = k
+				s.order = append(s.order, id)
+			}
+			k.targets = append(k.targets, t.Name())
+			if k.used {
+				continue
+			}
+			// A key some template names may be read: not a finding,
+			// and not worth a rendering. One no template names (a
+			// typo, a key for another chart) is rendered without.
+			if named, err := ev.renderer.TemplatesMention(ev.ctx, t.ChartDir, c.Path[len(c.Path)-1]); err != nil || named {
+				k.used = true
+				continue
+			}
+			pk := values.Key(c.Path)
+			if open[pk] == nil {
+				paths = append(paths, c.Path)
+			}
+			open[pk] = append(open[pk], k)
+		}
+	}
+	return open, paths
+}
+
+// report reports the keys no target reads. A file some target uses that
+// this run did not judge (lint --changed-since renders only the affected
+// targets; a target that did not render) may be read there: its keys are
+// not reported.
+func (s *unusedScan) report(in *input, report func(Finding)) {
 	users := map[string]int{}
 	for _, t := range in.Repo.Targets {
 		for _, vf := range t.Values {
 			users[vf.Path]++
 		}
 	}
-	for _, id := range order {
-		k := keys[id]
+	for _, id := range s.order {
+		k := s.keys[id]
 		targets := slices.Compact(slices.Sorted(slices.Values(k.targets)))
 		if k.used || len(targets) < users[k.file] {
 			continue
 		}
-		msg := fmt.Sprintf("%s sets %s, which the chart does not declare and which changes nothing: %s the same without it", k.file, strings.Join(k.cand.Path, "."), renderList(targets))
+		msg := fmt.Sprintf("%s sets %s, which the chart does not declare and which changes nothing: %s the same without it",
+			k.file, strings.Join(k.cand.Path, "."), renderList(targets))
 		if k.cand.Nearest != "" {
 			msg += fmt.Sprintf("; did you mean %s?", strings.Join(append(slices.Clone(k.cand.Path[:len(k.cand.Path)-1]), k.cand.Nearest), "."))
 		}

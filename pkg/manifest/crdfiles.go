@@ -117,7 +117,10 @@ func crdsInArchive(data []byte, file string) ([]*CRD, error) {
 			break
 		}
 		if err != nil {
-			return out, errors.Join(append(errs, fmt.Errorf("%s: not a readable chart archive (%w): package it again with `helm dependency build`, or remove it", file, err))...)
+			return out, errors.Join(append(
+				errs,
+				fmt.Errorf("%s: not a readable chart archive (%w): package it again with `helm dependency build`, or remove it", file, err),
+			)...)
 		}
 		if h.Typeflag != tar.TypeReg {
 			continue

@@ -33,24 +33,6 @@ func convert(o *kesObject, opts convertOptions) (*converted, error) {
 		return nil, err
 	}
 	c := &converted{store: st}
-	md := mapping()
-	set(md, "name", clone(o.name))
-	if o.namespace != nil {
-		set(md, "namespace", clone(o.namespace))
-	}
-	if o.labels != nil {
-		set(md, "labels", clone(o.labels))
-	}
-	annotations := clone(o.annotations)
-	if opts.suffix != "" {
-		if annotations == nil {
-			annotations = mapping()
-		}
-		set(annotations, SuffixAnnotation, str(opts.suffix))
-	}
-	if annotations != nil {
-		set(md, "annotations", annotations)
-	}
 	spec := mapping()
 	ref := mapping()
 	set(ref, "kind", str(st.kind))
@@ -68,6 +50,63 @@ func convert(o *kesObject, opts convertOptions) (*converted, error) {
 		set(target, "template", tpl)
 	}
 	set(spec, "target", target)
+	data, err := convertData(o)
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > 0 {
+		set(spec, "data", seq(data...))
+	}
+	from, err := convertDataFrom(o)
+	if err != nil {
+		return nil, err
+	}
+	if len(from) > 0 {
+		set(spec, "dataFrom", seq(from...))
+	}
+	if o.spec.backendType == "ibmcloudSecretsManager" && o.spec.keyByName {
+		c.todo = append(c.todo, "keyByName: KES found IBM Cloud secrets by name in any secret group; "+
+			"External Secrets Operator names the group: the keys say default/<type>/<name>, change default where the secret is in another group")
+	}
+	if o.spec.backendType == "alicloudSecretsManager" && o.spec.roleArn != nil {
+		c.todo = append(c.todo, "roleArn "+o.spec.roleArn.Value+": External Secrets Operator assumes an Alibaba Cloud RAM role "+
+			"only with RRSA (spec.provider.alibaba.auth.rrsa); set it up in the store by hand")
+	}
+	obj := mapping()
+	set(obj, "apiVersion", str("external-secrets.io/v1"))
+	set(obj, "kind", str("ExternalSecret"))
+	set(obj, "metadata", convertMetadata(o, opts.suffix))
+	set(obj, "spec", spec)
+	c.object = obj
+	return c, nil
+}
+
+// convertMetadata is the ExternalSecret's metadata: the KES object's name,
+// namespace, labels and annotations, and the suffix's annotation.
+func convertMetadata(o *kesObject, suffix string) *yaml.Node {
+	md := mapping()
+	set(md, "name", clone(o.name))
+	if o.namespace != nil {
+		set(md, "namespace", clone(o.namespace))
+	}
+	if o.labels != nil {
+		set(md, "labels", clone(o.labels))
+	}
+	annotations := clone(o.annotations)
+	if suffix != "" {
+		if annotations == nil {
+			annotations = mapping()
+		}
+		set(annotations, SuffixAnnotation, str(suffix))
+	}
+	if annotations != nil {
+		set(md, "annotations", annotations)
+	}
+	return md
+}
+
+// convertData is spec.data: one entry per KES data item with a key.
+func convertData(o *kesObject) ([]*yaml.Node, error) {
 	var data []*yaml.Node
 	for _, it := range o.spec.data {
 		if it.path != nil {
@@ -77,7 +116,8 @@ func convert(o *kesObject, opts convertOptions) (*converted, error) {
 			return nil, refuse(&yaml.Node{Line: it.line}, "an entry of spec.data has a key and no name")
 		}
 		if !secretKeyRE.MatchString(it.name.Value) && !strings.Contains(it.name.Value, "repotoolTplAction") {
-			return nil, refuse(it.name, "name %q is not a valid key of a Secret (letters, digits, '-', '_' and '.'): KES could not have written it either", it.name.Value)
+			return nil, refuse(it.name, "name %q is not a valid key of a Secret (letters, digits, '-', '_' and '.'): "+
+				"KES could not have written it either", it.name.Value)
 		}
 		rr, err := remoteRef(o, it)
 		if err != nil {
@@ -88,9 +128,12 @@ func convert(o *kesObject, opts convertOptions) (*converted, error) {
 		set(d, "remoteRef", rr)
 		data = append(data, d)
 	}
-	if len(data) > 0 {
-		set(spec, "data", seq(data...))
-	}
+	return data, nil
+}
+
+// convertDataFrom is spec.dataFrom: KES data items read by path, then its
+// dataFrom.
+func convertDataFrom(o *kesObject) ([]*yaml.Node, error) {
 	var from []*yaml.Node
 	for _, it := range o.spec.data {
 		if it.path == nil {
@@ -110,22 +153,7 @@ func convert(o *kesObject, opts convertOptions) (*converted, error) {
 		set(e, "extract", rr)
 		from = append(from, e)
 	}
-	if len(from) > 0 {
-		set(spec, "dataFrom", seq(from...))
-	}
-	if o.spec.backendType == "ibmcloudSecretsManager" && o.spec.keyByName {
-		c.todo = append(c.todo, "keyByName: KES found IBM Cloud secrets by name in any secret group; External Secrets Operator names the group: the keys say default/<type>/<name>, change default where the secret is in another group")
-	}
-	if o.spec.backendType == "alicloudSecretsManager" && o.spec.roleArn != nil {
-		c.todo = append(c.todo, "roleArn "+o.spec.roleArn.Value+": External Secrets Operator assumes an Alibaba Cloud RAM role only with RRSA (spec.provider.alibaba.auth.rrsa); set it up in the store by hand")
-	}
-	obj := mapping()
-	set(obj, "apiVersion", str("external-secrets.io/v1"))
-	set(obj, "kind", str("ExternalSecret"))
-	set(obj, "metadata", md)
-	set(obj, "spec", spec)
-	c.object = obj
-	return c, nil
+	return from, nil
 }
 
 // secretKeyRE is what a Secret's data key may be.

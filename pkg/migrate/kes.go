@@ -64,7 +64,22 @@ func isKES(doc *yaml.Node) bool {
 // specFields and itemFields are the KES fields repotool translates; any
 // other field is refused rather than dropped.
 var (
-	specFields = []string{"controllerId", "backendType", "roleArn", "region", "keyVaultName", "projectId", "kvVersion", "vaultMountPoint", "vaultRole", "keyByName", "data", "dataFrom", "dataFromWithOptions", "template"}
+	specFields = []string{
+		"controllerId",
+		"backendType",
+		"roleArn",
+		"region",
+		"keyVaultName",
+		"projectId",
+		"kvVersion",
+		"vaultMountPoint",
+		"vaultRole",
+		"keyByName",
+		"data",
+		"dataFrom",
+		"dataFromWithOptions",
+		"template",
+	}
 	itemFields = []string{"key", "name", "property", "version", "versionId", "versionStage", "path", "recursive", "secretType", "isBinary"}
 )
 

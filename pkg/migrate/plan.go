@@ -136,7 +136,8 @@ func Plan(fsys fs.FS, opts Options) (*Result, error) {
 			// points to is converted where it is, or by hand when it is
 			// outside the repository.
 			target, _ := fs.ReadLink(fsys, p)
-			res.Refused = append(res.Refused, Item{File: p, Detail: "a link to " + target + ", which holds KES objects: migrate converts the file itself (run it where that file is, when it is outside the repository)"})
+			res.Refused = append(res.Refused, Item{File: p, Detail: "a link to " + target + ", which holds KES objects: migrate converts the file itself (run " +
+				"it where that file is, when it is outside the repository)"})
 			continue
 		}
 		if sopsfile.IsEncrypted(data) {
@@ -229,7 +230,8 @@ func (res *Result) addStores(fsys fs.FS, dir string, used []store) error {
 	var b strings.Builder
 	b.Write(old)
 	if len(old) == 0 {
-		b.WriteString("# Stores for the ExternalSecrets repotool migrate kes-to-eso converted from\n# kubernetes-external-secrets. Fill in the placeholders the report lists\n# (see docs/migrate.md).\n")
+		b.WriteString("# Stores for the ExternalSecrets repotool migrate kes-to-eso converted from\n# kubernetes-external-secrets. Fill in the placeholders " +
+			"the report lists\n# (see docs/migrate.md).\n")
 	}
 	for _, k := range sortedKeys(byKey) {
 		if have[k] {

@@ -105,13 +105,19 @@ func (f *file) parse(start, end int) (*parsed, error) {
 			return tokenFor(len(pd.tokens.actions) - 1)
 		})
 		if bad != "" {
-			return nil, &refusal{line: lineOf(f.lines[start:end], bad) + start, reason: "the object is built with template logic (" + bad + "), not written literally: convert it by hand"}
+			return nil, &refusal{
+				line:   lineOf(f.lines[start:end], bad) + start,
+				reason: "the object is built with template logic (" + bad + "), not written literally: convert it by hand",
+			}
 		}
 	}
 	var root yaml.Node
 	if err := yaml.Unmarshal([]byte(text), &root); err != nil {
 		if pd.tokens != nil {
-			return nil, &refusal{line: start + 1, reason: "with its template actions taken as values, the document is not YAML (" + err.Error() + "): convert it by hand"}
+			return nil, &refusal{
+				line:   start + 1,
+				reason: "with its template actions taken as values, the document is not YAML (" + err.Error() + "): convert it by hand",
+			}
 		}
 		return nil, &refusal{line: start + 1, reason: "not valid YAML: " + err.Error()}
 	}
@@ -230,7 +236,10 @@ func (f *file) convertDocs(res *Result, opts Options) []store {
 		o, err := parseKES(pd.node)
 		var c *converted
 		if err == nil {
-			c, err = convert(o, convertOptions{settings: opts.Settings, storeKind: opts.StoreKind, suffix: opts.Suffix, esoMajor: major, helm: f.helm, tokens: pd.tokens})
+			c, err = convert(
+				o,
+				convertOptions{settings: opts.Settings, storeKind: opts.StoreKind, suffix: opts.Suffix, esoMajor: major, helm: f.helm, tokens: pd.tokens},
+			)
 		}
 		if errors.As(err, &r) {
 			res.Refused = append(res.Refused, Item{File: f.path, Line: d.start + max(r.line, 1), Name: name, Detail: pd.tokens.restore(r.reason)})
@@ -322,7 +331,15 @@ func (f *file) switchDocs(res *Result) {
 			removeKey(md, "annotations")
 		}
 		switched[pd.id()] = true
-		res.Switched = append(res.Switched, Item{File: f.path, Line: d.start + pd.node.Line, Name: pd.tokens.restore(scalar(get(md, "name"))), Detail: "target " + pd.tokens.restore(scalar(get(target, "name")))})
+		res.Switched = append(
+			res.Switched,
+			Item{
+				File:   f.path,
+				Line:   d.start + pd.node.Line,
+				Name:   pd.tokens.restore(scalar(get(md, "name"))),
+				Detail: "target " + pd.tokens.restore(scalar(get(target, "name"))),
+			},
+		)
 		lines := f.lines[d.start:d.end]
 		f.edits = append(f.edits, edit{start: d.start, end: d.end, text: keepLeadingComments(lines) + encode(pd.node, pd.tokens) + keepTrailingBlank(lines)})
 	}

@@ -215,7 +215,8 @@ func azureProvider(b *storeBuilder, o *kesObject, _ convertOptions) (string, *ya
 	set(az, "vaultUrl", url)
 	authType := b.settings["azure.authType"]
 	if authType == "" {
-		b.st.todo = append(b.st.todo, "spec.provider.azurekv.authType: written as ServicePrincipal, KES's default (AZURE_CLIENT_ID and AZURE_CLIENT_SECRET); set azure.authType for ManagedIdentity or WorkloadIdentity")
+		b.st.todo = append(b.st.todo, "spec.provider.azurekv.authType: written as ServicePrincipal, KES's default (AZURE_CLIENT_ID and AZURE_CLIENT_SECRET); "+
+			"set azure.authType for ManagedIdentity or WorkloadIdentity")
 		authType = "ServicePrincipal"
 	}
 	set(az, "authType", str(authType))
@@ -235,13 +236,16 @@ func gcpProvider(b *storeBuilder, o *kesObject, _ convertOptions) (string, *yaml
 	b.st.backend = "gcpsm"
 	g := mapping()
 	set(g, "projectID", b.or(o.spec.projectID, "spec.provider.gcpsm.projectID", "gcp.projectId"))
-	b.st.todo = append(b.st.todo, "spec.provider.gcpsm.auth: none, so External Secrets Operator uses its pod's Google credentials (Workload Identity); KES used GOOGLE_APPLICATION_CREDENTIALS: give the same service account")
+	b.st.todo = append(b.st.todo, "spec.provider.gcpsm.auth: none, so External Secrets Operator uses its pod's Google credentials (Workload Identity); "+
+		"KES used GOOGLE_APPLICATION_CREDENTIALS: give the same service account")
 	return "gcpsm", g, nil
 }
 
 func alibabaProvider(b *storeBuilder, o *kesObject, opts convertOptions) (string, *yaml.Node, error) {
 	if opts.esoMajor >= 2 {
-		return "", nil, refuse(o.spec.backendTypeNode, "backendType alicloudSecretsManager: External Secrets Operator 2.0 removed its Alibaba Cloud provider (spec.provider.alibaba), so no ESO 2 store can read this secret; keep the object on KES, move the secret to a backend ESO 2 supports, or convert for ESO 1.x with --eso-version 1")
+		return "", nil, refuse(o.spec.backendTypeNode, "backendType alicloudSecretsManager: External Secrets Operator 2.0 removed its Alibaba Cloud provider "+
+			"(spec.provider.alibaba), so no ESO 2 store can read this secret; keep the object on KES, move the secret to a backend ESO 2 supports, "+
+			"or convert for ESO 1.x with --eso-version 1")
 	}
 	b.st.backend = "alibaba"
 	a := mapping()

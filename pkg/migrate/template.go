@@ -121,7 +121,8 @@ func translate(s string, helm bool) (string, error) {
 		mode, expr := s[m[2]:m[3]], s[m[4]:m[5]]
 		ref := dataRef.FindStringSubmatch(expr)
 		if mode != "=" || ref == nil {
-			return "", &refusal{reason: "the template expression <%" + mode + strings.TrimRight(expr, " ") + " %> is code, not a fetched value (data.NAME): rewrite it with External Secrets Operator's template functions by hand"}
+			return "", &refusal{reason: "the template expression <%" + mode + strings.TrimRight(expr, " ") + " %> is code, not a fetched value (data.NAME): " +
+				"rewrite it with External Secrets Operator's template functions by hand"}
 		}
 		name := ref[1] + ref[2] + ref[3]
 		if goIdent.MatchString(name) {

@@ -147,7 +147,8 @@ func markdownBlocks(res *change.Result, full string) []mdBlock {
 		top("%s\n\n", hiddenSummary(res.Hidden))
 	}
 	if res.NotDecrypted {
-		top("> [!NOTE]\n> Secret values were not decrypted (`--no-decrypt`): they are placeholders at both revisions, so a changed secret value is not shown as a change.\n\n")
+		top("> [!NOTE]\n> Secret values were not decrypted (`--no-decrypt`): they are placeholders at both revisions, so a changed secret value is not shown " +
+			"as a change.\n\n")
 	}
 	for _, w := range res.Warnings {
 		top("> [!WARNING]\n> %s\n\n", oneLine(w))
@@ -317,7 +318,12 @@ func truncate(s string, n int) string {
 
 // cutNotice says a diff is cut and where the whole of it is.
 func cutNotice(shown, total int, full string) string {
-	return fmt.Sprintf("> [!IMPORTANT]\n> This diff is cut: %d of its %d lines are shown, to fit a pull-request comment. The whole diff is in %s.\n\n", shown, total, full)
+	return fmt.Sprintf(
+		"> [!IMPORTANT]\n> This diff is cut: %d of its %d lines are shown, to fit a pull-request comment. The whole diff is in %s.\n\n",
+		shown,
+		total,
+		full,
+	)
 }
 
 // actionCounts is "1 added, 2 changed" for a run of changes.

@@ -85,7 +85,14 @@ func summaryLine(res *finding.Report) string {
 		}
 		return line
 	}
-	line := fmt.Sprintf("%s, %s, %s in %s (%d rendered)", count(s.Errors, "error"), count(s.Warnings, "warning"), count(s.Infos, "info"), count(s.Targets, "target"), s.Rendered)
+	line := fmt.Sprintf(
+		"%s, %s, %s in %s (%d rendered)",
+		count(s.Errors, "error"),
+		count(s.Warnings, "warning"),
+		count(s.Infos, "info"),
+		count(s.Targets, "target"),
+		s.Rendered,
+	)
 	if len(s.Placeholders) > 0 {
 		line += fmt.Sprintf("; checked with placeholders for secrets that could not be decrypted: %s", strings.Join(s.Placeholders, ", "))
 	}

@@ -52,7 +52,12 @@ func (lintGitHub) Write(w io.Writer, res *finding.Report, opts LintOptions) erro
 		if opts.StepSummary != nil {
 			where = "listed below and in the job summary"
 		}
-		ew.printf("::notice title=repotool::%d more findings than GitHub shows as annotations (%d per level and step), %s\n", len(overflow), GitHubAnnotationLimit, where)
+		ew.printf(
+			"::notice title=repotool::%d more findings than GitHub shows as annotations (%d per level and step), %s\n",
+			len(overflow),
+			GitHubAnnotationLimit,
+			where,
+		)
 		for _, f := range overflow {
 			ew.printf("%s: %s [%s] %s\n", f.Location(), f.Severity, f.Rule, sarifMessage(f))
 		}
@@ -107,7 +112,16 @@ func writeStepSummary(w io.Writer, res *finding.Report, opts LintOptions) {
 // annotationPriority orders rules for GitHub's annotation budget, SARIF's
 // result limit and the job summary: security first, then what stops the
 // rest from being checked, then the rest.
-var annotationPriority = []string{"plaintext-secret", "render", "layout", "schema", "stray-api-version", "shortname-collision", "values-type-mismatch", "invalid-suppression"}
+var annotationPriority = []string{
+	"plaintext-secret",
+	"render",
+	"layout",
+	"schema",
+	"stray-api-version",
+	"shortname-collision",
+	"values-type-mismatch",
+	"invalid-suppression",
+}
 
 // byImportance returns findings in the order they are worth showing when
 // not all can be: errors before warnings before infos, then by rule

@@ -128,9 +128,44 @@ func sarifLevel(s finding.Severity) string {
 }
 
 func (lintSARIF) Write(w io.Writer, res *finding.Report, opts LintOptions) error {
-	rules := rulesOf(opts, res)
+	driver, index := sarifDriverOf(rulesOf(opts, res), opts.ToolVersion)
+	results := []sarifResult{}
+	size, dropped := 0, 0
+	for _, f := range byImportance(res.Findings) {
+		r := sarifResultOf(f, index[f.Rule], opts)
+		// Its size as written: indented three levels deep, and a comma.
+		b, err := json.MarshalIndent(r, "      ", "  ")
+		if err != nil {
+			return err
+		}
+		// The rules take well under 1 MB; the rest is for results.
+		if len(results) >= SARIFMaxResults || size+len(b) > SARIFMaxBytes-(1<<20) {
+			dropped++
+			continue
+		}
+		size += len(b) + 8
+		results = append(results, r)
+	}
+	run := sarifRun{Tool: sarifTool{Driver: driver}, Results: results, ColumnKind: "unicodeCodePoints"}
+	if dropped > 0 {
+		run.Invocations = []sarifInvocation{{ExecutionSuccessful: true, ToolExecutionNotifications: []sarifNotification{{
+			Level: "warning",
+			Message: sarifText{Text: fmt.Sprintf("%d of %d findings were left out to keep within GitHub's limits "+
+				"(%d results, %d MB a run): the most important are kept; run repotool lint for all of them",
+				dropped, len(res.Findings), SARIFMaxResults, SARIFMaxBytes>>20)},
+		}}}}
+	}
+	log := sarifLog{Schema: SARIFSchema, Version: "2.1.0", Runs: []sarifRun{run}}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(log)
+}
+
+// sarifDriverOf describes repotool and its rules, and gives each rule's
+// index among them.
+func sarifDriverOf(rules []finding.Rule, version string) (sarifDriver, map[string]int) {
 	index := map[string]int{}
-	driver := sarifDriver{Name: "repotool", InformationURI: "https://github.com/repotool/repotool", Version: opts.ToolVersion, Rules: []sarifRule{}}
+	driver := sarifDriver{Name: "repotool", InformationURI: "https://github.com/repotool/repotool", Version: version, Rules: []sarifRule{}}
 	for i, r := range rules {
 		index[r.ID] = i
 		sr := sarifRule{
@@ -151,65 +186,46 @@ func (lintSARIF) Write(w io.Writer, res *finding.Report, opts LintOptions) error
 		}
 		driver.Rules = append(driver.Rules, sr)
 	}
-	results := []sarifResult{}
-	size, dropped := 0, 0
-	for _, f := range byImportance(res.Findings) {
-		r := sarifResult{
-			RuleID:              f.Rule,
-			RuleIndex:           index[f.Rule],
-			Level:               sarifLevel(f.Severity),
-			Message:             sarifText{Text: sarifMessage(f)},
-			PartialFingerprints: map[string]string{"repotool/v2": f.Fingerprint()},
-		}
-		if f.File != "" {
-			// GitHub requires a start line; a finding about a whole file
-			// is shown on its first line.
-			region := &sarifRegion{StartLine: max(f.Line, 1), StartColumn: f.Column}
-			r.Locations = []sarifLocation{{PhysicalLocation: sarifPhysical{
-				ArtifactLocation: sarifArtifact{URI: opts.gitPath(f.File), URIBaseID: "%SRCROOT%"},
-				Region:           region,
-			}}}
-		}
-		for i, l := range f.Related {
-			if l.File == "" {
-				continue
-			}
-			msg := l.Message
-			if l.Target != "" {
-				msg += " (" + l.Target + ")"
-			}
-			r.RelatedLocations = append(r.RelatedLocations, sarifLocation{ID: i + 1,
-				PhysicalLocation: sarifPhysical{ArtifactLocation: sarifArtifact{URI: opts.gitPath(l.File), URIBaseID: "%SRCROOT%"}, Region: &sarifRegion{StartLine: max(l.Line, 1)}},
-				Message:          &sarifText{Text: strings.TrimSpace(msg)}})
-		}
-		if len(f.Targets) > 0 {
-			r.Properties = map[string]any{"targets": f.Targets}
-		}
-		// Its size as written: indented three levels deep, and a comma.
-		b, err := json.MarshalIndent(r, "      ", "  ")
-		if err != nil {
-			return err
-		}
-		// The rules take well under 1 MB; the rest is for results.
-		if len(results) >= SARIFMaxResults || size+len(b) > SARIFMaxBytes-(1<<20) {
-			dropped++
+	return driver, index
+}
+
+// sarifResultOf is one finding as a SARIF result.
+func sarifResultOf(f finding.Finding, ruleIndex int, opts LintOptions) sarifResult {
+	r := sarifResult{
+		RuleID:              f.Rule,
+		RuleIndex:           ruleIndex,
+		Level:               sarifLevel(f.Severity),
+		Message:             sarifText{Text: sarifMessage(f)},
+		PartialFingerprints: map[string]string{"repotool/v2": f.Fingerprint()},
+	}
+	if f.File != "" {
+		// GitHub requires a start line; a finding about a whole file
+		// is shown on its first line.
+		region := &sarifRegion{StartLine: max(f.Line, 1), StartColumn: f.Column}
+		r.Locations = []sarifLocation{{PhysicalLocation: sarifPhysical{
+			ArtifactLocation: sarifArtifact{URI: opts.gitPath(f.File), URIBaseID: "%SRCROOT%"},
+			Region:           region,
+		}}}
+	}
+	for i, l := range f.Related {
+		if l.File == "" {
 			continue
 		}
-		size += len(b) + 8
-		results = append(results, r)
+		msg := l.Message
+		if l.Target != "" {
+			msg += " (" + l.Target + ")"
+		}
+		r.RelatedLocations = append(r.RelatedLocations, sarifLocation{ID: i + 1,
+			PhysicalLocation: sarifPhysical{
+				ArtifactLocation: sarifArtifact{URI: opts.gitPath(l.File), URIBaseID: "%SRCROOT%"},
+				Region:           &sarifRegion{StartLine: max(l.Line, 1)},
+			},
+			Message: &sarifText{Text: strings.TrimSpace(msg)}})
 	}
-	run := sarifRun{Tool: sarifTool{Driver: driver}, Results: results, ColumnKind: "unicodeCodePoints"}
-	if dropped > 0 {
-		run.Invocations = []sarifInvocation{{ExecutionSuccessful: true, ToolExecutionNotifications: []sarifNotification{{
-			Level: "warning",
-			Message: sarifText{Text: fmt.Sprintf("%d of %d findings were left out to keep within GitHub's limits (%d results, %d MB a run): the most important are kept; run repotool lint for all of them",
-				dropped, len(res.Findings), SARIFMaxResults, SARIFMaxBytes>>20)},
-		}}}}
+	if len(f.Targets) > 0 {
+		r.Properties = map[string]any{"targets": f.Targets}
 	}
-	log := sarifLog{Schema: SARIFSchema, Version: "2.1.0", Runs: []sarifRun{run}}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(log)
+	return r
 }
 
 func sarifMessage(f finding.Finding) string {

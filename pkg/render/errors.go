@@ -79,6 +79,7 @@ type TimeoutError struct {
 }
 
 func (e *TimeoutError) Error() string {
-	return fmt.Sprintf("render %s (chart %s): did not finish within %s (--timeout): a template may loop for ever or over far too much; Argo CD would kill the plugin at 90s",
+	return fmt.Sprintf("render %s (chart %s): did not finish within %s (--timeout): a template may loop for ever or over far too much; Argo CD would kill "+
+		"the plugin at 90s",
 		e.Target, e.Chart, e.Timeout)
 }

@@ -114,7 +114,12 @@ func (r *Renderer) template(ctx context.Context, t *layout.Target, entry *charts
 // renderValuesOf is what the templates of c (a copy: dependencies are
 // processed in it) see for t with the merged values vals: .Values, the
 // release and the capabilities, as `helm template` makes them.
-func (r *Renderer) renderValuesOf(t *layout.Target, c *chart.Chart, vals map[string]any, kv *chartutil.KubeVersion) (chartutil.Values, *chartutil.Capabilities, error) {
+func (r *Renderer) renderValuesOf(
+	t *layout.Target,
+	c *chart.Chart,
+	vals map[string]any,
+	kv *chartutil.KubeVersion,
+) (chartutil.Values, *chartutil.Capabilities, error) {
 	name := cmp.Or(r.opts.ReleaseName, t.Namespace)
 	if err := chartutil.ValidateReleaseName(name); err != nil {
 		return nil, nil, fmt.Errorf("release name %q: %w", name, err)
@@ -140,7 +145,11 @@ type errOutputSize struct {
 }
 
 func (e errOutputSize) Error() string {
-	return fmt.Sprintf("the rendered manifest has %d bytes, more than the limit of %d (--max-output-size): does a template loop over more than it should?", e.size, e.max)
+	return fmt.Sprintf(
+		"the rendered manifest has %d bytes, more than the limit of %d (--max-output-size): does a template loop over more than it should?",
+		e.size,
+		e.max,
+	)
 }
 
 // assemble prints the sorted documents as `helm template` does (CRDs of

@@ -298,7 +298,8 @@ func (r *Renderer) renderNow(ctx, callerCtx context.Context, t *layout.Target) *
 				err = o.err
 			}
 			if err != nil {
-				return nil, fmt.Errorf("render %s: no redacted copy can be made: the chart renders with the decrypted secret values but not with placeholders for them: %w", t.Name(), err)
+				return nil, fmt.Errorf("render %s: no redacted copy can be made: the chart renders with the decrypted secret values but not with placeholders for "+
+					"them: %w", t.Name(), err)
 			}
 			return o.objs, nil
 		})

@@ -53,7 +53,7 @@ func unstable(calls []engine.Call, entry *charts.Loaded) []Unstable {
 			origin, ok := entry.Origins[c.ChartFullPath()+"/charts/"+dep.Name]
 			remote := strings.HasPrefix(dep.Repository, "https://") || strings.HasPrefix(dep.Repository, "http://") || strings.HasPrefix(dep.Repository, "oci://")
 			fetched := ok && !strings.HasPrefix(origin, dir+"/") // not vendored under charts/
-			if !remote || !fetched || charts.IsExactVersion(lockedVersion(c, dep)) || dir == "" || strings.HasSuffix(dir, ".tgz") {
+			if !remote || !fetched || charts.IsExactVersion(charts.LockedVersion(dep, c.Lock)) || dir == "" || strings.HasSuffix(dir, ".tgz") {
 				continue
 			}
 			out = append(out, Unstable{Source: manifest.Source{File: dir + "/Chart.yaml"}, Dependency: dep.Name, Version: dep.Version})
@@ -67,17 +67,4 @@ func unstable(calls []engine.Call, entry *charts.Loaded) []Unstable {
 		return strings.Compare(a.File+"\x00"+a.Dependency+"\x00"+a.Func, b.File+"\x00"+b.Dependency+"\x00"+b.Func)
 	})
 	return out
-}
-
-// lockedVersion is the version c's Chart.lock pins for dep, else the
-// version Chart.yaml asks for.
-func lockedVersion(c *chart.Chart, dep *chart.Dependency) string {
-	if c.Lock != nil {
-		for _, l := range c.Lock.Dependencies {
-			if l.Name == dep.Name && l.Repository == dep.Repository {
-				return l.Version
-			}
-		}
-	}
-	return dep.Version
 }

@@ -37,7 +37,7 @@ func convert(in map[string]any, orNull bool) map[string]any {
 			out["enum"] = append(slices.Clone(enum), nil)
 		}
 	}
-	for _, k := range []string{"$ref", "required", "format", "pattern", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "minLength", "maxLength", "minItems", "maxItems", "uniqueItems", "minProperties", "maxProperties", "multipleOf"} {
+	for _, k := range keptKeywords {
 		if v, ok := in[k]; ok {
 			out[k] = v
 		}
@@ -79,14 +79,43 @@ func convert(in map[string]any, orNull bool) map[string]any {
 		delete(c, "additionalProperties") // as for the alternatives below
 		out["not"] = c
 	}
+	convertAlternatives(in, out, orNull)
+	if in["x-kubernetes-preserve-unknown-fields"] == true {
+		delete(out, "additionalProperties")
+	}
+	return out
+}
+
+// keptKeywords are the keywords convert keeps as they are.
+var keptKeywords = []string{
+	"$ref",
+	"required",
+	"format",
+	"pattern",
+	"minimum",
+	"maximum",
+	"exclusiveMinimum",
+	"exclusiveMaximum",
+	"minLength",
+	"maxLength",
+	"minItems",
+	"maxItems",
+	"uniqueItems",
+	"minProperties",
+	"maxProperties",
+	"multipleOf",
+}
+
+// convertAlternatives converts allOf, anyOf and oneOf. Alternatives only
+// constrain; their objects stay open so that the alternatives do not
+// reject each other's keys.
+func convertAlternatives(in, out map[string]any, orNull bool) {
 	for _, k := range []string{"allOf", "anyOf", "oneOf"} {
 		if list, ok := in[k].([]any); ok {
 			var conv []any
 			for _, v := range list {
 				if m, ok := v.(map[string]any); ok {
 					c := convert(m, orNull)
-					// Alternatives only constrain; their objects stay open so
-					// that the alternatives do not reject each other's keys.
 					delete(c, "additionalProperties")
 					conv = append(conv, c)
 				}
@@ -94,10 +123,6 @@ func convert(in map[string]any, orNull bool) map[string]any {
 			out[k] = conv
 		}
 	}
-	if in["x-kubernetes-preserve-unknown-fields"] == true {
-		delete(out, "additionalProperties")
-	}
-	return out
 }
 
 // ConvertCRD converts a CRD version's openAPIV3Schema the way the API

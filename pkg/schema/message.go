@@ -30,7 +30,31 @@ import (
 var printer = message.NewPrinter(language.English)
 
 // formats are the string formats messages may name.
-var formats = []string{"date", "date-time", "duration", "email", "hostname", "idn-email", "idn-hostname", "int-or-string", "ipv4", "ipv6", "iri", "iri-reference", "json-pointer", "period", "regex", "relative-json-pointer", "time", "uri", "uri-reference", "uri-template", "uuid", "byte", "quantity"}
+var formats = []string{
+	"date",
+	"date-time",
+	"duration",
+	"email",
+	"hostname",
+	"idn-email",
+	"idn-hostname",
+	"int-or-string",
+	"ipv4",
+	"ipv6",
+	"iri",
+	"iri-reference",
+	"json-pointer",
+	"period",
+	"regex",
+	"relative-json-pointer",
+	"time",
+	"uri",
+	"uri-reference",
+	"uri-template",
+	"uuid",
+	"byte",
+	"quantity",
+}
 
 // fieldErrors flattens a validation error tree into one FieldError per
 // failed keyword, at the instance location it failed at. The root ("the

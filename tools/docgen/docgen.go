@@ -21,7 +21,8 @@ func RulesMarkdown() []byte {
 	b.WriteString("`repotool lint` runs every rule below over the repository's files and over what every target renders to. ")
 	b.WriteString("Suppress a finding with a comment `# repotool:ignore <rule-id> <reason>` on the offending line or the line above it, ")
 	b.WriteString("`# repotool:ignore-file <rule-id> <reason>` anywhere in the file, or a `lint.ignore` entry in repotool.yaml; the reason is required. ")
-	b.WriteString("Change a rule's severity, or turn it off, with `lint.rules.<rule-id>.severity: error|warning|info|off` in repotool.yaml (not for `invalid-suppression`). See [ci.md](ci.md) for running it in pre-commit and GitHub Actions.\n\n")
+	b.WriteString("Change a rule's severity, or turn it off, with `lint.rules.<rule-id>.severity: error|warning|info|off` in repotool.yaml (not for " +
+		"`invalid-suppression`). See [ci.md](ci.md) for running it in pre-commit and GitHub Actions.\n\n")
 	b.WriteString("| rule | severity | finds |\n|---|---|---|\n")
 	for _, r := range lint.Rules() {
 		fmt.Fprintf(&b, "| [`%s`](#%s) | %s | %s |\n", r.ID, r.ID, severityOf(r), escapeCell(r.Summary))

@@ -59,9 +59,24 @@ var realCharts = []struct {
 	name, module, dir, common, values string
 	secrets                           bool
 }{
-	{"ingress-nginx", "k8s.io/ingress-nginx", "charts/ingress-nginx", "commonLabels:\n  team: team-%d\n", "controller:\n  replicaCount: %d\n  ingressClassResource:\n    default: false\n", true},
-	{"cert-manager", "github.com/cert-manager/cert-manager", "deploy/charts/cert-manager", "global:\n  commonLabels:\n    team: team-%d\n", "replicaCount: %d\ncrds:\n  enabled: false\n", false},
-	{"external-secrets", "github.com/external-secrets/external-secrets", "deploy/charts/external-secrets", "commonLabels:\n  team: team-%d\n", "replicaCount: %d\ninstallCRDs: true\n", true},
+	{"ingress-nginx", "k8s.io/ingress-nginx", "charts/ingress-nginx", "commonLabels:\n  team: team-%d\n", "controller:\n  replicaCount: %d\n  " +
+		"ingressClassResource:\n    default: false\n", true},
+	{
+		"cert-manager",
+		"github.com/cert-manager/cert-manager",
+		"deploy/charts/cert-manager",
+		"global:\n  commonLabels:\n    team: team-%d\n",
+		"replicaCount: %d\ncrds:\n  enabled: false\n",
+		false,
+	},
+	{
+		"external-secrets",
+		"github.com/external-secrets/external-secrets",
+		"deploy/charts/external-secrets",
+		"commonLabels:\n  team: team-%d\n",
+		"replicaCount: %d\ninstallCRDs: true\n",
+		true,
+	},
 }
 
 func generateReal(out string, opts synth.Options) (int, error) {
@@ -74,7 +89,16 @@ func generateReal(out string, opts synth.Options) (int, error) {
 		if err != nil || len(strings.TrimSpace(string(dir))) == 0 {
 			return 0, fmt.Errorf("%s is not in the module cache (%v): run `GOTOOLCHAIN=auto go mod download` in internal/corpus", c.module, err)
 		}
-		ro.Charts = append(ro.Charts, synth.Chart{Name: c.name, Dir: filepath.Join(strings.TrimSpace(string(dir)), filepath.FromSlash(c.dir)), Common: c.common, Values: c.values, Secrets: c.secrets})
+		ro.Charts = append(
+			ro.Charts,
+			synth.Chart{
+				Name:    c.name,
+				Dir:     filepath.Join(strings.TrimSpace(string(dir)), filepath.FromSlash(c.dir)),
+				Common:  c.common,
+				Values:  c.values,
+				Secrets: c.secrets,
+			},
+		)
 	}
 	return synth.GenerateReal(out, ro)
 }

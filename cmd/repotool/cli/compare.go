@@ -17,14 +17,42 @@ import (
 )
 
 func newCompareCmd(env Env, v *verbosity) *cobra.Command {
-	var namespace, format, color, clusterList string
-	var all, noDecrypt bool
-	opts := render.DefaultOptions()
-	helms := &compareHelms{o: &opts}
+	fl := &compareFlags{opts: render.DefaultOptions()}
+	helms := &compareHelms{o: &fl.opts}
 	cmd := &cobra.Command{
 		Use:   "compare [REPO] -n NAMESPACE CLUSTER1 CLUSTER2 | compare [REPO] --helm v3,v4 [-n NAMESPACE] [CLUSTER...]",
 		Short: "Show how a namespace differs between clusters: its values key by key, and its rendered objects",
-		Long: `compare shows how one namespace's targets differ between clusters, the
+		Long:  compareLong,
+		Args:  cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if helms.both {
+				return runCompareHelm(cmd, env, v, args, fl.namespace, fl.format, fl.color, &fl.opts, decrypter(fl.noDecrypt))
+			}
+			return runCompare(cmd, env, v, args, fl)
+		},
+	}
+	fs := cmd.Flags()
+	fs.StringVarP(&fl.namespace, "namespace", "n", "", "the namespace to compare (required, but with --all-clusters: every namespace on two clusters or more)")
+	fs.StringVar(&fl.clusters, "clusters", "", "the two clusters to compare, C1,C2 (or give them as arguments)")
+	fs.BoolVar(&fl.all, "all-clusters", false, "compare the values on every cluster that deploys the namespace")
+	fs.StringVarP(&fl.format, "output", "o", "text", "output format: "+strings.Join(output.CompareFormats(), "|"))
+	fs.StringVar(&fl.color, "color", "auto", "colour text output: auto (on a terminal, unless NO_COLOR is set)|always|never")
+	fs.BoolVar(&fl.noDecrypt, "no-decrypt", false, "compare the rendered objects with typed placeholders for secret values")
+	addDependencyFlags(fs, &fl.opts)
+	addLimitFlags(fs, &fl.opts)
+	addCompareHelmFlag(fs, helms)
+	return cmd
+}
+
+// compareFlags are compare's flags.
+type compareFlags struct {
+	namespace, format, color, clusters string
+	all, noDecrypt                     bool
+	opts                               render.Options
+}
+
+// compareLong is compare's help.
+const compareLong = `compare shows how one namespace's targets differ between clusters, the
 drift the layout is meant to keep small: the effective values that differ
 (each cluster's value and the file and line it comes from, as repotool values
 --origin shows them) and, for two clusters, the rendered objects, compared as
@@ -50,78 +78,64 @@ objects come in another order. -n NAMESPACE and clusters given after REPO
 narrow it. Text, JSON and markdown, as diff's.
 
 Exit status: 0, or 2 on a usage error, an unknown cluster or namespace, or a
-target that cannot be rendered.`,
-		Args: cobra.ArbitraryArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if helms.both {
-				return runCompareHelm(cmd, env, v, args, namespace, format, color, &opts, decrypter(noDecrypt))
-			}
-			f, err := output.NewCompareFormatter(format)
-			if err != nil {
-				return usageErr(err)
-			}
-			fo, err := diffOptions(cmd, env, color)
-			if err != nil {
-				return usageErr(err)
-			}
-			repoDir, clusters, err := compareArgs(args, clusterList, all)
-			if err != nil {
-				return usageErr(err)
-			}
-			if namespace == "" && !all {
-				return usageErr(fmt.Errorf("compare needs --namespace (or --all-clusters, for every namespace deployed on two clusters or more)"))
-			}
-			repo, err := loadRepo(cmd, repoDir, &opts)
-			if err != nil {
-				return err
-			}
-			namespaces := []string{namespace}
-			if namespace == "" {
-				if namespaces = sharedNamespaces(repo); len(namespaces) == 0 {
-					return usageErr(errors.New("no namespace is deployed on two clusters or more: nothing to compare"))
-				}
-			}
-			opts.CacheDir = cacheDir(env, opts.CacheDir)
-			extra := append(decrypter(noDecrypt), v.renderOptions(cmd.ErrOrStderr(), "rendering")...)
-			r := render.New(repo, opts, extra...)
-			failed := 0
-			for i, ns := range namespaces {
-				if i > 0 && f.Name() != "json" {
-					fmt.Fprintln(cmd.OutOrStdout()) // a blank line between namespaces
-				}
-				targets, err := compareTargets(repo, ns, clusters, all)
-				if err != nil {
-					return usageErr(err)
-				}
-				c, err := compareNamespace(cmd, r, repo, ns, targets, diff.Options{Render: opts, Extra: extra})
-				if err != nil {
-					return err
-				}
-				if c.Objects != nil {
-					c.Objects.NotDecrypted = noDecrypt
-					failed += len(c.Objects.Errors)
-				}
-				if err := f.Write(cmd.OutOrStdout(), c, fo); err != nil {
-					return err
-				}
-			}
-			if failed > 0 {
-				return &exitError{Code: ExitError, Err: fmt.Errorf("%d target(s) could not be rendered", failed)}
-			}
-			return nil
-		},
+target that cannot be rendered.`
+
+// runCompare compares a namespace between clusters (or every shared
+// namespace, --all-clusters).
+func runCompare(cmd *cobra.Command, env Env, v *verbosity, args []string, fl *compareFlags) error {
+	f, err := output.NewCompareFormatter(fl.format)
+	if err != nil {
+		return usageErr(err)
 	}
-	fl := cmd.Flags()
-	fl.StringVarP(&namespace, "namespace", "n", "", "the namespace to compare (required, but with --all-clusters: every namespace on two clusters or more)")
-	fl.StringVar(&clusterList, "clusters", "", "the two clusters to compare, C1,C2 (or give them as arguments)")
-	fl.BoolVar(&all, "all-clusters", false, "compare the values on every cluster that deploys the namespace")
-	fl.StringVarP(&format, "output", "o", "text", "output format: "+strings.Join(output.CompareFormats(), "|"))
-	fl.StringVar(&color, "color", "auto", "colour text output: auto (on a terminal, unless NO_COLOR is set)|always|never")
-	fl.BoolVar(&noDecrypt, "no-decrypt", false, "compare the rendered objects with typed placeholders for secret values")
-	addDependencyFlags(fl, &opts)
-	addLimitFlags(fl, &opts)
-	addCompareHelmFlag(fl, helms)
-	return cmd
+	fo, err := diffOptions(cmd, env, fl.color)
+	if err != nil {
+		return usageErr(err)
+	}
+	repoDir, clusters, err := compareArgs(args, fl.clusters, fl.all)
+	if err != nil {
+		return usageErr(err)
+	}
+	if fl.namespace == "" && !fl.all {
+		return usageErr(fmt.Errorf("compare needs --namespace (or --all-clusters, for every namespace deployed on two clusters or more)"))
+	}
+	repo, err := loadRepo(cmd, repoDir, &fl.opts)
+	if err != nil {
+		return err
+	}
+	namespaces := []string{fl.namespace}
+	if fl.namespace == "" {
+		if namespaces = sharedNamespaces(repo); len(namespaces) == 0 {
+			return usageErr(errors.New("no namespace is deployed on two clusters or more: nothing to compare"))
+		}
+	}
+	fl.opts.CacheDir = cacheDir(env, fl.opts.CacheDir)
+	extra := append(decrypter(fl.noDecrypt), v.renderOptions(cmd.ErrOrStderr(), "rendering")...)
+	r := render.New(repo, fl.opts, extra...)
+	failed := 0
+	for i, ns := range namespaces {
+		if i > 0 && f.Name() != "json" {
+			fmt.Fprintln(cmd.OutOrStdout()) // a blank line between namespaces
+		}
+		targets, err := compareTargets(repo, ns, clusters, fl.all)
+		if err != nil {
+			return usageErr(err)
+		}
+		c, err := compareNamespace(cmd, r, repo, ns, targets, diff.Options{Render: fl.opts, Extra: extra})
+		if err != nil {
+			return err
+		}
+		if c.Objects != nil {
+			c.Objects.NotDecrypted = fl.noDecrypt
+			failed += len(c.Objects.Errors)
+		}
+		if err := f.Write(cmd.OutOrStdout(), c, fo); err != nil {
+			return err
+		}
+	}
+	if failed > 0 {
+		return &exitError{Code: ExitError, Err: fmt.Errorf("%d target(s) could not be rendered", failed)}
+	}
+	return nil
 }
 
 // compareArgs reads compare's arguments: [REPO] [C1 C2], or the clusters
@@ -162,7 +176,14 @@ func compareArgs(args []string, list string, all bool) (string, []string, error)
 
 // compareNamespace compares namespace's targets: their effective values,
 // and, for two, their rendered objects.
-func compareNamespace(cmd *cobra.Command, r *render.Renderer, repo *layout.Repo, namespace string, targets []*layout.Target, opts diff.Options) (*change.Comparison, error) {
+func compareNamespace(
+	cmd *cobra.Command,
+	r *render.Renderer,
+	repo *layout.Repo,
+	namespace string,
+	targets []*layout.Target,
+	opts diff.Options,
+) (*change.Comparison, error) {
 	c := &change.Comparison{Namespace: namespace}
 	var effs []*values.Effective
 	for _, t := range targets {

@@ -47,12 +47,21 @@ func (h *compareHelms) Set(v string) error {
 func (h *compareHelms) Type() string { return "string" }
 
 func addCompareHelmFlag(fl *pflag.FlagSet, h *compareHelms) {
-	fl.Var(h, "helm", "render as this Helm's helm template does: v3 or v4 (default: repotool.yaml's render.helm, else v3); v3,v4 compares what every target (or -n NAMESPACE, or the clusters given) renders under each")
+	fl.Var(h, "helm", "render as this Helm's helm template does: v3 or v4 (default: repotool.yaml's render.helm, else v3); v3,v4 compares what every "+
+		"target (or -n NAMESPACE, or the clusters given) renders under each")
 }
 
 // runCompareHelm is compare --helm v3,v4: every target of the scope
 // rendered as Helm 3 and as Helm 4 and compared, in diff's formats.
-func runCompareHelm(cmd *cobra.Command, env Env, v *verbosity, args []string, namespace, format, color string, opts *render.Options, extra []render.Option) error {
+func runCompareHelm(
+	cmd *cobra.Command,
+	env Env,
+	v *verbosity,
+	args []string,
+	namespace, format, color string,
+	opts *render.Options,
+	extra []render.Option,
+) error {
 	f, fo, err := diffFormat(cmd, env, format, color)
 	if err != nil {
 		return err
@@ -75,7 +84,12 @@ func runCompareHelm(cmd *cobra.Command, env Env, v *verbosity, args []string, na
 		return usageErr(notFound(repo, fmt.Sprintf("no target of namespace %q on clusters %v", namespace, clusters)))
 	}
 	opts.CacheDir = cacheDir(env, opts.CacheDir)
-	res, err := diff.CompareHelm(cmd.Context(), repo, targets, diff.Options{Render: *opts, Extra: append(extra, v.renderOptions(cmd.ErrOrStderr(), "rendering")...)})
+	res, err := diff.CompareHelm(
+		cmd.Context(),
+		repo,
+		targets,
+		diff.Options{Render: *opts, Extra: append(extra, v.renderOptions(cmd.ErrOrStderr(), "rendering")...)},
+	)
 	if err != nil {
 		return err
 	}

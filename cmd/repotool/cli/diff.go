@@ -20,7 +20,74 @@ func newDiffCmd(env Env, v *verbosity) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "diff [REPO] --base REV [--head REV]",
 		Short: "Show what a change deploys: the objects it adds, removes and changes in every target",
-		Long: `diff compares what two revisions of the repository deploy. It reads the
+		Long:  diffLong,
+		Args:  cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			f, fo, err := diffFormat(cmd, env, format, color)
+			if err != nil {
+				return err
+			}
+			if base == "" {
+				return usageErr(fmt.Errorf("--base is required: the revision to compare with (a branch, tag or commit)"))
+			}
+			s, err := loadSides(cmd, repoArg(args), base, head, staged, false, &opts)
+			if err != nil {
+				return err
+			}
+			opts.CacheDir = cacheDir(env, opts.CacheDir)
+			res, err := diff.Run(
+				cmd.Context(),
+				s.Base,
+				s.Head,
+				s.Changed,
+				diff.Options{Render: opts, Extra: append(decrypter(noDecrypt), v.renderOptions(cmd.ErrOrStderr(), "rendering")...), NoIgnore: noIgnore},
+			)
+			if err != nil {
+				return err
+			}
+			res.Base, res.Head, res.NotDecrypted = base, s.HeadName, noDecrypt
+			if outDir != "" {
+				if err := output.WriteParts(outDir, output.MarkdownParts(res, fo)); err != nil {
+					return fmt.Errorf("--out-dir: %w", err)
+				}
+			}
+			if err := f.Write(cmd.OutOrStdout(), res, fo); err != nil {
+				return err
+			}
+			switch {
+			case len(res.Errors) > 0:
+				return &exitError{Code: ExitError, Err: fmt.Errorf("%d target(s) could not be rendered", len(res.Errors))}
+			case failOnDelete && !allowDelete && len(res.Deletions()) > 0:
+				return deletionError(res.Deletions())
+			case exitCode && res.Changed():
+				return findings()
+			}
+			return nil
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&base, "base", "", "the revision to compare with (required)")
+	fl.StringVar(&head, "head", "", "the revision to compare (default: the working tree)")
+	fl.BoolVar(&staged, "staged", false, "compare Git's index (what the next commit records) instead of the working tree")
+	fl.StringVarP(&format, "output", "o", "text", "output format: "+strings.Join(output.DiffFormats(), "|"))
+	fl.StringVar(&outDir, "out-dir", "", "also write the markdown, in comment-sized parts, as numbered files in this folder")
+	fl.StringVar(&color, "color", "auto", "colour text output: auto (on a terminal, unless NO_COLOR is set)|always|never")
+	fl.BoolVar(&exitCode, "exit-code", false, "exit 1 when anything changes, as git diff --exit-code")
+	fl.BoolVar(&noIgnore, "no-ignore", false, "show every change: none is hidden by diff.ignore or the default ignores (webhook caBundles, checksum/ "+
+		"annotations, fields regenerated on every render)")
+	fl.BoolVar(&failOnDelete, "fail-on-delete", false, "exit 3 when the change deletes a generated Application or AppProject, or a target's objects "+
+		"wholesale, unless --allow-delete")
+	fl.BoolVar(&allowDelete, "allow-delete", false, "approve the deletions --fail-on-delete refuses")
+	fl.BoolVar(&noDecrypt, "no-decrypt", false, "do not decrypt secret values files: compare with typed placeholders (for runs without SOPS keys, such as "+
+		"pull requests from forks)")
+	addDependencyFlags(fl, &opts)
+	addLimitFlags(fl, &opts)
+	addHelmFlag(fl, &opts)
+	return cmd
+}
+
+// diffLong is the command's help.
+const diffLong = `diff compares what two revisions of the repository deploy. It reads the
 revisions from Git in process (no checkout), works out which targets the
 change affects (their charts and file:// dependencies, their values files,
 repotool.yaml, .sops.yaml), renders only those at both revisions, and
@@ -59,67 +126,13 @@ when the pull request's description has a line "repotool: allow-delete").
 
 Exit status: 0, or with --exit-code 0 when nothing changes and 1 when
 something does; 2 on a usage error or when a target cannot be rendered; 3
-for a deletion --fail-on-delete refuses.`,
-		Args: cobra.MaximumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			f, fo, err := diffFormat(cmd, env, format, color)
-			if err != nil {
-				return err
-			}
-			if base == "" {
-				return usageErr(fmt.Errorf("--base is required: the revision to compare with (a branch, tag or commit)"))
-			}
-			s, err := loadSides(cmd, repoArg(args), base, head, staged, false, &opts)
-			if err != nil {
-				return err
-			}
-			opts.CacheDir = cacheDir(env, opts.CacheDir)
-			res, err := diff.Run(cmd.Context(), s.Base, s.Head, s.Changed, diff.Options{Render: opts, Extra: append(decrypter(noDecrypt), v.renderOptions(cmd.ErrOrStderr(), "rendering")...), NoIgnore: noIgnore})
-			if err != nil {
-				return err
-			}
-			res.Base, res.Head, res.NotDecrypted = base, s.HeadName, noDecrypt
-			if outDir != "" {
-				if err := output.WriteParts(outDir, output.MarkdownParts(res, fo)); err != nil {
-					return fmt.Errorf("--out-dir: %w", err)
-				}
-			}
-			if err := f.Write(cmd.OutOrStdout(), res, fo); err != nil {
-				return err
-			}
-			switch {
-			case len(res.Errors) > 0:
-				return &exitError{Code: ExitError, Err: fmt.Errorf("%d target(s) could not be rendered", len(res.Errors))}
-			case failOnDelete && !allowDelete && len(res.Deletions()) > 0:
-				return deletionError(res.Deletions())
-			case exitCode && res.Changed():
-				return findings()
-			}
-			return nil
-		},
-	}
-	fl := cmd.Flags()
-	fl.StringVar(&base, "base", "", "the revision to compare with (required)")
-	fl.StringVar(&head, "head", "", "the revision to compare (default: the working tree)")
-	fl.BoolVar(&staged, "staged", false, "compare Git's index (what the next commit records) instead of the working tree")
-	fl.StringVarP(&format, "output", "o", "text", "output format: "+strings.Join(output.DiffFormats(), "|"))
-	fl.StringVar(&outDir, "out-dir", "", "also write the markdown, in comment-sized parts, as numbered files in this folder")
-	fl.StringVar(&color, "color", "auto", "colour text output: auto (on a terminal, unless NO_COLOR is set)|always|never")
-	fl.BoolVar(&exitCode, "exit-code", false, "exit 1 when anything changes, as git diff --exit-code")
-	fl.BoolVar(&noIgnore, "no-ignore", false, "show every change: none is hidden by diff.ignore or the default ignores (webhook caBundles, checksum/ annotations, fields regenerated on every render)")
-	fl.BoolVar(&failOnDelete, "fail-on-delete", false, "exit 3 when the change deletes a generated Application or AppProject, or a target's objects wholesale, unless --allow-delete")
-	fl.BoolVar(&allowDelete, "allow-delete", false, "approve the deletions --fail-on-delete refuses")
-	fl.BoolVar(&noDecrypt, "no-decrypt", false, "do not decrypt secret values files: compare with typed placeholders (for runs without SOPS keys, such as pull requests from forks)")
-	addDependencyFlags(fl, &opts)
-	addLimitFlags(fl, &opts)
-	addHelmFlag(fl, &opts)
-	return cmd
-}
+for a deletion --fail-on-delete refuses.`
 
 // deletionError is diff --fail-on-delete's refusal, naming what the change
 // deletes and how to approve it.
 func deletionError(deletions []string) error {
-	return &exitError{Code: ExitDeletion, Err: fmt.Errorf("the change deletes %s; if that is meant, approve it: --allow-delete, or, with the GitHub Action, a line \"repotool: allow-delete\" in the pull request's description",
+	return &exitError{Code: ExitDeletion, Err: fmt.Errorf("the change deletes %s; if that is meant, approve it: --allow-delete, or, with the GitHub "+
+		"Action, a line \"repotool: allow-delete\" in the pull request's description",
 		strings.Join(deletions, ", "))}
 }
 
@@ -151,7 +164,8 @@ func diffOptions(cmd *cobra.Command, env Env, color string) (output.DiffOptions,
 	default:
 		return fo, fmt.Errorf("--color %q: use auto, always or never", color)
 	}
-	if server, repo, run := env.Getenv("GITHUB_SERVER_URL"), env.Getenv("GITHUB_REPOSITORY"), env.Getenv("GITHUB_RUN_ID"); server != "" && repo != "" && run != "" {
+	server, repo, run := env.Getenv("GITHUB_SERVER_URL"), env.Getenv("GITHUB_REPOSITORY"), env.Getenv("GITHUB_RUN_ID")
+	if server != "" && repo != "" && run != "" {
 		fo.FullOutput = fmt.Sprintf("the log of [the workflow run](%s/%s/actions/runs/%s)", server, repo, run)
 	}
 	return fo, nil

@@ -109,7 +109,15 @@ func syncGenerated(cmd *cobra.Command, dir string, files []argocd.File, clusters
 		switch {
 		case err != nil:
 		case check && (len(rep.Written) > 0 || len(rep.Removed) > 0):
-			fmt.Fprintf(w, "%d files in %s: %d to write, %d unchanged, %d to remove: run `repotool generate` and commit the result\n", rep.Total, dir, len(rep.Written), rep.Unchanged, len(rep.Removed))
+			fmt.Fprintf(
+				w,
+				"%d files in %s: %d to write, %d unchanged, %d to remove: run `repotool generate` and commit the result\n",
+				rep.Total,
+				dir,
+				len(rep.Written),
+				rep.Unchanged,
+				len(rep.Removed),
+			)
 			return findings()
 		case check:
 			v.info(w, "%d files in %s are up to date\n", rep.Total, dir)
@@ -174,7 +182,10 @@ release (go build from a checkout) has no image of its own: give --image.`,
 				}
 				if image == "" {
 					if image = releaseImage(env.version()); image == "" {
-						return usageErr(fmt.Errorf("repotool %s is not a release, so no image of it is published: give the sidecar's image with --image (docs/argocd.md builds one)", env.version()))
+						return usageErr(fmt.Errorf(
+							"repotool %s is not a release, so no image of it is published: give the sidecar's image with --image (docs/argocd.md builds one)",
+							env.version(),
+						))
 					}
 				}
 				data, err = argocd.PluginInstall(set, image, exclusions)

@@ -77,9 +77,12 @@ files missing, or the stale files of a removed target. See docs/hydrate.md.`,
 	fl.StringVar(&f.dry, "dry", "HEAD", "the commit to hydrate: a branch, tag or commit of the repository")
 	fl.StringVar(&f.repoURL, "repo-url", "", "the dry repository's URL, for hydrator.metadata (default: repotool.yaml's git.repoURL)")
 	fl.StringVar(&f.since, "changed-since", "", "render only the targets the change since this revision affects; keep the others' files")
-	fl.BoolVar(&f.strict, "strict", false, "fail a target whose rendering changes with no commit (lookup, the clock, random values, generated certificates, a dependency's version range: lint's unstable-render)")
+	fl.BoolVar(&f.strict, "strict", false, "fail a target whose rendering changes with no commit (lookup, the clock, random values, generated "+
+		"certificates, a dependency's version range: lint's unstable-render)")
 	fl.BoolVar(&f.check, "check", false, "write nothing; exit 1 listing the files when --out differs from a hydration of its dry commit")
-	fl.StringVar(&f.secrets, "secrets", "", "how every cluster's Secrets are written: refuse (fail a target that renders one), sops (encrypted for .sops.yaml's rule for the manifest) or sealed-secrets (a SealedSecret for the cluster's certificate); default: repotool.yaml's hydrate.secrets, else refuse")
+	fl.StringVar(&f.secrets, "secrets", "", "how every cluster's Secrets are written: refuse (fail a target that renders one), sops (encrypted for "+
+		".sops.yaml's rule for the manifest) or sealed-secrets (a SealedSecret for the cluster's certificate); default: repotool.yaml's "+
+		"hydrate.secrets, else refuse")
 	addDependencyFlags(fl, &f.opts)
 	fl.IntVar(&f.opts.Concurrency, "concurrency", f.opts.Concurrency, "targets rendered at once")
 	addLimitFlags(fl, &f.opts)
@@ -238,7 +241,10 @@ func checkHydrated(cmd *cobra.Command, res *hydrate.Result, out, sha string, v *
 		fmt.Fprintf(cmd.OutOrStdout(), "stale: %s\n", p)
 	}
 	if n := len(rep.Written) + len(rep.Removed); n > 0 {
-		return &exitError{Code: ExitFindings, Err: fmt.Errorf("%s is not the hydration of %s: %d files differ or are stale; hydrate it again", out, sha[:min(12, len(sha))], n)}
+		return &exitError{
+			Code: ExitFindings,
+			Err:  fmt.Errorf("%s is not the hydration of %s: %d files differ or are stale; hydrate it again", out, sha[:min(12, len(sha))], n),
+		}
 	}
 	v.info(cmd.ErrOrStderr(), "%s is the hydration of %s\n", out, sha[:min(12, len(sha))])
 	return nil

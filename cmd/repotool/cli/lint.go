@@ -24,29 +24,8 @@ func newLintCmd(env Env, v *verbosity) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "lint [REPO]",
 		Short: "Check the repository's files and every target's rendered manifests",
-		Long: `lint renders every target (as render does, secrets decrypted in memory) and
-runs every rule over the repository's files and the rendered manifests: see
-docs/rules.md. Findings never contain secret values.
-
-  -o text      one line per finding (default)
-  -o json      {"findings": [...], "summary": {...}}
-  -o sarif     SARIF 2.1.0, for GitHub code scanning
-  -o github    GitHub Actions annotations; overflow to $GITHUB_STEP_SUMMARY
-
---changed-since REV lints only the targets the change since REV (a branch,
-tag or commit) affects, as repotool diff works them out, plus the checks
-about no target (files, layout, configuration). --staged lints Git's index,
-what the next commit records, and only the targets the staged change
-affects (since HEAD, or since --changed-since): the pre-commit hooks use it,
-so files that are not staged play no part.
-
---sarif-file writes SARIF to a file as well, whatever -o is. --no-decrypt
-lints without SOPS keys: encrypted values become typed placeholders, so every
-check that does not need the real values still runs.
-
-Exit status: 0 when no finding is at or above --fail-on, 1 when one is, 2 on
-a usage error, an invalid repotool.yaml or an unreadable repository.`,
-		Args: cobra.MaximumNArgs(1),
+		Long:  lintLong,
+		Args:  cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			f, err := output.NewLintFormatter(format)
 			if err != nil {
@@ -101,7 +80,8 @@ a usage error, an invalid repotool.yaml or an unreadable repository.`,
 	fl.BoolVar(&staged, "staged", false, "lint Git's index (what the next commit records): only the targets the staged change affects")
 	fl.StringVar(&shard, "shard", "", "lint part i of n of the targets (i/n), for spreading a large repository over CI jobs")
 	fl.StringVar(&opts.SchemaDir, "schema-dir", "", "keep the JSON schemas the schema rule used in this folder, in kubeconform's layout")
-	fl.BoolVar(&noDecrypt, "no-decrypt", false, "do not decrypt secret values files: use typed placeholders (for runs without SOPS keys, such as pull requests from forks)")
+	fl.BoolVar(&noDecrypt, "no-decrypt", false, "do not decrypt secret values files: use typed placeholders (for runs without SOPS keys, such as pull "+
+		"requests from forks)")
 	fl.StringVar(&opts.Render.KubeVersion, "kube-version", "", "Kubernetes version for every target (default: from repotool.yaml)")
 	addDependencyFlags(fl, &opts.Render)
 	fl.IntVar(&opts.Render.Concurrency, "concurrency", opts.Render.Concurrency, "targets rendered at once")
@@ -109,6 +89,30 @@ a usage error, an invalid repotool.yaml or an unreadable repository.`,
 	addHelmFlag(fl, &opts.Render)
 	return cmd
 }
+
+// lintLong is the command's help.
+const lintLong = `lint renders every target (as render does, secrets decrypted in memory) and
+runs every rule over the repository's files and the rendered manifests: see
+docs/rules.md. Findings never contain secret values.
+
+  -o text      one line per finding (default)
+  -o json      {"findings": [...], "summary": {...}}
+  -o sarif     SARIF 2.1.0, for GitHub code scanning
+  -o github    GitHub Actions annotations; overflow to $GITHUB_STEP_SUMMARY
+
+--changed-since REV lints only the targets the change since REV (a branch,
+tag or commit) affects, as repotool diff works them out, plus the checks
+about no target (files, layout, configuration). --staged lints Git's index,
+what the next commit records, and only the targets the staged change
+affects (since HEAD, or since --changed-since): the pre-commit hooks use it,
+so files that are not staged play no part.
+
+--sarif-file writes SARIF to a file as well, whatever -o is. --no-decrypt
+lints without SOPS keys: encrypted values become typed placeholders, so every
+check that does not need the real values still runs.
+
+Exit status: 0 when no finding is at or above --fail-on, 1 when one is, 2 on
+a usage error, an invalid repotool.yaml or an unreadable repository.`
 
 // lintRepo loads the repository to lint: the working tree, or Git's index
 // with staged. With changedSince or staged, it limits opts to the targets

@@ -90,8 +90,10 @@ Exit status: 0 when every KES object was converted, 1 when one was refused,
 	fl.StringVar(&opts.Suffix, "target-suffix", "", "keep the KES objects and add the translations next to them, writing Secrets named NAME+SUFFIX")
 	fl.BoolVar(&doSwitch, "switch", false, "finish a side-by-side migration: remove the KES objects and the suffix")
 	fl.StringVar(&opts.StoreKind, "store-kind", "SecretStore", "the stores to write: SecretStore (per namespace, next to the objects) or ClusterSecretStore")
-	fl.StringVar(&opts.ESOVersion, "eso-version", migrate.DefaultESOVersion, "the External Secrets Operator major version to write for (2: the Alibaba Cloud provider, removed in ESO 2.0, is refused; 1 converts it)")
-	fl.StringArrayVar(&sets, "set", nil, "a backend setting, NAME=VALUE (aws.region, vault.server, ...: see docs/migrate.md); over repotool.yaml's migrate.kesToEso")
+	fl.StringVar(&opts.ESOVersion, "eso-version", migrate.DefaultESOVersion, "the External Secrets Operator major version to write for (2: the Alibaba "+
+		"Cloud provider, removed in ESO 2.0, is refused; 1 converts it)")
+	fl.StringArrayVar(&sets, "set", nil, "a backend setting, NAME=VALUE (aws.region, vault.server, ...: see docs/migrate.md); over repotool.yaml's "+
+		"migrate.kesToEso")
 	return cmd
 }
 

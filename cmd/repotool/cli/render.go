@@ -73,8 +73,10 @@ interrupted.`,
 	fl.BoolVar(&f.all, "all", false, "render every target")
 	fl.StringVar(&f.outDir, "out-dir", "", "write DIR/<cluster>/<namespace>.yaml per target instead of standard output")
 	fl.BoolVar(&f.argocd, "argocd", false, "Argo CD Config Management Plugin mode: target from the plugin environment")
-	fl.BoolVar(&f.discover, "discover", false, "with --argocd: print the plugin name when the application's source is a target of this layout, nothing otherwise (plugin discovery)")
-	fl.StringVar(&f.tier, "tier", "", "emit only the objects of this responsibility tier: cluster, namespaces or application (with --argocd: default $ARGOCD_ENV_TIER)")
+	fl.BoolVar(&f.discover, "discover", false, "with --argocd: print the plugin name when the application's source is a target of this layout, nothing "+
+		"otherwise (plugin discovery)")
+	fl.StringVar(&f.tier, "tier", "", "emit only the objects of this responsibility tier: cluster, namespaces or application (with --argocd: default "+
+		"$ARGOCD_ENV_TIER)")
 	fl.BoolVar(&f.noDecrypt, "no-decrypt", false, "do not decrypt secret values files: render typed placeholders instead (never with --argocd)")
 	fl.BoolVar(&f.redact, "redact", false, "mask secret values on standard output (always on with --out-dir)")
 	fl.StringVar(&f.opts.ReleaseName, "release-name", "", "Helm release name (default: the namespace)")
@@ -251,7 +253,8 @@ func reportFailures(w io.Writer, outside error, failed []error, total int, note 
 
 func runRenderArgoCD(cmd *cobra.Command, env Env, f *renderFlags, args []string, v *verbosity) error {
 	if len(args) > 0 || f.all || f.cluster != "" || f.namespace != "" || f.outDir != "" || f.redact || f.noDecrypt {
-		return usageErr(errors.New("--argocd takes its target from the Argo CD plugin environment and needs real secret values: give no REPO, --cluster, --namespace, --all, --out-dir, --redact or --no-decrypt"))
+		return usageErr(errors.New("--argocd takes its target from the Argo CD plugin environment and needs real secret values: give no REPO, --cluster, " +
+			"--namespace, --all, --out-dir, --redact or --no-decrypt"))
 	}
 	pe := argocd.ParsePluginEnv(env.Environ)
 	root, err := pe.RepoRoot(env.Dir)

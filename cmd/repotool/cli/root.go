@@ -85,7 +85,18 @@ See https://github.com/repotool/repotool for documentation.`,
 	v := &verbosity{}
 	root.PersistentFlags().BoolVarP(&v.quiet, "quiet", "q", false, "print only results and errors: no progress, summaries or warnings on standard error")
 	root.PersistentFlags().BoolVar(&v.verbose, "verbose", false, "print the library's log (downloads, cache use, warnings) on standard error")
-	root.AddCommand(newCompareCmd(s, v), newDiffCmd(s, v), newGenerateCmd(s, v), newHydrateCmd(s, v), newLayoutCmd(), newLintCmd(s, v), newMigrateCmd(), newRenderCmd(s, v), newValuesCmd(), newVersionCmd(s))
+	root.AddCommand(
+		newCompareCmd(s, v),
+		newDiffCmd(s, v),
+		newGenerateCmd(s, v),
+		newHydrateCmd(s, v),
+		newLayoutCmd(),
+		newLintCmd(s, v),
+		newMigrateCmd(),
+		newRenderCmd(s, v),
+		newValuesCmd(),
+		newVersionCmd(s),
+	)
 	for _, c := range root.Commands() {
 		registerCompletions(c, formatsOf(c.Name()))
 	}

@@ -45,7 +45,11 @@ func versionText(version string, bi *debug.BuildInfo) string {
 		fmt.Fprintf(&b, "commit:      %s\n", commit)
 	}
 	fmt.Fprintf(&b, "go:          %s\n", bi.GoVersion)
-	for _, dep := range []struct{ name, path string }{{"helm", "helm.sh/helm/v3"}, {"sops", "github.com/getsops/sops/v3"}, {"kubeconform", "github.com/yannh/kubeconform"}} {
+	for _, dep := range []struct{ name, path string }{
+		{"helm", "helm.sh/helm/v3"},
+		{"sops", "github.com/getsops/sops/v3"},
+		{"kubeconform", "github.com/yannh/kubeconform"},
+	} {
 		for _, m := range bi.Deps {
 			if m.Path == dep.path {
 				fmt.Fprintf(&b, "%-12s %s\n", dep.name+":", m.Version)

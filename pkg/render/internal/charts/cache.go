@@ -25,7 +25,11 @@ func parseSums(fsys fs.FS) (map[string]string, error) {
 		if _, lerr := fs.Lstat(fsys, layout.SumsFile); lerr != nil {
 			return out, nil
 		}
-		return nil, &ChartError{Chart: layout.SumsFile, Err: errors.New("the file is a symbolic link whose target does not exist"), Hint: "point it at the pins, or remove it"}
+		return nil, &ChartError{
+			Chart: layout.SumsFile,
+			Err:   errors.New("the file is a symbolic link whose target does not exist"),
+			Hint:  "point it at the pins, or remove it",
+		}
 	}
 	var data []byte
 	if err == nil {

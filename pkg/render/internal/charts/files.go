@@ -58,13 +58,25 @@ func readChartFiles(fsys fs.FS, dir string, chartYAML []byte) ([]*loader.Buffere
 			return nil
 		}
 		if !fi.Mode().IsRegular() {
-			return &ChartError{Chart: dir, Err: fmt.Errorf("cannot load %s: %w", n, &fsutil.NotRegularError{Mode: fi.Mode()}), Hint: "remove it, or add it to .helmignore"}
+			return &ChartError{
+				Chart: dir,
+				Err:   fmt.Errorf("cannot load %s: %w", n, &fsutil.NotRegularError{Mode: fi.Mode()}),
+				Hint:  "remove it, or add it to .helmignore",
+			}
 		}
 		if fi.Size() > loader.MaxDecompressedFileSize {
-			return &ChartError{Chart: dir, Err: fmt.Errorf("file %s is larger than %d bytes", n, loader.MaxDecompressedFileSize), Hint: "remove it or add it to .helmignore"}
+			return &ChartError{
+				Chart: dir,
+				Err:   fmt.Errorf("file %s is larger than %d bytes", n, loader.MaxDecompressedFileSize),
+				Hint:  "remove it or add it to .helmignore",
+			}
 		}
 		if total += fi.Size(); total > loader.MaxDecompressedChartSize {
-			return &ChartError{Chart: dir, Err: fmt.Errorf("the chart's files add up to more than %d bytes", loader.MaxDecompressedChartSize), Hint: "add what the chart does not need to .helmignore"}
+			return &ChartError{
+				Chart: dir,
+				Err:   fmt.Errorf("the chart's files add up to more than %d bytes", loader.MaxDecompressedChartSize),
+				Hint:  "add what the chart does not need to .helmignore",
+			}
 		}
 		data := chartYAML
 		if n != "Chart.yaml" || data == nil {
@@ -92,7 +104,11 @@ func chartPathError(p string, err error) error {
 	case errors.Is(err, fsutil.ErrSymlinkLoop):
 		return &ChartError{Chart: p, Err: err, Hint: "remove the link, or point it at a folder that does not contain it"}
 	case errors.Is(err, fs.ErrNotExist):
-		return &ChartError{Chart: p, Err: fmt.Errorf("broken symbolic link: its target does not exist (%w)", fs.ErrNotExist), Hint: "point the link at an existing file, or remove it"}
+		return &ChartError{
+			Chart: p,
+			Err:   fmt.Errorf("broken symbolic link: its target does not exist (%w)", fs.ErrNotExist),
+			Hint:  "point the link at an existing file, or remove it",
+		}
 	}
 	return &ChartError{Chart: p, Err: err, Hint: "check the path"}
 }

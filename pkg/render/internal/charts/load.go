@@ -134,7 +134,8 @@ func (s *Supply) resolveDependencies(ctx context.Context, c *chart.Chart, dir st
 		default:
 			return &DependencyError{Chart: dir, Dependency: dep.Name, Repository: repo,
 				Reason: "the repository is not a URL repotool can use",
-				Hint:   "give the repository as an https://, oci:// or file:// URL (repository names like @stable need helm's repositories.yaml), or vendor the chart into " + dir + "/charts/"}
+				Hint: "give the repository as an https://, oci:// or file:// URL (repository names like @stable need helm's repositories.yaml), or vendor the " +
+					"chart into " + dir + "/charts/"}
 		}
 		c.AddDependency(sub)
 		origins[c.ChartFullPath()+"/charts/"+sub.Name()] = origin

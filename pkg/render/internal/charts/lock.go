@@ -46,7 +46,8 @@ func checkLock(dir string, deps []*chart.Dependency, lock *chart.Lock) error {
 		return err
 	}
 	if lock.Digest != want {
-		return &ChartError{Chart: dir + "/Chart.lock", Err: fmt.Errorf("the lock file is out of sync with the dependencies in %s/Chart.yaml (helm dependency build refuses it)", dir),
+		return &ChartError{Chart: dir + "/Chart.lock", Err: fmt.Errorf("the lock file is out of sync with the dependencies in %s/Chart.yaml (helm dependency "+
+			"build refuses it)", dir),
 			Hint: "run `helm dependency update " + dir + "` and commit Chart.lock"}
 	}
 	return nil

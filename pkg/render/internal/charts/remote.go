@@ -31,16 +31,26 @@ const maxDownload = 64 << 20
 // repository's index. Online, an OCI dependency is pulled every run (the
 // registry checks its layers by digest). It returns the archive's cache
 // path (for messages) and its bytes.
+// LockedVersion is the version of dep that Chart.lock (lock, nil when
+// there is none) pins, else the one Chart.yaml asks for.
+func LockedVersion(dep *chart.Dependency, lock *chart.Lock) string {
+	version := dep.Version
+	if lock == nil {
+		return version
+	}
+	for _, l := range lock.Dependencies {
+		if l.Name == dep.Name && l.Repository == dep.Repository {
+			version = l.Version
+		}
+	}
+	return version
+}
+
 func (s *Supply) remoteChart(ctx context.Context, dir string, dep *chart.Dependency, lock *chart.Lock) (string, []byte, error) {
 	depErr := func(reason, hint string) error {
 		return &DependencyError{Chart: dir, Dependency: dep.Name, Repository: dep.Repository, Reason: reason, Hint: hint}
 	}
-	version := dep.Version
-	for _, l := range lock.Dependencies {
-		if l.Name == dep.Name && l.Repository == dep.Repository {
-			version = l.Version // Chart.lock pins the exact version
-		}
-	}
+	version := LockedVersion(dep, lock)
 	exact := IsExactVersion(version)
 	if s.cfg.CacheDir == "" && (s.cfg.Offline || !exact) {
 		return "", nil, depErr("it is not vendored under "+dir+"/charts/ and no dependency cache is configured",
@@ -55,21 +65,14 @@ func (s *Supply) remoteChart(ctx context.Context, dir string, dep *chart.Depende
 	file := filepath.Join(s.cfg.CacheDir, "charts", cacheKey(dep.Repository, dep.Name, version)+".tgz")
 	corrupt := ""
 	if exact && s.cfg.CacheDir != "" {
-		data, err := readCached(file)
+		data, why, err := s.fromCache(ctx, file, dep, version, pin, oci)
 		switch {
-		case err == nil:
-			want, verr := s.expectedDigest(ctx, dep, version, pin, oci)
-			switch {
-			case verr != nil:
-				return "", nil, depErr(verr.Error(), "vendor it with `helm dependency build "+dir+"`, or pin it in "+layout.SumsFile+" (see docs/render.md)")
-			case want != "" && want == digestOf(data):
-				return file, data, nil
-			case want != "":
-				corrupt = fmt.Sprintf("the cache entry %s has digest %s, but %s", file, digestOf(data), wantSource(pin, want))
-			}
-		case !errors.Is(err, fs.ErrNotExist):
-			corrupt = fmt.Sprintf("the cache entry %s is corrupt (%v)", file, err)
+		case err != nil:
+			return "", nil, depErr(err.Error(), "vendor it with `helm dependency build "+dir+"`, or pin it in "+layout.SumsFile+" (see docs/render.md)")
+		case data != nil:
+			return file, data, nil
 		}
+		corrupt = why
 	}
 	if s.cfg.Offline {
 		if corrupt != "" {
@@ -84,7 +87,10 @@ func (s *Supply) remoteChart(ctx context.Context, dir string, dep *chart.Depende
 	var data []byte
 	if oci {
 		if !exact {
-			return "", nil, depErr(fmt.Sprintf("version %q is a range; OCI dependencies need an exact version", version), "pin an exact version in Chart.yaml or Chart.lock")
+			return "", nil, depErr(
+				fmt.Sprintf("version %q is a range; OCI dependencies need an exact version", version),
+				"pin an exact version in Chart.yaml or Chart.lock",
+			)
 		}
 		data, err = s.pullOCI(dep, version)
 	} else {
@@ -110,6 +116,29 @@ func (s *Supply) remoteChart(ctx context.Context, dir string, dep *chart.Depende
 	}
 	s.cfg.Log.Debug("cached dependency", "chart", dir, "dependency", dep.Name, "version", version, "file", file)
 	return file, data, nil
+}
+
+// fromCache returns the cache entry file when its digest is the one
+// expected (expectedDigest); else nil, and why the entry cannot be used
+// when it is there. An error is a digest that cannot be known.
+func (s *Supply) fromCache(ctx context.Context, file string, dep *chart.Dependency, version, pin string, oci bool) ([]byte, string, error) {
+	data, err := readCached(file)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, "", nil
+	case err != nil:
+		return nil, fmt.Sprintf("the cache entry %s is corrupt (%v)", file, err), nil
+	}
+	want, err := s.expectedDigest(ctx, dep, version, pin, oci)
+	switch {
+	case err != nil:
+		return nil, "", err
+	case want != "" && want == digestOf(data):
+		return data, "", nil
+	case want != "":
+		return nil, fmt.Sprintf("the cache entry %s has digest %s, but %s", file, digestOf(data), wantSource(pin, want)), nil
+	}
+	return nil, "", nil
 }
 
 // expectedDigest returns the digest a cached archive must have: the pin,
