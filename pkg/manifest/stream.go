@@ -5,8 +5,6 @@ import (
 	"cmp"
 	"fmt"
 	"strings"
-
-	"sigs.k8s.io/yaml"
 )
 
 // SourcePrefix starts the comment Helm writes before each rendered
@@ -69,7 +67,8 @@ func ReadParsed(stream []byte, parsed func(doc []byte, line int) (map[string]any
 			content, ok = parsed(doc, o.Line)
 		}
 		if !ok {
-			if err := yaml.Unmarshal(doc, &content); err != nil {
+			var err error
+			if content, err = Decode(doc); err != nil {
 				return &DocumentError{Template: o.Template, Line: o.Line, Err: err}
 			}
 		}

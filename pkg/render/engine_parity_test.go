@@ -1,6 +1,8 @@
 package render_test
 
 import (
+	"reflect"
+
 	"bytes"
 	"context"
 	"maps"
@@ -8,6 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	sigsyaml "sigs.k8s.io/yaml"
 
 	"github.com/repotool/repotool/internal/testing/testtool"
 	"github.com/repotool/repotool/pkg/layout"
@@ -288,6 +292,14 @@ func compareTarget(t *testing.T, helm helmCLI, root string, res *render.Result) 
 	case helmErr == nil && res.Err == nil:
 		if !bytes.Equal(stdout, res.Manifest) {
 			t.Errorf("output differs from helm template:\n--- helm\n%s\n--- repotool\n%s", stdout, res.Manifest)
+		}
+		// Each object was parsed once, by manifest.Decode: the content
+		// sigs.k8s.io/yaml, which Helm and Argo CD read with, gives.
+		for _, o := range res.Objects {
+			var want map[string]any
+			if err := sigsyaml.Unmarshal(o.YAML, &want); err != nil || !reflect.DeepEqual(o.Content, want) {
+				t.Errorf("%s %s: parsed as %v, sigs.k8s.io/yaml reads %v (%v)", o.Kind, o.Name, o.Content, want, err)
+			}
 		}
 	case helmErr != nil && res.Err != nil:
 		// Helm may log a warning first (an unresolved urn:); its message

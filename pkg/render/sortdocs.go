@@ -37,7 +37,11 @@ func sortDocs(files map[string]string, helm4 bool) (docs, hooks []doc, err error
 	}
 	for p, text := range documents(files, split) {
 		d := doc{path: p, text: text}
-		perr := yaml.Unmarshal([]byte(d.text), &d.content)
+		// Parsed as the stream holds it, with its line break: a block
+		// scalar that ends the document keeps its last newline, as it
+		// does for whoever reads the stream.
+		var perr error
+		d.content, perr = manifest.Decode(append([]byte(d.text), '\n'))
 		hd, ok := readHead(d.content)
 		if perr != nil || !ok {
 			// Rare: read it as Helm does, for Helm's message.
