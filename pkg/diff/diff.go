@@ -167,11 +167,7 @@ func load(name, rev string, r *render.Result) (side, error) {
 	if r.Err != nil {
 		return s, fmt.Errorf("%s at %s: %w", name, rev, r.Err)
 	}
-	red, err := r.Redacted()
-	if err != nil {
-		return s, fmt.Errorf("%s at %s: %w", name, rev, err)
-	}
-	objs, err := manifest.Read(red)
+	objs, err := r.RedactedObjects()
 	if err != nil {
 		return s, fmt.Errorf("%s at %s: %w", name, rev, err)
 	}

@@ -1,6 +1,7 @@
 package manifest
 
 import (
+	"maps"
 	"unicode/utf8"
 
 	yamlv2 "go.yaml.in/yaml/v2"
@@ -104,4 +105,32 @@ func jsonValue(v any) (any, bool) {
 		return out, true
 	}
 	return nil, false
+}
+
+// CopyContent deep-copies an object's content (or any tree of maps and
+// lists decoded from YAML or JSON); the scalars are shared.
+func CopyContent(m map[string]any) map[string]any {
+	if m == nil {
+		return nil
+	}
+	out := maps.Clone(m)
+	for k, v := range out {
+		out[k] = copyValue(v)
+	}
+	return out
+}
+
+func copyValue(v any) any {
+	switch v := v.(type) {
+	case map[string]any:
+		return CopyContent(v)
+	case []any:
+		out := make([]any, len(v))
+		for i, x := range v {
+			out[i] = copyValue(x)
+		}
+		return out
+	default:
+		return v
+	}
 }

@@ -103,7 +103,7 @@ func (r *Renderer) template(ctx context.Context, t *layout.Target, entry *charts
 			return rendered{}, errOutputSize{size: size, max: max}
 		}
 	}
-	docs, hooks, err := sortDocs(files, r.helm4())
+	docs, hooks, err := sortDocs(files, r.helm4(), r.docs.decode)
 	if err != nil {
 		return rendered{}, err
 	}

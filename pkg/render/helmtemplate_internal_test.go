@@ -75,7 +75,7 @@ func parts[T any](sorted []T, of func(T) part) []part {
 func checkSort(t *testing.T, files map[string]string, helm4 bool) {
 	t.Helper()
 	want, herr := helmOutput(files, helm4)
-	docs, hooks, err := sortDocs(files, helm4)
+	docs, hooks, err := sortDocs(files, helm4, manifest.Decode)
 	if herr != nil {
 		if err == nil || err.Error() != herr.Error() {
 			t.Fatalf("Helm fails with %q, sortDocs with %v", herr, err)
@@ -253,7 +253,7 @@ func BenchmarkSortAndParse(b *testing.B) {
 	})
 	b.Run("repotool", func(b *testing.B) {
 		for b.Loop() {
-			docs, hooks, err := sortDocs(files, false)
+			docs, hooks, err := sortDocs(files, false, manifest.Decode)
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -124,12 +124,15 @@ func WithProgress(progress func(done, total int)) Option {
 
 // SharingWith makes the renderer share with other what depends only on
 // content and the network options, not on the repository: the compiled
-// values schemas (by content) and the chart repositories' indexes. diff
-// renders two revisions of one repository with one set of options, and
-// compiles a chart's schema once. Both renderers must have the same
+// values schemas (by content), the chart repositories' indexes and the
+// parsed documents (by text). diff renders two revisions of one repository
+// with one set of options, and compiles a chart's schema and parses an
+// unchanged document once. Both renderers must have the same
 // Options.Offline and HTTP client.
 func SharingWith(other *Renderer) Option {
-	return func(r *Renderer) { r.valueSchemas, r.chartCfg.Indexes = other.valueSchemas, other.chartCfg.Indexes }
+	return func(r *Renderer) {
+		r.valueSchemas, r.chartCfg.Indexes, r.docs = other.valueSchemas, other.chartCfg.Indexes, other.docs
+	}
 }
 
 // PlaceholdersOnDecryptFailure renders a target whose secret values file

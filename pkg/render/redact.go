@@ -3,6 +3,7 @@ package render
 import (
 	"bytes"
 	"encoding/base64"
+	"slices"
 
 	yaml "go.yaml.in/yaml/v3"
 
@@ -26,6 +27,26 @@ const RedactedValue = "[redacted]"
 // render with placeholders for its secret values, or when the context the
 // target was rendered with ends before that second rendering is done.
 func (res *Result) Redacted() ([]byte, error) {
+	objs, err := res.RedactedObjects()
+	if err != nil {
+		return nil, err
+	}
+	var out bytes.Buffer
+	for _, o := range objs {
+		out.WriteString("---\n")
+		if o.Template != "" {
+			out.WriteString(manifest.SourcePrefix + o.Template + "\n")
+		}
+		out.Write(o.YAML)
+	}
+	return out.Bytes(), nil
+}
+
+// RedactedObjects are the objects of Redacted's stream, as manifest.Read
+// would read them from it, without printing and parsing it again: those of
+// the rendering with placeholders, each Secret's YAML and content redacted.
+// Their lines are their templates', not the stream's.
+func (res *Result) RedactedObjects() ([]manifest.Object, error) {
 	objs := res.Objects
 	if res.safe != nil {
 		var err error
@@ -33,22 +54,22 @@ func (res *Result) Redacted() ([]byte, error) {
 			return nil, err
 		}
 	}
-	var out bytes.Buffer
-	for _, o := range objs {
-		doc := o.YAML
-		if o.IsSecret() {
-			var err error
-			if doc, err = redactSecret(doc); err != nil {
-				return nil, err
-			}
+	out := slices.Clone(objs)
+	for i := range out {
+		o := &out[i]
+		if !o.IsSecret() {
+			continue
 		}
-		out.WriteString("---\n")
-		if o.Template != "" {
-			out.WriteString(manifest.SourcePrefix + o.Template + "\n")
+		doc, err := redactSecret(o.YAML)
+		if err != nil {
+			return nil, err
 		}
-		out.Write(doc)
+		if o.Content, err = manifest.Decode(doc); err != nil {
+			return nil, err
+		}
+		o.YAML = doc
 	}
-	return out.Bytes(), nil
+	return out, nil
 }
 
 // redactSecret masks every value under a Secret's data and stringData.

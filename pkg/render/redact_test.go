@@ -5,12 +5,14 @@ import (
 	"context"
 	"errors"
 	"io"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
 
 	yaml "go.yaml.in/yaml/v3"
 
+	"github.com/repotool/repotool/pkg/manifest"
 	"github.com/repotool/repotool/pkg/render"
 )
 
@@ -87,6 +89,22 @@ spec:
 	again, _ := res.Redacted()
 	if !bytes.Equal(red, again) {
 		t.Error("Redacted is not deterministic")
+	}
+	// RedactedObjects are the objects of that stream, read without
+	// printing it and parsing it again.
+	read, err := manifest.Read(red)
+	if err != nil {
+		t.Fatal(err)
+	}
+	objs, err := res.RedactedObjects()
+	if err != nil || len(objs) != len(read) {
+		t.Fatalf("RedactedObjects: %d objects (%v), the stream %d", len(objs), err, len(read))
+	}
+	for i := range read {
+		a, b := objs[i], read[i]
+		if a.ID() != b.ID() || a.Template != b.Template || !bytes.Equal(a.YAML, b.YAML) || !reflect.DeepEqual(a.Content, b.Content) {
+			t.Errorf("object %d: %s %s %q %v; the stream reads %s %s %q %v", i, a.ID(), a.Template, a.YAML, a.Content, b.ID(), b.Template, b.YAML, b.Content)
+		}
 	}
 }
 

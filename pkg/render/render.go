@@ -51,7 +51,10 @@ type Renderer struct {
 	plain   map[string]*decrypted
 	// valueSchemas are the compiled values.schema.json files, by content.
 	valueSchemas *once.Map[*jsonschema.Schema]
-	allowed      []layout.Code
+	// docs parses each rendered document once, however many renderings
+	// print it.
+	docs    *docCache
+	allowed []layout.Code
 	// placeholdersOnFailure: see PlaceholdersOnDecryptFailure.
 	placeholdersOnFailure bool
 	progress              func(done, total int)
@@ -78,6 +81,7 @@ func New(repo *layout.Repo, opts Options, extra ...Option) *Renderer {
 		r.engine.Helm = 4
 	}
 	r.valueSchemas = &once.Map[*jsonschema.Schema]{} // SharingWith shares it
+	r.docs = newDocCache()                           // and this
 	for _, o := range extra {
 		o(r)
 	}

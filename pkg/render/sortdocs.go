@@ -29,8 +29,9 @@ type doc struct {
 // releaseutil.SortManifests does, parsing each document once: manifests
 // by kind in InstallOrder, hooks (documents with a known helm.sh/hook)
 // apart, by kind too. A document Helm's sort would refuse fails with
-// Helm's message. helm4 splits and orders as Helm 4 does.
-func sortDocs(files map[string]string, helm4 bool) (docs, hooks []doc, err error) {
+// Helm's message. helm4 splits and orders as Helm 4 does; decode parses a
+// document (manifest.Decode, or a docCache's).
+func sortDocs(files map[string]string, helm4 bool, decode func([]byte) (map[string]any, error)) (docs, hooks []doc, err error) {
 	split, order := splitManifests, installOrder
 	if helm4 {
 		split, order = splitManifests4, installOrder4
@@ -41,7 +42,7 @@ func sortDocs(files map[string]string, helm4 bool) (docs, hooks []doc, err error
 		// scalar that ends the document keeps its last newline, as it
 		// does for whoever reads the stream.
 		var perr error
-		d.content, perr = manifest.Decode(append([]byte(d.text), '\n'))
+		d.content, perr = decode(append([]byte(d.text), '\n'))
 		hd, ok := readHead(d.content)
 		if perr != nil || !ok {
 			// Rare: read it as Helm does, for Helm's message.

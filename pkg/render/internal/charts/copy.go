@@ -1,10 +1,11 @@
 package charts
 
 import (
-	"maps"
 	"slices"
 
 	"helm.sh/helm/v3/pkg/chart"
+
+	"github.com/repotool/repotool/pkg/manifest"
 )
 
 // Copy deep-copies the parts of a chart that rendering mutates
@@ -23,7 +24,7 @@ func Copy(c *chart.Chart) *chart.Chart {
 		}
 		out.Metadata = &md
 	}
-	out.Values = deepCopyMap(c.Values)
+	out.Values = manifest.CopyContent(c.Values)
 	out.Templates = slices.Clone(c.Templates)
 	out.Files = slices.Clone(c.Files)
 	out.Schema = slices.Clone(c.Schema)
@@ -33,30 +34,4 @@ func Copy(c *chart.Chart) *chart.Chart {
 	}
 	out.SetDependencies(deps...)
 	return &out
-}
-
-func deepCopyMap(m map[string]any) map[string]any {
-	if m == nil {
-		return nil
-	}
-	out := maps.Clone(m)
-	for k, v := range out {
-		out[k] = deepCopy(v)
-	}
-	return out
-}
-
-func deepCopy(v any) any {
-	switch v := v.(type) {
-	case map[string]any:
-		return deepCopyMap(v)
-	case []any:
-		out := make([]any, len(v))
-		for i, x := range v {
-			out[i] = deepCopy(x)
-		}
-		return out
-	default:
-		return v
-	}
 }
