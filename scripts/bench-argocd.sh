@@ -40,27 +40,11 @@ for r in r2000 r200; do "$bin/repotool" generate "$work/$r" >/dev/null; done
 commit "$work/r2000"
 commit "$work/r200"
 
-# P2: one target, with a secret values file (ns-0003: external-secrets).
-c=cluster-107 ns=ns-0003
-tdir=$work/r2000/clusters/$c/$ns chart=$work/r2000/namespaces/$ns
-plain=()
-for f in "$chart"/common-values-*.yaml "$tdir"/*-values-*.yaml; do
-  case $f in *.secret.yaml) ;; *) plain+=(-f "$f") ;; esac
-done
-for f in "$tdir"/*.secret.yaml; do
-  [ -e "$f" ] || continue
-  "$bin/sops" -d "$f" > "$work/$(basename "$f")"
-  plain+=(-f "$work/$(basename "$f")")
-done
-plugin() {
-  (cd "$tdir" && ARGOCD_APP_NAMESPACE=$ns ARGOCD_APP_SOURCE_PATH=clusters/$c/$ns \
-    ARGOCD_ENV_CLUSTER=$c ARGOCD_ENV_NAMESPACE=$ns "$bin/repotool" render --argocd)
-}
-helm_one() { "$bin/helm" template "$ns" "$chart" -n "$ns" --kube-version v1.33.0 --include-crds "${plain[@]}"; }
-if ! cmp -s <(plugin) <(helm_one); then echo "render --argocd and helm template disagree on $c/$ns" >&2; exit 1; fi
+p2_setup "$work/r2000"
+if ! cmp -s <(p2_plugin repotool) <(helm_one); then echo "render --argocd and helm template disagree on $c/$ns" >&2; exit 1; fi
 p2_new=() p2_helm=()
 for _ in $(seq "$runs"); do
-  p2_new+=("$(elapsed plugin)")
+  p2_new+=("$(elapsed p2_plugin repotool)")
   p2_helm+=("$(elapsed helm_one)")
 done
 new=$(printf '%s\n' "${p2_new[@]}" | median)

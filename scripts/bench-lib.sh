@@ -56,3 +56,32 @@ old_render_loop() {
   done
   rm -rf "$tmp"
 }
+
+# p2_setup REPO picks the target P2 measures in a repository gensynth -real
+# wrote with 200 clusters: cluster-107/ns-0003 (external-secrets, with a
+# secret values file), whose secret values it decrypts into $work for
+# helm_one beforehand (not timed). It sets c, ns, tdir, chart and p2_values.
+#
+#   p2_plugin [TOOL]that target as Argo CD's plugin renders it (render
+#                   --argocd, process start included; TOOL defaults to
+#                   repotool, in $bin)
+#   helm_one        one helm template of the same chart and values
+p2_setup() {
+  c=cluster-107 ns=ns-0003
+  tdir=$1/clusters/$c/$ns chart=$1/namespaces/$ns
+  p2_values=()
+  local f
+  for f in "$chart"/common-values-*.yaml "$tdir"/*-values-*.yaml; do
+    case $f in *.secret.yaml) ;; *) p2_values+=(-f "$f") ;; esac
+  done
+  for f in "$tdir"/*.secret.yaml; do
+    [ -e "$f" ] || continue
+    "$bin/sops" -d "$f" > "$work/$(basename "$f")"
+    p2_values+=(-f "$work/$(basename "$f")")
+  done
+}
+p2_plugin() {
+  (cd "$tdir" && ARGOCD_APP_NAMESPACE=$ns ARGOCD_APP_SOURCE_PATH=clusters/$c/$ns \
+    ARGOCD_ENV_CLUSTER=$c ARGOCD_ENV_NAMESPACE=$ns "$bin/${1:-repotool}" render --argocd)
+}
+helm_one() { "$bin/helm" template "$ns" "$chart" -n "$ns" --kube-version v1.33.0 --include-crds "${p2_values[@]}"; }
