@@ -8,7 +8,7 @@ import (
 )
 
 // maxCachedText bounds the text of the documents a docCache keeps parsed.
-const maxCachedText = 8 << 20
+const maxCachedText = 4 << 20
 
 // maxSeen bounds how many documents a docCache remembers having seen.
 const maxSeen = 1 << 20
