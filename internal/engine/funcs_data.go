@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/BurntSushi/toml"
+	yamlv2 "go.yaml.in/yaml/v2"
 	goyaml "go.yaml.in/yaml/v3"
 	"sigs.k8s.io/yaml"
 )
@@ -24,6 +25,11 @@ import (
 // under their key.
 
 func toYAML(v any) string {
+	if tree, ok := yamlTree(v); ok {
+		if out, err := yamlv2.Marshal(tree); err == nil {
+			return strings.TrimSuffix(string(out), "\n")
+		}
+	}
 	if out, err := yaml.Marshal(v); err == nil {
 		return strings.TrimSuffix(string(out), "\n")
 	}
