@@ -15,7 +15,8 @@ import (
 // scalars from values files and dict and list); false leaves anything else
 // to the JSON route. Only numbers change on the way: JSON prints each, and
 // the YAML library reads the text back as an int, a uint64 or a float64.
-// TestYAMLTreeLikeJSON and FuzzFunctions hold the two routes alike.
+// TestYAMLTreeLikeJSON, FuzzYAMLTree and FuzzFunctions hold the two
+// routes alike.
 func yamlTree(v any) (any, bool) {
 	switch v := v.(type) {
 	case nil, bool:
