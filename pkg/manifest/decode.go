@@ -1,7 +1,6 @@
 package manifest
 
 import (
-	"maps"
 	"unicode/utf8"
 
 	yamlv2 "go.yaml.in/yaml/v2"
@@ -113,21 +112,23 @@ func CopyContent(m map[string]any) map[string]any {
 	if m == nil {
 		return nil
 	}
-	out := maps.Clone(m)
-	for k, v := range out {
-		out[k] = copyValue(v)
-	}
-	return out
+	return CopyValue(m).(map[string]any)
 }
 
-func copyValue(v any) any {
+// CopyValue deep-copies a value decoded from YAML or JSON: its maps and
+// lists are new, its scalars shared.
+func CopyValue(v any) any {
 	switch v := v.(type) {
 	case map[string]any:
-		return CopyContent(v)
+		out := make(map[string]any, len(v))
+		for k, x := range v {
+			out[k] = CopyValue(x)
+		}
+		return out
 	case []any:
 		out := make([]any, len(v))
 		for i, x := range v {
-			out[i] = copyValue(x)
+			out[i] = CopyValue(x)
 		}
 		return out
 	default:

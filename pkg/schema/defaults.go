@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/repotool/repotool/internal/jsonptr"
+	"github.com/repotool/repotool/pkg/manifest"
 )
 
 // The API server defaults a custom resource before it validates it: every
@@ -58,7 +59,7 @@ func applyDefaults(v any, s map[string]any, ptr string, set map[string]bool) boo
 			}
 			if def, ok := p["default"]; ok {
 				if x, present := v[k]; !present || x == nil && p["nullable"] != true {
-					v[k] = deepCopyJSON(def)
+					v[k] = manifest.CopyValue(def) // defaults put in several places share no maps or slices
 					set[ptr+"/"+jsonptr.Escape(k)] = true
 					changed = true
 				}
@@ -84,26 +85,6 @@ func applyDefaults(v any, s map[string]any, ptr string, set map[string]bool) boo
 		}
 	}
 	return changed
-}
-
-// deepCopyJSON copies a value decoded from JSON, so that defaults put in
-// several places of one object do not share maps or slices.
-func deepCopyJSON(v any) any {
-	switch v := v.(type) {
-	case map[string]any:
-		out := make(map[string]any, len(v))
-		for k, x := range v {
-			out[k] = deepCopyJSON(x)
-		}
-		return out
-	case []any:
-		out := make([]any, len(v))
-		for i, x := range v {
-			out[i] = deepCopyJSON(x)
-		}
-		return out
-	}
-	return v
 }
 
 // noteDefaulted says, in the message of an error at or under a value the
