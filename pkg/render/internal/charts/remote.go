@@ -14,8 +14,6 @@ import (
 
 	"helm.sh/helm/v3/pkg/chart"
 	"helm.sh/helm/v3/pkg/registry"
-	"helm.sh/helm/v3/pkg/repo"
-	"sigs.k8s.io/yaml"
 
 	"github.com/repotool/repotool/pkg/layout"
 )
@@ -159,7 +157,7 @@ func (s *Supply) expectedDigest(ctx context.Context, dep *chart.Dependency, vers
 	if err != nil {
 		return "", nil // the download will say what is wrong
 	}
-	cv, err := idx.Get(dep.Name, version)
+	cv, err := idx.get(dep.Name, version)
 	if err != nil || cv.Digest == "" {
 		return "", nil
 	}
@@ -186,11 +184,11 @@ func (s *Supply) downloadHTTP(ctx context.Context, dep *chart.Dependency, versio
 	if err != nil {
 		return nil, "", err
 	}
-	cv, err := idx.Get(dep.Name, version)
+	cv, err := idx.get(dep.Name, version)
 	if err != nil || len(cv.URLs) == 0 {
 		return nil, "", fmt.Errorf("the repository has no chart %s matching version %q", dep.Name, version)
 	}
-	u, err := repo.ResolveReferenceURL(dep.Repository, cv.URLs[0])
+	u, err := resolveURL(dep.Repository, cv.URLs[0])
 	if err != nil {
 		return nil, "", err
 	}
@@ -208,19 +206,18 @@ func (s *Supply) downloadHTTP(ctx context.Context, dep *chart.Dependency, versio
 
 // index returns a chart repository's index, downloaded once per run
 // (Config.Indexes).
-func (s *Supply) index(ctx context.Context, repository string) (*repo.IndexFile, error) {
-	return s.cfg.Indexes.m.Get(repository, func() (*repo.IndexFile, error) {
+func (s *Supply) index(ctx context.Context, repository string) (*index, error) {
+	return s.cfg.Indexes.m.Get(repository, func() (*index, error) {
 		indexURL := strings.TrimSuffix(repository, "/") + "/index.yaml"
 		data, err := s.get(ctx, indexURL)
 		if err != nil {
 			return nil, err
 		}
-		var idx repo.IndexFile
-		if err := yaml.Unmarshal(data, &idx); err != nil || idx.APIVersion == "" {
+		idx, err := parseIndex(data)
+		if err != nil {
 			return nil, fmt.Errorf("%s is not a chart repository index", indexURL)
 		}
-		idx.SortEntries()
-		return &idx, nil
+		return idx, nil
 	})
 }
 

@@ -16,7 +16,6 @@ import (
 	"sync"
 
 	"helm.sh/helm/v3/pkg/chart"
-	"helm.sh/helm/v3/pkg/repo"
 
 	"github.com/repotool/repotool/pkg/layout"
 	"github.com/repotool/repotool/pkg/render/internal/once"
@@ -39,7 +38,7 @@ type Config struct {
 }
 
 // Indexes are chart repositories' indexes, by URL, each downloaded once.
-type Indexes struct{ m once.Map[*repo.IndexFile] }
+type Indexes struct{ m once.Map[*index] }
 
 // NewIndexes returns an empty set of indexes.
 func NewIndexes() *Indexes { return &Indexes{} }
