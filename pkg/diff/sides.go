@@ -69,13 +69,27 @@ func LoadSides(ctx context.Context, root string, opts SidesOptions) (*Sides, err
 		baseFS = fstest.MapFS{}
 	case err != nil:
 		return nil, err
-	default:
+	case opts.Staged || opts.Head != "":
 		if s.Base, err = load(baseFS, opts.Base); err != nil && !opts.AnyBase {
 			return nil, err
 		}
+	default:
+		// The working tree is read from disk, not through go-git: it
+		// loads while the base revision does.
+		var baseErr error
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			s.Base, baseErr = load(baseFS, opts.Base)
+		}()
+		err := s.loadWorkTree(ctx, repo, root, baseFS, opts.Layout)
+		<-done
+		if baseErr != nil && !opts.AnyBase {
+			return nil, baseErr
+		}
+		return s, err
 	}
-	switch {
-	case opts.Staged:
+	if opts.Staged {
 		idx, err := repo.Index()
 		if err != nil {
 			return nil, err
@@ -87,28 +101,32 @@ func LoadSides(ctx context.Context, root string, opts SidesOptions) (*Sides, err
 			return nil, err
 		}
 		s.HeadName = "index"
-	case opts.Head != "":
-		headFS, err := repo.Revision(opts.Head)
-		if err != nil {
-			return nil, err
-		}
-		if s.Head, err = load(headFS, opts.Head); err != nil {
-			return nil, err
-		}
-		if s.Changed, err = repo.Changed(opts.Base, opts.Head); err != nil {
-			return nil, err
-		}
-	default:
-		if s.Head, err = layout.LoadDir(ctx, root, opts.Layout); err != nil {
-			var ce *config.Error
-			if errors.As(err, &ce) {
-				return nil, fmt.Errorf("invalid configuration: %w", err)
-			}
-			return nil, err
-		}
-		if s.Changed, err = repo.WorkTreeDiff(baseFS, s.Head.FS); err != nil {
-			return nil, err
-		}
+		return s, nil
+	}
+	headFS, err := repo.Revision(opts.Head)
+	if err != nil {
+		return nil, err
+	}
+	if s.Head, err = load(headFS, opts.Head); err != nil {
+		return nil, err
+	}
+	if s.Changed, err = repo.Changed(opts.Base, opts.Head); err != nil {
+		return nil, err
 	}
 	return s, nil
+}
+
+// loadWorkTree loads the working tree at root as Head, and the paths in
+// which it differs from baseFS.
+func (s *Sides) loadWorkTree(ctx context.Context, repo *gitrev.Repo, root string, baseFS fs.FS, opts layout.Options) error {
+	var err error
+	if s.Head, err = layout.LoadDir(ctx, root, opts); err != nil {
+		var ce *config.Error
+		if errors.As(err, &ce) {
+			return fmt.Errorf("invalid configuration: %w", err)
+		}
+		return err
+	}
+	s.Changed, err = repo.WorkTreeDiff(baseFS, s.Head.FS)
+	return err
 }
