@@ -233,8 +233,8 @@ func compareTarget(res *change.Result, name string, base, head *render.Result, i
 			}
 			// Blank lines after a document are not part of the object
 			// (Helm 4 keeps them where Helm 3 drops them).
-			if by, hy := trimDoc(bo.YAML), trimDoc(ho.YAML); !bytes.Equal(by, hy) {
-				c.Diff = unified(string(by), string(hy), ho.ID())
+			if !sameDoc(bo.YAML, ho.YAML) {
+				c.Diff = unified(string(trimDoc(bo.YAML)), string(trimDoc(ho.YAML)), ho.ID())
 			}
 			c.SecretFields = secretFields(b.real[k], h.real[k], bo, ho)
 			why := ""
@@ -252,9 +252,16 @@ func compareTarget(res *change.Result, name string, base, head *render.Result, i
 	}
 }
 
-// trimDoc is a document without the blank lines that end it.
+// trimDoc is a copy of a document without the blank lines that end it
+// (the objects' texts are shared: never written to).
 func trimDoc(doc []byte) []byte {
-	return append(bytes.TrimRight(doc, " \t\n"), '\n')
+	return append(slices.Clip(bytes.TrimRight(doc, " \t\n")), '\n')
+}
+
+// sameDoc reports whether two documents are the same but for the blank
+// lines that end them.
+func sameDoc(a, b []byte) bool {
+	return bytes.Equal(bytes.TrimRight(a, " \t\n"), bytes.TrimRight(b, " \t\n"))
 }
 
 // unified is a unified diff of two object texts.
@@ -271,8 +278,8 @@ func unified(a, b, name string) string {
 // A map with a key its redacted side lacks (a key a secret value made) is
 // named itself, never its keys.
 func secretFields(realBase, realHead, safeBase, safeHead *manifest.Object) []string {
-	if realBase == nil || realHead == nil {
-		return nil
+	if realBase == nil || realHead == nil || len(realBase.YAML) > 0 && sameDoc(realBase.YAML, realHead.YAML) {
+		return nil // the same document: no value changed, secret or not
 	}
 	var out []string
 	var walk func(p string, rb, rh, sb, sh any)
