@@ -18,9 +18,10 @@ type parsedSet struct {
 	size  int
 	hash  uint64
 
-	once sync.Once
-	root *template.Template
-	err  error
+	once    sync.Once
+	root    *template.Template
+	weights *weights
+	err     error
 }
 
 // seed keys the hashes of template sets, within one process.
@@ -40,7 +41,7 @@ type parseCache struct {
 // fm unless it is kept. A cache serves one library: an Engine's.
 func (c *parseCache) get(srcs []source, limit int, fm template.FuncMap) *parsedSet {
 	set := c.lookup(newSet(srcs), limit)
-	set.once.Do(func() { set.root, set.err = parse(srcs, fm) })
+	set.once.Do(func() { set.root, set.weights, set.err = parse(srcs, fm) })
 	return set
 }
 

@@ -106,7 +106,7 @@ func (e *Engine) run(c *chart.Chart, top chartutil.Values, b *budget) (out map[s
 	if err != nil {
 		return map[string]string{}, nil, err
 	}
-	r := newRun(t, map[string]int{}, b)
+	r := newRun(t, map[string]int{}, set.weights, b)
 	t.Funcs(b.unstableFuncsFor(e.funcs()))
 	out = make(map[string]string, len(srcs))
 	for _, s := range srcs {
@@ -118,6 +118,10 @@ func (e *Engine) run(c *chart.Chart, top chartutil.Values, b *budget) (out map[s
 		// shared and set before each template runs.
 		s.scope["Template"] = chartutil.Values{"Name": s.name, "BasePath": s.base}
 		b.stack = append(b.stack[:0], s.name)
+		b.frames = set.weights.get(s.name)
+		if stackCheck != nil {
+			b.base = realFrames()
+		}
 		buf := output{b: b}
 		if err := r.t.ExecuteTemplate(&buf, s.name, chartutil.Values(s.scope)); err != nil {
 			if errors.Is(err, errLimit) && !strings.Contains(err.Error(), s.name) {
@@ -149,15 +153,19 @@ func (e *Engine) execError(name string, err error) error {
 }
 
 // parse parses srcs, in order, into one template namespace with the
-// function library fm, as every rendering of them starts from.
-func parse(srcs []source, fm template.FuncMap) (*template.Template, error) {
+// function library fm, as every rendering of them starts from, and weighs
+// its templates (stack.go).
+func parse(srcs []source, fm template.FuncMap) (*template.Template, *weights, error) {
 	root := template.New(rootName)
 	root.Option("missingkey=zero")
 	root.Funcs(fm)
 	for _, s := range srcs {
+		if err := checkControls(s.name, string(s.text)); err != nil {
+			return nil, nil, err
+		}
 		if _, err := root.New(s.name).Parse(string(s.text)); err != nil {
-			return nil, parseError(s.name, err)
+			return nil, nil, parseError(s.name, err)
 		}
 	}
-	return root, nil
+	return root, weigh(root, func(*template.Template) bool { return true }, nil, false), nil
 }

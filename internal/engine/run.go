@@ -25,6 +25,7 @@ const noValue = "<no value>"
 type run struct {
 	t       *template.Template
 	nesting map[string]int
+	weights *weights
 	*budget
 }
 
@@ -38,10 +39,12 @@ type budget struct {
 	// included, up to maxPrinted.
 	printed, maxPrinted int64
 	// calls counts the include and tpl calls running inside each other,
-	// tpls the tpl calls among them, and frames the Go stack frames
-	// below each running one, 0 where not measured (depth.go).
-	calls, tpls int
-	frames      []int
+	// tpls the tpl calls among them (depth.go), and frames the Go stack
+	// frames the running templates may use, as stack.go counts them.
+	calls, tpls, frames int
+	// base is the frames on the stack where the rendering's templates
+	// start, for stackCheck.
+	base int
 	// stack names the templates running inside each other, innermost
 	// last ("" for text given to tpl), and sites are the unstable
 	// functions called, where (unstable.go).
@@ -56,11 +59,11 @@ type budget struct {
 
 // newRun binds include, tpl and the functions that count towards b to t,
 // which the run owns.
-func newRun(t *template.Template, nesting map[string]int, b *budget) *run {
-	r := &run{t: t, nesting: nesting, budget: b}
+func newRun(t *template.Template, nesting map[string]int, w *weights, b *budget) *run {
+	r := &run{t: t, nesting: nesting, weights: w, budget: b}
 	fm := r.nestingFuncs(sprigFuncs())
 	fm["include"], fm["tpl"] = r.include, r.tpl
-	t.Funcs(fm)
+	t.Funcs(fm).Funcs(r.stackFuncs())
 	return r
 }
 
@@ -92,6 +95,11 @@ func (r *run) include(name string, data any) (string, error) {
 		return "", err
 	}
 	defer r.leave(false)
+	frames := r.frames
+	defer func() { r.frames = frames }() // what the templates it ran counted, also when they failed
+	if err := r.account(framesInclude, r.weights.get(name), fmt.Sprintf("include %q", name)); err != nil {
+		return "", err
+	}
 	r.nesting[name]++
 	r.stack = append(r.stack, name)
 	defer func() { r.nesting[name]--; r.stack = r.stack[:len(r.stack)-1] }()
@@ -120,10 +128,25 @@ func (r *run) tpl(text string, data any) (string, error) {
 		return "", fmt.Errorf("cannot clone template: %w", err)
 	}
 	t.Option("missingkey=zero")
-	child := newRun(t, r.nesting, r.budget)
-	parsed, err := child.t.New(rootName).Parse(text)
+	if err := checkControls(rootName, text); err != nil {
+		return "", fmt.Errorf("cannot parse template %q: %w", text, err)
+	}
+	parsed, err := t.New(rootName).Parse(text)
 	if err != nil {
 		return "", fmt.Errorf("cannot parse template %q: %w", text, err)
+	}
+	fresh := func(tmpl *template.Template) bool {
+		old := r.t.Lookup(tmpl.Name())
+		return old == nil || old.Tree != tmpl.Tree
+	}
+	if err := checkForged(t, fresh); err != nil {
+		return "", fmt.Errorf("cannot parse template %q: %w", text, err)
+	}
+	child := newRun(t, r.nesting, weigh(t, fresh, r.weights, true), r.budget)
+	frames := r.frames
+	defer func() { r.frames = frames }()
+	if err := r.account(framesTpl, child.weights.get(rootName), "tpl"); err != nil {
+		return "", err
 	}
 	out := output{b: r.budget}
 	if err := parsed.Execute(&out, data); err != nil {

@@ -1,0 +1,322 @@
+package engine
+
+import (
+	"fmt"
+	"runtime"
+	"strconv"
+	"text/template"
+	tparse "text/template/parse"
+)
+
+// The Go stack a rendering uses is counted, not measured. Every way a
+// template can run another (include, tpl, text/template's own template
+// action) adds, on the Go stack of the one that called it, what the
+// callee's body can use: a weight computed once from its parse tree, in
+// frames, with room to spare (TestStackWeights and FuzzStackWeights hold
+// the weights above the frames text/template really uses). The sum along
+// the running calls stays under maxFrames, far below Go's 1 GiB limit,
+// which ends the process when a stack passes it. include and tpl add the
+// weight themselves; the template action is not a function, so the
+// templates it runs are given two actions of their own (hookTargets): the
+// first adds the weight, the last takes it back. Walking the stack to
+// measure it instead cost a tenth of a rendering's time.
+const (
+	// maxFrames bounds the counted frames of the calls running inside
+	// each other: about 100 MiB of real stack at most (the weights count
+	// two to three times the frames).
+	maxFrames = 1_000_000
+	// framesPerLevel is counted for each node of a template that nests
+	// the execution one level deeper (an action, a control action, a
+	// parenthesized pipeline): text/template uses three to five frames.
+	framesPerLevel = 8
+	// framesBase is counted for each template's body, framesInclude,
+	// framesTpl and framesTemplate for the calls that run one (text/template
+	// uses 3 for the template action, include 13 and tpl 12, through the
+	// function call).
+	framesBase, framesInclude, framesTpl, framesTemplate = 32, 32, 32, 24
+)
+
+// stackCheck, when set (by tests), is called where a call is counted,
+// with the frames counted for the calls running, the new one's own
+// included, and a function that counts the frames on the stack above the
+// rendering's first (a walk of the whole stack): never more.
+var stackCheck func(counted int, real func() int)
+
+// realFrames is how many frames are on the calling goroutine's stack (for
+// stackCheck).
+func realFrames() int {
+	var buf [4096]uintptr
+	n := 0
+	for {
+		k := runtime.Callers(n, buf[:])
+		n += k
+		if k < len(buf) {
+			return n
+		}
+	}
+}
+
+// The actions hookTargets adds, named so that no chart template can call
+// them (they are not functions when charts are parsed; checkForged refuses
+// them in tpl's text).
+const (
+	enterFunc = "_repotoolStackEnter"
+	leaveFunc = "_repotoolStackLeave"
+)
+
+// weights are the frames each template of a set may use, by name; a tpl
+// call's templates are looked up in its own, then in its parent's.
+type weights struct {
+	own    map[string]int
+	parent *weights
+}
+
+func (w *weights) get(name string) int {
+	for ; w != nil; w = w.parent {
+		if n, ok := w.own[name]; ok {
+			return n
+		}
+	}
+	return 0
+}
+
+// account adds to the running calls' frames a call's own (overhead) and
+// its callee's weight, or refuses the call (what names it) when they would
+// pass maxFrames.
+func (b *budget) account(overhead, weight int, what string) error {
+	if stackCheck != nil {
+		stackCheck(b.frames+overhead, func() int { return realFrames() - b.base })
+	}
+	n := overhead + weight
+	if b.frames+n > maxFrames {
+		return depthError{limitError(fmt.Sprintf("the templates ran inside each other deeper than %d Go stack frames (repotool's limit, as it counts "+
+			"them), at %s: does a template run itself with template, thousands deep?", maxFrames, what))}
+	}
+	b.frames += n
+	return nil
+}
+
+// stackFuncs are the two actions hookTargets adds, bound to r's budget.
+func (r *run) stackFuncs() template.FuncMap {
+	return template.FuncMap{
+		enterFunc: func(w int, name string) (string, error) { return "", r.account(framesTemplate, w, fmt.Sprintf("template %q", name)) },
+		leaveFunc: func(w int) string { r.frames -= framesTemplate + w; return "" },
+	}
+}
+
+// weigh computes the weights of the templates of t that fresh reports as
+// parsed anew (every one, for a chart's set; for tpl, its text's), and
+// gives the two actions that count their weight to those a template action
+// of them names, or, with all (tpl), to every one: a template tpl's text
+// defines may replace a chart's that a chart's template action runs. A
+// template action naming a template that has none (one of the chart's,
+// which no template action of the chart names) counts the callee's weight
+// in the caller's: every loop of template actions passes through one that
+// has them.
+func weigh(t *template.Template, fresh func(*template.Template) bool, parent *weights, all bool) *weights {
+	w := &weights{own: map[string]int{}, parent: parent}
+	targets := map[string]bool{}
+	var trees []*template.Template
+	for _, tmpl := range t.Templates() {
+		if tmpl.Tree != nil && tmpl.Root != nil && fresh(tmpl) {
+			trees = append(trees, tmpl)
+			collectTargets(tmpl.Root, targets)
+		}
+	}
+	hooked := func(name string) bool {
+		tmpl := t.Lookup(name)
+		return tmpl != nil && ((all || targets[name]) && fresh(tmpl) || hasHooks(tmpl))
+	}
+	callee := func(name string) int {
+		if hooked(name) || t.Lookup(name) == nil {
+			return 0
+		}
+		return framesTemplate + w.get(name) // a chart template: its weight is known
+	}
+	for _, tmpl := range trees {
+		w.own[tmpl.Name()] = framesBase + frames(tmpl.Root, callee)
+	}
+	for _, tmpl := range trees {
+		if all || targets[tmpl.Name()] {
+			addHooks(tmpl.Tree, w.own[tmpl.Name()], tmpl.Name())
+		}
+	}
+	return w
+}
+
+// collectTargets adds the names the template actions under n run.
+func collectTargets(n tparse.Node, into map[string]bool) {
+	walkNodes(n, func(n tparse.Node) {
+		if tn, ok := n.(*tparse.TemplateNode); ok {
+			into[tn.Name] = true
+		}
+	})
+}
+
+// checkForged refuses a template of tpl's text that calls the actions
+// hookTargets adds, as an unknown function is refused.
+func checkForged(t *template.Template, fresh func(*template.Template) bool) error {
+	var forged string
+	for _, tmpl := range t.Templates() {
+		if tmpl.Tree == nil || tmpl.Root == nil || !fresh(tmpl) {
+			continue
+		}
+		walkNodes(tmpl.Root, func(n tparse.Node) {
+			if id, ok := n.(*tparse.IdentifierNode); ok && (id.Ident == enterFunc || id.Ident == leaveFunc) {
+				forged = id.Ident
+			}
+		})
+	}
+	if forged != "" {
+		return fmt.Errorf("template: %s: function %q not defined", rootName, forged)
+	}
+	return nil
+}
+
+// hasHooks reports whether tmpl's body starts with the action that counts
+// its weight.
+func hasHooks(tmpl *template.Template) bool {
+	if tmpl.Tree == nil || tmpl.Root == nil || len(tmpl.Root.Nodes) == 0 {
+		return false
+	}
+	a, ok := tmpl.Root.Nodes[0].(*tparse.ActionNode)
+	if !ok || len(a.Pipe.Cmds) != 1 || len(a.Pipe.Cmds[0].Args) == 0 {
+		return false
+	}
+	id, ok := a.Pipe.Cmds[0].Args[0].(*tparse.IdentifierNode)
+	return ok && id.Ident == enterFunc
+}
+
+// addHooks gives the body of the template name its first and last
+// actions: {{$_ := enterFunc w name}} and {{$_ := leaveFunc w}}, which
+// print nothing.
+func addHooks(tree *tparse.Tree, w int, name string) {
+	pos := tree.Root.Pos
+	action := func(fn string) tparse.Node {
+		num := &tparse.NumberNode{NodeType: tparse.NodeNumber, Pos: pos, IsInt: true, Int64: int64(w), Text: strconv.Itoa(w)}
+		cmd := &tparse.CommandNode{NodeType: tparse.NodeCommand, Pos: pos, Args: []tparse.Node{tparse.NewIdentifier(fn).SetPos(pos), num}}
+		if fn == enterFunc {
+			cmd.Args = append(cmd.Args, &tparse.StringNode{NodeType: tparse.NodeString, Pos: pos, Quoted: strconv.Quote(name), Text: name})
+		}
+		decl := &tparse.VariableNode{NodeType: tparse.NodeVariable, Pos: pos, Ident: []string{"$_"}}
+		pipe := &tparse.PipeNode{NodeType: tparse.NodePipe, Pos: pos, Decl: []*tparse.VariableNode{decl}, Cmds: []*tparse.CommandNode{cmd}}
+		return &tparse.ActionNode{NodeType: tparse.NodeAction, Pos: pos, Pipe: pipe}
+	}
+	nodes := make([]tparse.Node, 0, len(tree.Root.Nodes)+2)
+	nodes = append(nodes, action(enterFunc))
+	nodes = append(nodes, tree.Root.Nodes...)
+	tree.Root.Nodes = append(nodes, action(leaveFunc))
+}
+
+// frames is the weight of what n runs, below it: framesPerLevel for each
+// level its execution nests, and what callee counts for the templates its
+// template actions run.
+func frames(n tparse.Node, callee func(string) int) int {
+	switch n := n.(type) {
+	case *tparse.ListNode:
+		return maxOf(n.Nodes, callee)
+	case *tparse.ActionNode:
+		return framesPerLevel + frames(n.Pipe, callee)
+	case *tparse.IfNode:
+		return framesPerLevel + branch(&n.BranchNode, callee)
+	case *tparse.RangeNode:
+		return framesPerLevel + branch(&n.BranchNode, callee)
+	case *tparse.WithNode:
+		return framesPerLevel + branch(&n.BranchNode, callee)
+	case *tparse.TemplateNode:
+		return framesPerLevel + max(frames(n.Pipe, callee), callee(n.Name))
+	case *tparse.PipeNode:
+		if n == nil {
+			return 0
+		}
+		deepest := 0
+		for _, c := range n.Cmds {
+			for _, arg := range c.Args {
+				deepest = max(deepest, argFrames(arg, callee))
+			}
+		}
+		return deepest
+	}
+	return 0
+}
+
+// argFrames is the weight of an argument of a command: a parenthesized
+// pipeline nests one level.
+func argFrames(arg tparse.Node, callee func(string) int) int {
+	switch a := arg.(type) {
+	case *tparse.PipeNode:
+		return framesPerLevel + frames(a, callee)
+	case *tparse.ChainNode:
+		return argFrames(a.Node, callee)
+	}
+	return 0
+}
+
+func branch(b *tparse.BranchNode, callee func(string) int) int {
+	n := frames(b.Pipe, callee)
+	if b.List != nil {
+		n = max(n, frames(b.List, callee))
+	}
+	if b.ElseList != nil {
+		n = max(n, frames(b.ElseList, callee))
+	}
+	return n
+}
+
+func maxOf(nodes []tparse.Node, callee func(string) int) int {
+	deepest := 0
+	for _, n := range nodes {
+		deepest = max(deepest, frames(n, callee))
+	}
+	return deepest
+}
+
+// walkNodes calls fn on n and every node under it.
+func walkNodes(n tparse.Node, fn func(tparse.Node)) {
+	if n == nil {
+		return
+	}
+	fn(n)
+	switch n := n.(type) {
+	case *tparse.ListNode:
+		if n == nil {
+			return
+		}
+		for _, c := range n.Nodes {
+			walkNodes(c, fn)
+		}
+	case *tparse.ActionNode:
+		walkNodes(n.Pipe, fn)
+	case *tparse.IfNode:
+		walkBranch(&n.BranchNode, fn)
+	case *tparse.RangeNode:
+		walkBranch(&n.BranchNode, fn)
+	case *tparse.WithNode:
+		walkBranch(&n.BranchNode, fn)
+	case *tparse.TemplateNode:
+		walkNodes(n.Pipe, fn)
+	case *tparse.PipeNode:
+		if n == nil {
+			return
+		}
+		for _, c := range n.Cmds {
+			walkNodes(c, fn)
+		}
+	case *tparse.CommandNode:
+		for _, a := range n.Args {
+			walkNodes(a, fn)
+		}
+	case *tparse.ChainNode:
+		walkNodes(n.Node, fn)
+	}
+}
+
+func walkBranch(b *tparse.BranchNode, fn func(tparse.Node)) {
+	walkNodes(b.Pipe, fn)
+	if b.List != nil {
+		walkNodes(b.List, fn)
+	}
+	if b.ElseList != nil {
+		walkNodes(b.ElseList, fn)
+	}
+}

@@ -1,0 +1,212 @@
+package engine
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"text/template"
+	tparse "text/template/parse"
+
+	"github.com/repotool/repotool/internal/testing/testtool"
+)
+
+// checkingStack runs fn with stackCheck failing t wherever the frames on
+// the stack pass the frames counted for the calls running.
+func checkingStack(t *testing.T, fn func()) {
+	t.Helper()
+	var worst, checks int
+	stackCheck = func(counted int, frames func() int) {
+		// Walking the stack costs its depth: the first calls are all
+		// checked, then one in eight.
+		if checks++; checks > 500 && checks%8 != 0 {
+			return
+		}
+		real := frames()
+		if real > counted {
+			t.Errorf("%d frames on the stack, %d counted", real, counted)
+		}
+		if counted > 0 {
+			worst = max(worst, 100*real/counted)
+		}
+	}
+	defer func() { stackCheck = nil }()
+	fn()
+	t.Logf("%d calls; the stack held at most %d%% of the frames counted", checks, worst)
+}
+
+// deepTemplates are templates that nest every way text/template nests:
+// control actions and else-if chains, parenthesized pipelines, template
+// actions, include and tpl, inside each other, some recursive.
+var deepTemplates = map[string]string{
+	"ifs":        strings.Repeat("{{ if true }}", 100) + `{{ include "leaf" . }}` + strings.Repeat("{{ end }}", 100),
+	"ranges":     strings.Repeat("{{ range until 1 }}", 100) + `{{ include "leaf" $ }}` + strings.Repeat("{{ end }}", 100),
+	"withs":      strings.Repeat("{{ with . }}", 100) + `{{ include "leaf" . }}` + strings.Repeat("{{ end }}", 100),
+	"else if":    "{{ if false }}" + strings.Repeat("{{ else if false }}", 100) + `{{ else }}{{ include "leaf" . }}{{ end }}`,
+	"parens":     strings.Repeat("{{ print (", 1) + strings.Repeat("print (", 100) + `include "leaf" .` + strings.Repeat(")", 101) + " }}",
+	"template":   `{{ define "r" }}{{ if lt (len .) 150 }}{{ template "r" (append . 1) }}{{ else }}{{ include "leaf" . }}{{ end }}{{ end }}{{ template "r" list }}`,
+	"block":      `{{ block "b" . }}{{ with . }}{{ include "leaf" . }}{{ end }}{{ end }}`,
+	"include":    `{{ define "i" }}{{ if lt (len .) 100 }}{{ include "i" (append . 1) }}{{ else }}{{ include "leaf" . }}{{ end }}{{ end }}{{ include "i" list }}`,
+	"tpl":        `{{ define "t" }}{{ if lt (len .) 50 }}{{ tpl "{{ include \"t\" (append . 1) }}" . }}{{ else }}{{ include "leaf" . }}{{ end }}{{ end }}{{ include "t" list }}`,
+	"tpl define": `{{ tpl "{{ define \"d\" }}{{ if lt (len .) 100 }}{{ template \"d\" (append . 1) }}{{ else }}{{ include \"leaf\" . }}{{ end }}{{ end }}{{ template \"d\" . }}" list }}`,
+	"tpl chart":  `{{ define "c" }}{{ with . }}{{ include "leaf" . }}{{ end }}{{ end }}{{ tpl "{{ if true }}{{ template \"c\" . }}{{ end }}" . }}`,
+	"mixed": `{{ define "m" }}{{ if lt (len .) 60 }}{{ range until 1 }}{{ with $ }}{{ template "m2" (append . 1) }}{{ end }}{{ end }}{{ else }}` +
+		`{{ include "leaf" . }}{{ end }}{{ end }}{{ define "m2" }}{{ print (print (include "m" .)) }}{{ end }}{{ include "m" list }}`,
+}
+
+// TestStackWeights: the frames counted for running templates are never
+// fewer than those on the stack, for templates that nest every way and
+// for the community charts (FuzzStackWeights puts more together).
+func TestStackWeights(t *testing.T) {
+	var e Engine
+	leaf := `{{ define "leaf" }}{{ if true }}{{ with . }}{{ print (print (print "leaf")) }}{{ end }}{{ end }}{{ end }}`
+	checkingStack(t, func() {
+		for name, text := range deepTemplates {
+			c := oneTemplate(t, leaf+text, nil)
+			if _, err := e.Render(c, topValues(t, c, nil)); err != nil {
+				t.Errorf("%s: %v", name, err)
+			}
+		}
+		for _, cc := range testtool.CommunityCharts {
+			c := community(t, cc.Name)
+			if _, err := e.Render(c, topValues(t, c, nil)); err != nil {
+				t.Errorf("%s: %v", cc.Name, err)
+			}
+		}
+	})
+}
+
+// TestNoStackOverflow: templates that overflowed Go's stack, which ends
+// the process, fail their rendering with a limit's message instead:
+// control actions nested deep inside a template that runs itself with
+// template (2,000 deep nests 100 times; 20,000 deep once), the same given
+// to tpl, a template tpl's text defines anew that a chart's template
+// action runs, and else-if chains too long for the parser.
+func TestNoStackOverflow(t *testing.T) {
+	nested := func(n int) string {
+		return `{{ define "t" }}` + strings.Repeat("{{ if true }}", n) + `{{ template "t" . }}` + strings.Repeat("{{ end }}", n) + `{{ end }}{{ template "t" . }}`
+	}
+	for name, tt := range map[string]struct {
+		text   string
+		values map[string]any
+		want   string
+	}{
+		"template deep inside ifs":   {nested(2000), nil, "deeper than 1000000 Go stack frames"},
+		"ifs past the limit":         {nested(20000), nil, "nest more than 10000 deep"},
+		"tpl of template deep in if": {`{{ tpl .Values.t . }}`, map[string]any{"t": nested(2000)}, "deeper than 1000000 Go stack frames"},
+		"tpl of ifs past the limit":  {`{{ tpl .Values.t . }}`, map[string]any{"t": nested(20000)}, "nest more than 10000 deep"},
+		"tpl redefining a template": {`{{ define "y" }}{{ template "x" . }}{{ end }}{{ define "x" }}{{ end }}{{ tpl .Values.t . }}`,
+			map[string]any{"t": `{{ define "x" }}` + strings.Repeat("{{ if true }}", 2000) + `{{ template "y" . }}` + strings.Repeat("{{ end }}", 2000) +
+				`{{ end }}{{ template "y" . }}`}, "deeper than 1000000 Go stack frames"},
+		"else-if chain":           {"{{ if false }}" + strings.Repeat("{{ else if false }}", 200_000) + "{{ end }}", nil, "nest more than 10000 deep"},
+		"tpl of an else-if chain": {`{{ tpl .Values.t . }}`, map[string]any{"t": strings.Repeat("{{ if false }}{{ else if false }}", 60_000)}, "nest more than 10000 deep"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			var e Engine
+			c := oneTemplate(t, tt.text, nil)
+			_, err := e.Render(c, topValues(t, c, tt.values))
+			if err == nil || !errors.Is(err, errLimit) || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("error: %.500v\nwant a limit error holding %q", err, tt.want)
+			}
+			if n := len(err.Error()); n > 4096 && !strings.Contains(name, "tpl") {
+				t.Errorf("the message has %d bytes: %.500v", n, err)
+			}
+		})
+	}
+}
+
+// TestStackActionsNotCallable: tpl's text cannot call the actions that
+// count a template's frames (a chart's templates cannot: they are not
+// functions when charts are parsed).
+func TestStackActionsNotCallable(t *testing.T) {
+	var e Engine
+	for _, fn := range []string{enterFunc, leaveFunc} {
+		c := oneTemplate(t, fmt.Sprintf(`{{ tpl "{{ %s 100000 }}" . }}`, fn), nil)
+		if _, err := e.Render(c, topValues(t, c, nil)); err == nil || !strings.Contains(err.Error(), "not defined") {
+			t.Errorf("tpl calling %s: %v", fn, err)
+		}
+		c = oneTemplate(t, fmt.Sprintf(`{{ %s 100000 }}`, fn), nil)
+		if _, err := e.Render(c, topValues(t, c, nil)); err == nil || !strings.Contains(err.Error(), "not defined") {
+			t.Errorf("a template calling %s: %v", fn, err)
+		}
+	}
+}
+
+// FuzzControlNesting: for any text text/template parses, controlNesting
+// counts at least the nesting of the control actions in its trees, which
+// is how deep the parser and the execution recurse for them.
+func FuzzControlNesting(f *testing.F) {
+	for _, seed := range []string{
+		"{{if 1}}{{else if 2}}{{else with 3}}{{end}}", "{{- /* {{if 1}} */ -}}{{ range . }}{{ end }}", "{{ \"{{end}}\" }}{{if 1}}{{if 2}}{{end}}{{end}}",
+		"{{ `}}{{if 1}}` }}{{with 1}}{{end}}", "{{define \"a\"}}{{block \"b\" .}}{{end}}{{end}}", "{{ '}' }}{{if 1}}{{end}}", "{{-\t/**/}}{{if 1}}{{end}}",
+	} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		tmpl, err := template.New("t").Funcs(baseFuncs()).Parse(text)
+		if err != nil {
+			return
+		}
+		deepest := 0
+		for _, tt := range tmpl.Templates() {
+			if tt.Tree != nil && tt.Root != nil {
+				deepest = max(deepest, treeControls(tt.Root))
+			}
+		}
+		if got := controlNesting(text, 1<<30); got < deepest {
+			t.Errorf("controlNesting = %d, the trees nest %d control actions", got, deepest)
+		}
+	})
+}
+
+// treeControls is how deep the control actions of a parsed tree nest (an
+// else-if link is an if inside the else list of the one before).
+func treeControls(n tparse.Node) int {
+	deepest := 0
+	switch n := n.(type) {
+	case *tparse.ListNode:
+		for _, c := range n.Nodes {
+			deepest = max(deepest, treeControls(c))
+		}
+		return deepest
+	case *tparse.IfNode:
+		return 1 + branchControls(&n.BranchNode)
+	case *tparse.RangeNode:
+		return 1 + branchControls(&n.BranchNode)
+	case *tparse.WithNode:
+		return 1 + branchControls(&n.BranchNode)
+	}
+	return 0
+}
+
+func branchControls(b *tparse.BranchNode) int {
+	deepest := 0
+	if b.List != nil {
+		deepest = treeControls(b.List)
+	}
+	if b.ElseList != nil {
+		deepest = max(deepest, treeControls(b.ElseList))
+	}
+	return deepest
+}
+
+// FuzzStackWeights: the counted frames cover the stack for templates of
+// nested include, template, tpl, control actions and pipelines that the
+// fuzzer puts together.
+func FuzzStackWeights(f *testing.F) {
+	for _, seed := range []string{"", "\x00\x01\x02", "\x03\x13\x23\x33", "\x10\x21\x32\x43\x54", "\x06\x0e\x16\x1e\x26\x2e"} {
+		f.Add([]byte(seed))
+	}
+	var e Engine
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) > 48 {
+			t.Skip()
+		}
+		text := nestingTemplate(data)
+		for i, c := range data {
+			text = strings.Replace(text, "x", []string{"{{ if true }}x{{ end }}", "{{ range until 2 }}x{{ end }}", "{{ print (print (print 1)) }}",
+				"{{ with . }}x{{ end }}", "{{ if false }}{{ else if true }}x{{ end }}", "x"}[(int(c)+i)%6], 1)
+		}
+		checkingStack(t, func() { _ = renderNesting(t, &e, text) })
+	})
+}
