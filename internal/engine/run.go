@@ -97,7 +97,7 @@ func (r *run) include(name string, data any) (string, error) {
 	defer r.leave(false)
 	frames := r.frames
 	defer func() { r.frames = frames }() // what the templates it ran counted, also when they failed
-	if err := r.account(framesInclude, r.weights.get(name), fmt.Sprintf("include %q", name)); err != nil {
+	if err := r.account(framesInclude, r.weights.get(name), "include", name); err != nil {
 		return "", err
 	}
 	r.nesting[name]++
@@ -129,7 +129,7 @@ func (r *run) tpl(text string, data any) (string, error) {
 	}
 	t.Option("missingkey=zero")
 	if err := checkControls(rootName, text); err != nil {
-		return "", fmt.Errorf("cannot parse template %q: %w", text, err)
+		return "", fmt.Errorf("cannot parse template %s: %w", quote(text, quoteMax), err)
 	}
 	parsed, err := t.New(rootName).Parse(text)
 	if err != nil {
@@ -140,12 +140,12 @@ func (r *run) tpl(text string, data any) (string, error) {
 		return old == nil || old.Tree != tmpl.Tree
 	}
 	if err := checkForged(t, fresh); err != nil {
-		return "", fmt.Errorf("cannot parse template %q: %w", text, err)
+		return "", fmt.Errorf("cannot parse template %s: %w", quote(text, quoteMax), err)
 	}
 	child := newRun(t, r.nesting, weigh(t, fresh, r.weights, true), r.budget)
 	frames := r.frames
 	defer func() { r.frames = frames }()
-	if err := r.account(framesTpl, child.weights.get(rootName), "tpl"); err != nil {
+	if err := r.account(framesTpl, child.weights.get(rootName), "tpl", ""); err != nil {
 		return "", err
 	}
 	out := output{b: r.budget}

@@ -81,14 +81,18 @@ func (w *weights) get(name string) int {
 }
 
 // account adds to the running calls' frames a call's own (overhead) and
-// its callee's weight, or refuses the call (what names it) when they would
-// pass maxFrames.
-func (b *budget) account(overhead, weight int, what string) error {
+// its callee's weight, or refuses the call (kind: include, tpl or
+// template; name: its callee's) when they would pass maxFrames.
+func (b *budget) account(overhead, weight int, kind, name string) error {
 	if stackCheck != nil {
 		stackCheck(b.frames+overhead, func() int { return realFrames() - b.base })
 	}
 	n := overhead + weight
 	if b.frames+n > maxFrames {
+		what := kind
+		if kind != "tpl" {
+			what += fmt.Sprintf(" %q", name)
+		}
 		return depthError{limitError(fmt.Sprintf("the templates ran inside each other deeper than %d Go stack frames (repotool's limit, as it counts "+
 			"them), at %s: does a template run itself with template, thousands deep?", maxFrames, what))}
 	}
@@ -99,7 +103,7 @@ func (b *budget) account(overhead, weight int, what string) error {
 // stackFuncs are the two actions hookTargets adds, bound to r's budget.
 func (r *run) stackFuncs() template.FuncMap {
 	return template.FuncMap{
-		enterFunc: func(w int, name string) (string, error) { return "", r.account(framesTemplate, w, fmt.Sprintf("template %q", name)) },
+		enterFunc: func(w int, name string) (string, error) { return "", r.account(framesTemplate, w, "template", name) },
 		leaveFunc: func(w int) string { r.frames -= framesTemplate + w; return "" },
 	}
 }
