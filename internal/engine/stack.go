@@ -17,13 +17,15 @@ import (
 // the running calls stays under maxFrames, far below Go's 1 GiB limit,
 // which ends the process when a stack passes it. include and tpl add the
 // weight themselves; the template action is not a function, so the
-// templates it runs are given two actions of their own (hookTargets): the
+// templates it runs are given two actions of their own (addHooks): the
 // first adds the weight, the last takes it back. Walking the stack to
 // measure it instead cost a tenth of a rendering's time.
 const (
 	// maxFrames bounds the counted frames of the calls running inside
-	// each other: about 100 MiB of real stack at most (the weights count
-	// two to three times the frames).
+	// each other: the weights count at least one and a half times the
+	// frames text/template uses, and at the limit the goroutine's stack
+	// measured 64 MiB (a template running itself inside 10 to 9,000 nested
+	// ifs), a sixteenth of Go's limit.
 	maxFrames = 1_000_000
 	// framesPerLevel is counted for each node of a template that nests
 	// the execution one level deeper (an action, a control action, a
@@ -56,7 +58,7 @@ func realFrames() int {
 	}
 }
 
-// The actions hookTargets adds, named so that no chart template can call
+// The actions addHooks adds, named so that no chart template can call
 // them (they are not functions when charts are parsed; checkForged refuses
 // them in tpl's text).
 const (
@@ -100,7 +102,7 @@ func (b *budget) account(overhead, weight int, kind, name string) error {
 	return nil
 }
 
-// stackFuncs are the two actions hookTargets adds, bound to r's budget.
+// stackFuncs are the two actions addHooks adds, bound to r's budget.
 func (r *run) stackFuncs() template.FuncMap {
 	return template.FuncMap{
 		enterFunc: func(w int, name string) (string, error) { return "", r.account(framesTemplate, w, "template", name) },
@@ -158,7 +160,7 @@ func collectTargets(n tparse.Node, into map[string]bool) {
 }
 
 // checkForged refuses a template of tpl's text that calls the actions
-// hookTargets adds, as an unknown function is refused.
+// addHooks adds, as an unknown function is refused.
 func checkForged(t *template.Template, fresh func(*template.Template) bool) error {
 	var forged string
 	for _, tmpl := range t.Templates() {
