@@ -71,7 +71,7 @@ func TestLibraryWeight(t *testing.T) {
 // TestBinaryWeight keeps out of the repotool binary what every command
 // would pay for at start and none uses: the standard library's plugin
 // package, which makes the linker keep and export every method of the
-// program (49 MB more binary, 27 MB more resident at start, measured in
+// program (48 MB more binary, 27 MB more resident at start, measured in
 // docs/performance.md), and Helm's Kubernetes client with kubectl and
 // kustomize, through which Helm's repo package links it. The chart supply
 // reads repository indexes itself (pkg/render/internal/charts/index.go).
