@@ -14,10 +14,14 @@ import (
 // The text is measured before it is parsed.
 const MaxControlNesting = 10_000
 
+// minControl is the fewest bytes a control action takes ("{{if.}}"): a
+// text shorter than MaxControlNesting of them cannot nest deeper.
+const minControl = len("{{if.}}")
+
 // checkControls fails text whose control actions nest deeper than
 // MaxControlNesting, with a message in the form of a parse error.
 func checkControls(name, text string) error {
-	if controlNesting(text, MaxControlNesting) <= MaxControlNesting {
+	if len(text) < minControl*MaxControlNesting || controlNesting(text, MaxControlNesting) <= MaxControlNesting {
 		return nil
 	}
 	return limitError(fmt.Sprintf("template: %s: the control actions (if, range, with, block, define, else if) nest more than %d deep (repotool's limit)",

@@ -134,11 +134,13 @@ func TestStackActionsNotCallable(t *testing.T) {
 
 // FuzzControlNesting: for any text text/template parses, controlNesting
 // counts at least the nesting of the control actions in its trees, which
-// is how deep the parser and the execution recurse for them.
+// is how deep the parser and the execution recurse for them, and each
+// level takes at least minControl bytes (checkControls does not scan
+// shorter texts).
 func FuzzControlNesting(f *testing.F) {
 	for _, seed := range []string{
 		"{{if 1}}{{else if 2}}{{else with 3}}{{end}}", "{{- /* {{if 1}} */ -}}{{ range . }}{{ end }}", "{{ \"{{end}}\" }}{{if 1}}{{if 2}}{{end}}{{end}}",
-		"{{ `}}{{if 1}}` }}{{with 1}}{{end}}", "{{define \"a\"}}{{block \"b\" .}}{{end}}{{end}}", "{{ '}' }}{{if 1}}{{end}}", "{{-\t/**/}}{{if 1}}{{end}}",
+		"{{ `}}{{if 1}}` }}{{with 1}}{{end}}", "{{if.}}{{if.}}{{else if.}}{{end}}{{end}}", "{{define \"a\"}}{{block \"b\" .}}{{end}}{{end}}", "{{ '}' }}{{if 1}}{{end}}", "{{-\t/**/}}{{if 1}}{{end}}",
 	} {
 		f.Add(seed)
 	}
@@ -155,6 +157,9 @@ func FuzzControlNesting(f *testing.F) {
 		}
 		if got := controlNesting(text, 1<<30); got < deepest {
 			t.Errorf("controlNesting = %d, the trees nest %d control actions", got, deepest)
+		}
+		if deepest > len(text)/minControl {
+			t.Errorf("%d bytes nest %d control actions: fewer than %d bytes each", len(text), deepest, minControl)
 		}
 	})
 }
