@@ -29,8 +29,12 @@ const (
 	maxFrames = 1_000_000
 	// framesPerLevel is counted for each node of a template that nests
 	// the execution one level deeper (an action, a control action, a
-	// parenthesized pipeline): text/template uses three to five frames.
-	framesPerLevel = 8
+	// parenthesized pipeline): text/template uses three to six frames.
+	framesPerLevel = 12
+	// framesPerRange is counted for a range action instead: at most
+	// MaxRangeNesting of them along the calls running inside each other
+	// (an error unwinds nested ranges in the square of their number).
+	framesPerRange = maxFrames / MaxRangeNesting
 	// framesBase is counted for each template's body, framesInclude,
 	// framesTpl and framesTemplate for the calls that run one (text/template
 	// uses 3 for the template action, include 13 and tpl 12, through the
@@ -226,7 +230,7 @@ func frames(n tparse.Node, callee func(string) int) int {
 	case *tparse.IfNode:
 		return framesPerLevel + branch(&n.BranchNode, callee)
 	case *tparse.RangeNode:
-		return framesPerLevel + branch(&n.BranchNode, callee)
+		return framesPerRange + branch(&n.BranchNode, callee)
 	case *tparse.WithNode:
 		return framesPerLevel + branch(&n.BranchNode, callee)
 	case *tparse.TemplateNode:

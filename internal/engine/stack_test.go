@@ -7,6 +7,7 @@ import (
 	"testing"
 	"text/template"
 	tparse "text/template/parse"
+	"time"
 
 	"github.com/repotool/repotool/internal/testing/testtool"
 )
@@ -41,6 +42,7 @@ func checkingStack(t *testing.T, fn func()) {
 var deepTemplates = map[string]string{
 	"ifs":        strings.Repeat("{{ if true }}", 100) + `{{ include "leaf" . }}` + strings.Repeat("{{ end }}", 100),
 	"ranges":     strings.Repeat("{{ range until 1 }}", 100) + `{{ include "leaf" $ }}` + strings.Repeat("{{ end }}", 100),
+	"range int":  strings.Repeat("{{ range $i := 1 }}", 100) + `{{ include "leaf" $ }}` + strings.Repeat("{{ end }}", 100),
 	"withs":      strings.Repeat("{{ with . }}", 100) + `{{ include "leaf" . }}` + strings.Repeat("{{ end }}", 100),
 	"else if":    "{{ if false }}" + strings.Repeat("{{ else if false }}", 100) + `{{ else }}{{ include "leaf" . }}{{ end }}`,
 	"parens":     strings.Repeat("{{ print (", 1) + strings.Repeat("print (", 100) + `include "leaf" .` + strings.Repeat(")", 101) + " }}",
@@ -98,13 +100,20 @@ func TestNoStackOverflow(t *testing.T) {
 		"tpl redefining a template": {`{{ define "y" }}{{ template "x" . }}{{ end }}{{ define "x" }}{{ end }}{{ tpl .Values.t . }}`,
 			map[string]any{"t": `{{ define "x" }}` + strings.Repeat("{{ if true }}", 2000) + `{{ template "y" . }}` + strings.Repeat("{{ end }}", 2000) +
 				`{{ end }}{{ template "y" . }}`}, "deeper than 1000000 Go stack frames"},
+		"template through a range": {`{{ define "t" }}{{ range 1 }}{{ template "t" . }}{{ end }}{{ end }}{{ template "t" . }}`, nil,
+			"deeper than 1000000 Go stack frames"},
+		"ranges past the limit":   {strings.Repeat("{{ range 1 }}", 1001) + strings.Repeat("{{ end }}", 1001), nil, "range actions nest more than 1000 deep"},
 		"else-if chain":           {"{{ if false }}" + strings.Repeat("{{ else if false }}", 200_000) + "{{ end }}", nil, "nest more than 10000 deep"},
 		"tpl of an else-if chain": {`{{ tpl .Values.t . }}`, map[string]any{"t": strings.Repeat("{{ if false }}{{ else if false }}", 60_000)}, "nest more than 10000 deep"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			var e Engine
 			c := oneTemplate(t, tt.text, nil)
+			start := time.Now()
 			_, err := e.Render(c, topValues(t, c, tt.values))
+			if d := time.Since(start); d > 20*time.Second {
+				t.Errorf("the refusal took %v: it must not wait on the error unwinding nested ranges", d)
+			}
 			if err == nil || !errors.Is(err, errLimit) || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("error: %.500v\nwant a limit error holding %q", err, tt.want)
 			}
@@ -149,14 +158,15 @@ func FuzzControlNesting(f *testing.F) {
 		if err != nil {
 			return
 		}
-		deepest := 0
+		deepest, deepestRange := 0, 0
 		for _, tt := range tmpl.Templates() {
 			if tt.Tree != nil && tt.Root != nil {
-				deepest = max(deepest, treeControls(tt.Root))
+				deepest = max(deepest, treeControls(tt.Root, false))
+				deepestRange = max(deepestRange, treeControls(tt.Root, true))
 			}
 		}
-		if got := controlNesting(text, 1<<30); got < deepest {
-			t.Errorf("controlNesting = %d, the trees nest %d control actions", got, deepest)
+		if got, ranges := controlNesting(text, 1<<30); got < deepest || ranges < deepestRange {
+			t.Errorf("controlNesting = %d, %d ranges; the trees nest %d control actions, %d ranges", got, ranges, deepest, deepestRange)
 		}
 		if deepest > len(text)/minControl {
 			t.Errorf("%d bytes nest %d control actions: fewer than %d bytes each", len(text), deepest, minControl)
@@ -165,32 +175,36 @@ func FuzzControlNesting(f *testing.F) {
 }
 
 // treeControls is how deep the control actions of a parsed tree nest (an
-// else-if link is an if inside the else list of the one before).
-func treeControls(n tparse.Node) int {
-	deepest := 0
+// else-if link is an if inside the else list of the one before), or with
+// ranges, only its range actions.
+func treeControls(n tparse.Node, ranges bool) int {
+	deepest, self := 0, 1
+	if ranges {
+		self = 0
+	}
 	switch n := n.(type) {
 	case *tparse.ListNode:
 		for _, c := range n.Nodes {
-			deepest = max(deepest, treeControls(c))
+			deepest = max(deepest, treeControls(c, ranges))
 		}
 		return deepest
 	case *tparse.IfNode:
-		return 1 + branchControls(&n.BranchNode)
+		return self + branchControls(&n.BranchNode, ranges)
 	case *tparse.RangeNode:
-		return 1 + branchControls(&n.BranchNode)
+		return 1 + branchControls(&n.BranchNode, ranges)
 	case *tparse.WithNode:
-		return 1 + branchControls(&n.BranchNode)
+		return self + branchControls(&n.BranchNode, ranges)
 	}
 	return 0
 }
 
-func branchControls(b *tparse.BranchNode) int {
+func branchControls(b *tparse.BranchNode, ranges bool) int {
 	deepest := 0
 	if b.List != nil {
-		deepest = treeControls(b.List)
+		deepest = treeControls(b.List, ranges)
 	}
 	if b.ElseList != nil {
-		deepest = max(deepest, treeControls(b.ElseList))
+		deepest = max(deepest, treeControls(b.ElseList, ranges))
 	}
 	return deepest
 }
