@@ -167,5 +167,5 @@ func parse(srcs []source, fm template.FuncMap) (*template.Template, *weights, er
 			return nil, nil, parseError(s.name, err)
 		}
 	}
-	return root, weigh(root, func(*template.Template) bool { return true }, nil, false), nil
+	return root, weigh(root, parsedAnew(root, func(*template.Template) bool { return true }), nil, false), nil
 }

@@ -135,14 +135,19 @@ func (r *run) tpl(text string, data any) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("cannot parse template %q: %w", text, err)
 	}
-	fresh := func(tmpl *template.Template) bool {
+	// Its text's templates: parsed under rootName, which no chart
+	// template is, and not the ones of an enclosing tpl's text.
+	trees := parsedAnew(t, func(tmpl *template.Template) bool {
+		if tmpl.ParseName != rootName {
+			return false
+		}
 		old := r.t.Lookup(tmpl.Name())
 		return old == nil || old.Tree != tmpl.Tree
-	}
-	if err := checkForged(t, fresh); err != nil {
+	})
+	if err := checkForged(trees); err != nil {
 		return "", fmt.Errorf("cannot parse template %s: %w", quote(text, quoteMax), err)
 	}
-	child := newRun(t, r.nesting, weigh(t, fresh, r.weights, true), r.budget)
+	child := newRun(t, r.nesting, weigh(t, trees, r.weights, true), r.budget)
 	frames := r.frames
 	defer func() { r.frames = frames }()
 	if err := r.account(framesTpl, child.weights.get(rootName), "tpl", ""); err != nil {

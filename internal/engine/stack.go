@@ -3,6 +3,7 @@ package engine
 import (
 	"fmt"
 	"runtime"
+	"slices"
 	"strconv"
 	"text/template"
 	tparse "text/template/parse"
@@ -62,13 +63,14 @@ func realFrames() int {
 	}
 }
 
-// The actions addHooks adds, named so that no chart template can call
-// them (they are not functions when charts are parsed; checkForged refuses
-// them in tpl's text).
-const (
-	enterFunc = "_repotoolStackEnter"
-	leaveFunc = "_repotoolStackLeave"
-)
+// stackFunc is the function of the actions addHooks adds, named so that no
+// chart template can call it (it is not a function when charts are parsed;
+// checkForged refuses it in tpl's text). One function does both: tpl
+// copies a rendering's function maps on every call, and with one more
+// function Helm 3's would pass the 224 entries Go's map holds in a
+// 256-slot table and double (tpl-heavy renderings took a quarter longer:
+// TestRunFuncsFitTheirMap).
+const stackFunc = "_repotoolStack"
 
 // weights are the frames each template of a set may use, by name; a tpl
 // call's templates are looked up in its own, then in its parent's.
@@ -106,42 +108,51 @@ func (b *budget) account(overhead, weight int, kind, name string) error {
 	return nil
 }
 
-// stackFuncs are the two actions addHooks adds, bound to r's budget.
+// stackFuncs is the function of the actions addHooks adds, bound to r's
+// budget.
 func (r *run) stackFuncs() template.FuncMap {
 	return template.FuncMap{
-		enterFunc: func(w int, name string) (string, error) { return "", r.account(framesTemplate, w, "template", name) },
-		leaveFunc: func(w int) string { r.frames -= framesTemplate + w; return "" },
+		// w > 0: the template name starts; w < 0: it ends.
+		stackFunc: func(w int, name string) (string, error) {
+			if w < 0 {
+				r.frames -= framesTemplate - w
+				return "", nil
+			}
+			return "", r.account(framesTemplate, w, "template", name)
+		},
 	}
 }
 
-// weigh computes the weights of the templates of t that fresh reports as
-// parsed anew (every one, for a chart's set; for tpl, its text's), and
-// gives the two actions that count their weight to those a template action
-// of them names, or, with all (tpl), to every one: a template tpl's text
-// defines may replace a chart's that a chart's template action runs. A
-// template action naming a template that has none (one of the chart's,
-// which no template action of the chart names) counts the callee's weight
-// in the caller's: every loop of template actions passes through one that
-// has them.
-func weigh(t *template.Template, fresh func(*template.Template) bool, parent *weights, all bool) *weights {
-	w := &weights{own: map[string]int{}, parent: parent}
+// weigh computes the weights of trees, the templates of t parsed anew
+// (every one, for a chart's set; for tpl, its text's), and gives the two
+// actions that count their weight to those a template action of them
+// names, or, with all (tpl), to every one: a template tpl's text defines
+// may replace a chart's that a chart's template action runs. A template
+// action naming a template that has none (one of the chart's, which no
+// template action of the chart names) counts the callee's weight in the
+// caller's: every loop of template actions passes through one that has
+// them.
+func weigh(t *template.Template, trees []*template.Template, parent *weights, all bool) *weights {
+	w := &weights{own: make(map[string]int, len(trees)), parent: parent}
 	targets := map[string]bool{}
-	var trees []*template.Template
-	for _, tmpl := range t.Templates() {
-		if tmpl.Tree != nil && tmpl.Root != nil && fresh(tmpl) {
-			trees = append(trees, tmpl)
-			collectTargets(tmpl.Root, targets)
-		}
+	for _, tmpl := range trees {
+		collectTargets(tmpl.Root, targets)
 	}
 	hooked := func(name string) bool {
 		tmpl := t.Lookup(name)
-		return tmpl != nil && ((all || targets[name]) && fresh(tmpl) || hasHooks(tmpl))
+		if tmpl == nil {
+			return false
+		}
+		if _, fresh := w.own[name]; fresh || slices.Contains(trees, tmpl) {
+			return all || targets[name]
+		}
+		return hasHooks(tmpl)
 	}
 	callee := func(name string) int {
-		if hooked(name) || t.Lookup(name) == nil {
+		if t.Lookup(name) == nil || hooked(name) {
 			return 0
 		}
-		return framesTemplate + w.get(name) // a chart template: its weight is known
+		return framesTemplate + parent.get(name) // a chart template: its weight is known
 	}
 	for _, tmpl := range trees {
 		w.own[tmpl.Name()] = framesBase + frames(tmpl.Root, callee)
@@ -154,6 +165,18 @@ func weigh(t *template.Template, fresh func(*template.Template) bool, parent *we
 	return w
 }
 
+// parsedAnew are the templates of t with a body that fresh reports as
+// parsed anew.
+func parsedAnew(t *template.Template, fresh func(*template.Template) bool) []*template.Template {
+	var out []*template.Template
+	for _, tmpl := range t.Templates() {
+		if tmpl.Tree != nil && tmpl.Root != nil && fresh(tmpl) {
+			out = append(out, tmpl)
+		}
+	}
+	return out
+}
+
 // collectTargets adds the names the template actions under n run.
 func collectTargets(n tparse.Node, into map[string]bool) {
 	walkNodes(n, func(n tparse.Node) {
@@ -163,16 +186,13 @@ func collectTargets(n tparse.Node, into map[string]bool) {
 	})
 }
 
-// checkForged refuses a template of tpl's text that calls the actions
-// addHooks adds, as an unknown function is refused.
-func checkForged(t *template.Template, fresh func(*template.Template) bool) error {
+// checkForged refuses a template of tpl's text (trees) that calls the
+// actions addHooks adds, as an unknown function is refused.
+func checkForged(trees []*template.Template) error {
 	var forged string
-	for _, tmpl := range t.Templates() {
-		if tmpl.Tree == nil || tmpl.Root == nil || !fresh(tmpl) {
-			continue
-		}
+	for _, tmpl := range trees {
 		walkNodes(tmpl.Root, func(n tparse.Node) {
-			if id, ok := n.(*tparse.IdentifierNode); ok && (id.Ident == enterFunc || id.Ident == leaveFunc) {
+			if id, ok := n.(*tparse.IdentifierNode); ok && id.Ident == stackFunc {
 				forged = id.Ident
 			}
 		})
@@ -194,28 +214,26 @@ func hasHooks(tmpl *template.Template) bool {
 		return false
 	}
 	id, ok := a.Pipe.Cmds[0].Args[0].(*tparse.IdentifierNode)
-	return ok && id.Ident == enterFunc
+	return ok && id.Ident == stackFunc
 }
 
 // addHooks gives the body of the template name its first and last
-// actions: {{$_ := enterFunc w name}} and {{$_ := leaveFunc w}}, which
-// print nothing.
+// actions: {{$_ := stackFunc w name}} and {{$_ := stackFunc -w name}},
+// which print nothing.
 func addHooks(tree *tparse.Tree, w int, name string) {
 	pos := tree.Root.Pos
-	action := func(fn string) tparse.Node {
+	action := func(w int) tparse.Node {
 		num := &tparse.NumberNode{NodeType: tparse.NodeNumber, Pos: pos, IsInt: true, Int64: int64(w), Text: strconv.Itoa(w)}
-		cmd := &tparse.CommandNode{NodeType: tparse.NodeCommand, Pos: pos, Args: []tparse.Node{tparse.NewIdentifier(fn).SetPos(pos), num}}
-		if fn == enterFunc {
-			cmd.Args = append(cmd.Args, &tparse.StringNode{NodeType: tparse.NodeString, Pos: pos, Quoted: strconv.Quote(name), Text: name})
-		}
+		str := &tparse.StringNode{NodeType: tparse.NodeString, Pos: pos, Quoted: strconv.Quote(name), Text: name}
+		cmd := &tparse.CommandNode{NodeType: tparse.NodeCommand, Pos: pos, Args: []tparse.Node{tparse.NewIdentifier(stackFunc).SetPos(pos), num, str}}
 		decl := &tparse.VariableNode{NodeType: tparse.NodeVariable, Pos: pos, Ident: []string{"$_"}}
 		pipe := &tparse.PipeNode{NodeType: tparse.NodePipe, Pos: pos, Decl: []*tparse.VariableNode{decl}, Cmds: []*tparse.CommandNode{cmd}}
 		return &tparse.ActionNode{NodeType: tparse.NodeAction, Pos: pos, Pipe: pipe}
 	}
 	nodes := make([]tparse.Node, 0, len(tree.Root.Nodes)+2)
-	nodes = append(nodes, action(enterFunc))
+	nodes = append(nodes, action(w))
 	nodes = append(nodes, tree.Root.Nodes...)
-	tree.Root.Nodes = append(nodes, action(leaveFunc))
+	tree.Root.Nodes = append(nodes, action(-w))
 }
 
 // frames is the weight of what n runs, below it: framesPerLevel for each

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -124,19 +125,36 @@ func TestNoStackOverflow(t *testing.T) {
 	}
 }
 
-// TestStackActionsNotCallable: tpl's text cannot call the actions that
-// count a template's frames (a chart's templates cannot: they are not
-// functions when charts are parsed).
+// TestStackActionsNotCallable: tpl's text cannot call the function of the
+// actions that count a template's frames (a chart's templates cannot: it
+// is not a function when charts are parsed).
 func TestStackActionsNotCallable(t *testing.T) {
 	var e Engine
-	for _, fn := range []string{enterFunc, leaveFunc} {
-		c := oneTemplate(t, fmt.Sprintf(`{{ tpl "{{ %s 100000 }}" . }}`, fn), nil)
+	for _, text := range []string{fmt.Sprintf(`{{ tpl "{{ %s -100000 \"x\" }}" . }}`, stackFunc), fmt.Sprintf(`{{ %s -100000 "x" }}`, stackFunc)} {
+		c := oneTemplate(t, text, nil)
 		if _, err := e.Render(c, topValues(t, c, nil)); err == nil || !strings.Contains(err.Error(), "not defined") {
-			t.Errorf("tpl calling %s: %v", fn, err)
+			t.Errorf("%s: %v", text, err)
 		}
-		c = oneTemplate(t, fmt.Sprintf(`{{ %s 100000 }}`, fn), nil)
-		if _, err := e.Render(c, topValues(t, c, nil)); err == nil || !strings.Contains(err.Error(), "not defined") {
-			t.Errorf("a template calling %s: %v", fn, err)
+	}
+}
+
+// TestRunFuncsFitTheirMap: a Helm 3 rendering's functions number at most
+// 224, what Go's map holds in a 256-slot table. tpl copies them on every
+// call, and past that the copies double: tpl-heavy renderings took a
+// quarter longer with two functions more. Adding a function costs that.
+// Helm 4's, with its own functions, are past it already: at most 448.
+func TestRunFuncsFitTheirMap(t *testing.T) {
+	b := &budget{ctx: context.Background(), maxPrinted: 1}
+	r := &run{budget: b}
+	for helm, funcs := range map[int]template.FuncMap{3: baseFuncs(), 4: helm4Funcs()} {
+		names := map[string]bool{}
+		for _, fm := range []template.FuncMap{funcs, b.unstableFuncsFor(funcs), r.nestingFuncs(sprigFuncs()), r.stackFuncs(), {"include": nil, "tpl": nil}} {
+			for name := range fm {
+				names[name] = true
+			}
+		}
+		if limit := map[int]int{3: 224, 4: 448}[helm]; len(names) > limit {
+			t.Errorf("a Helm %d rendering has %d functions, over %d", helm, len(names), limit)
 		}
 	}
 }
@@ -228,4 +246,23 @@ func FuzzStackWeights(f *testing.F) {
 		}
 		checkingStack(t, func() { _ = renderNesting(t, &e, text) })
 	})
+}
+
+// BenchmarkTpl renders 200 tpl calls in a set of 300 templates: each call
+// copies the set and its functions (TestRunFuncsFitTheirMap), and weighs
+// what its text parsed.
+func BenchmarkTpl(b *testing.B) {
+	var defs strings.Builder
+	for i := range 300 {
+		fmt.Fprintf(&defs, `{{ define "h%d" }}{{ if .a }}{{ range .b }}{{ . }}{{ end }}{{ end }}{{ end }}`, i)
+	}
+	text := defs.String() + `{{ range until 200 }}{{ tpl "{{ .Values.x }}-{{ include \"h1\" (dict \"a\" 1 \"b\" (list 1 2)) }}" $ }}{{ end }}`
+	var e Engine
+	c := oneTemplate(b, text, nil)
+	top := topValues(b, c, map[string]any{"x": "y"})
+	for b.Loop() {
+		if _, err := e.Render(c, top); err != nil {
+			b.Fatal(err)
+		}
+	}
 }
