@@ -23,7 +23,8 @@ const MaxControlNesting = 10_000
 const MaxRangeNesting = 1_000
 
 // minControl is the fewest bytes a control action takes ("{{if.}}"): a
-// text shorter than MaxControlNesting of them cannot nest deeper.
+// text shorter than MaxRangeNesting of them can pass neither limit, and is
+// not scanned.
 const minControl = len("{{if.}}")
 
 // checkControls fails text whose control actions nest deeper than

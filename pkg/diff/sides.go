@@ -84,10 +84,13 @@ func LoadSides(ctx context.Context, root string, opts SidesOptions) (*Sides, err
 		}()
 		err := s.loadWorkTree(ctx, repo, root, baseFS, opts.Layout)
 		<-done
-		if baseErr != nil && !opts.AnyBase {
+		switch {
+		case baseErr != nil && !opts.AnyBase:
 			return nil, baseErr
+		case err != nil:
+			return nil, err
 		}
-		return s, err
+		return s, nil
 	}
 	if opts.Staged {
 		idx, err := repo.Index()
