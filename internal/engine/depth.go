@@ -52,24 +52,33 @@ func (b *budget) enter(name string, tpl bool) error {
 	if err := context.Cause(b.ctx); err != nil {
 		return err
 	}
-	what := fmt.Sprintf("include %q", name)
+	kind := "include"
 	if tpl {
-		what = "tpl"
-	}
-	refuse := func(format string, args ...any) error {
-		return depthError{limitError(fmt.Sprintf(format, args...) + " (repotool's limit), at " + what)}
+		kind = "tpl"
 	}
 	switch {
 	case b.calls >= MaxCallDepth:
-		return refuse("include and tpl calls ran inside each other more than %d deep: does a template include or tpl itself without end?", MaxCallDepth)
+		return depthError{limitError(fmt.Sprintf("include and tpl calls ran inside each other more than %d deep: does a template include or tpl itself "+
+			"without end? (repotool's limit), at %s", MaxCallDepth, callName(kind, name)))}
 	case tpl && b.tpls >= MaxTplNesting:
-		return refuse("tpl calls ran inside each other more than %d deep: does a value's text tpl itself?", MaxTplNesting)
+		return depthError{limitError(fmt.Sprintf("tpl calls ran inside each other more than %d deep: does a value's text tpl itself? (repotool's limit), "+
+			"at %s", MaxTplNesting, callName(kind, name)))}
 	}
 	b.calls++
 	if tpl {
 		b.tpls++
 	}
 	return nil
+}
+
+// callName names a refused call in a limit's message: `include "name"`,
+// `template "name"` or `tpl`. It is made only when a call is refused:
+// include is on every rendering's hot path.
+func callName(kind, name string) string {
+	if kind == "tpl" {
+		return kind
+	}
+	return fmt.Sprintf("%s %q", kind, name)
 }
 
 // asDepth returns the depthError err holds, if any, for the calls it went

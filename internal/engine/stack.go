@@ -97,12 +97,8 @@ func (b *budget) account(overhead, weight int, kind, name string) error {
 	}
 	n := overhead + weight
 	if b.frames+n > maxFrames {
-		what := kind
-		if kind != "tpl" {
-			what += fmt.Sprintf(" %q", name)
-		}
 		return depthError{limitError(fmt.Sprintf("the templates ran inside each other deeper than %d Go stack frames (repotool's limit, as it counts "+
-			"them), at %s: does a template run itself with template, thousands deep?", maxFrames, what))}
+			"them), at %s: does a template run itself with template, thousands deep?", maxFrames, callName(kind, name)))}
 	}
 	b.frames += n
 	return nil
