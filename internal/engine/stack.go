@@ -3,7 +3,6 @@ package engine
 import (
 	"fmt"
 	"runtime"
-	"slices"
 	"strconv"
 	"text/template"
 	tparse "text/template/parse"
@@ -130,19 +129,17 @@ func (r *run) stackFuncs() template.FuncMap {
 // them.
 func weigh(t *template.Template, trees []*template.Template, parent *weights, all bool) *weights {
 	w := &weights{own: make(map[string]int, len(trees)), parent: parent}
-	targets := map[string]bool{}
+	targets, fresh := map[string]bool{}, make(map[string]bool, len(trees))
 	for _, tmpl := range trees {
 		collectTargets(tmpl.Root, targets)
+		fresh[tmpl.Name()] = true
 	}
 	hooked := func(name string) bool {
-		tmpl := t.Lookup(name)
-		if tmpl == nil {
-			return false
-		}
-		if _, fresh := w.own[name]; fresh || slices.Contains(trees, tmpl) {
+		if fresh[name] {
 			return all || targets[name]
 		}
-		return hasHooks(tmpl)
+		tmpl := t.Lookup(name)
+		return tmpl != nil && hasHooks(tmpl)
 	}
 	callee := func(name string) int {
 		if t.Lookup(name) == nil || hooked(name) {
