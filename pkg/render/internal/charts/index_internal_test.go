@@ -93,6 +93,7 @@ func TestIndexLikeHelm(t *testing.T) {
 		"empty chart":         "apiVersion: v1\nentries:\n  app: []\n  other:\n" + entry("other", "1.0.0"),
 		"no apiVersion":       "entries:\n  app:\n" + entry("app", "1.0.0"),
 		"not YAML":            "apiVersion: [\n",
+		"nested past depth":   "apiVersion: v1\nentries:\n  app: " + strings.Repeat("[", 100_000),
 	}
 	for name, data := range cases {
 		sameAnswers(t, name, []byte(data), constraints)
