@@ -4,9 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/getsops/sops/v3"
@@ -33,45 +33,84 @@ type Options struct {
 	// AgeIdentities are age private keys ("AGE-SECRET-KEY-1..."; a string
 	// may hold several, one per line, with # comments), used for the
 	// files' age recipients instead of the environment's age keys. Empty:
-	// the environment's, as sops finds them. Other key types (GnuPG, KMS,
-	// Vault) always come from the environment.
+	// the environment's, found where the sops CLI looks for them.
 	AgeIdentities []string
+	// Keys allows the keys that are not age identities: key services
+	// (AWS, GCP and Huawei KMS, Azure Key Vault, HashiCorp Vault), PGP
+	// keys (gpg runs) and age plugins (age-plugin-<name> runs), each by
+	// its identity. The zero policy allows none: a file's metadata is
+	// content under review and may name any address, so a key it names
+	// is used only when the operator allows it here (see docs/security.md).
+	Keys sopsfile.KeyPolicy
+	// KeyTimeout bounds each request to an allowed key service (default
+	// DefaultKeyTimeout): a service that does not answer fails the file,
+	// named.
+	KeyTimeout time.Duration
 }
 
-// SOPS decrypts with the SOPS library. The zero value finds keys in the
-// environment, exactly as the sops CLI does; NewSOPS takes age identities
-// in memory.
+// SOPS decrypts with the SOPS library, age keys in process and nothing
+// else unless allowed (Options.Keys). The zero value finds age identities
+// in the environment, as the sops CLI does, and allows no other key;
+// NewSOPS takes age identities in memory and allowances.
 type SOPS struct {
-	age sopsage.ParsedIdentities
+	given   sopsage.ParsedIdentities
+	policy  sopsfile.KeyPolicy
+	timeout time.Duration
+
+	agesOnce sync.Once
+	agesKeys *ageKeys
 }
 
 // NewSOPS returns a SOPS decrypter configured by opts. An age identity
 // that does not parse is an error that says which one (by position), never
 // what it holds.
 func NewSOPS(opts Options) (*SOPS, error) {
-	s := &SOPS{}
+	s := &SOPS{policy: opts.Keys, timeout: opts.KeyTimeout}
 	for i, id := range opts.AgeIdentities {
-		if err := s.age.Import(id); err != nil {
+		if err := s.given.Import(id); err != nil {
 			return nil, fmt.Errorf("age identity %d is not a valid age private key (AGE-SECRET-KEY-1..., one per line)", i+1)
 		}
 	}
-	if len(opts.AgeIdentities) > 0 && len(s.age) == 0 {
+	if len(opts.AgeIdentities) > 0 && len(s.given) == 0 {
 		return nil, errors.New("the age identities given hold no key (only blank lines or comments)")
 	}
 	return s, nil
 }
 
-// Decrypt implements Decrypter.
-func (s *SOPS) Decrypt(_ context.Context, file string, data []byte) ([]byte, error) {
-	return s.withDataKey(file, data, decryptTree)
+// Policy is the decrypter's key policy.
+func (s *SOPS) Policy() sopsfile.KeyPolicy { return s.policy }
+
+// ages are the decrypter's age identities, made once.
+func (s *SOPS) ages() *ageKeys {
+	s.agesOnce.Do(func() {
+		s.agesKeys = &ageKeys{given: s.given, plugins: func(name string) bool {
+			return s.policy.Allows(sopsfile.Key{Kind: sopsfile.KindAgePlugin, ID: name})
+		}}
+	})
+	return s.agesKeys
 }
+
+func (s *SOPS) keyTimeout() time.Duration {
+	if s.timeout > 0 {
+		return s.timeout
+	}
+	return DefaultKeyTimeout
+}
+
+// Decrypt implements Decrypter.
+func (s *SOPS) Decrypt(ctx context.Context, file string, data []byte) ([]byte, error) {
+	return s.withDataKey(ctx, file, data, decryptTree)
+}
+
+// treeFunc is what withDataKey does with a file's tree and data key.
+type treeFunc func(store sops.Store, tree *sops.Tree, key []byte) ([]byte, error)
 
 // withDataKey runs fn with data's tree and its data key, recovered
 // through keyServices, and turns any failure into an *Error naming file
 // and what its recipients need. A panic inside the SOPS library (sops
 // 3.13 panics, for one, when SOPS_AGE_KEY_CMD is set but empty) becomes an
 // *Error instead of crashing the caller.
-func (s *SOPS) withDataKey(file string, data []byte, fn func(store sops.Store, tree *sops.Tree, key []byte) ([]byte, error)) (out []byte, err error) {
+func (s *SOPS) withDataKey(ctx context.Context, file string, data []byte, fn treeFunc) (out []byte, err error) {
 	if !sopsfile.IsEncrypted(data) {
 		// Never let sops parse it: its parser errors quote content.
 		return nil, NotEncrypted(file)
@@ -85,34 +124,30 @@ func (s *SOPS) withDataKey(file string, data []byte, fn func(store sops.Store, t
 	}()
 	store := common.StoreForFormat(formats.Yaml, sopsconfig.NewStoresConfig())
 	tree, err := store.LoadEncryptedFile(data)
-	if err == nil {
-		var key []byte
-		if key, err = tree.Metadata.GetDataKeyWithKeyServices(s.keyServices(), nil); err == nil {
-			out, err = fn(store, &tree, key)
-		}
-	}
 	if err != nil {
+		return nil, sopsError(file, err)
+	}
+	ks := s.newKeyService(ctx)
+	key, err := tree.Metadata.GetDataKeyWithKeyServices([]keyservice.KeyServiceClient{ks}, nil)
+	if err != nil {
+		if ctx != nil && ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
 		e := sopsError(file, err)
 		if md, _ := sopsfile.Inspect(data); md != nil {
-			e.forRecipients(md.Recipients, s.hasAgeKey())
+			e.forRecipients(md.Recipients, s.ages().any())
 		}
+		errs := s.ages().loadErrors()
+		if len(errs) > 0 && (strings.HasPrefix(e.Reason, reasonNoKey) || strings.HasPrefix(e.Reason, reasonOtherRecip)) {
+			e.Hint += "; of the age identities set here, these could not be used: " + strings.Join(errs, "; ")
+		}
+		ks.explain(e)
 		return nil, e
 	}
+	if out, err = fn(store, &tree, key); err != nil {
+		return nil, sopsError(file, err)
+	}
 	return out, nil
-}
-
-// hasAgeKey reports whether s has an age key to try: identities given in
-// memory, or one the environment names as the sops CLI finds them.
-func (s *SOPS) hasAgeKey() bool {
-	if len(s.age) > 0 {
-		return true
-	}
-	for _, k := range []string{"SOPS_AGE_KEY_FILE", "SOPS_AGE_KEY", "SOPS_AGE_KEY_CMD", "SOPS_AGE_SSH_PRIVATE_KEY_FILE"} {
-		if os.Getenv(k) != "" {
-			return true
-		}
-	}
-	return false
 }
 
 // decryptTree is sops' decrypt.DataWithFormat for YAML, given the tree's
@@ -256,14 +291,4 @@ func stripANSI(s string) string {
 		b.WriteByte(s[i])
 	}
 	return b.String()
-}
-
-// keyServices are where the data key is recovered: sops' own local key
-// service, behind in-memory age identities when there are some.
-func (s *SOPS) keyServices() []keyservice.KeyServiceClient {
-	local := keyservice.NewLocalClient()
-	if s == nil || len(s.age) == 0 {
-		return []keyservice.KeyServiceClient{local}
-	}
-	return []keyservice.KeyServiceClient{ageService{ids: s.age, next: local}}
 }

@@ -25,8 +25,8 @@ const digestKeyInfo = "repotool digest key v1"
 // DigestKey implements DigestKeyer: 32 bytes derived (HKDF-SHA256) from
 // the SOPS data key of data, never the data key itself. Errors are those of
 // Decrypt, naming the file, never content.
-func (s *SOPS) DigestKey(_ context.Context, file string, data []byte) ([]byte, error) {
-	return s.withDataKey(file, data, func(_ sops.Store, _ *sops.Tree, key []byte) ([]byte, error) {
+func (s *SOPS) DigestKey(ctx context.Context, file string, data []byte) ([]byte, error) {
+	return s.withDataKey(ctx, file, data, func(_ sops.Store, _ *sops.Tree, key []byte) ([]byte, error) {
 		return hkdf.Key(sha256.New, key, nil, digestKeyInfo, 32)
 	})
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/repotool/repotool/internal/testing/testtool"
 	"github.com/repotool/repotool/pkg/decrypt"
+	"github.com/repotool/repotool/pkg/sopsfile"
 )
 
 // TestDigestKey: a file's digest key is 32 bytes, the same for every
@@ -20,7 +21,7 @@ func TestDigestKey(t *testing.T) {
 	testtool.UseTestKey(t)
 	ctx := context.Background()
 	config := []byte("creation_rules:\n  - path_regex: manifest\\.yaml$\n    age: " + testRecipient + "\n")
-	rule, err := decrypt.CreationRule(config, "manifest.yaml")
+	rule, err := decrypt.CreationRule(config, "manifest.yaml", sopsfile.KeyPolicy{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,6 +49,7 @@ func TestDigestKey(t *testing.T) {
 
 	t.Setenv("SOPS_AGE_KEY_FILE", "")
 	t.Setenv("SOPS_AGE_KEY", "AGE-SECRET-KEY-1QQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQ")
+	s = &decrypt.SOPS{} // a decrypter reads the environment's identities once
 	for name, data := range map[string][]byte{"a.yaml": a, "plain.yaml": doc} {
 		_, err := s.DigestKey(ctx, name, data)
 		var de *decrypt.Error

@@ -1,6 +1,7 @@
 package decrypt
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -10,32 +11,53 @@ import (
 	"github.com/getsops/sops/v3/cmd/sops/common"
 	"github.com/getsops/sops/v3/cmd/sops/formats"
 	sopsconfig "github.com/getsops/sops/v3/config"
+	"github.com/getsops/sops/v3/keyservice"
 	"github.com/getsops/sops/v3/version"
 
 	"github.com/repotool/repotool/internal/yamlpos"
+	"github.com/repotool/repotool/pkg/sopsfile"
 )
 
 // SecretFields is the encrypted_regex of EncryptSecret: a Secret's data
 // and stringData, and nothing else of the object.
 const SecretFields = "^(data|stringData)$"
 
-// Rule is the recipients of a .sops.yaml creation rule, for one path.
+// Rule is the recipients of a .sops.yaml creation rule, for one path,
+// with the key policy they were admitted by.
 type Rule struct {
 	path string
 	cfg  *sopsconfig.Config
+	enc  *SOPS
 }
 
 // CreationRule returns the creation rule of sopsConfig (the content of a
 // .sops.yaml) that matches path, with its recipients. sops reads rules
 // from a file only: a copy of sopsConfig (public keys and patterns, no
-// secret) is written to a temporary file and removed.
-func CreationRule(sopsConfig []byte, path string) (*Rule, error) {
+// secret) is written to a temporary file and removed. The .sops.yaml is
+// repository content: a recipient that is not a plain age recipient (a
+// key service, a PGP key, an age plugin) must be allowed by keys, or the
+// rule is refused, naming it, before anything is contacted or run.
+func CreationRule(sopsConfig []byte, path string, keys sopsfile.KeyPolicy) (*Rule, error) {
 	cfg, err := creationRule(sopsConfig, path)
 	if err != nil {
 		return nil, err
 	}
-	return &Rule{path: path, cfg: cfg}, nil
+	enc := &SOPS{policy: keys}
+	ks := enc.newKeyService(context.Background())
+	for _, g := range cfg.KeyGroups {
+		for _, mk := range g {
+			_ = ks.admit(keyOf(ptr(keyservice.KeyFromMasterKey(mk))))
+		}
+	}
+	if len(ks.refused) > 0 {
+		e := &Error{File: ".sops.yaml"}
+		ks.explain(e)
+		return nil, fmt.Errorf("the creation rule for %s: %s; %s", path, e.Reason, e.Hint)
+	}
+	return &Rule{path: path, cfg: cfg, enc: enc}, nil
 }
+
+func ptr[T any](v T) *T { return &v }
 
 // EncryptSecret returns doc, one YAML document (a Kubernetes Secret), with
 // the values under its data and stringData SOPS-encrypted for the
@@ -57,7 +79,7 @@ func EncryptSecret(rule *Rule, doc []byte) ([]byte, error) {
 		EncryptedRegex:  SecretFields,
 		Version:         version.Version,
 	}}
-	key, errs := tree.GenerateDataKey()
+	key, errs := tree.GenerateDataKeyWithKeyServices([]keyservice.KeyServiceClient{rule.enc.newKeyService(context.Background())})
 	if len(errs) > 0 {
 		return nil, fmt.Errorf("cannot encrypt the data key for the recipients of the .sops.yaml rule for %s: %w", rule.path, errors.Join(errs...))
 	}

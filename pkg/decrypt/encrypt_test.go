@@ -9,6 +9,7 @@ import (
 
 	"github.com/repotool/repotool/internal/testing/testtool"
 	"github.com/repotool/repotool/pkg/decrypt"
+	"github.com/repotool/repotool/pkg/sopsfile"
 )
 
 // testRecipient is testdata/age-TEST-ONLY.key's public key.
@@ -25,7 +26,7 @@ func TestEncryptSecret(t *testing.T) {
 		"  - path_regex: (^|/)manifest\\.yaml$\n    encrypted_regex: ^password$\n    age: " + testRecipient + "\n")
 	doc := []byte("apiVersion: v1\nkind: Secret\nmetadata:\n  name: app\n  namespace: shop\n  labels:\n    app: shop\ntype: Opaque\n" +
 		"data:\n  token: c2VjcmV0LXRva2VuLTE5OTI=\nstringData:\n  password: hunter2-canary\n  url: https://user:hunter2-canary@example.com\n")
-	rule, err := decrypt.CreationRule(config, "prod/shop/manifest.yaml")
+	rule, err := decrypt.CreationRule(config, "prod/shop/manifest.yaml", sopsfile.KeyPolicy{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,7 +60,7 @@ func TestEncryptSecret(t *testing.T) {
 	if err != nil || string(a) == string(b) {
 		t.Errorf("a second encryption gives the same bytes (%v)", err)
 	}
-	if _, err := decrypt.CreationRule(config, "prod/shop/other.yaml"); err == nil || !strings.Contains(err.Error(), "no creation rule for prod/shop/other.yaml") || strings.Contains(err.Error(), "hunter2") {
+	if _, err := decrypt.CreationRule(config, "prod/shop/other.yaml", sopsfile.KeyPolicy{}); err == nil || !strings.Contains(err.Error(), "no creation rule for prod/shop/other.yaml") || strings.Contains(err.Error(), "hunter2") {
 		t.Errorf("a path no rule covers: %v", err)
 	}
 }

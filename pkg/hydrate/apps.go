@@ -8,6 +8,7 @@ import (
 
 	"github.com/repotool/repotool/pkg/argocd"
 	"github.com/repotool/repotool/pkg/config"
+	"github.com/repotool/repotool/pkg/decrypt"
 	"github.com/repotool/repotool/pkg/layout"
 	"github.com/repotool/repotool/pkg/manifest"
 	"github.com/repotool/repotool/pkg/render"
@@ -66,8 +67,9 @@ func folders(repo *layout.Repo, rr *render.Result, data []byte) ([]folder, error
 // SECRETS), which commits it to Git: nothing in it is plain text. The
 // plugin has no previous output, so a SealedSecret or SOPS-encrypted
 // Secret gets new ciphertext on each rendering (each dry commit, for the
-// hydrator).
-func Manifest(ctx context.Context, repo *layout.Repo, rr *render.Result, secrets SecretsMode) ([]byte, error) {
+// hydrator). dec's key policy (decrypt.PolicyOf) admits the .sops.yaml
+// rule's recipients; nil allows age recipients only.
+func Manifest(ctx context.Context, repo *layout.Repo, rr *render.Result, secrets SecretsMode, dec decrypt.Decrypter) ([]byte, error) {
 	if rr.Err != nil {
 		return nil, rr.Err
 	}
@@ -78,7 +80,7 @@ func Manifest(ctx context.Context, repo *layout.Repo, rr *render.Result, secrets
 	if err := checkSecrets(rr, secrets); err != nil {
 		return nil, err
 	}
-	enc, err := newEncoders(repo, Options{}, secrets == SecretsSOPS)
+	enc, err := newEncoders(repo, Options{Decrypter: dec}, secrets == SecretsSOPS)
 	if err != nil {
 		return nil, err
 	}

@@ -66,7 +66,7 @@ func (w *sopsWriter) manifest(ctx context.Context, rr *render.Result, file strin
 		}
 		var err error
 		if rule == nil {
-			if rule, err = decrypt.CreationRule(w.config, file); err != nil {
+			if rule, err = decrypt.CreationRule(w.config, file, decrypt.PolicyOf(w.dec)); err != nil {
 				return nil, err
 			}
 		}

@@ -27,8 +27,12 @@ type Metadata struct {
 	EncryptedSuffix   string
 	UnencryptedSuffix string
 	// Recipients lists the kinds of master key the file is encrypted for
-	// (age, pgp, kms, gcp_kms, azure_kv, hc_vault), sorted and de-duplicated.
+	// (age, pgp, kms, gcp_kms, azure_kv, hc_vault, hckms), sorted and
+	// de-duplicated.
 	Recipients []string
+	// Keys are the master keys themselves, in the top-level lists and the
+	// key groups (see Keys).
+	Keys []Key
 }
 
 // ErrNotEncrypted is returned by Inspect when a document has no sops
@@ -83,7 +87,7 @@ func InspectNode(root *yaml.Node) (*Metadata, error) {
 			md.EncryptedSuffix = v.Value
 		case "unencrypted_suffix":
 			md.UnencryptedSuffix = v.Value
-		case "age", "pgp", "kms", "gcp_kms", "azure_kv", "hc_vault":
+		case KindAge, KindPGP, KindAWSKMS, KindGCPKMS, KindAzureKV, KindVault, KindHCKMS:
 			if v.Kind == yaml.SequenceNode && len(v.Content) > 0 {
 				recipients[k] = true
 			}
@@ -96,6 +100,7 @@ func InspectNode(root *yaml.Node) (*Metadata, error) {
 		md.Recipients = append(md.Recipients, r)
 	}
 	slices.Sort(md.Recipients)
+	md.Keys = Keys(root)
 	return md, nil
 }
 

@@ -33,7 +33,8 @@ func IsolateSOPS(t testing.TB) {
 	t.Setenv("HOME", home)
 	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
 	t.Setenv("GNUPGHOME", filepath.Join(home, ".gnupg"))
-	for _, k := range []string{"SOPS_AGE_KEY_FILE", "SOPS_AGE_KEY", "SOPS_AGE_KEY_CMD", "SOPS_AGE_SSH_PRIVATE_KEY_FILE"} {
+	for _, k := range []string{"SOPS_AGE_KEY_FILE", "SOPS_AGE_KEY", "SOPS_AGE_KEY_CMD", "SOPS_AGE_SSH_PRIVATE_KEY_FILE", "SOPS_AGE_SSH_PRIVATE_KEY_CMD",
+		"REPOTOOL_ALLOW_KEYS", "VAULT_TOKEN"} {
 		t.Setenv(k, "") // registers the restore
 		os.Unsetenv(k)
 	}
