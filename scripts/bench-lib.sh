@@ -82,6 +82,6 @@ p2_setup() {
 }
 p2_plugin() {
   (cd "$tdir" && ARGOCD_APP_NAMESPACE=$ns ARGOCD_APP_SOURCE_PATH=clusters/$c/$ns \
-    ARGOCD_ENV_CLUSTER=$c ARGOCD_ENV_NAMESPACE=$ns "$bin/${1:-repotool}" render --argocd)
+    ARGOCD_ENV_CLUSTER=$c ARGOCD_ENV_NAMESPACE=$ns REPOTOOL_CLUSTER=$c "$bin/${1:-repotool}" render --argocd)
 }
 helm_one() { "$bin/helm" template "$ns" "$chart" -n "$ns" --kube-version v1.33.0 --include-crds "${p2_values[@]}"; }

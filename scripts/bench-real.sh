@@ -40,7 +40,7 @@ new=$(printf '%s\n' "${new_times[@]}" | median)
 
 plugin() { # one target of the 2,000, as Argo CD's plugin runs it
   (cd "$work/r2000/clusters/cluster-107/ns-0004" && ARGOCD_APP_NAMESPACE=ns-0004 ARGOCD_APP_SOURCE_PATH=clusters/cluster-107/ns-0004 \
-    ARGOCD_ENV_CLUSTER=cluster-107 ARGOCD_ENV_NAMESPACE=ns-0004 "$bin/repotool" render --argocd)
+    ARGOCD_ENV_CLUSTER=cluster-107 ARGOCD_ENV_NAMESPACE=ns-0004 REPOTOOL_CLUSTER=cluster-107 "$bin/repotool" render --argocd)
 }
 single_times=()
 for _ in $(seq 5); do single_times+=("$(elapsed plugin)"); done

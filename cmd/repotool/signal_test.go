@@ -163,7 +163,7 @@ func TestInterruptEveryCommand(t *testing.T) {
 	testtool.GitCommit(t, repo, "first")
 	// The change diff must render: the looping chart, at both revisions.
 	os.WriteFile(filepath.Join(repo, "clusters/dev/busy/dev-values-a.yaml"), []byte("a: 2\n"), 0o644)
-	argocd := []string{"ARGOCD_APP_NAME=dev-busy", "ARGOCD_APP_NAMESPACE=busy", "ARGOCD_APP_SOURCE_PATH=clusters/dev/busy", "ARGOCD_ENV_CLUSTER=dev", "ARGOCD_ENV_NAMESPACE=busy"}
+	argocd := []string{"ARGOCD_APP_NAME=dev-busy", "ARGOCD_APP_NAMESPACE=busy", "ARGOCD_APP_SOURCE_PATH=clusters/dev/busy", "ARGOCD_ENV_CLUSTER=dev", "ARGOCD_ENV_NAMESPACE=busy", "REPOTOOL_CLUSTER=dev"}
 	commands := []struct {
 		name string
 		args []string

@@ -83,6 +83,9 @@ func TestCMPServer(t *testing.T) {
 	// test key; the sidecar gets it as the real one would get its own.
 	t.Setenv("SOPS_AGE_KEY_FILE", filepath.Join(root, "testdata", "age-TEST-ONLY.key"))
 	t.Setenv("SOPS_AGE_KEY", "")
+	// The sidecar's own environment names its cluster (generate plugin
+	// --cluster writes it): the plugin renders no other cluster's target.
+	t.Setenv("REPOTOOL_CLUSTER", "dev-cluster")
 
 	cfg, err := plugin.ReadPluginConfig(filepath.Join(goldens, "plugin"))
 	if err != nil {

@@ -62,9 +62,13 @@ func TestGenerateGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	install, err := argocd.PluginInstall(set, "ghcr.io/example/repotool:v0.1.0", exclusions)
+	install, err := argocd.PluginInstall(set, "ghcr.io/example/repotool:v0.1.0", exclusions,
+		argocd.SidecarEnv{Cluster: "prod-cluster", AllowKeys: []string{"hc_vault=https://vault.example.com:8200"}})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if _, err := argocd.PluginInstall(set, "ghcr.io/example/repotool:v0.1.0", exclusions, argocd.SidecarEnv{}); err == nil {
+		t.Error("a sidecar without its cluster was installed")
 	}
 	golden.Check(t, filepath.Join("testdata", "golden", "plugin", "install.yaml"), install)
 }

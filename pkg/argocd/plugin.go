@@ -3,6 +3,7 @@ package argocd
 import (
 	"bytes"
 	"cmp"
+	"errors"
 	"fmt"
 	"io/fs"
 	"path"
@@ -35,6 +36,29 @@ func Plugin(set Settings) *ConfigManagementPlugin {
 	return p
 }
 
+// SidecarEnv is what the operator sets in the plugin sidecar's
+// environment, out of any Application's reach.
+type SidecarEnv struct {
+	// Cluster is the cluster whose Argo CD runs the sidecar.
+	Cluster string
+	// AllowKeys are the key allowances (KIND=ID) besides age identities,
+	// as sopsfile.KeyPolicy writes them.
+	AllowKeys []string
+}
+
+func (s SidecarEnv) env() []map[string]any {
+	env := []map[string]any{
+		{"name": "SOPS_AGE_KEY_FILE", "value": "/sops/age/keys.txt"},
+		{"name": "REPOTOOL_CACHE_DIR", "value": "/tmp/repotool-cache"},
+		{"name": "HOME", "value": "/tmp"},
+		{"name": SidecarClusterEnv, "value": s.Cluster},
+	}
+	if len(s.AllowKeys) > 0 {
+		env = append(env, map[string]any{"name": "REPOTOOL_ALLOW_KEYS", "value": strings.Join(s.AllowKeys, ",")})
+	}
+	return env
+}
+
 // PluginInstall returns a YAML stream that installs the plugin in Argo CD's
 // namespace: a ConfigMap holding plugin.yaml, and a strategic-merge patch
 // for the argocd-repo-server Deployment that adds the repotool sidecar
@@ -43,7 +67,15 @@ func Plugin(set Settings) *ConfigManagementPlugin {
 // When exclusions are given (TarExclusions), a third document patches
 // argocd-cmd-params-cm so that the repo-server leaves them out of the
 // tarball it sends the plugin for every render.
-func PluginInstall(set Settings, image string, exclusions []string) ([]byte, error) {
+//
+// env is the operator's part of the sidecar's environment: the
+// cluster it serves (REPOTOOL_CLUSTER: the plugin renders no other
+// cluster's target) and the keys it may use besides age identities
+// (REPOTOOL_ALLOW_KEYS, none when empty).
+func PluginInstall(set Settings, image string, exclusions []string, env SidecarEnv) ([]byte, error) {
+	if env.Cluster == "" {
+		return nil, errors.New("the sidecar needs the cluster it serves (REPOTOOL_CLUSTER): the plugin renders that cluster's targets only")
+	}
 	pluginYAML, err := PluginYAML(set)
 	if err != nil {
 		return nil, err
@@ -66,11 +98,7 @@ func PluginInstall(set Settings, image string, exclusions []string) ([]byte, err
 			"runAsNonRoot": true, "runAsUser": 999, "allowPrivilegeEscalation": false, "readOnlyRootFilesystem": true,
 			"capabilities": map[string]any{"drop": []string{"ALL"}}, "seccompProfile": map[string]any{"type": "RuntimeDefault"},
 		},
-		"env": []map[string]any{
-			{"name": "SOPS_AGE_KEY_FILE", "value": "/sops/age/keys.txt"},
-			{"name": "REPOTOOL_CACHE_DIR", "value": "/tmp/repotool-cache"},
-			{"name": "HOME", "value": "/tmp"},
-		},
+		"env": env.env(),
 		"volumeMounts": []map[string]any{
 			{"name": "var-files", "mountPath": "/var/run/argocd"},
 			{"name": "plugins", "mountPath": "/home/argocd/cmp-server/plugins"},

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/repotool/repotool/internal/fsutil"
+	"github.com/repotool/repotool/pkg/config"
 	"github.com/repotool/repotool/pkg/layout"
 )
 
@@ -36,7 +37,15 @@ type PluginEnv struct {
 	// APIVersions is KUBE_API_VERSIONS: the destination cluster's API
 	// versions, comma-separated.
 	APIVersions []string
+	// Sidecar is REPOTOOL_CLUSTER: the cluster whose Argo CD runs this
+	// sidecar, set in the sidecar's own environment by generate plugin.
+	// Argo CD passes an Application's plugin env only with the ARGOCD_ENV_
+	// prefix, so no Application can set it.
+	Sidecar string
 }
+
+// SidecarClusterEnv is the sidecar's variable naming its cluster.
+const SidecarClusterEnv = "REPOTOOL_CLUSTER"
 
 // ParsePluginEnv reads the Argo CD plugin variables from environ
 // ("KEY=value" entries, as os.Environ returns).
@@ -51,6 +60,7 @@ func ParsePluginEnv(environ []string) PluginEnv {
 		Tier:         get("ARGOCD_ENV_TIER"),
 		Secrets:      get("ARGOCD_ENV_SECRETS"),
 		KubeVersion:  get("KUBE_VERSION"),
+		Sidecar:      get(SidecarClusterEnv),
 	}
 	if e.Namespace == "" {
 		e.Namespace = e.AppNamespace
@@ -122,4 +132,44 @@ func (e PluginEnv) Target(repo *layout.Repo) (*layout.Target, error) {
 			cluster, ns, repo.Config.Layout.ClustersDir, cluster, ns, repo.Config.Layout.NamespacesDir, ns)
 	}
 	return t, nil
+}
+
+// Admit decides whether the plugin may render t for the Application that
+// called it, before anything is decrypted: everything under ARGOCD_ENV_
+// (CLUSTER, NAMESPACE, TIER) is chosen by whoever may edit the
+// Application, so it may name any target. The target must be of the
+// sidecar's cluster (REPOTOOL_CLUSTER), in the Application's destination
+// namespace (ARGOCD_APP_NAMESPACE, which Argo CD checks against the
+// Application's project), and, for a tier, a namespace of that tier: the
+// cluster tier renders only cluster-tier namespaces, the namespaces and
+// application tiers only application namespaces. This is what every
+// Application generate writes satisfies.
+func (e PluginEnv) Admit(repo *layout.Repo, t *layout.Target, tier string) error {
+	refuse := func(why string) error {
+		return fmt.Errorf("refusing to render %s for Application %q: %s (nothing was decrypted)", t.Name(), e.AppName, why)
+	}
+	switch {
+	case e.Sidecar == "":
+		return refuse("the sidecar does not say which cluster it serves: set " + SidecarClusterEnv + " in its environment (repotool generate plugin " +
+			"--cluster C writes it)")
+	case t.Cluster != e.Sidecar:
+		return refuse(fmt.Sprintf("this sidecar serves cluster %s (%s), and the target is cluster %s's", e.Sidecar, SidecarClusterEnv, t.Cluster))
+	case e.AppNamespace == "":
+		return refuse("the Application has no destination namespace (ARGOCD_APP_NAMESPACE), and a target renders only for its own namespace")
+	case t.Namespace != e.AppNamespace:
+		return refuse(fmt.Sprintf("the Application deploys to namespace %s (ARGOCD_APP_NAMESPACE), and the target is namespace %s's", e.AppNamespace,
+			t.Namespace))
+	}
+	nsTier := repo.Config.NamespaceTier(t.Namespace)
+	switch config.ArgoTier(tier) {
+	case config.ArgoTierCluster:
+		if nsTier != config.TierCluster {
+			return refuse(fmt.Sprintf("the cluster tier renders only cluster-tier namespaces, and %s is an application namespace", t.Namespace))
+		}
+	case config.ArgoTierNamespaces, config.ArgoTierApplication:
+		if nsTier != config.TierApplication {
+			return refuse(fmt.Sprintf("the %s tier renders only application namespaces, and %s is a cluster-tier namespace", tier, t.Namespace))
+		}
+	}
+	return nil
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/repotool/repotool/pkg/layout"
 	"github.com/repotool/repotool/pkg/manifest"
 	"github.com/repotool/repotool/pkg/render"
+	"github.com/repotool/repotool/pkg/sopsfile"
 )
 
 // input is what rules check: the repository, every target's rendering, the
@@ -50,6 +51,7 @@ type input struct {
 	// What the run was asked.
 	renderOpts render.Options
 	schemaDir  string
+	keys       sopsfile.KeyPolicy
 	// evidence renders again for the rules that decide by rendering.
 	evidence *evidence
 
@@ -122,7 +124,7 @@ func str(n *yaml.Node, keys ...string) string {
 // are Lint's (nil from Check).
 func buildInput(repo *layout.Repo, results []*render.Result, opts Options, facts compacted, ev *evidence) *input {
 	in := &input{Repo: repo, Results: results, files: repo.Files, compacted: facts,
-		renderOpts: opts.Render, schemaDir: opts.SchemaDir, evidence: ev}
+		renderOpts: opts.Render, schemaDir: opts.SchemaDir, evidence: ev, keys: opts.Keys}
 	if in.files == nil {
 		in.files = layout.NewFiles(repo.FS) // a Repo not made by layout.Load
 	}

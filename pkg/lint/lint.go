@@ -9,6 +9,7 @@ import (
 	"github.com/repotool/repotool/pkg/layout"
 	"github.com/repotool/repotool/pkg/manifest"
 	"github.com/repotool/repotool/pkg/render"
+	"github.com/repotool/repotool/pkg/sopsfile"
 )
 
 // Options configure Lint.
@@ -38,6 +39,10 @@ type Options struct {
 	// rendered and reported on, with the repository-wide findings; an
 	// empty, non-nil list renders nothing.
 	Targets []string
+	// Keys is the operator's key policy, which the decrypter passed to
+	// Lint holds too: sops-key-not-allowed names the keys of encrypted
+	// files that it does not allow (they are never contacted).
+	Keys sopsfile.KeyPolicy
 }
 
 // DefaultOptions returns the default settings.

@@ -33,6 +33,7 @@ var registry = []*Rule{
 	ruleSecretReference,
 	ruleSecretStoreReference,
 	ruleShortnameCollision,
+	ruleSOPSKeyNotAllowed,
 	ruleStrayAPIVersion,
 	ruleUnstableRender,
 	ruleValuesListReplaced,

@@ -175,7 +175,7 @@ func (c badCase) run(t *testing.T, repo, command string) (string, int) {
 	case "argocd":
 		return runCLIEnv(t, cli.Env{Dir: filepath.Join(repo, "clusters", cl, ns), Environ: []string{
 			"ARGOCD_APP_NAME=" + ns, "ARGOCD_APP_NAMESPACE=" + ns, "ARGOCD_APP_SOURCE_PATH=clusters/" + cl + "/" + ns,
-			"ARGOCD_ENV_CLUSTER=" + cl, "ARGOCD_ENV_NAMESPACE=" + ns,
+			"ARGOCD_ENV_CLUSTER=" + cl, "ARGOCD_ENV_NAMESPACE=" + ns, "REPOTOOL_CLUSTER=" + cl,
 		}}, "render", "--argocd")
 	case "lint":
 		return runCLI(t, "lint", repo)

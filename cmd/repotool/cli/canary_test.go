@@ -81,7 +81,7 @@ func TestCanarySecrets(t *testing.T) {
 	env := testtool.CleanEnv(tmp, "SOPS_AGE_KEY_FILE="+filepath.Join(root, "testdata", "age-TEST-ONLY.key"))
 	argocdEnv := func(ns string) []string {
 		return slices.Concat(env, []string{"ARGOCD_APP_NAMESPACE=" + ns, "ARGOCD_APP_SOURCE_PATH=clusters/dev/" + ns,
-			"ARGOCD_ENV_CLUSTER=dev", "ARGOCD_ENV_NAMESPACE=" + ns})
+			"ARGOCD_ENV_CLUSTER=dev", "ARGOCD_ENV_NAMESPACE=" + ns, "REPOTOOL_CLUSTER=dev"})
 	}
 	type run struct {
 		name    string

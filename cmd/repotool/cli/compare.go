@@ -16,7 +16,7 @@ import (
 	"github.com/repotool/repotool/pkg/values"
 )
 
-func newCompareCmd(env Env, v *verbosity) *cobra.Command {
+func newCompareCmd(env Env, v *globals) *cobra.Command {
 	fl := &compareFlags{opts: render.DefaultOptions()}
 	helms := &compareHelms{o: &fl.opts}
 	cmd := &cobra.Command{
@@ -26,7 +26,7 @@ func newCompareCmd(env Env, v *verbosity) *cobra.Command {
 		Args:  cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if helms.both {
-				return runCompareHelm(cmd, env, v, args, fl.namespace, fl.format, fl.color, &fl.opts, decrypter(fl.noDecrypt))
+				return runCompareHelm(cmd, env, v, args, fl.namespace, fl.format, fl.color, &fl.opts, v.decrypter(fl.noDecrypt))
 			}
 			return runCompare(cmd, env, v, args, fl)
 		},
@@ -82,7 +82,7 @@ target that cannot be rendered.`
 
 // runCompare compares a namespace between clusters (or every shared
 // namespace, --all-clusters).
-func runCompare(cmd *cobra.Command, env Env, v *verbosity, args []string, fl *compareFlags) error {
+func runCompare(cmd *cobra.Command, env Env, v *globals, args []string, fl *compareFlags) error {
 	f, err := output.NewCompareFormatter(fl.format)
 	if err != nil {
 		return usageErr(err)
@@ -109,7 +109,7 @@ func runCompare(cmd *cobra.Command, env Env, v *verbosity, args []string, fl *co
 		}
 	}
 	fl.opts.CacheDir = cacheDir(env, fl.opts.CacheDir)
-	extra := append(decrypter(fl.noDecrypt), v.renderOptions(cmd.ErrOrStderr(), "rendering")...)
+	extra := append(v.decrypter(fl.noDecrypt), v.renderOptions(cmd.ErrOrStderr(), "rendering")...)
 	r := render.New(repo, fl.opts, extra...)
 	failed := 0
 	for i, ns := range namespaces {

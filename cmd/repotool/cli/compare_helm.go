@@ -56,7 +56,7 @@ func addCompareHelmFlag(fl *pflag.FlagSet, h *compareHelms) {
 func runCompareHelm(
 	cmd *cobra.Command,
 	env Env,
-	v *verbosity,
+	v *globals,
 	args []string,
 	namespace, format, color string,
 	opts *render.Options,

@@ -13,7 +13,7 @@ import (
 	"github.com/repotool/repotool/pkg/render"
 )
 
-func newDiffCmd(env Env, v *verbosity) *cobra.Command {
+func newDiffCmd(env Env, v *globals) *cobra.Command {
 	var base, head, format, outDir, color string
 	var exitCode, staged, noDecrypt, failOnDelete, allowDelete, noIgnore bool
 	opts := render.DefaultOptions()
@@ -40,7 +40,7 @@ func newDiffCmd(env Env, v *verbosity) *cobra.Command {
 				s.Base,
 				s.Head,
 				s.Changed,
-				diff.Options{Render: opts, Extra: append(decrypter(noDecrypt), v.renderOptions(cmd.ErrOrStderr(), "rendering")...), NoIgnore: noIgnore},
+				diff.Options{Render: opts, Extra: append(v.decrypter(noDecrypt), v.renderOptions(cmd.ErrOrStderr(), "rendering")...), NoIgnore: noIgnore},
 			)
 			if err != nil {
 				return err

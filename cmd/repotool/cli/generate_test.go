@@ -15,7 +15,8 @@ import (
 func TestGenerateCommand(t *testing.T) {
 	runCases(t, []cliCase{
 		{"stdout", []string{"generate", monorepo, "--stdout", "--cluster", "prod-cluster"}, "generate-prod.yaml", cli.ExitOK},
-		{"plugin", []string{"generate", "plugin", monorepo, "--image", "ghcr.io/example/repotool:v0.1.0"}, "generate-plugin.yaml", cli.ExitOK},
+		{"plugin", []string{"generate", "plugin", monorepo, "--image", "ghcr.io/example/repotool:v0.1.0", "--cluster", "prod-cluster"}, "generate-plugin.yaml", cli.ExitOK},
+		{"plugin without its cluster", []string{"generate", "plugin", monorepo, "--image", "ghcr.io/example/repotool:v0.1.0"}, "generate-plugin-no-cluster.txt", cli.ExitError},
 		{"plugin.yaml", []string{"generate", "plugin", monorepo, "--plugin-yaml"}, "generate-plugin-yaml.yaml", cli.ExitOK},
 		{"unknown cluster", []string{"generate", monorepo, "--stdout", "-c", "staging"}, "generate-unknown-cluster.txt", cli.ExitError},
 		{"layout errors", []string{"generate", "testdata/broken", "--stdout"}, "generate-layout-errors.txt", cli.ExitFindings},
@@ -98,7 +99,7 @@ func TestRenderArgoCDTiersAndDiscovery(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	base := []string{"ARGOCD_APP_NAMESPACE=namespace-a", "ARGOCD_APP_SOURCE_PATH=clusters/prod-cluster/namespace-a", "ARGOCD_ENV_CLUSTER=prod-cluster", "ARGOCD_ENV_NAMESPACE=namespace-a"}
+	base := []string{"ARGOCD_APP_NAMESPACE=namespace-a", "ARGOCD_APP_SOURCE_PATH=clusters/prod-cluster/namespace-a", "ARGOCD_ENV_CLUSTER=prod-cluster", "ARGOCD_ENV_NAMESPACE=namespace-a", "REPOTOOL_CLUSTER=prod-cluster"}
 	dir := filepath.Join(abs, "clusters", "prod-cluster", "namespace-a")
 	kinds := func(stream string) []string {
 		var out []string
@@ -260,12 +261,12 @@ func TestPluginImage(t *testing.T) {
 		"v0.5.1-0.20261125101010-abcdefabcdef": "give the sidecar's image with --image",
 		"v0.5.0+dirty":                         "give the sidecar's image with --image",
 	} {
-		out, code := runCLIEnv(t, cli.Env{Version: version}, "generate", "plugin", monorepo)
+		out, code := runCLIEnv(t, cli.Env{Version: version}, "generate", "plugin", monorepo, "--cluster", "dev-cluster")
 		if !strings.Contains(out, want) || (code == cli.ExitOK) != strings.HasPrefix(want, "image:") {
 			t.Errorf("%s: exit %d\n%s", version, code, out)
 		}
 	}
-	if out, code := runCLIEnv(t, cli.Env{Version: "(devel)"}, "generate", "plugin", monorepo, "--image", "registry.example.com/repotool:mine"); code != cli.ExitOK || !strings.Contains(out, "image: registry.example.com/repotool:mine") {
+	if out, code := runCLIEnv(t, cli.Env{Version: "(devel)"}, "generate", "plugin", monorepo, "--image", "registry.example.com/repotool:mine", "--cluster", "dev-cluster"); code != cli.ExitOK || !strings.Contains(out, "image: registry.example.com/repotool:mine") {
 		t.Errorf("--image: exit %d\n%s", code, out)
 	}
 }

@@ -25,7 +25,7 @@ type hydrateFlags struct {
 	opts                                      render.Options
 }
 
-func newHydrateCmd(env Env, v *verbosity) *cobra.Command {
+func newHydrateCmd(env Env, v *globals) *cobra.Command {
 	f := hydrateFlags{opts: render.DefaultOptions()}
 	cmd := &cobra.Command{
 		Use:   "hydrate [REPO] (--out DIR | --branch PREFIX) [--dry REV]",
@@ -93,7 +93,7 @@ files missing, or the stale files of a removed target. See docs/hydrate.md.`,
 	return cmd
 }
 
-func runHydrate(cmd *cobra.Command, env Env, f *hydrateFlags, root string, v *verbosity) error {
+func runHydrate(cmd *cobra.Command, env Env, f *hydrateFlags, root string, v *globals) error {
 	git, err := gitrev.Open(root)
 	if err != nil {
 		return usageErr(fmt.Errorf("hydrate renders a commit, read from Git: %w", err))
@@ -125,9 +125,9 @@ func runHydrate(cmd *cobra.Command, env Env, f *hydrateFlags, root string, v *ve
 	f.opts.CacheDir = cacheDir(env, f.opts.CacheDir)
 	f.opts.Redacted = true // the renderings with placeholders SecretFields reads, made in parallel
 	f.opts.VerifyUnstable = f.strict
-	r := render.New(repo, f.opts, v.renderOptions(cmd.ErrOrStderr(), "hydrating")...)
+	r := render.New(repo, f.opts, append(v.decrypter(false), v.renderOptions(cmd.ErrOrStderr(), "hydrating")...)...)
 	res, err := hydrate.Hydrate(cmd.Context(), r, repo, hydrate.Options{RepoURL: f.repoURL, DrySHA: sha, Secrets: hydrate.SecretsMode(f.secrets),
-		Dir: cmp.Or(git.Sub(), "."), Previous: previous(f, git), Targets: targets, Strict: f.strict})
+		Dir: cmp.Or(git.Sub(), "."), Previous: previous(f, git), Targets: targets, Strict: f.strict, Decrypter: v.decrypterOrDefault()})
 	if cerr := cmd.Context().Err(); cerr != nil {
 		return cerr // interrupted: Run says so, once; nothing was written
 	}
@@ -153,7 +153,7 @@ func runHydrate(cmd *cobra.Command, env Env, f *hydrateFlags, root string, v *ve
 
 // reportSync prints what Sync did: the summary on standard error, the
 // files removed on standard output.
-func reportSync(cmd *cobra.Command, v *verbosity, targets int, res *hydrate.Result, rep *hydrate.SyncReport, sha, out string) {
+func reportSync(cmd *cobra.Command, v *globals, targets int, res *hydrate.Result, rep *hydrate.SyncReport, sha, out string) {
 	what := fmt.Sprintf("%d targets", targets)
 	if len(res.Kept) > 0 {
 		what = fmt.Sprintf("%d of %d targets (--changed-since)", targets-len(res.Kept), targets)
@@ -175,7 +175,7 @@ func previous(f *hydrateFlags, git *gitrev.Repo) fs.FS {
 }
 
 // commitBranches commits res to the cluster branches and says what it did.
-func commitBranches(cmd *cobra.Command, env Env, git *gitrev.Repo, res *hydrate.Result, prefix, sha string, v *verbosity) error {
+func commitBranches(cmd *cobra.Command, env Env, git *gitrev.Repo, res *hydrate.Result, prefix, sha string, v *globals) error {
 	subject, err := git.Subject(sha)
 	if err != nil {
 		return err
@@ -229,7 +229,7 @@ func changedTargets(cmd *cobra.Command, git *gitrev.Repo, f *hydrateFlags, sha s
 }
 
 // checkHydrated reports how f.out differs from res, and fails if it does.
-func checkHydrated(cmd *cobra.Command, res *hydrate.Result, out, sha string, v *verbosity) error {
+func checkHydrated(cmd *cobra.Command, res *hydrate.Result, out, sha string, v *globals) error {
 	rep, err := res.Check(out)
 	if err != nil {
 		return err

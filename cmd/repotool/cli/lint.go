@@ -17,7 +17,7 @@ import (
 	"github.com/repotool/repotool/pkg/output"
 )
 
-func newLintCmd(env Env, v *verbosity) *cobra.Command {
+func newLintCmd(env Env, v *globals) *cobra.Command {
 	opts := lint.DefaultOptions()
 	var format, failOn, sarifFile, baseline, writeBaseline, shard, changedSince string
 	var noDecrypt, staged bool
@@ -43,7 +43,8 @@ func newLintCmd(env Env, v *verbosity) *cobra.Command {
 				return err
 			}
 			opts.Render.CacheDir = cacheDir(env, opts.Render.CacheDir)
-			res, err := lint.Lint(cmd.Context(), repo, opts, append(decrypter(noDecrypt), v.renderOptions(cmd.ErrOrStderr(), "rendering")...)...)
+			opts.Keys = v.policy
+			res, err := lint.Lint(cmd.Context(), repo, opts, append(v.decrypter(noDecrypt), v.renderOptions(cmd.ErrOrStderr(), "rendering")...)...)
 			var se *lint.ScopeError
 			if errors.As(err, &se) {
 				return usageErr(err)
@@ -188,7 +189,7 @@ func gitPrefix(dir string) string {
 }
 
 // writeBaselineFile records res in a baseline file.
-func writeBaselineFile(cmd *cobra.Command, file string, res *lint.Result, v *verbosity) error {
+func writeBaselineFile(cmd *cobra.Command, file string, res *lint.Result, v *globals) error {
 	var b bytes.Buffer
 	if err := lint.NewBaseline(res).Write(&b); err != nil {
 		return err

@@ -12,14 +12,6 @@ import (
 	"github.com/repotool/repotool/pkg/render"
 )
 
-// decrypter returns the render option for --no-decrypt.
-func decrypter(noDecrypt bool) []render.Option {
-	if noDecrypt {
-		return []render.Option{render.WithDecrypter(render.PlaceholderDecrypter{})}
-	}
-	return nil
-}
-
 // loadRepo loads the layout and maps its errors to exit codes. limits, when
 // given, are the command's render limits (--max-values-size).
 func loadRepo(cmd *cobra.Command, dir string, limits ...*render.Options) (*layout.Repo, error) {

@@ -27,7 +27,7 @@ func TestPluginSecrets(t *testing.T) {
 	dir := filepath.Join(repo, "clusters", "prod-cluster", "namespace-a")
 	env := func(tier, secrets string) cli.Env {
 		return cli.Env{Dir: dir, Environ: []string{"ARGOCD_APP_NAMESPACE=namespace-a", "ARGOCD_APP_SOURCE_PATH=clusters/prod-cluster/namespace-a",
-			"ARGOCD_ENV_CLUSTER=prod-cluster", "ARGOCD_ENV_NAMESPACE=namespace-a", "ARGOCD_ENV_TIER=" + tier, "ARGOCD_ENV_SECRETS=" + secrets}}
+			"ARGOCD_ENV_CLUSTER=prod-cluster", "ARGOCD_ENV_NAMESPACE=namespace-a", "REPOTOOL_CLUSTER=prod-cluster", "ARGOCD_ENV_TIER=" + tier, "ARGOCD_ENV_SECRETS=" + secrets}}
 	}
 	plain, code := runCLIEnv(t, env("namespaces", ""), "render", "--argocd")
 	if code != cli.ExitOK || strings.Count(plain, "\nkind: Secret\n") != 2 {

@@ -12,16 +12,18 @@ import (
 	"github.com/repotool/repotool/pkg/render"
 )
 
-// verbosity is the root's --quiet and --verbose.
-type verbosity struct {
+// globals are the root's persistent flags: --quiet and --verbose, and the
+// key policy (keys.go).
+type globals struct {
 	quiet, verbose bool
+	keyFlags
 }
 
 // renderOptions are the render options the output settings ask for: a
 // progress bar on standard error when it is a terminal (and not --quiet),
 // and the library's log there: warnings by default, everything with
 // --verbose, nothing with --quiet.
-func (v *verbosity) renderOptions(stderr io.Writer, what string) []render.Option {
+func (v *globals) renderOptions(stderr io.Writer, what string) []render.Option {
 	var opts []render.Option
 	level := slog.LevelWarn
 	switch {
@@ -57,7 +59,7 @@ func (v *verbosity) renderOptions(stderr io.Writer, what string) []render.Option
 }
 
 // info prints an informational line on standard error, unless --quiet.
-func (v *verbosity) info(w io.Writer, format string, args ...any) {
+func (v *globals) info(w io.Writer, format string, args ...any) {
 	if !v.quiet {
 		fmt.Fprintf(w, format, args...)
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/repotool/repotool/pkg/argocd"
 	"github.com/repotool/repotool/pkg/config"
+	"github.com/repotool/repotool/pkg/decrypt"
 	"github.com/repotool/repotool/pkg/hydrate"
 	"github.com/repotool/repotool/pkg/layout"
 	"github.com/repotool/repotool/pkg/manifest"
@@ -33,7 +34,7 @@ type renderFlags struct {
 	opts               render.Options
 }
 
-func newRenderCmd(env Env, v *verbosity) *cobra.Command {
+func newRenderCmd(env Env, v *globals) *cobra.Command {
 	f := renderFlags{opts: render.DefaultOptions()}
 	cmd := &cobra.Command{
 		Use:   "render [REPO] (--cluster C [--namespace N] | --all) [--out-dir DIR]",
@@ -136,7 +137,7 @@ func notFound(repo *layout.Repo, msg string) error {
 	return errors.New(msg)
 }
 
-func runRender(cmd *cobra.Command, env Env, f *renderFlags, args []string, v *verbosity) error {
+func runRender(cmd *cobra.Command, env Env, f *renderFlags, args []string, v *globals) error {
 	var only *layout.TargetRef
 	if f.cluster != "" && f.namespace != "" && !f.all {
 		only = &layout.TargetRef{Cluster: f.cluster, Namespace: f.namespace} // one target: load what it needs
@@ -162,7 +163,7 @@ func runRender(cmd *cobra.Command, env Env, f *renderFlags, args []string, v *ve
 	}
 	f.opts.CacheDir = cacheDir(env, f.opts.CacheDir)
 	f.opts.Redacted = f.outDir != "" || f.redact
-	ropts := append(decrypter(f.noDecrypt), v.renderOptions(cmd.ErrOrStderr(), "rendering")...)
+	ropts := append(v.decrypter(f.noDecrypt), v.renderOptions(cmd.ErrOrStderr(), "rendering")...)
 	r := render.New(repo, f.opts, ropts...)
 	if f.tier != "" {
 		results := r.RenderAll(cmd.Context(), sel.targets)
@@ -216,7 +217,7 @@ func runRender(cmd *cobra.Command, env Env, f *renderFlags, args []string, v *ve
 
 // writeOutDir writes every rendered target to DIR/<cluster>/<namespace>.yaml
 // (render.Renderer.WriteDir) and reports what it did and the failures.
-func writeOutDir(cmd *cobra.Command, dir string, r *render.Renderer, targets []layout.Target, outside error, v *verbosity) error {
+func writeOutDir(cmd *cobra.Command, dir string, r *render.Renderer, targets []layout.Target, outside error, v *globals) error {
 	w := cmd.ErrOrStderr()
 	res, err := r.WriteDir(cmd.Context(), dir, targets)
 	for _, file := range res.Removed {
@@ -251,7 +252,7 @@ func reportFailures(w io.Writer, outside error, failed []error, total int, note 
 	return findings()
 }
 
-func runRenderArgoCD(cmd *cobra.Command, env Env, f *renderFlags, args []string, v *verbosity) error {
+func runRenderArgoCD(cmd *cobra.Command, env Env, f *renderFlags, args []string, v *globals) error {
 	if len(args) > 0 || f.all || f.cluster != "" || f.namespace != "" || f.outDir != "" || f.redact || f.noDecrypt {
 		return usageErr(errors.New("--argocd takes its target from the Argo CD plugin environment and needs real secret values: give no REPO, --cluster, " +
 			"--namespace, --all, --out-dir, --redact or --no-decrypt"))
@@ -292,19 +293,22 @@ func runRenderArgoCD(cmd *cobra.Command, env Env, f *renderFlags, args []string,
 	if err != nil {
 		return usageErr(notFound(repo, err.Error()))
 	}
+	if err := pe.Admit(repo, t, cmp.Or(f.tier, pe.Tier)); err != nil {
+		return &exitError{Code: ExitFindings, Err: err}
+	}
 	if pe.KubeVersion != "" && f.opts.KubeVersion == "" {
 		f.opts.KubeVersion = pe.KubeVersion
 	}
 	f.opts.APIVersions = append(f.opts.APIVersions, pe.APIVersions...)
 	f.opts.CacheDir = cacheDir(env, f.opts.CacheDir)
-	res, err := render.New(repo, f.opts, v.renderOptions(cmd.ErrOrStderr(), "rendering")...).Render(cmd.Context(), t)
+	res, err := render.New(repo, f.opts, append(v.decrypter(false), v.renderOptions(cmd.ErrOrStderr(), "rendering")...)...).Render(cmd.Context(), t)
 	if err != nil {
 		return &exitError{Code: ExitFindings, Err: err}
 	}
 	if pe.Secrets != "" {
 		// The dry source of Argo CD's Source Hydrator, which commits
 		// what it prints: Secrets as hydrate writes them.
-		if err := hydrated(cmd, repo, res, pe.Secrets); err != nil {
+		if err := hydrated(cmd, repo, res, pe.Secrets, v.decrypterOrDefault()); err != nil {
 			return &exitError{Code: ExitFindings, Err: err}
 		}
 	}
@@ -318,8 +322,8 @@ func runRenderArgoCD(cmd *cobra.Command, env Env, f *renderFlags, args []string,
 
 // hydrated replaces res's manifest and objects by what hydrate writes for
 // them with the secrets mode.
-func hydrated(cmd *cobra.Command, repo *layout.Repo, res *render.Result, secrets string) error {
-	data, err := hydrate.Manifest(cmd.Context(), repo, res, hydrate.SecretsMode(secrets))
+func hydrated(cmd *cobra.Command, repo *layout.Repo, res *render.Result, secrets string, dec decrypt.Decrypter) error {
+	data, err := hydrate.Manifest(cmd.Context(), repo, res, hydrate.SecretsMode(secrets), dec)
 	if err != nil {
 		return err
 	}

@@ -125,6 +125,7 @@ func TestRenderArgoCD(t *testing.T) {
 			"ARGOCD_APP_NAME=namespace-a",
 			"ARGOCD_APP_NAMESPACE=namespace-a",
 			"ARGOCD_APP_SOURCE_PATH=clusters/dev-cluster/namespace-a",
+			"REPOTOOL_CLUSTER=dev-cluster",
 			"KUBE_VERSION=1.31.2",
 			"KUBE_API_VERSIONS=monitoring.coreos.com/v1",
 		},

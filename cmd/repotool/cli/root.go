@@ -82,9 +82,10 @@ See https://github.com/repotool/repotool for documentation.`,
 	root.SetOut(s.Out)
 	root.SetErr(s.Err)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageErr(err) })
-	v := &verbosity{}
+	v := &globals{}
 	root.PersistentFlags().BoolVarP(&v.quiet, "quiet", "q", false, "print only results and errors: no progress, summaries or warnings on standard error")
 	root.PersistentFlags().BoolVar(&v.verbose, "verbose", false, "print the library's log (downloads, cache use, warnings) on standard error")
+	v.addKeyFlags(root, s)
 	root.AddCommand(
 		newCompareCmd(s, v),
 		newDiffCmd(s, v),

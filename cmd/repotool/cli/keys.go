@@ -1,0 +1,73 @@
+package cli
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/repotool/repotool/pkg/decrypt"
+	"github.com/repotool/repotool/pkg/render"
+	"github.com/repotool/repotool/pkg/sopsfile"
+)
+
+// keyFlags are the operator's key policy: which keys besides age
+// identities repotool may use (--allow-key, REPOTOOL_ALLOW_KEYS) and how
+// long a key service may take (--key-timeout, REPOTOOL_KEY_TIMEOUT). They
+// come from the command line and the environment only, never from the
+// repository being read (see docs/security.md).
+type keyFlags struct {
+	allowKeys  []string
+	keyTimeout time.Duration
+
+	policy sopsfile.KeyPolicy
+	sops   *decrypt.SOPS
+}
+
+// keyHelp is --allow-key's help.
+const keyHelp = "allow a key besides age identities, as KIND=ID (repeatable; also $REPOTOOL_ALLOW_KEYS): hc_vault=URL[/v1/ENGINE], kms=ARN[+ROLE], " +
+	"gcp_kms=RESOURCE, azure_kv=URL, hckms=ID, pgp=FINGERPRINT (runs gpg), age-plugin=NAME (runs age-plugin-NAME)"
+
+func (k *keyFlags) addKeyFlags(root *cobra.Command, env Env) {
+	root.PersistentFlags().StringArrayVar(&k.allowKeys, "allow-key", nil, keyHelp)
+	root.PersistentFlags().DurationVar(&k.keyTimeout, "key-timeout", 0,
+		fmt.Sprintf("time an allowed key service has to answer one request (default $REPOTOOL_KEY_TIMEOUT, else %s)", decrypt.DefaultKeyTimeout))
+	root.PersistentPreRunE = func(*cobra.Command, []string) error { return k.resolve(env) }
+}
+
+// resolve reads the policy from the flags and the environment, once, and
+// makes the one decrypter every command of the run uses.
+func (k *keyFlags) resolve(env Env) error {
+	policy, err := sopsfile.ParseKeyPolicy(append([]string{env.Getenv("REPOTOOL_ALLOW_KEYS")}, k.allowKeys...)...)
+	if err != nil {
+		return usageErr(err)
+	}
+	if k.keyTimeout == 0 {
+		if t := env.Getenv("REPOTOOL_KEY_TIMEOUT"); t != "" {
+			if k.keyTimeout, err = time.ParseDuration(t); err != nil || k.keyTimeout <= 0 {
+				return usageErr(fmt.Errorf("REPOTOOL_KEY_TIMEOUT=%q is not a positive duration (such as 20s)", t))
+			}
+		}
+	}
+	k.policy = policy
+	k.sops, err = decrypt.NewSOPS(decrypt.Options{Keys: policy, KeyTimeout: k.keyTimeout})
+	return err
+}
+
+// decrypter is the render option for secret values files: typed
+// placeholders with --no-decrypt, else the run's SOPS decrypter.
+func (k *keyFlags) decrypter(noDecrypt bool) []render.Option {
+	if noDecrypt {
+		return []render.Option{render.WithDecrypter(render.PlaceholderDecrypter{})}
+	}
+	return []render.Option{render.WithDecrypter(k.decrypterOrDefault())}
+}
+
+// decrypterOrDefault is the run's decrypter; a command run without the
+// root's pre-run (a test calling a constructor) gets the strict default.
+func (k *keyFlags) decrypterOrDefault() *decrypt.SOPS {
+	if k.sops == nil {
+		k.sops = &decrypt.SOPS{}
+	}
+	return k.sops
+}
