@@ -15,8 +15,9 @@ import (
 // Check is a CEL expression over one object (object) and every object of
 // its cluster (objects), true when the object passes: repotool.yaml's
 // lint.checks. It is compiled in the environment ValidatingAdmissionPolicy
-// expressions compile in, with Kubernetes' CEL libraries, and runs within
-// the same cost limits.
+// expressions compile in, with Kubernetes' CEL libraries; each evaluation
+// is held to Kubernetes' per-call cost limit (PerCallLimit), and a run to
+// the budget its context carries (RunBudget).
 type Check struct {
 	prog cel.Program
 }
@@ -46,7 +47,8 @@ func CompileCheck(expr string) (*Check, error) {
 	if t := parsed.OutputType(); !t.IsExactType(cel.BoolType) && !t.IsExactType(cel.DynType) {
 		return nil, fmt.Errorf("must evaluate to bool, not %s", t)
 	}
-	prog, err := env.Program(parsed, cel.CostLimit(celconfig.RuntimeCELCostBudget), cel.InterruptCheckFrequency(celconfig.CheckFrequency))
+	prog, err := env.Program(parsed, cel.CostLimit(celconfig.PerCallLimit), cel.InterruptCheckFrequency(celconfig.CheckFrequency),
+		cel.EvalOptions(cel.OptTrackCost))
 	if err != nil {
 		return nil, err
 	}
@@ -75,15 +77,32 @@ func Normalize(content map[string]any) map[string]any {
 
 // Eval runs the check on object (Normalize'd) within its cluster's
 // objects: pass, or an error when the expression cannot be evaluated
-// (which never quotes the object).
+// (which never quotes the object). Each evaluation is held to Kubernetes'
+// per-evaluation cost limit and spends the budget ctx carries
+// (WithBudget): once it is spent, Eval returns ErrBudget without
+// evaluating.
 func (c *Check) Eval(ctx context.Context, object map[string]any, objects Objects) (bool, error) {
-	out, _, err := c.prog.ContextEval(ctx, map[string]any{"object": object, "objects": objects.val})
+	b := budgetOf(ctx)
+	if b != nil && b.Exceeded() {
+		return false, ErrBudget
+	}
+	out, det, err := c.prog.ContextEval(ctx, map[string]any{"object": object, "objects": objects.val})
+	if b != nil {
+		var cost int64
+		if det != nil && det.ActualCost() != nil {
+			cost = int64(*det.ActualCost())
+		}
+		b.spend(cost, celconfig.PerCallLimit, celconfig.PerCallLimit, false)
+		if b.Exceeded() {
+			return false, ErrBudget
+		}
+	}
 	if err != nil {
 		return false, fmt.Errorf("cannot be evaluated: %w", err)
 	}
-	b, ok := out.Value().(bool)
+	pass, ok := out.Value().(bool)
 	if !ok {
 		return false, fmt.Errorf("evaluates to %s, not bool", out.Type().TypeName())
 	}
-	return b, nil
+	return pass, nil
 }

@@ -101,10 +101,10 @@ func compileForEvaluation(p *admissionv1.ValidatingAdmissionPolicy) validating.V
 		audits[i] = &validating.AuditAnnotationCondition{Key: a.Key, ValueExpression: a.ValueExpression}
 	}
 	return validating.NewValidator(
-		compiler.CompileCondition(validations, vars, mode),
+		budgeted{compiler.CompileCondition(validations, vars, mode)},
 		matcher,
-		compiler.CompileCondition(audits, vars, mode),
-		compiler.CompileCondition(messages, messageVars, mode),
+		budgeted{compiler.CompileCondition(audits, vars, mode)},
+		budgeted{compiler.CompileCondition(messages, messageVars, mode)},
 		p.Spec.FailurePolicy,
 		nil,
 	)

@@ -52,6 +52,10 @@ type Decision struct {
 	// EvalError is true when the expression could not be evaluated (a
 	// runtime error, the cost limit) and the failurePolicy is Fail.
 	EvalError bool
+	// BudgetExceeded is true on the last decision of an evaluation the
+	// run's budget (WithBudget) stopped, while Policy ran: the object was
+	// not put to the remaining policies, whatever their failurePolicy.
+	BudgetExceeded bool
 
 	eval *evaluation
 }
@@ -80,9 +84,17 @@ func (s *Set) Evaluate(ctx context.Context, in Input) []Decision {
 	}
 	var out []Decision
 	var normalized admission.Attributes
+	budget := budgetOf(ctx)
+	exceeded := func() bool { return budget != nil && budget.Exceeded() }
+	stopped := func(p *boundPolicy) []Decision {
+		return append(out, Decision{Policy: p.obj.Name, PolicyRef: p.in.Ref, Validation: -1, BudgetExceeded: true, StaticMessage: ErrBudget.Error()})
+	}
 	for _, p := range s.policies {
 		if ctx.Err() != nil {
 			return out
+		}
+		if exceeded() {
+			return stopped(p)
 		}
 		if len(p.bindings) == 0 || p.c.usesAuthorizer {
 			continue
@@ -123,7 +135,11 @@ func (s *Set) Evaluate(ctx context.Context, in Input) []Decision {
 			for _, prm := range params {
 				ev := *ev
 				ev.param = prm.obj
-				out = append(out, s.validate(ctx, &ev, b, prm.ref)...)
+				ds := s.validate(ctx, &ev, b, prm.ref)
+				if exceeded() {
+					return stopped(p) // its decisions are the budget's, not the policy's
+				}
+				out = append(out, ds...)
 			}
 		}
 	}

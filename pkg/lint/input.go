@@ -1,6 +1,7 @@
 package lint
 
 import (
+	"cmp"
 	"errors"
 	"io/fs"
 	"path"
@@ -12,6 +13,7 @@ import (
 	yaml "go.yaml.in/yaml/v3"
 
 	"github.com/repotool/repotool/internal/yamlpos"
+	"github.com/repotool/repotool/pkg/admission"
 	"github.com/repotool/repotool/pkg/config"
 	"github.com/repotool/repotool/pkg/layout"
 	"github.com/repotool/repotool/pkg/manifest"
@@ -52,6 +54,7 @@ type input struct {
 	renderOpts render.Options
 	schemaDir  string
 	keys       sopsfile.KeyPolicy
+	celBudget  int64
 	// evidence renders again for the rules that decide by rendering.
 	evidence *evidence
 
@@ -124,7 +127,8 @@ func str(n *yaml.Node, keys ...string) string {
 // are Lint's (nil from Check).
 func buildInput(repo *layout.Repo, results []*render.Result, opts Options, facts compacted, ev *evidence) *input {
 	in := &input{Repo: repo, Results: results, files: repo.Files, compacted: facts,
-		renderOpts: opts.Render, schemaDir: opts.SchemaDir, evidence: ev, keys: opts.Keys}
+		renderOpts: opts.Render, schemaDir: opts.SchemaDir, evidence: ev, keys: opts.Keys,
+		celBudget: cmp.Or(opts.CELBudget, admission.RunBudget)}
 	if in.files == nil {
 		in.files = layout.NewFiles(repo.FS) // a Repo not made by layout.Load
 	}

@@ -43,6 +43,11 @@ type Options struct {
 	// Lint holds too: sops-key-not-allowed names the keys of encrypted
 	// files that it does not allow (they are never contacted).
 	Keys sopsfile.KeyPolicy
+	// CELBudget is the CEL cost a run may spend on each lint.checks
+	// expression, and on each cluster's admission policies (0:
+	// admission.RunBudget). The expressions come from the repository: a
+	// check or policy that spends it is an error finding, not a long run.
+	CELBudget int64
 }
 
 // DefaultOptions returns the default settings.

@@ -32,7 +32,9 @@ var ruleAdmissionPolicy = &Rule{
 			"them as the API server puts a CREATE by Argo CD's application controller, with Kubernetes' own code (k8s.io/apiserver): the CEL " +
 			"environment and cost limits, matchConstraints (rules with wildcards, excludeResourceRules, matchPolicy, namespaceSelector, " +
 			"objectSelector), the binding's matchResources, paramKind and paramRef (params among the cluster's objects), matchConditions, " +
-			"variables, validations with message, messageExpression and reason, and failurePolicy. Namespace selectors see the labels of the " +
+			"variables, validations with message, messageExpression and reason, and failurePolicy. The policies of a cluster share a CEL " +
+			"cost budget for the run (twice Kubernetes' per-evaluation budget, on top of it): policies that spend it are an error at the policy " +
+			"that was running, and the cluster's remaining objects are not checked, whatever the failurePolicy. Namespace selectors see the labels of the " +
 			"Namespace objects the repository deploys, the label the API server sets on every namespace, the labels repotool's own Namespace " +
 			"objects carry, and `namespaces.<ns>.labels` of repotool.yaml. A binding's Deny is an error, Warn a warning, Audit an info. The " +
 			"finding is placed at the values file line that set the field the failing expression reads when it can be traced, else at the " +
@@ -246,6 +248,7 @@ func (a *admissionRun) params(policies []admission.Input, rest []*placed) []admi
 func (in *input) admit(v *clusterView, a *admissionRun, set *admission.Set, env []byte, namespaces map[string]map[string]string,
 	rest []*placed, report func(Finding)) map[*admissionRef][]string {
 	missing := map[*admissionRef][]string{}
+	ctx := admission.WithBudget(in.ctx(), admission.NewBudget(in.celBudget))
 	for _, p := range rest {
 		if !set.MayMatch(schema.FromAPIVersionAndKind(p.o.APIVersion, p.o.Kind)) {
 			continue
@@ -259,7 +262,11 @@ func (in *input) admit(v *clusterView, a *admissionRun, set *admission.Set, env 
 			continue
 		}
 		ref := &admissionRef{p: p, content: c}
-		decisions := set.Evaluate(in.ctx(), admission.Input{Content: c, Ref: ref, Normalized: true})
+		decisions := set.Evaluate(ctx, admission.Input{Content: c, Ref: ref, Normalized: true})
+		if n := len(decisions); n > 0 && decisions[n-1].BudgetExceeded {
+			report(in.budgetFinding(v.name, p, decisions[n-1]))
+			return missing // the rest of the cluster is not checked: the finding fails the run
+		}
 		if len(decisions) == 0 && len(a.admitted) < maxSharedContents {
 			a.admitted[key] = true
 		}
@@ -347,4 +354,15 @@ func firstAnd(ids []string) string {
 		return ids[0]
 	}
 	return fmt.Sprintf("%s and %d others", ids[0], len(ids)-1)
+}
+
+// budgetFinding is the error of a cluster whose admission policies spent
+// the run's CEL budget, at the policy that was running.
+func (in *input) budgetFinding(cluster string, p *placed, d admission.Decision) Finding {
+	f := in.admissionFinding(d.PolicyRef.(*admissionRef), "/spec/validations")
+	f.Severity = SeverityError
+	f.Message = fmt.Sprintf("the cluster's admission policies %s (%d cost units) while ValidatingAdmissionPolicy %s ran on %s in cluster "+
+		"%s: the cluster's remaining objects were not checked; make the policies cheaper (fewer or smaller params, no nested iteration over "+
+		"large lists)", admission.ErrBudget, in.celBudget, d.Policy, p.o.ID(), cluster)
+	return f
 }

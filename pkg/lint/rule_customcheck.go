@@ -1,6 +1,7 @@
 package lint
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/repotool/repotool/pkg/admission"
@@ -14,13 +15,16 @@ var ruleCustomCheck = &Rule{
 		Summary:     "An object fails one of the CEL checks repotool.yaml defines in lint.checks.",
 		Remediation: "Change the object (the value the finding points at) so that the check's expression is true for it, or change the check.",
 		Severity:    SeverityError,
-		Description: "`lint.checks` in repotool.yaml lists checks written in CEL, without writing an admission policy: `{id, match: {apiVersion, kind}, " +
-			"expression, message, severity}`. The expression sees `object`, the object (as the API server would show it to a policy), and " +
-			"`objects`, every object the repository deploys to the same cluster, for checks across objects; it is true when the object passes. " +
-			"Checks are compiled in the environment of ValidatingAdmissionPolicy expressions, with Kubernetes' CEL libraries (quantity, regex, " +
-			"URL, lists, format, IP and CIDR, semver) and within the same cost limits. A failing object is reported with the check's id and " +
-			"message and its severity (error unless given), at the object's template; a check that does not compile, or that cannot be evaluated " +
-			"for an object, is an error at repotool.yaml. Findings take part in suppressions, the baseline and SARIF like any other. Examples, " +
+		Description: "`lint.checks` in repotool.yaml lists checks written in CEL, without writing an admission policy: `{id, match: {apiVersion, " +
+			"kind}, expression, message, severity}`. The expression sees `object`, the object (as the API server would show it to a policy), " +
+			"and `objects`, every object the repository deploys to the same cluster, for checks across objects; it is true when the object " +
+			"passes. Checks are compiled in the environment of ValidatingAdmissionPolicy expressions, with Kubernetes' CEL libraries " +
+			"(quantity, regex, URL, lists, format, IP and CIDR, semver). Each evaluation is held to Kubernetes' per-call cost limit, and each " +
+			"check to a budget for the whole run (twice what Kubernetes allows one policy binding's evaluation of one object): a check that " +
+			"spends it, iterating the cluster's objects within an iteration over them for one, is stopped with an error at its line in " +
+			"repotool.yaml. A failing object is reported with the check's id and message and its severity (error unless given), at the " +
+			"object's template; a check that does not compile, or that cannot be evaluated for an object, is an error at repotool.yaml. " +
+			"Findings take part in suppressions, the baseline and SARIF like any other. Examples, " +
 			"each an entry of `lint.checks`:\n\n" +
 			"```yaml\n" +
 			"- id: no-latest\n  match: {apiVersion: apps/v1, kind: Deployment}\n  expression: \"object.spec.template.spec.containers.all(c, " +
@@ -60,6 +64,10 @@ func checkCustom(in *input, report func(Finding)) {
 		return
 	}
 	compiled := make([]*admission.Check, len(checks))
+	budgets := make([]*admission.Budget, len(checks)) // each check's, for the whole run
+	for i := range budgets {
+		budgets[i] = admission.NewBudget(in.celBudget)
+	}
 	for i, c := range checks {
 		var err error
 		if compiled[i], err = admission.CompileCheck(c.Expression); err != nil {
@@ -75,16 +83,23 @@ func checkCustom(in *input, report func(Finding)) {
 		}
 		objects := admission.NewObjects(contents)
 		for i, c := range checks {
-			if compiled[i] == nil {
+			if compiled[i] == nil || budgets[i].Exceeded() {
 				continue
 			}
+			ctx := admission.WithBudget(in.ctx(), budgets[i])
 			failed := map[string]bool{}
+		objects:
 			for j, p := range v.objs {
 				if !c.Match.Matches(p.o.APIVersion, p.o.Kind) {
 					continue
 				}
-				ok, err := compiled[i].Eval(in.ctx(), contents[j], objects)
+				ok, err := compiled[i].Eval(ctx, contents[j], objects)
 				switch {
+				case errors.Is(err, admission.ErrBudget):
+					report(Finding{File: config.FileName, Line: c.ExpressionLine, Message: fmt.Sprintf("lint.checks %s %s (%d cost units) on %s "+
+						"in cluster %s, and was stopped: the rest of the run is not checked by it; make the expression cheaper (no nested "+
+						"iteration over objects)", c.ID, admission.ErrBudget, in.celBudget, p.o.ID(), v.name), Severity: SeverityError})
+					break objects
 				case err != nil && !failed[v.name]:
 					failed[v.name] = true
 					msg := withoutSecrets(err.Error(), "cannot be evaluated (the error is withheld: it quotes a secret value)", &admissionRef{p: &v.objs[j]})

@@ -1,0 +1,72 @@
+package lint_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/repotool/repotool/pkg/lint"
+)
+
+// TestCELBudget: CEL from the repository under review is held to a budget
+// for the run. A lint.checks expression that iterates the cluster's
+// objects three deep is stopped with one error finding at its line in
+// repotool.yaml (the other checks still run), and admission policies that
+// spend a cluster's budget are one error finding at the policy, whatever
+// their failurePolicy, instead of a long run that ends in exit 0.
+func TestCELBudget(t *testing.T) {
+	useTestKey(t)
+	repo := t.TempDir()
+	if err := os.CopyFS(repo, os.DirFS(filepath.Join(casesDir, "custom-check", "repo"))); err != nil {
+		t.Fatal(err)
+	}
+	cfg := filepath.Join(repo, "repotool.yaml")
+	data, err := os.ReadFile(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nested := "    - id: nested\n      expression: \"objects.all(a, objects.all(b, objects.all(c, a.kind != '' || c.kind != '')))\"\n      message: never done\n"
+	line := strings.Count(string(data), "\n") + 2
+	if err := os.WriteFile(cfg, append(data, nested...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r, opts := loadCase(t, repo)
+	opts.CELBudget = 300 // a few objects: a small budget stands for a large cluster
+	res, err := lint.Lint(context.Background(), r, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var budget, others int
+	for _, f := range res.Findings {
+		switch {
+		case strings.Contains(f.Message, "lint.checks nested exceeded the run's CEL cost budget"):
+			budget++
+			if f.File != "repotool.yaml" || f.Line != line || f.Severity != lint.SeverityError {
+				t.Errorf("budget finding at %s:%d (%s), want repotool.yaml:%d, error", f.File, f.Line, f.Severity, line)
+			}
+		case strings.HasPrefix(f.Message, "no-latest:"):
+			others++
+		}
+	}
+	if budget != 1 || others == 0 {
+		t.Errorf("%d budget findings (want 1), %d of the other checks' (want some):\n%+v", budget, others, res.Findings)
+	}
+
+	r, opts = loadCase(t, filepath.Join(casesDir, "admission-policy", "repo"))
+	opts.CELBudget = 20
+	res, err = lint.Lint(context.Background(), r, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stopped []lint.Finding
+	for _, f := range res.Findings {
+		if strings.Contains(f.Message, "admission policies exceeded the run's CEL cost budget") {
+			stopped = append(stopped, f)
+		}
+	}
+	if len(stopped) == 0 || stopped[0].Severity != lint.SeverityError || !strings.HasSuffix(stopped[0].File, ".yaml") || stopped[0].Line == 0 {
+		t.Errorf("policies over the budget: %+v", stopped)
+	}
+}
