@@ -24,27 +24,47 @@ type CommitInfo struct {
 	// under NotesRef (refs/notes/<namespace>), as `git notes` does.
 	NotesRef string
 	Note     []byte
+	// Expect, when not nil, is the branch head the files were made
+	// against ("" for no branch): a branch that has moved since (another
+	// hydration committed to it) is not committed to, and the error says
+	// so. It covers what the caller read before CommitFiles, as the
+	// reference's compare-and-set covers what CommitFiles reads.
+	Expect *string
 }
+
+// ErrMoved is the error of CommitFiles for a branch that moved since the
+// head CommitInfo.Expect names.
+var ErrMoved = errors.New("the branch moved since its previous content was read")
 
 // BranchTree returns the whole tree of the local branch (not only the
 // repotool repository's folder), nil when there is no such branch.
 func (r *Repo) BranchTree(branch string) (fs.FS, error) {
+	_, tree, err := r.Branch(branch)
+	return tree, err
+}
+
+// Branch returns the local branch's head and whole tree, read together:
+// "" and nil when there is no such branch.
+func (r *Repo) Branch(branch string) (head string, tree fs.FS, err error) {
+	if err := CheckBranchName(branch); err != nil {
+		return "", nil, err
+	}
 	ref, err := r.git.Reference(plumbing.NewBranchReferenceName(branch), true)
 	if errors.Is(err, plumbing.ErrReferenceNotFound) {
-		return nil, nil
+		return "", nil, nil
 	}
 	if err != nil {
-		return nil, err
+		return "", nil, err
 	}
 	c, err := r.git.CommitObject(ref.Hash())
 	if err != nil {
-		return nil, fmt.Errorf("branch %s: %w", branch, err)
+		return "", nil, fmt.Errorf("branch %s: %w", branch, err)
 	}
-	tree, err := c.Tree()
+	t, err := c.Tree()
 	if err != nil {
-		return nil, fmt.Errorf("branch %s: %w", branch, err)
+		return "", nil, fmt.Errorf("branch %s: %w", branch, err)
 	}
-	return &treeFS{repo: r.git, tree: tree, when: c.Committer.When}, nil
+	return ref.Hash().String(), &treeFS{repo: r.git, tree: t, when: c.Committer.When}, nil
 }
 
 // CommitFiles makes files (slash-separated path -> content) the whole tree
@@ -56,6 +76,9 @@ func (r *Repo) BranchTree(branch string) (fs.FS, error) {
 // returns the branch's commit and whether it is a new one. Nothing is
 // pushed.
 func (r *Repo) CommitFiles(branch string, files map[string][]byte, info CommitInfo) (sha string, committed bool, err error) {
+	if err := CheckBranchName(branch); err != nil {
+		return "", false, err
+	}
 	name := plumbing.NewBranchReferenceName(branch)
 	if head, err := r.git.Storer.Reference(plumbing.HEAD); err == nil && head.Type() == plumbing.SymbolicReference && head.Target() == name {
 		return "", false, fmt.Errorf("branch %s is checked out: check out another branch, since hydrate commits to it without a work tree", branch)
@@ -63,6 +86,16 @@ func (r *Repo) CommitFiles(branch string, files map[string][]byte, info CommitIn
 	old, err := r.git.Storer.Reference(name)
 	if err != nil && !errors.Is(err, plumbing.ErrReferenceNotFound) {
 		return "", false, err
+	}
+	if info.Expect != nil {
+		now := ""
+		if old != nil {
+			now = old.Hash().String()
+		}
+		if now != *info.Expect {
+			return "", false, fmt.Errorf("branch %s: %w (another hydration committed to it): nothing was committed to it; run hydrate again", branch,
+				ErrMoved)
+		}
 	}
 	tree, err := r.writeTree(files)
 	if err != nil {
@@ -194,6 +227,21 @@ func (r *Repo) addNote(commit plumbing.Hash, info CommitInfo) error {
 	if len(info.Note) == 0 {
 		return nil
 	}
+	// Notes of every branch share one reference: a hydration committing
+	// to another branch at the same time may move it. A note only adds
+	// an entry, so it is added again on the reference's new commit.
+	for try := 1; ; try++ {
+		err := r.addNoteOnce(commit, info)
+		if !errors.Is(err, errNotesMoved) || try == 5 {
+			return err
+		}
+	}
+}
+
+// errNotesMoved is addNoteOnce's error when the notes moved meanwhile.
+var errNotesMoved = errors.New("reference has changed concurrently")
+
+func (r *Repo) addNoteOnce(commit plumbing.Hash, info CommitInfo) error {
 	name := plumbing.ReferenceName(info.NotesRef)
 	old, err := r.git.Storer.Reference(name)
 	if err != nil && !errors.Is(err, plumbing.ErrReferenceNotFound) {
@@ -233,7 +281,7 @@ func (r *Repo) addNote(commit plumbing.Hash, info CommitInfo) error {
 		return err
 	}
 	if err := r.git.Storer.CheckAndSetReference(plumbing.NewHashReference(name, c), old); err != nil {
-		return fmt.Errorf("%s moved while hydrate added a note: %w", name, err)
+		return fmt.Errorf("%s moved while hydrate added a note: %w (%w)", name, errNotesMoved, err)
 	}
 	return nil
 }

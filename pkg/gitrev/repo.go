@@ -22,6 +22,8 @@ type Repo struct {
 	// sub is the repotool repository's folder inside the Git repository,
 	// slash-separated; "" at the root.
 	sub string
+	// root is the work tree's folder.
+	root string
 }
 
 // Open opens the Git repository that holds dir (dir itself or a parent).
@@ -46,7 +48,7 @@ func Open(dir string) (*Repo, error) {
 	if sub == "." {
 		sub = ""
 	}
-	return &Repo{git: g, sub: sub}, nil
+	return &Repo{git: g, sub: sub, root: wt.Filesystem.Root()}, nil
 }
 
 // rel is a path of the Git repository relative to the repotool
@@ -61,6 +63,9 @@ func (r *Repo) rel(name string) (string, bool) {
 // Sub is the repotool repository's folder inside the Git repository ("" at
 // its root).
 func (r *Repo) Sub() string { return r.sub }
+
+// Root is the work tree's folder, where .git is.
+func (r *Repo) Root() string { return r.root }
 
 // Commit resolves rev (a branch, tag, commit or expression such as
 // HEAD~1) to a commit hash.

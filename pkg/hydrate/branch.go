@@ -2,6 +2,8 @@ package hydrate
 
 import (
 	"encoding/json"
+	"errors"
+	"fmt"
 	"io/fs"
 	"slices"
 	"strings"
@@ -9,6 +11,7 @@ import (
 	"time"
 
 	"github.com/repotool/repotool/pkg/gitrev"
+	"github.com/repotool/repotool/pkg/layout"
 )
 
 // NotesRef is where Argo CD's hydrator keeps its git notes
@@ -25,6 +28,10 @@ type BranchOptions struct {
 	DrySHA, Subject string
 	Name, Email     string
 	When            time.Time
+	// Previous is what the hydration read the branches' previous content
+	// from (Options.Previous): a branch it read is committed to only if it
+	// has not moved since.
+	Previous *BranchesFS
 }
 
 // BranchCommit is one cluster's branch after Commit.
@@ -68,9 +75,23 @@ func (res *Result) Commit(repo *gitrev.Repo, opts BranchOptions) ([]BranchCommit
 		plans = append(plans, BranchCommit{Branch: branch, Report: rep})
 		wants[branch] = want
 	}
+	expect := map[string]*string{}
+	for _, p := range plans {
+		if opts.Previous == nil {
+			break
+		}
+		if head, read := opts.Previous.head(strings.TrimPrefix(p.Branch, opts.Prefix)); read {
+			expect[p.Branch] = &head
+			if now, _, err := repo.Branch(p.Branch); err != nil || now != head {
+				return nil, fmt.Errorf("branch %s: %w (another hydration committed to it): nothing was committed; run hydrate again",
+					p.Branch, gitrev.ErrMoved)
+			}
+		}
+	}
 	for i := range plans {
 		p := &plans[i]
 		info := gitrev.CommitInfo{Message: msg, Name: opts.Name, Email: opts.Email, When: opts.When, NotesRef: NotesRef, Note: note}
+		info.Expect = expect[p.Branch]
 		if p.SHA, p.Committed, err = repo.CommitFiles(p.Branch, wants[p.Branch], info); err != nil {
 			return plans[:i], err
 		}
@@ -116,34 +137,82 @@ func (res *Result) cluster(c string) *Result {
 	return sub
 }
 
-// Branches is the output Commit makes, read back: <cluster>/<path> is
-// <path> of the branch opts.Prefix + cluster. It is Options.Previous for a
-// hydration to branches, so that their Secrets keep their ciphertext.
-func Branches(repo *gitrev.Repo, prefix string) fs.FS {
-	return &branchesFS{repo: repo, prefix: prefix, trees: map[string]fs.FS{}}
+// CheckPrefix refuses a branch prefix that makes, with one of repo's
+// clusters, a name Git would not accept as a branch (a/../b, a space, a
+// component starting with "."): go-git would write the reference anyway,
+// where Git ignores it or outside refs/heads.
+func CheckPrefix(repo *layout.Repo, prefix string) error {
+	if prefix == "" {
+		return errors.New("--branch needs a prefix for the cluster branches (hydrated/, say)")
+	}
+	for _, c := range repo.Clusters {
+		if err := gitrev.CheckBranchName(prefix + c.Name); err != nil {
+			return fmt.Errorf("--branch %q makes the branch of cluster %s: %w", prefix, c.Name, err)
+		}
+	}
+	return nil
 }
 
-type branchesFS struct {
+// Branches is the output Commit makes, read back: <cluster>/<path> is
+// <path> of the branch prefix + cluster. It is Options.Previous for a
+// hydration to branches, so that their Secrets keep their ciphertext, and
+// BranchOptions.Previous for the commit: a branch is read once, its head
+// recorded, and Commit commits only on that head, so that concurrent
+// hydrations make one commit, not one each with Secrets encrypted anew.
+func Branches(repo *gitrev.Repo, prefix string) *BranchesFS {
+	return &BranchesFS{repo: repo, prefix: prefix, trees: map[string]branchRead{}}
+}
+
+// BranchesFS is the cluster branches as one fs.FS (see Branches).
+type BranchesFS struct {
 	repo   *gitrev.Repo
 	prefix string
 	mu     sync.Mutex
-	trees  map[string]fs.FS
+	trees  map[string]branchRead
 }
 
-func (b *branchesFS) Open(name string) (fs.File, error) {
+// branchRead is one branch as it was read: its head and tree.
+type branchRead struct {
+	head string
+	tree fs.FS
+	err  error
+}
+
+// Prefix is the prefix the branches are named with.
+func (b *BranchesFS) Prefix() string { return b.prefix }
+
+// read reads cluster's branch once.
+func (b *BranchesFS) read(cluster string) branchRead {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	r, seen := b.trees[cluster]
+	if !seen {
+		r.head, r.tree, r.err = b.repo.Branch(b.prefix + cluster)
+		b.trees[cluster] = r
+	}
+	return r
+}
+
+// head is the head cluster's branch had when it was read, false when it
+// was not read.
+func (b *BranchesFS) head(cluster string) (string, bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	r, seen := b.trees[cluster]
+	return r.head, seen && r.err == nil
+}
+
+func (b *BranchesFS) Open(name string) (fs.File, error) {
 	cluster, rest, ok := strings.Cut(name, "/")
 	if !fs.ValidPath(name) || !ok {
 		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
 	}
-	b.mu.Lock()
-	tree, seen := b.trees[cluster]
-	if !seen {
-		tree, _ = b.repo.BranchTree(b.prefix + cluster)
-		b.trees[cluster] = tree
+	r := b.read(cluster)
+	if r.err != nil {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: r.err}
 	}
-	b.mu.Unlock()
-	if tree == nil {
+	if r.tree == nil {
 		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
 	}
-	return tree.Open(rest)
+	return r.tree.Open(rest)
 }

@@ -45,6 +45,10 @@ type Options struct {
 	// Decrypter decrypts Previous's Secrets. Default: decrypt.SOPS, with
 	// the environment's keys.
 	Decrypter decrypt.Decrypter
+	// AllowExpiredCertificate seals (SecretsSealed) with a cluster's
+	// certificate outside its validity period, which is refused otherwise,
+	// as kubeseal refuses it.
+	AllowExpiredCertificate bool
 	// Strict fails a target whose rendering is unstable
 	// (render.Result.Unstable: lookup, the clock, chance, a dependency's
 	// version range): its hydrated manifest would change with no commit.

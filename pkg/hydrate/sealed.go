@@ -17,6 +17,7 @@ import (
 	"path"
 	"reflect"
 	"slices"
+	"time"
 
 	ssv1 "github.com/bitnami-labs/sealed-secrets/pkg/apis/sealedsecrets/v1alpha1"
 	sscrypto "github.com/bitnami-labs/sealed-secrets/pkg/crypto"
@@ -59,6 +60,8 @@ type sealer struct {
 	certs    map[string]certificate
 	fileKeys map[string][]byte // by path, for the files of this commit
 	codecs   serializer.CodecFactory
+	// allowExpired seals with a certificate outside its validity period.
+	allowExpired bool
 }
 
 // certificate is a cluster's sealing key, or why it has none.
@@ -70,7 +73,7 @@ type certificate struct {
 
 func newSealer(repo *layout.Repo, opts Options) *sealer {
 	s := &sealer{repo: repo, previous: opts.Previous, certs: map[string]certificate{}, fileKeys: map[string][]byte{},
-		codecs: serializer.NewCodecFactory(runtime.NewScheme())}
+		codecs: serializer.NewCodecFactory(runtime.NewScheme()), allowExpired: opts.AllowExpiredCertificate}
 	s.keyer, _ = cmpDecrypter(opts.Decrypter).(decrypt.DigestKeyer)
 	return s
 }
@@ -81,7 +84,7 @@ func (s *sealer) certificate(cluster string) certificate {
 		return c
 	}
 	file := certificateFile(s.repo, cluster)
-	c := parseCertificate(s.repo.FS, file)
+	c := parseCertificate(s.repo.FS, file, time.Now(), s.allowExpired)
 	if c.err != nil {
 		c.err = fmt.Errorf("--secrets sealed-secrets seals for the cluster's sealed-secrets certificate, %s: %w; "+
 			"fetch it with `kubeseal --fetch-cert > %s` (it is public: commit it), or name its file in hydrate.clusters.%s.certificate",
@@ -102,8 +105,11 @@ func certificateFile(repo *layout.Repo, cluster string) string {
 }
 
 // parseCertificate reads the RSA public key of the PEM certificate at
-// file, as kubeseal reads the controller's certificate.
-func parseCertificate(fsys fs.FS, file string) certificate {
+// file, as kubeseal reads the controller's certificate, and, as kubeseal
+// does, refuses one that is not valid at now (expired, or not yet valid)
+// unless allowExpired: the controller renews its key, and a Secret sealed
+// for an old one may no longer be unsealed where it deploys.
+func parseCertificate(fsys fs.FS, file string, now time.Time, allowExpired bool) certificate {
 	data, err := fsutil.ReadFile(fsys, file, maxCertificateSize)
 	if err != nil {
 		return certificate{err: err}
@@ -118,6 +124,11 @@ func parseCertificate(fsys fs.FS, file string) certificate {
 	cert, err := x509.ParseCertificate(block.Bytes)
 	if err != nil {
 		return certificate{err: fmt.Errorf("its certificate does not parse: %w", err)}
+	}
+	if !allowExpired && (now.Before(cert.NotBefore) || now.After(cert.NotAfter)) {
+		return certificate{err: fmt.Errorf("its certificate is valid from %s to %s, not now (%s): fetch the controller's current one, or, "+
+			"if you mean it, pass --allow-expired-certificate", cert.NotBefore.UTC().Format(time.RFC3339), cert.NotAfter.UTC().Format(time.RFC3339),
+			now.UTC().Format(time.RFC3339))}
 	}
 	key, ok := cert.PublicKey.(*rsa.PublicKey)
 	if !ok {

@@ -3,15 +3,20 @@ package hydrate_test
 import (
 	"cmp"
 	"context"
+	"crypto/rand"
 	"crypto/rsa"
+	"crypto/x509"
+	"crypto/x509/pkix"
 	"encoding/base64"
 	"encoding/pem"
 	"io/fs"
+	"math/big"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	ssv1 "github.com/bitnami-labs/sealed-secrets/pkg/apis/sealedsecrets/v1alpha1"
 	sscrypto "github.com/bitnami-labs/sealed-secrets/pkg/crypto"
@@ -309,5 +314,51 @@ func TestPerApplication(t *testing.T) {
 	}
 	if rep, err := hydrateRepo(os.DirFS(out)).Sync(out); err != nil || len(rep.Written)+len(rep.Removed) != 0 {
 		t.Errorf("hydrating again: %+v (%v)", rep, err)
+	}
+}
+
+// certValid is the test controller's key in a certificate valid from
+// notBefore to notAfter, PEM-encoded.
+func certValid(t *testing.T, notBefore, notAfter time.Time) []byte {
+	t.Helper()
+	key, _ := testtool.SealedSecretsKey()
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "sealed-secret"}, NotBefore: notBefore, NotAfter: notAfter}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})
+}
+
+// TestSealedCertificateValidity: a certificate that has expired, or is not
+// yet valid, is refused with its dates, as kubeseal refuses it, unless
+// AllowExpiredCertificate; then it seals as before.
+func TestSealedCertificateValidity(t *testing.T) {
+	testtool.UseTestKey(t)
+	now := time.Now()
+	for name, cert := range map[string][]byte{
+		"expired":       certValid(t, now.Add(-48*time.Hour), now.Add(-24*time.Hour)),
+		"not yet valid": certValid(t, now.Add(24*time.Hour), now.Add(48*time.Hour)),
+	} {
+		t.Run(name, func(t *testing.T) {
+			repo := sealedRepo(t)
+			if err := os.WriteFile(filepath.Join(repo, "clusters", "prod-cluster", "sealed-secrets.pem"), cert, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			res, _ := hydrateDir(t, repo, hydrate.Options{Secrets: hydrate.SecretsSealed})
+			if len(res.Errors) == 0 {
+				t.Fatal("no target failed")
+			}
+			for _, err := range res.Errors {
+				if msg := err.Error(); !strings.HasPrefix(msg, "hydrate prod-cluster/") || !strings.Contains(msg, "its certificate is valid from ") ||
+					!strings.Contains(msg, "--allow-expired-certificate") {
+					t.Errorf("%v", err)
+				}
+			}
+			res, _ = hydrateDir(t, repo, hydrate.Options{Secrets: hydrate.SecretsSealed, AllowExpiredCertificate: true})
+			if len(res.Errors) > 0 {
+				t.Fatalf("allowed: %v", res.Errors)
+			}
+		})
 	}
 }

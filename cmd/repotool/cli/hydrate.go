@@ -21,7 +21,7 @@ import (
 // hydrateFlags are hydrate's flags.
 type hydrateFlags struct {
 	out, branch, dry, repoURL, secrets, since string
-	check, strict                             bool
+	check, strict, allowExpired               bool
 	opts                                      render.Options
 }
 
@@ -79,6 +79,8 @@ files missing, or the stale files of a removed target. See docs/hydrate.md.`,
 	fl.StringVar(&f.since, "changed-since", "", "render only the targets the change since this revision affects; keep the others' files")
 	fl.BoolVar(&f.strict, "strict", false, "fail a target whose rendering changes with no commit (lookup, the clock, random values, generated "+
 		"certificates, a dependency's version range: lint's unstable-render)")
+	fl.BoolVar(&f.allowExpired, "allow-expired-certificate", false, "with --secrets sealed-secrets, seal with a certificate that has expired "+
+		"or is not yet valid (refused otherwise, as kubeseal refuses it)")
 	fl.BoolVar(&f.check, "check", false, "write nothing; exit 1 listing the files when --out differs from a hydration of its dry commit")
 	fl.StringVar(&f.secrets, "secrets", "", "how every cluster's Secrets are written: refuse (fail a target that renders one), sops (encrypted for "+
 		".sops.yaml's rule for the manifest) or sealed-secrets (a SealedSecret for the cluster's certificate); default: repotool.yaml's "+
@@ -118,6 +120,9 @@ func runHydrate(cmd *cobra.Command, env Env, f *hydrateFlags, root string, v *gl
 	if err != nil {
 		return usageErr(fmt.Errorf("%s at %s: %w", root, f.dry, err))
 	}
+	if err := checkDestination(f, git, root, repo); err != nil {
+		return err
+	}
 	targets, err := changedTargets(cmd, git, f, sha, repo)
 	if err != nil {
 		return err
@@ -126,8 +131,14 @@ func runHydrate(cmd *cobra.Command, env Env, f *hydrateFlags, root string, v *gl
 	f.opts.Redacted = true // the renderings with placeholders SecretFields reads, made in parallel
 	f.opts.VerifyUnstable = f.strict
 	r := render.New(repo, f.opts, append(v.decrypter(false), v.renderOptions(cmd.ErrOrStderr(), "hydrating")...)...)
+	var prev fs.FS = os.DirFS(f.out) // the output as it stands, for the Secrets' ciphertext
+	branches := hydrate.Branches(git, f.branch)
+	if f.branch != "" {
+		prev = branches
+	}
 	res, err := hydrate.Hydrate(cmd.Context(), r, repo, hydrate.Options{RepoURL: f.repoURL, DrySHA: sha, Secrets: hydrate.SecretsMode(f.secrets),
-		Dir: cmp.Or(git.Sub(), "."), Previous: previous(f, git), Targets: targets, Strict: f.strict, Decrypter: v.decrypterOrDefault()})
+		Dir: cmp.Or(git.Sub(), "."), Previous: prev, Targets: targets, Strict: f.strict, Decrypter: v.decrypterOrDefault(),
+		AllowExpiredCertificate: f.allowExpired})
 	if cerr := cmd.Context().Err(); cerr != nil {
 		return cerr // interrupted: Run says so, once; nothing was written
 	}
@@ -141,7 +152,7 @@ func runHydrate(cmd *cobra.Command, env Env, f *hydrateFlags, root string, v *gl
 		return checkHydrated(cmd, res, f.out, sha, v)
 	}
 	if f.branch != "" {
-		return commitBranches(cmd, env, git, res, f.branch, sha, v)
+		return commitBranches(cmd, env, git, res, branches, sha, v)
 	}
 	rep, err := res.Sync(f.out)
 	if err != nil {
@@ -165,23 +176,32 @@ func reportSync(cmd *cobra.Command, v *globals, targets int, res *hydrate.Result
 	}
 }
 
-// previous is the output as it stands, for the Secrets' ciphertext: the
-// --out folder, or the cluster branches.
-func previous(f *hydrateFlags, git *gitrev.Repo) fs.FS {
-	if f.branch != "" {
-		return hydrate.Branches(git, f.branch)
+// checkDestination refuses a --branch prefix that makes invalid branch
+// names, and an --out that is Git's directory or a folder the layout owns
+// (--check writes nothing: any folder may be checked).
+func checkDestination(f *hydrateFlags, git *gitrev.Repo, root string, repo *layout.Repo) error {
+	var err error
+	switch {
+	case f.branch != "":
+		err = hydrate.CheckPrefix(repo, f.branch)
+	case !f.check:
+		err = hydrate.CheckOut(f.out, git.Root(), root, repo.Config.Layout.ClustersDir, repo.Config.Layout.NamespacesDir)
 	}
-	return os.DirFS(f.out)
+	if err != nil {
+		return usageErr(err)
+	}
+	return nil
 }
 
 // commitBranches commits res to the cluster branches and says what it did.
-func commitBranches(cmd *cobra.Command, env Env, git *gitrev.Repo, res *hydrate.Result, prefix, sha string, v *globals) error {
+func commitBranches(cmd *cobra.Command, env Env, git *gitrev.Repo, res *hydrate.Result, branches *hydrate.BranchesFS, sha string, v *globals) error {
+	prefix := branches.Prefix()
 	subject, err := git.Subject(sha)
 	if err != nil {
 		return err
 	}
 	commits, err := res.Commit(git, hydrate.BranchOptions{Prefix: prefix, DrySHA: sha, Subject: subject, When: time.Now(),
-		Name: cmp.Or(env.Getenv("GIT_AUTHOR_NAME"), "repotool"), Email: cmp.Or(env.Getenv("GIT_AUTHOR_EMAIL"), "repotool@localhost")})
+		Name: cmp.Or(env.Getenv("GIT_AUTHOR_NAME"), "repotool"), Email: cmp.Or(env.Getenv("GIT_AUTHOR_EMAIL"), "repotool@localhost"), Previous: branches})
 	for _, c := range commits {
 		what := "unchanged"
 		if c.Committed {

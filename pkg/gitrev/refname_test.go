@@ -1,0 +1,53 @@
+package gitrev_test
+
+import (
+	"os/exec"
+	"testing"
+
+	"github.com/repotool/repotool/internal/testing/testtool"
+	"github.com/repotool/repotool/pkg/gitrev"
+)
+
+// TestCheckBranchNameLikeGit holds CheckBranchName to git check-ref-format
+// on names hostile prefixes make.
+func TestCheckBranchNameLikeGit(t *testing.T) {
+	testtool.Require(t, "git")
+	for _, name := range []string{
+		"hydrated/prod", "env-prod", "a/b/c", "a..b/prod", "sp ace/prod", "../x/prod", "../../hooks/pre-commit-prod", ".hidden/prod",
+		"x.lock/prod", "prod.lock", "a/.b", "a//b", "/a", "a/", "a.", "@", "a@{b", "a~1", "a^b", "a:b", "a?b", "a*b", "a[b", "a\\b",
+		"tab\tx", "-x", "héllo/prod", "a.b/c", "@/x", "a@b",
+	} {
+		// Valid as a reference under refs/heads, and as a branch name
+		// (--branch, which refuses a leading -, reads @ as HEAD).
+		gitOK := exec.Command("git", "check-ref-format", "refs/heads/"+name).Run() == nil &&
+			(name == "@" || exec.Command("git", "check-ref-format", "--branch", name).Run() == nil)
+		if err := gitrev.CheckBranchName(name); (err == nil) != gitOK {
+			t.Errorf("%q: CheckBranchName %v, git accepts it: %v", name, err, gitOK)
+		}
+	}
+}
+
+func FuzzCheckBranchName(f *testing.F) {
+	for _, s := range []string{"hydrated/prod", "a..b", "../x", "a b", ".x", "x.lock"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, name string) {
+		if gitrev.CheckBranchName(name) != nil {
+			return
+		}
+		for _, c := range []string{"..", " ", "//", "@{", "\\"} {
+			if contains(name, c) {
+				t.Fatalf("%q accepted with %q", name, c)
+			}
+		}
+	})
+}
+
+func contains(s, sub string) bool {
+	for i := 0; i+len(sub) <= len(s); i++ {
+		if s[i:i+len(sub)] == sub {
+			return true
+		}
+	}
+	return false
+}
