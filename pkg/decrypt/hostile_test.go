@@ -1,11 +1,13 @@
 package decrypt_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/base64"
 	"errors"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -210,5 +212,58 @@ func TestParseKeyPolicy(t *testing.T) {
 		if _, err := sopsfile.ParseKeyPolicy(bad); err == nil {
 			t.Errorf("%q parsed", bad)
 		}
+	}
+}
+
+// TestAllowedPGP: a PGP key the operator allows decrypts as before (gpg
+// runs, with the key of GNUPGHOME); the same key not allowed is refused,
+// and the file's error names it.
+func TestAllowedPGP(t *testing.T) {
+	gpg := testtool.Require(t, "gpg")
+	testtool.UseTestKey(t)
+	home := os.Getenv("GNUPGHOME")
+	if err := os.MkdirAll(home, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	run := func(stdin []byte, args ...string) []byte {
+		t.Helper()
+		cmd := exec.Command(gpg, append([]string{"--batch", "--homedir", home}, args...)...)
+		cmd.Stdin = bytes.NewReader(stdin)
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("gpg %v: %v", args, err)
+		}
+		return out
+	}
+	t.Cleanup(func() { _ = exec.Command("gpgconf", "--homedir", home, "--kill", "gpg-agent").Run() })
+	run(nil, "--passphrase", "", "--quick-gen-key", "repotool test <test@example.invalid>", "default", "default", "never")
+	var fp string
+	for _, l := range strings.Split(string(run(nil, "--with-colons", "--list-secret-keys")), "\n") {
+		if f := strings.Split(l, ":"); len(f) > 9 && f[0] == "fpr" && fp == "" {
+			fp = f[9]
+		}
+	}
+	orig := fixtureSecret(t)
+	enc := run(testtool.SOPSDataKey(t, orig), "--trust-model", "always", "--armor", "--encrypt", "-r", fp)
+	file := testtool.SOPSWithKeys(t, orig, map[string][]map[string]string{"pgp": {{"fp": fp, "enc": string(enc), "created_at": "2026-11-01T00:00:00Z"}}}, true)
+
+	ctx := context.Background()
+	want, err := (&decrypt.SOPS{}).Decrypt(ctx, hostileFile, orig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := (&decrypt.SOPS{}).Decrypt(ctx, hostileFile, file); err == nil || !strings.Contains(err.Error(), "--allow-key pgp="+fp) {
+		t.Errorf("a PGP key not allowed: %v", err)
+	}
+	policy, err := sopsfile.ParseKeyPolicy("pgp=" + strings.ToLower(fp))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := decrypt.NewSOPS(decrypt.Options{Keys: policy})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := s.Decrypt(ctx, hostileFile, file); err != nil || !bytes.Equal(got, want) {
+		t.Errorf("an allowed PGP key: %v", err)
 	}
 }
