@@ -59,6 +59,9 @@ type SOPS struct {
 
 	agesOnce sync.Once
 	agesKeys *ageKeys
+	// silent are the allowed keys that did not answer in time: a run
+	// waits for a key service that is down once, not once per file.
+	silent sync.Map
 }
 
 // NewSOPS returns a SOPS decrypter configured by opts. An age identity

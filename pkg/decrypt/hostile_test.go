@@ -161,6 +161,12 @@ func TestAllowedVault(t *testing.T) {
 	if d := time.Since(start); d > 20*time.Second {
 		t.Errorf("gave up after %s", d)
 	}
+	if _, err = s.Decrypt(ctx, hostileFile, vaultFile(slow.URL, "transit")); err == nil || !strings.Contains(err.Error(), "earlier in this run") {
+		t.Errorf("the silent Vault, again: %v", err)
+	}
+	if reqs := slow.Requests(); len(reqs) != 1 {
+		t.Errorf("a key service that did not answer was asked again in the run: %v", reqs)
+	}
 }
 
 // TestAgePlugins: an age plugin recipient in a .sops.yaml rule is refused

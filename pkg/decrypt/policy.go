@@ -2,6 +2,7 @@ package decrypt
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -31,6 +32,9 @@ type keyService struct {
 	policy  sopsfile.KeyPolicy
 	timeout time.Duration
 	next    keyservice.KeyServiceClient
+	// silent are the keys that did not answer within the time limit
+	// earlier in the run (the decrypter's): they are not waited for again.
+	silent *sync.Map
 
 	mu      sync.Mutex
 	refused []sopsfile.Key
@@ -41,7 +45,7 @@ func (s *SOPS) newKeyService(ctx context.Context) *keyService {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	return &keyService{ctx: ctx, ages: s.ages(), policy: s.policy, timeout: s.keyTimeout(), next: keyservice.NewLocalClient()}
+	return &keyService{ctx: ctx, ages: s.ages(), policy: s.policy, timeout: s.keyTimeout(), next: keyservice.NewLocalClient(), silent: &s.silent}
 }
 
 // PolicyOf is d's key policy: a *SOPS's, the zero policy (age only) for
@@ -140,6 +144,12 @@ func callWithin[T any](ks *keyService, k sopsfile.Key, call func() (T, error)) (
 		v   T
 		err error
 	}
+	if _, dead := ks.silent.Load(k); dead {
+		msg := fmt.Sprintf("the %s %s did not answer within %s earlier in this run", k.Words(), k.ID, ks.timeout)
+		ks.fail(msg)
+		var zero T
+		return zero, errors.New(msg)
+	}
 	done := make(chan result, 1)
 	go func() {
 		v, err := call()
@@ -155,6 +165,7 @@ func callWithin[T any](ks *keyService, k sopsfile.Key, call func() (T, error)) (
 		}
 		return r.v, r.err
 	case <-timer.C:
+		ks.silent.Store(k, true)
 		ks.fail(fmt.Sprintf("the %s %s did not answer within %s", k.Words(), k.ID, ks.timeout))
 		return zero, fmt.Errorf("the %s %s did not answer within %s", k.Words(), k.ID, ks.timeout)
 	case <-ks.ctx.Done():
