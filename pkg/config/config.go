@@ -37,6 +37,8 @@ type Config struct {
 	Hydrate HydrateConfig `yaml:"hydrate" json:"hydrate,omitzero"`
 	// Diff configures repotool diff.
 	Diff DiffConfig `yaml:"diff" json:"diff,omitzero"`
+	// Secrets configures decryption (the keys a trusted revision allows).
+	Secrets SecretsConfig `yaml:"secrets" json:"secrets,omitzero"`
 }
 
 // MigrateConfig configures repotool migrate.

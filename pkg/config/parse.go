@@ -123,6 +123,7 @@ func validateConfig(file string, root *yaml.Node, cfg *Config) error {
 		validateRender,
 		validateHydrate,
 		validateDiff,
+		validateSecrets,
 		validateIgnoreDifferences,
 		validateArgoCD,
 		validateDeprecations,

@@ -34,6 +34,9 @@ func newDiffCmd(env Env, v *globals) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if err := v.trustBase(s.Base); err != nil {
+				return err
+			}
 			opts.CacheDir = cacheDir(env, opts.CacheDir)
 			res, err := diff.Run(
 				cmd.Context(),

@@ -172,3 +172,63 @@ func TestHostilePluginEnv(t *testing.T) {
 		t.Error("the probe is blind: the key command did not run for the target that was decrypted")
 	}
 }
+
+// TestAllowKeysFromTheBase: repotool.yaml's secrets.allowKeys is honoured
+// from the base of a comparison, which was reviewed, and never from the
+// head under review: a change that adds a Vault key to a file and allows
+// it in its own repotool.yaml gets nothing contacted; the same allowance
+// on the base revision decrypts through the allowed Vault at both sides.
+func TestAllowKeysFromTheBase(t *testing.T) {
+	testtool.UseTestKey(t)
+	t.Setenv("VAULT_TOKEN", "ci-vault-token-canary")
+	l := testtool.NewListener(t, testtool.VaultTransit("ci-vault-token-canary"))
+	orig, err := os.ReadFile(filepath.Join(monorepo, filepath.FromSlash(hostileSecret)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	enc := "vault:v1:" + base64.StdEncoding.EncodeToString(testtool.SOPSDataKey(t, orig))
+	vaultOnly := testtool.SOPSWithKeys(t, orig, map[string][]map[string]string{"hc_vault": vaultKeys(l.URL, enc)["hc_vault"]}, true)
+	allow := "\nsecrets:\n  allowKeys: [hc_vault=" + l.URL + "]\n"
+	write := func(dir, file string, data []byte, add bool) {
+		t.Helper()
+		p := filepath.Join(dir, filepath.FromSlash(file))
+		if add {
+			old, err := os.ReadFile(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			data = append(old, data...)
+		}
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	head := hostileRepo(t, func([]byte) []byte { return vaultOnly })
+	write(head, "repotool.yaml", []byte(allow), true)
+	for _, args := range [][]string{{"diff", head, "--base", "HEAD"}, {"lint", head, "--changed-since", "HEAD"}} {
+		if out, code := runCLI(t, args...); code == cli.ExitOK || !strings.Contains(out, "--allow-key hc_vault=") {
+			t.Errorf("%v, allowance at the head only: exit %d\n%s", args, code, out)
+		}
+	}
+	if reqs := l.Requests(); len(reqs) > 0 {
+		t.Fatalf("the head's repotool.yaml allowed a key: %v", reqs)
+	}
+
+	base := t.TempDir()
+	if err := os.CopyFS(base, os.DirFS(monorepo)); err != nil {
+		t.Fatal(err)
+	}
+	write(base, "repotool.yaml", []byte(allow), true)
+	write(base, hostileSecret, vaultOnly, false)
+	testtool.GitCommit(t, base, "base")
+	write(base, "clusters/dev-cluster/namespace-c/dev-values-c.yaml", []byte("\nextra: changed\n"), true)
+	for _, args := range [][]string{{"diff", base, "--base", "HEAD"}, {"lint", base, "--changed-since", "HEAD"}} {
+		if out, code := runCLI(t, args...); strings.Contains(out, "cannot decrypt") {
+			t.Errorf("%v, allowance at the base: exit %d\n%s", args, code, out)
+		}
+	}
+	if len(l.Requests()) == 0 {
+		t.Error("the base's allowance was not used")
+	}
+}

@@ -2,11 +2,13 @@ package cli
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/repotool/repotool/pkg/decrypt"
+	"github.com/repotool/repotool/pkg/layout"
 	"github.com/repotool/repotool/pkg/render"
 	"github.com/repotool/repotool/pkg/sopsfile"
 )
@@ -20,8 +22,9 @@ type keyFlags struct {
 	allowKeys  []string
 	keyTimeout time.Duration
 
-	policy sopsfile.KeyPolicy
-	sops   *decrypt.SOPS
+	entries []string // the operator's allowances: environment, then flags
+	policy  sopsfile.KeyPolicy
+	sops    *decrypt.SOPS
 }
 
 // keyHelp is --allow-key's help.
@@ -38,20 +41,50 @@ func (k *keyFlags) addKeyFlags(root *cobra.Command, env Env) {
 // resolve reads the policy from the flags and the environment, once, and
 // makes the one decrypter every command of the run uses.
 func (k *keyFlags) resolve(env Env) error {
-	policy, err := sopsfile.ParseKeyPolicy(append([]string{env.Getenv("REPOTOOL_ALLOW_KEYS")}, k.allowKeys...)...)
-	if err != nil {
+	k.entries = append([]string{env.Getenv("REPOTOOL_ALLOW_KEYS")}, k.allowKeys...)
+	if _, err := sopsfile.ParseKeyPolicy(k.entries...); err != nil {
 		return usageErr(err)
 	}
 	if k.keyTimeout == 0 {
 		if t := env.Getenv("REPOTOOL_KEY_TIMEOUT"); t != "" {
-			if k.keyTimeout, err = time.ParseDuration(t); err != nil || k.keyTimeout <= 0 {
+			d, err := time.ParseDuration(t)
+			if err != nil || d <= 0 {
 				return usageErr(fmt.Errorf("REPOTOOL_KEY_TIMEOUT=%q is not a positive duration (such as 20s)", t))
 			}
+			k.keyTimeout = d
 		}
+	}
+	if err := k.use(); err != nil {
+		return usageErr(err)
+	}
+	return nil
+}
+
+// use makes the run's decrypter for the allowances in k.entries, and
+// extra ones.
+func (k *keyFlags) use(extra ...string) error {
+	policy, err := sopsfile.ParseKeyPolicy(slices.Concat(k.entries, extra)...)
+	if err != nil {
+		return err
 	}
 	k.policy = policy
 	k.sops, err = decrypt.NewSOPS(decrypt.Options{Keys: policy, KeyTimeout: k.keyTimeout})
 	return err
+}
+
+// trustBase adds the key allowances of repotool.yaml as the base of a
+// comparison has it (secrets.allowKeys): the base is what the change is
+// checked against, reviewed and merged, while the head is the content
+// under review, whose repotool.yaml is never read for keys. base is nil
+// when the base could not be loaded.
+func (k *keyFlags) trustBase(base *layout.Repo) error {
+	if base == nil || len(base.Config.Secrets.AllowKeys) == 0 {
+		return nil
+	}
+	if err := k.use(base.Config.Secrets.AllowKeys...); err != nil {
+		return usageErr(fmt.Errorf("repotool.yaml at the base revision: secrets.allowKeys: %w", err))
+	}
+	return nil
 }
 
 // decrypter is the render option for secret values files: typed

@@ -38,7 +38,7 @@ func newLintCmd(env Env, v *globals) *cobra.Command {
 			if opts.Shard, err = parseShard(shard); err != nil {
 				return usageErr(err)
 			}
-			repo, err := lintRepo(cmd, repoArg(args), changedSince, staged, &opts)
+			repo, err := lintRepo(cmd, v, repoArg(args), changedSince, staged, &opts)
 			if err != nil {
 				return err
 			}
@@ -118,7 +118,7 @@ a usage error, an invalid repotool.yaml or an unreadable repository.`
 // lintRepo loads the repository to lint: the working tree, or Git's index
 // with staged. With changedSince or staged, it limits opts to the targets
 // the change affects.
-func lintRepo(cmd *cobra.Command, root, changedSince string, staged bool, opts *lint.Options) (*layout.Repo, error) {
+func lintRepo(cmd *cobra.Command, v *globals, root, changedSince string, staged bool, opts *lint.Options) (*layout.Repo, error) {
 	if changedSince == "" && !staged {
 		return loadRepo(cmd, root, &opts.Render)
 	}
@@ -127,6 +127,9 @@ func lintRepo(cmd *cobra.Command, root, changedSince string, staged bool, opts *
 	}
 	s, err := loadSides(cmd, root, changedSince, "", staged, true, &opts.Render)
 	if err != nil {
+		return nil, err
+	}
+	if err := v.trustBase(s.Base); err != nil {
 		return nil, err
 	}
 	if s.Base == nil {
