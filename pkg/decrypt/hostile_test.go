@@ -196,6 +196,21 @@ func TestAgePlugins(t *testing.T) {
 		t.Errorf("the allowed plugin: ran %v", r)
 	}
 
+	// A plugin recipient in a file's own age list, first: age decrypts with
+	// the identities here, so nothing runs, allowed or not.
+	orig := fixtureSecret(t)
+	entry := "    age:\n        - recipient: " + plugin.EncodeRecipient("evil", []byte("file")) +
+		"\n          enc: |\n            -----BEGIN AGE ENCRYPTED FILE-----\n            AAAA\n            -----END AGE ENCRYPTED FILE-----\n"
+	withPlugin := strings.Replace(string(orig), "    age:\n", entry, 1)
+	for _, s := range []*decrypt.SOPS{{}, mustSOPS(t, allowed)} {
+		if _, err := s.Decrypt(context.Background(), hostileFile, []byte(withPlugin)); err != nil {
+			t.Errorf("a file with a plugin recipient beside its own: %v", err)
+		}
+	}
+	if r := ran(); !slices.Equal(r, []string{"age-plugin-evil"}) {
+		t.Errorf("decrypting a file with a plugin recipient ran %v", r)
+	}
+
 	t.Setenv("SOPS_AGE_KEY", plugin.EncodeIdentity("other", []byte("x")))
 	ran, _ = testtool.FakePrograms(t, "age-plugin-other")
 	_, err = (&decrypt.SOPS{}).Decrypt(context.Background(), hostileFile, fixtureSecret(t))
@@ -272,4 +287,13 @@ func TestAllowedPGP(t *testing.T) {
 	if got, err := s.Decrypt(ctx, hostileFile, file); err != nil || !bytes.Equal(got, want) {
 		t.Errorf("an allowed PGP key: %v", err)
 	}
+}
+
+func mustSOPS(t *testing.T, p sopsfile.KeyPolicy) *decrypt.SOPS {
+	t.Helper()
+	s, err := decrypt.NewSOPS(decrypt.Options{Keys: p})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
 }

@@ -145,6 +145,9 @@ func TestHostilePluginEnv(t *testing.T) {
 			"this sidecar serves cluster dev-cluster (REPOTOOL_CLUSTER), and the target is cluster prod-cluster's"},
 		{"another namespace", env("REPOTOOL_CLUSTER=dev-cluster", "ARGOCD_APP_NAMESPACE=namespace-a", "ARGOCD_ENV_CLUSTER=dev-cluster",
 			"ARGOCD_ENV_NAMESPACE=namespace-c"), "the Application deploys to namespace namespace-a (ARGOCD_APP_NAMESPACE), and the target is namespace namespace-c's"},
+		{"another cluster's source path", cli.Env{Dir: filepath.Join(abs, "clusters", "prod-cluster", "namespace-a"), Environ: []string{
+			"ARGOCD_APP_NAME=namespace-a", "ARGOCD_APP_SOURCE_PATH=clusters/prod-cluster/namespace-a", "ARGOCD_APP_NAMESPACE=namespace-a",
+			"REPOTOOL_CLUSTER=dev-cluster"}}, "this sidecar serves cluster dev-cluster (REPOTOOL_CLUSTER), and the target is cluster prod-cluster's"},
 		{"no sidecar cluster", env("ARGOCD_APP_NAMESPACE=namespace-a", "ARGOCD_ENV_CLUSTER=dev-cluster"), "set REPOTOOL_CLUSTER"},
 		{"no destination namespace", env("REPOTOOL_CLUSTER=dev-cluster", "ARGOCD_ENV_CLUSTER=dev-cluster", "ARGOCD_ENV_NAMESPACE=namespace-c"),
 			"no destination namespace"},
