@@ -131,11 +131,7 @@ func runHydrate(cmd *cobra.Command, env Env, f *hydrateFlags, root string, v *gl
 	f.opts.Redacted = true // the renderings with placeholders SecretFields reads, made in parallel
 	f.opts.VerifyUnstable = f.strict
 	r := render.New(repo, f.opts, append(v.decrypter(false), v.renderOptions(cmd.ErrOrStderr(), "hydrating")...)...)
-	var prev fs.FS = os.DirFS(f.out) // the output as it stands, for the Secrets' ciphertext
-	branches := hydrate.Branches(git, f.branch)
-	if f.branch != "" {
-		prev = branches
-	}
+	prev, branches := previous(f, git)
 	res, err := hydrate.Hydrate(cmd.Context(), r, repo, hydrate.Options{RepoURL: f.repoURL, DrySHA: sha, Secrets: hydrate.SecretsMode(f.secrets),
 		Dir: cmp.Or(git.Sub(), "."), Previous: prev, Targets: targets, Strict: f.strict, Decrypter: v.decrypterOrDefault(),
 		AllowExpiredCertificate: f.allowExpired})
@@ -174,6 +170,17 @@ func reportSync(cmd *cobra.Command, v *globals, targets int, res *hydrate.Result
 	for _, p := range rep.Removed {
 		fmt.Fprintf(cmd.OutOrStdout(), "removed %s\n", p)
 	}
+}
+
+// previous is the output as it stands, for the Secrets' ciphertext: the
+// --out folder, or the cluster branches, which are also what the commit
+// checks has not moved.
+func previous(f *hydrateFlags, git *gitrev.Repo) (fs.FS, *hydrate.BranchesFS) {
+	if f.branch != "" {
+		b := hydrate.Branches(git, f.branch)
+		return b, b
+	}
+	return os.DirFS(f.out), nil
 }
 
 // checkDestination refuses a --branch prefix that makes invalid branch
