@@ -131,19 +131,25 @@ func fileExists(p string) bool {
 	return err == nil
 }
 
-func (a *ageKeys) addFile(where, p string) {
+// read reads a key file, recording why it cannot be read.
+func (a *ageKeys) read(where, p string) ([]byte, bool) {
 	data, err := fsutil.ReadOSFile(p, 1<<20)
 	if err != nil {
 		a.errs = append(a.errs, fmt.Sprintf("%s (%s) cannot be read: %v", where, p, err))
-		return
+		return nil, false
 	}
-	a.addText(where, data, false)
+	return data, true
+}
+
+func (a *ageKeys) addFile(where, p string) {
+	if data, ok := a.read(where, p); ok {
+		a.addText(where, data, false)
+	}
 }
 
 func (a *ageKeys) addSSHFile(where, p string) {
-	data, err := fsutil.ReadOSFile(p, 1<<20)
-	if err != nil {
-		a.errs = append(a.errs, fmt.Sprintf("%s (%s) cannot be read: %v", where, p, err))
+	data, ok := a.read(where, p)
+	if !ok {
 		return
 	}
 	id, err := agessh.ParseIdentity(data)
