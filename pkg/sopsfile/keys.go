@@ -6,6 +6,7 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"unicode"
 
 	yaml "go.yaml.in/yaml/v3"
 )
@@ -110,7 +111,7 @@ type KeyPolicy struct {
 func ParseKeyPolicy(entries ...string) (KeyPolicy, error) {
 	var p KeyPolicy
 	for _, e := range entries {
-		for _, f := range strings.FieldsFunc(e, func(r rune) bool { return r == ',' || r == ' ' || r == '\n' || r == '\t' || r == '\r' }) {
+		for _, f := range strings.FieldsFunc(e, func(r rune) bool { return r == ',' || unicode.IsSpace(r) }) {
 			k, err := parseAllowance(f)
 			if err != nil {
 				return KeyPolicy{}, err
