@@ -40,6 +40,7 @@ type ageKeys struct {
 	// recipient (they are told it in SOPS_AGE_RECIPIENT), by recipient.
 	mu           sync.Mutex
 	perRecipient map[string]sopsage.ParsedIdentities
+	capped       bool // perRecipient is full: the commands run no more
 }
 
 func (a *ageKeys) decrypt(recipient string, ciphertext []byte) ([]byte, error) {
@@ -94,12 +95,26 @@ func (a *ageKeys) identities(recipient string) sopsage.ParsedIdentities {
 		a.perRecipient = map[string]sopsage.ParsedIdentities{}
 	}
 	cmd, ok := a.perRecipient[recipient]
+	if !ok && len(a.perRecipient) >= maxCommandRecipients {
+		// The recipients are the files' metadata, content under review:
+		// a file naming thousands would run the command thousands of times.
+		if !a.capped {
+			a.capped = true
+			a.errs = append(a.errs, fmt.Sprintf("the key commands ran for %d age recipients, the most a run asks them for; the files of "+
+				"others are decrypted with the other identities only", maxCommandRecipients))
+		}
+		return ids
+	}
 	if !ok {
 		cmd = a.fromCommands(recipient) // its errors go to a.errs, under a.mu
 		a.perRecipient[recipient] = cmd
 	}
 	return append(ids[:len(ids):len(ids)], cmd...)
 }
+
+// maxCommandRecipients is how many distinct age recipients a run runs
+// SOPS_AGE_KEY_CMD and SOPS_AGE_SSH_PRIVATE_KEY_CMD for.
+const maxCommandRecipients = 64
 
 // load reads the identities the environment names, except commands'.
 func (a *ageKeys) load() {

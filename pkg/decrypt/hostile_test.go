@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/base64"
 	"errors"
+	"fmt"
 	"net/http"
 	"os"
 	"os/exec"
@@ -296,4 +297,30 @@ func mustSOPS(t *testing.T, p sopsfile.KeyPolicy) *decrypt.SOPS {
 		t.Fatal(err)
 	}
 	return s
+}
+
+// TestKeyCommandRecipients: the operator's SOPS_AGE_KEY_CMD runs once per
+// distinct age recipient, and a file naming a hundred recipients runs it
+// for at most maxCommandRecipients of them: the recipients are content.
+func TestKeyCommandRecipients(t *testing.T) {
+	testtool.UseTestKey(t)
+	ran, _ := testtool.FakePrograms(t, "age-key-cmd")
+	t.Setenv("SOPS_AGE_KEY_FILE", testtool.TestKey(t))
+	t.Setenv("SOPS_AGE_KEY_CMD", "age-key-cmd")
+	var entries strings.Builder
+	entries.WriteString("    age:\n")
+	for i := range 100 {
+		fmt.Fprintf(&entries, "        - recipient: age1fake%03d\n          enc: |\n            -----BEGIN AGE ENCRYPTED FILE-----\n"+
+			"            AAAA\n            -----END AGE ENCRYPTED FILE-----\n", i)
+	}
+	file := strings.Replace(string(fixtureSecret(t)), "    age:\n", entries.String(), 1)
+	s := &decrypt.SOPS{}
+	for range 2 {
+		if _, err := s.Decrypt(context.Background(), hostileFile, []byte(file)); err != nil {
+			t.Fatalf("the file's own key: %v", err)
+		}
+	}
+	if n := len(ran()); n != 64 {
+		t.Errorf("the key command ran %d times for 101 recipients, twice; want 64", n)
+	}
 }
