@@ -144,11 +144,14 @@ func callWithin[T any](ks *keyService, k sopsfile.Key, call func() (T, error)) (
 		v   T
 		err error
 	}
-	if _, dead := ks.silent.Load(k); dead {
-		msg := fmt.Sprintf("the %s %s did not answer within %s earlier in this run", k.Words(), k.ID, ks.timeout)
+	var zero T
+	silent := func(when string) (T, error) {
+		msg := fmt.Sprintf("the %s %s did not answer within %s%s", k.Words(), k.ID, ks.timeout, when)
 		ks.fail(msg)
-		var zero T
 		return zero, errors.New(msg)
+	}
+	if _, dead := ks.silent.Load(k); dead {
+		return silent(" earlier in this run")
 	}
 	done := make(chan result, 1)
 	go func() {
@@ -157,7 +160,6 @@ func callWithin[T any](ks *keyService, k sopsfile.Key, call func() (T, error)) (
 	}()
 	timer := time.NewTimer(ks.timeout)
 	defer timer.Stop()
-	var zero T
 	select {
 	case r := <-done:
 		if r.err != nil {
@@ -166,8 +168,7 @@ func callWithin[T any](ks *keyService, k sopsfile.Key, call func() (T, error)) (
 		return r.v, r.err
 	case <-timer.C:
 		ks.silent.Store(k, true)
-		ks.fail(fmt.Sprintf("the %s %s did not answer within %s", k.Words(), k.ID, ks.timeout))
-		return zero, fmt.Errorf("the %s %s did not answer within %s", k.Words(), k.ID, ks.timeout)
+		return silent("")
 	case <-ks.ctx.Done():
 		return zero, ks.ctx.Err()
 	}
@@ -191,7 +192,7 @@ func (ks *keyService) explain(e *Error) {
 	var parts []string
 	if len(ks.refused) > 0 {
 		refused := slices.Clone(ks.refused)
-		slices.SortFunc(refused, func(a, b sopsfile.Key) int { return strings.Compare(a.String(), b.String()) })
+		slices.SortFunc(refused, sopsfile.CompareKeys)
 		var names, flags []string
 		for _, k := range refused {
 			names = append(names, k.Words()+" "+k.ID)

@@ -36,6 +36,13 @@ type CommitInfo struct {
 // head CommitInfo.Expect names.
 var ErrMoved = errors.New("the branch moved since its previous content was read")
 
+// Moved is the error for branch, which moved from the head its content was
+// read at: what CommitFiles returns, and what a caller that checks first
+// says.
+func Moved(branch string) error {
+	return fmt.Errorf("branch %s: %w (another hydration committed to it): nothing was committed to it; run hydrate again", branch, ErrMoved)
+}
+
 // BranchTree returns the whole tree of the local branch (not only the
 // repotool repository's folder), nil when there is no such branch.
 func (r *Repo) BranchTree(branch string) (fs.FS, error) {
@@ -93,8 +100,7 @@ func (r *Repo) CommitFiles(branch string, files map[string][]byte, info CommitIn
 			now = old.Hash().String()
 		}
 		if now != *info.Expect {
-			return "", false, fmt.Errorf("branch %s: %w (another hydration committed to it): nothing was committed to it; run hydrate again", branch,
-				ErrMoved)
+			return "", false, Moved(branch)
 		}
 	}
 	tree, err := r.writeTree(files)

@@ -62,11 +62,20 @@ func (res *Result) Commit(repo *gitrev.Repo, opts BranchOptions) ([]BranchCommit
 	msg := opts.DrySHA[:min(7, len(opts.DrySHA))] + ": " + opts.Subject + "\n\nDry-SHA: " + opts.DrySHA + "\n"
 	var plans []BranchCommit
 	wants := map[string]map[string][]byte{}
+	expect := map[string]*string{}
 	for _, c := range res.clusters() {
 		branch := opts.Prefix + c
-		prev, err := repo.BranchTree(branch)
+		head, prev, err := repo.Branch(branch)
 		if err != nil {
 			return nil, err
+		}
+		if opts.Previous != nil {
+			if read, ok := opts.Previous.head(c); ok {
+				if head != read {
+					return nil, gitrev.Moved(branch) // before any branch moves
+				}
+				expect[branch] = &read
+			}
 		}
 		want, rep, err := res.cluster(c).plan(prev, same)
 		if err != nil {
@@ -74,19 +83,6 @@ func (res *Result) Commit(repo *gitrev.Repo, opts BranchOptions) ([]BranchCommit
 		}
 		plans = append(plans, BranchCommit{Branch: branch, Report: rep})
 		wants[branch] = want
-	}
-	expect := map[string]*string{}
-	for _, p := range plans {
-		if opts.Previous == nil {
-			break
-		}
-		if head, read := opts.Previous.head(strings.TrimPrefix(p.Branch, opts.Prefix)); read {
-			expect[p.Branch] = &head
-			if now, _, err := repo.Branch(p.Branch); err != nil || now != head {
-				return nil, fmt.Errorf("branch %s: %w (another hydration committed to it): nothing was committed; run hydrate again",
-					p.Branch, gitrev.ErrMoved)
-			}
-		}
 	}
 	for i := range plans {
 		p := &plans[i]

@@ -40,6 +40,10 @@ type Key struct {
 
 func (k Key) String() string { return k.Kind + "=" + k.ID }
 
+// CompareKeys orders keys by their KIND=ID form, the order every list of
+// keys is printed in.
+func CompareKeys(a, b Key) int { return strings.Compare(a.String(), b.String()) }
+
 // Words is the key's kind in words, for messages.
 func (k Key) Words() string {
 	switch k.Kind {
@@ -119,7 +123,7 @@ func ParseKeyPolicy(entries ...string) (KeyPolicy, error) {
 			p.allowed = append(p.allowed, k)
 		}
 	}
-	slices.SortFunc(p.allowed, func(a, b Key) int { return strings.Compare(a.String(), b.String()) })
+	slices.SortFunc(p.allowed, CompareKeys)
 	p.allowed = slices.Compact(p.allowed)
 	return p, nil
 }
@@ -225,7 +229,7 @@ func Keys(root *yaml.Node) []Key {
 			keys = append(keys, keysOf(g)...)
 		}
 	}
-	slices.SortFunc(keys, func(a, b Key) int { return strings.Compare(a.String(), b.String()) })
+	slices.SortFunc(keys, CompareKeys)
 	return slices.Compact(keys)
 }
 
