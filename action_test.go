@@ -42,7 +42,7 @@ func TestActionlint(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	write(t, filepath.Join(dir, ".github", "workflows", "hydrate.yml"), hydrateWF)
+	write(t, filepath.Join(dir, ".github", "workflows", "hydrate.yml"), bytes.ReplaceAll(hydrateWF, []byte("uses: repotool/repotool@v1"), []byte("uses: ./")))
 	release, err := os.ReadFile(".github/workflows/release.yml")
 	if err != nil {
 		t.Fatal(err)

@@ -68,7 +68,9 @@ func ptr[T any](v T) *T { return &v }
 // recipients; cloud KMS recipients need their credentials, as with the
 // sops CLI. Errors never quote doc.
 func EncryptSecret(rule *Rule, doc []byte) ([]byte, error) {
-	store := common.StoreForFormat(formats.Yaml, sopsconfig.NewStoresConfig())
+	stores := sopsconfig.NewStoresConfig()
+	stores.YAML.Indent = 2 // as Helm's YAML and the rest of the manifest (sops' own default is 4)
+	store := common.StoreForFormat(formats.Yaml, stores)
 	branches, err := store.LoadPlainFile(doc)
 	if err != nil {
 		return nil, errors.New("the Secret is not a YAML document sops can read")

@@ -18,8 +18,8 @@ const testRecipient = "age1gv5876r2m5p20tl08h4p3fruc2kn47xy4z0h95y3taqqwvfgcu0qf
 // TestEncryptSecret: a Secret encrypted for the recipients of the
 // .sops.yaml rule that matches its path decrypts, with the SOPS library
 // and the recipient's key, to the same object; only data and stringData
-// are encrypted; each encryption is new; a path no rule covers fails,
-// naming it.
+// are encrypted, and the document keeps the manifest's two-space indent;
+// each encryption is new; a path no rule covers fails, naming it.
 func TestEncryptSecret(t *testing.T) {
 	testtool.UseTestKey(t)
 	config := []byte("creation_rules:\n  - path_regex: ^values/\n    age: age1ql3z7hjy54pw3hyww5ayyfg7zqgvc7w3j2elw8zmrj2kg5sfn9aqmcac8p\n" +
@@ -39,7 +39,7 @@ func TestEncryptSecret(t *testing.T) {
 			t.Errorf("the encrypted Secret holds %q:\n%s", secret, a)
 		}
 	}
-	for _, plain := range []string{"kind: Secret", "name: app", "app: shop", "type: Opaque", "encrypted_regex: ^(data|stringData)$", testRecipient} {
+	for _, plain := range []string{"kind: Secret", "\n  name: app\n", "\n    app: shop\n", "type: Opaque", "\n  encrypted_regex: ^(data|stringData)$\n", testRecipient} {
 		if !strings.Contains(string(a), plain) {
 			t.Errorf("the encrypted Secret lacks %q:\n%s", plain, a)
 		}

@@ -200,7 +200,10 @@ func (b *BranchesFS) head(cluster string) (string, bool) {
 
 func (b *BranchesFS) Open(name string) (fs.File, error) {
 	cluster, rest, ok := strings.Cut(name, "/")
-	if !fs.ValidPath(name) || !ok {
+	if !ok {
+		rest = "." // a branch's root
+	}
+	if !fs.ValidPath(name) || name == "." {
 		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
 	}
 	r := b.read(cluster)

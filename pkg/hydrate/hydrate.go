@@ -34,6 +34,10 @@ type Options struct {
 	// repotool.yaml's hydrate.secrets for each cluster, else
 	// SecretsRefuse.
 	Secrets SecretsMode
+	// Recorded are the modes the output was written with, per cluster
+	// (Record): with --check, under Secrets and over repotool.yaml, so
+	// that an output is checked as it was written.
+	Recorded map[string]SecretsMode
 	// Dir is the layout's folder inside the Git repository, where the
 	// README's commands run. Default: repotool.yaml's git.path, else ".".
 	Dir string
@@ -110,7 +114,7 @@ func Hydrate(ctx context.Context, r *render.Renderer, repo *layout.Repo, opts Op
 			return nil, err
 		}
 	}
-	mode := func(cluster string) SecretsMode { return modeFor(repo, opts.Secrets, cluster) }
+	mode := func(cluster string) SecretsMode { return modeFor(repo, opts.Secrets, opts.Recorded, cluster) }
 	enc, err := newEncoders(repo, opts, slices.ContainsFunc(repo.Targets, func(t layout.Target) bool { return mode(t.Cluster) == SecretsSOPS }))
 	if err != nil {
 		return nil, err
@@ -181,9 +185,10 @@ func (enc *encoders) manifest(ctx context.Context, rr *render.Result, mode Secre
 }
 
 // modeFor is how cluster's Secrets are written: secrets when given, else
-// repotool.yaml's setting.
-func modeFor(repo *layout.Repo, secrets SecretsMode, cluster string) SecretsMode {
-	return cmp.Or(secrets, SecretsMode(repo.Config.Hydrate.SecretsFor(cluster)))
+// the mode the output recorded for the cluster, else repotool.yaml's
+// setting.
+func modeFor(repo *layout.Repo, secrets SecretsMode, recorded map[string]SecretsMode, cluster string) SecretsMode {
+	return cmp.Or(secrets, recorded[cluster], SecretsMode(repo.Config.Hydrate.SecretsFor(cluster)))
 }
 
 // EncryptedBy are the targets ("cluster/namespace") whose Secrets are
@@ -196,7 +201,7 @@ func EncryptedBy(repo *layout.Repo, secrets SecretsMode, changed []string) []str
 	var out []string
 	for _, t := range repo.Targets {
 		var file string
-		switch modeFor(repo, secrets, t.Cluster) {
+		switch modeFor(repo, secrets, nil, t.Cluster) {
 		case SecretsSOPS:
 			file = sopsConfigFile
 		case SecretsSealed:
@@ -233,8 +238,8 @@ func targetFiles(ctx context.Context, rr *render.Result, opts Options, mode Secr
 	for _, f := range parts {
 		files = append(files,
 			File{Path: path.Join(f.dir, ManifestFile), Data: f.data},
-			File{Path: path.Join(f.dir, MetadataFile), Data: pathMetadata(opts, rr.Target, f.tier)},
-			File{Path: path.Join(f.dir, ReadmeFile), Data: readme(opts, rr.Target, f.tier)})
+			File{Path: path.Join(f.dir, MetadataFile), Data: pathMetadata(opts, rr.Target, f.tier, mode)},
+			File{Path: path.Join(f.dir, ReadmeFile), Data: readme(opts, rr.Target, f.tier, mode)})
 	}
 	return files, nil
 }
@@ -276,6 +281,20 @@ type SecretError struct {
 }
 
 func (e *SecretError) Error() string {
+	if len(e.Secrets) == 0 {
+		return e.What()
+	}
+	return e.What() + "; " + RefuseHint
+}
+
+// RefuseHint is what to do about a Secret refused in SecretsRefuse mode:
+// the end of a SecretError's message that holds Secrets, to say once for
+// many targets (What).
+const RefuseHint = "write Secrets encrypted with --secrets sops or --secrets sealed-secrets, or keep secret values out of Git with an " +
+	"ExternalSecret (External Secrets Operator) in a Secret's place"
+
+// What is the message without RefuseHint.
+func (e *SecretError) What() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "hydrate %s: ", e.Target)
 	if len(e.Fields) > 0 {
@@ -286,11 +305,7 @@ func (e *SecretError) Error() string {
 		}
 	}
 	if len(e.Secrets) > 0 {
-		fmt.Fprintf(&b, "the rendering holds %s, which hydrate never writes in plain text (secrets mode refuse); "+
-			"write it encrypted with --secrets sops, or keep secret values out of Git with an ExternalSecret (External Secrets Operator) in its place", strings.Join(
-			e.Secrets,
-			", ",
-		))
+		fmt.Fprintf(&b, "the rendering holds %s, which hydrate never writes in plain text (secrets mode refuse)", strings.Join(e.Secrets, ", "))
 	}
 	return b.String()
 }

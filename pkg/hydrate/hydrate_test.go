@@ -189,7 +189,7 @@ func TestCheck(t *testing.T) {
 	if _, err := res.Sync(out); err != nil {
 		t.Fatal(err)
 	}
-	if rep, err := res.Check(out); err != nil || len(rep.Written)+len(rep.Removed) != 0 {
+	if rep, err := res.Check(os.DirFS(out), ""); err != nil || rep.Len() != 0 {
 		t.Fatalf("check of a fresh output: %+v, %v", rep, err)
 	}
 	if sha, err := hydrate.DrySHA(out); err != nil || sha != drySHA {
@@ -198,15 +198,18 @@ func TestCheck(t *testing.T) {
 	os.WriteFile(filepath.Join(out, "dev", "a", hydrate.ManifestFile), []byte("edited: by hand\n"), 0o644)
 	os.Remove(filepath.Join(out, "prd", "a", hydrate.ManifestFile))
 	testtool.WriteFiles(t, out, map[string]string{"old/gone/manifest.yaml": "a: 1\n", "old/gone/hydrator.metadata": "{}\n"})
-	rep, err := res.Check(out)
+	rep, err := res.Check(os.DirFS(out), "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := []string{"dev/a/manifest.yaml", "prd/a/manifest.yaml"}; !slices.Equal(rep.Written, want) {
-		t.Errorf("differing: %v, want %v", rep.Written, want)
+	if want := []string{"dev/a/manifest.yaml"}; !slices.Equal(rep.Differs, want) {
+		t.Errorf("differing: %v, want %v", rep.Differs, want)
 	}
-	if want := []string{"old/gone/hydrator.metadata", "old/gone/manifest.yaml"}; !slices.Equal(rep.Removed, want) {
-		t.Errorf("stale: %v, want %v", rep.Removed, want)
+	if want := []string{"prd/a/manifest.yaml"}; !slices.Equal(rep.Missing, want) {
+		t.Errorf("missing: %v, want %v", rep.Missing, want)
+	}
+	if want := []string{"old/gone/hydrator.metadata", "old/gone/manifest.yaml"}; !slices.Equal(rep.Stale, want) {
+		t.Errorf("stale: %v, want %v", rep.Stale, want)
 	}
 	if data, _ := os.ReadFile(filepath.Join(out, "dev", "a", hydrate.ManifestFile)); string(data) != "edited: by hand\n" {
 		t.Error("Check wrote a file")

@@ -51,17 +51,24 @@ func rootMetadata(opts Options) []byte {
 }
 
 // pathMetadata is a target folder's hydrator.metadata; tier is the tier
-// of the folder's objects, "" for the whole target.
-func pathMetadata(opts Options, t layout.Target, tier config.ArgoTier) []byte {
-	return encode(metadata{RepoURL: opts.RepoURL, DrySHA: opts.DrySHA, Commands: commands(opts, t, tier)})
+// of the folder's objects, "" for the whole target; mode how its Secrets
+// are written.
+func pathMetadata(opts Options, t layout.Target, tier config.ArgoTier, mode SecretsMode) []byte {
+	return encode(metadata{RepoURL: opts.RepoURL, DrySHA: opts.DrySHA, Commands: commands(opts, t, tier, mode)})
 }
 
-// commands reproduce a target folder's manifest.yaml from the dry commit
-// (its Secrets in plain text), run at the repository's root.
-func commands(opts Options, t layout.Target, tier config.ArgoTier) []string {
+// commands reproduce a target folder's manifest.yaml from the dry commit,
+// run at the repository's root: with --secrets when the folder's Secrets
+// are encrypted (a SOPS or sealed Secret's ciphertext is new on every
+// run), which is also how hydrate --check learns the mode the folder was
+// written with (Recorded).
+func commands(opts Options, t layout.Target, tier config.ArgoTier, mode SecretsMode) []string {
 	c := "repotool render " + opts.Dir + " --cluster " + t.Cluster + " --namespace " + t.Namespace
 	if tier != "" {
 		c += " --tier " + string(tier)
+	}
+	if mode != "" && mode != SecretsRefuse {
+		c += " --secrets " + string(mode)
 	}
 	return []string{c}
 }
@@ -82,11 +89,11 @@ func encode(m metadata) []byte {
 // readme is a target folder's README.md: Argo CD's default template
 // (settings.DefaultManifestHydrationReadmeTemplate) filled in, without
 // references (hydrate records none).
-func readme(opts Options, t layout.Target, tier config.ArgoTier) []byte {
+func readme(opts Options, t layout.Target, tier config.ArgoTier, mode SecretsMode) []byte {
 	var b strings.Builder
 	b.WriteString("# Manifest Hydration\n\nTo hydrate the manifests in this repository, run the following commands:\n\n```shell\n")
 	b.WriteString("git clone " + opts.RepoURL + "\n# cd into the cloned directory\ngit checkout " + opts.DrySHA + "\n")
-	for _, c := range commands(opts, t, tier) {
+	for _, c := range commands(opts, t, tier, mode) {
 		b.WriteString(c + "\n")
 	}
 	b.WriteString("```\n")

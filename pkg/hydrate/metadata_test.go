@@ -30,9 +30,9 @@ func TestCompanionsGolden(t *testing.T) {
 	opts := Options{RepoURL: "https://github.com/example/gitops.git", DrySHA: "3ff41cc5247197a6caf50216c4c76cc29d78a97d", Dir: "platform"}
 	tg := layout.Target{Cluster: "prod-eu", Namespace: "shop"}
 	c := companions{
-		RepoURL: opts.RepoURL, DrySHA: opts.DrySHA, Path: "prod-eu/shop", Commands: commands(opts, tg, ""),
-		RootMetadata: string(rootMetadata(opts)), PathMetadata: string(pathMetadata(opts, tg, "")),
-		Readme: string(readme(opts, tg, "")), GitAttributes: gitAttributes,
+		RepoURL: opts.RepoURL, DrySHA: opts.DrySHA, Path: "prod-eu/shop", Commands: commands(opts, tg, "", SecretsRefuse),
+		RootMetadata: string(rootMetadata(opts)), PathMetadata: string(pathMetadata(opts, tg, "", SecretsRefuse)),
+		Readme: string(readme(opts, tg, "", SecretsRefuse)), GitAttributes: gitAttributes,
 	}
 	data, err := json.MarshalIndent(c, "", "  ")
 	if err != nil {

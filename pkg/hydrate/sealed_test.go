@@ -129,8 +129,11 @@ func TestSealedCheck(t *testing.T) {
 	if rep, err := again.Sync(t.TempDir()); err != nil || len(rep.Written) == 0 {
 		t.Fatalf("without a digest key nothing was sealed anew (%v)", err)
 	}
-	if rep, err := again.Check(out); err != nil || len(rep.Written)+len(rep.Removed) != 0 {
+	if rep, err := again.Check(os.DirFS(out), ""); err != nil || rep.Len() != 0 {
 		t.Fatalf("check of a fresh hydration: %+v (%v)", rep, err)
+	}
+	if rec, err := hydrate.Record(os.DirFS(out)); err != nil || rec.Secrets["prod-cluster"] != hydrate.SecretsSealed {
+		t.Errorf("Record of a sealed output: %+v (%v)", rec, err)
 	}
 	file := filepath.Join(out, "prod-cluster", "namespace-b", hydrate.ManifestFile)
 	data, err := os.ReadFile(file)
@@ -141,8 +144,8 @@ func TestSealedCheck(t *testing.T) {
 	if err := os.WriteFile(file, []byte(edited), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	rep, err := again.Check(out)
-	if err != nil || !reflect.DeepEqual(rep.Written, []string{"prod-cluster/namespace-b/manifest.yaml"}) {
+	rep, err := again.Check(os.DirFS(out), "")
+	if err != nil || !reflect.DeepEqual(rep.Differs, []string{"prod-cluster/namespace-b/manifest.yaml"}) {
 		t.Errorf("check of an edited SealedSecret: %+v (%v)", rep, err)
 	}
 }

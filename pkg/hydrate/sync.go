@@ -57,19 +57,6 @@ func (res *Result) Sync(dir string) (*SyncReport, error) {
 	return rep, nil
 }
 
-// Check is Sync without writing or removing anything: its report lists
-// the files Sync would write (they differ from the output's, or are
-// missing) and remove (stale). An output hydrated from the same commit has
-// none; one that was edited, pushed to by hand or left with the files of a
-// removed target (Argo CD 3.3 and later no longer clean them) has some.
-// SealedSecrets compare by what can be read of them: their scope, their
-// template and the keys they seal, not their ciphertext, which only the
-// cluster can open.
-func (res *Result) Check(dir string) (*SyncReport, error) {
-	_, rep, err := res.plan(os.DirFS(dir), sameSealed)
-	return rep, err
-}
-
 // plan is what res makes of prev, the output as it stands (a folder, or a
 // branch's tree; nil for none): every file the output is to hold, kept
 // targets' and companions left as they are included, and what differs

@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -91,7 +93,6 @@ files missing, or the stale files of a removed target. See docs/hydrate.md.`,
 	addHelmFlag(fl, &f.opts)
 	cmd.MarkFlagsOneRequired("out", "branch")
 	cmd.MarkFlagsMutuallyExclusive("out", "branch")
-	cmd.MarkFlagsMutuallyExclusive("branch", "check")
 	return cmd
 }
 
@@ -100,7 +101,7 @@ func runHydrate(cmd *cobra.Command, env Env, f *hydrateFlags, root string, v *gl
 	if err != nil {
 		return usageErr(fmt.Errorf("hydrate renders a commit, read from Git: %w", err))
 	}
-	if f.check && !cmd.Flags().Changed("dry") {
+	if f.check && f.out != "" && !cmd.Flags().Changed("dry") {
 		switch dry, err := hydrate.DrySHA(f.out); {
 		case err == nil:
 			f.dry = dry
@@ -132,8 +133,15 @@ func runHydrate(cmd *cobra.Command, env Env, f *hydrateFlags, root string, v *gl
 	f.opts.VerifyUnstable = f.strict
 	r := render.New(repo, f.opts, append(v.decrypter(false), v.renderOptions(cmd.ErrOrStderr(), "hydrating")...)...)
 	prev, branches := previous(f, git)
+	rec, err := recorded(f, repo, prev)
+	if err != nil {
+		return err
+	}
+	if rec.Cluster != "" { // a checkout of one cluster's branch: hydrate that cluster
+		targets, prev = clusterTargets(repo, rec.Cluster), hydrate.Checkout(prev, rec.Cluster)
+	}
 	res, err := hydrate.Hydrate(cmd.Context(), r, repo, hydrate.Options{RepoURL: f.repoURL, DrySHA: sha, Secrets: hydrate.SecretsMode(f.secrets),
-		Dir: cmp.Or(git.Sub(), "."), Previous: prev, Targets: targets, Strict: f.strict, Decrypter: v.decrypterOrDefault(),
+		Recorded: rec.Secrets, Dir: cmp.Or(git.Sub(), "."), Previous: prev, Targets: targets, Strict: f.strict, Decrypter: v.decrypterOrDefault(),
 		AllowExpiredCertificate: f.allowExpired})
 	if cerr := cmd.Context().Err(); cerr != nil {
 		return cerr // interrupted: Run says so, once; nothing was written
@@ -145,7 +153,7 @@ func runHydrate(cmd *cobra.Command, env Env, f *hydrateFlags, root string, v *gl
 		return &exitError{Code: ExitFindings, Err: failedTargets(res.Errors, len(repo.Targets), f.out)}
 	}
 	if f.check {
-		return checkHydrated(cmd, res, f.out, sha, v)
+		return checkHydrated(cmd, res, f, rec.Cluster, branches, sha, v)
 	}
 	if f.branch != "" {
 		return commitBranches(cmd, env, git, res, branches, sha, v)
@@ -255,33 +263,117 @@ func changedTargets(cmd *cobra.Command, git *gitrev.Repo, f *hydrateFlags, sha s
 	return targets, nil
 }
 
-// checkHydrated reports how f.out differs from res, and fails if it does.
-func checkHydrated(cmd *cobra.Command, res *hydrate.Result, out, sha string, v *globals) error {
-	rep, err := res.Check(out)
+// recorded is what the output says it was hydrated with, for --check
+// (nothing otherwise): each cluster's secrets mode and, for a checkout of
+// one cluster's branch, that cluster.
+func recorded(f *hydrateFlags, repo *layout.Repo, prev fs.FS) (*hydrate.Recording, error) {
+	if !f.check {
+		return &hydrate.Recording{}, nil
+	}
+	if f.out != "" {
+		rec, err := hydrate.Record(prev)
+		if err != nil {
+			return nil, usageErr(fmt.Errorf("--check %s: %w", f.out, err))
+		}
+		return rec, nil
+	}
+	all := &hydrate.Recording{Secrets: map[string]hydrate.SecretsMode{}}
+	for _, c := range repo.Clusters {
+		sub, err := fs.Sub(prev, c.Name)
+		if err != nil {
+			return nil, err
+		}
+		rec, err := hydrate.Record(sub)
+		if err != nil {
+			return nil, usageErr(fmt.Errorf("--check: the branch %s%s %w", f.branch, c.Name, err))
+		}
+		maps.Copy(all.Secrets, rec.Secrets)
+	}
+	return all, nil
+}
+
+// clusterTargets are the names of cluster's targets.
+func clusterTargets(repo *layout.Repo, cluster string) []string {
+	out := []string{}
+	for _, t := range repo.Targets {
+		if t.Cluster == cluster {
+			out = append(out, t.Name())
+		}
+	}
+	return out
+}
+
+// checkHydrated reports how the output (--out, a checkout of cluster's
+// branch when cluster is not "", or the --branch branches) differs from
+// res, and fails if it does.
+func checkHydrated(cmd *cobra.Command, res *hydrate.Result, f *hydrateFlags, cluster string, branches *hydrate.BranchesFS, sha string, v *globals) error {
+	var rep *hydrate.CheckReport
+	var err error
+	what := f.out
+	if branches != nil {
+		what = "the branches " + f.branch + "*"
+		rep, err = res.CheckBranches(branches)
+	} else {
+		rep, err = res.Check(os.DirFS(f.out), cluster)
+	}
 	if err != nil {
 		return err
 	}
-	for _, p := range rep.Written {
-		fmt.Fprintf(cmd.OutOrStdout(), "differs: %s\n", p)
-	}
-	for _, p := range rep.Removed {
-		fmt.Fprintf(cmd.OutOrStdout(), "stale: %s\n", p)
-	}
-	if n := len(rep.Written) + len(rep.Removed); n > 0 {
-		return &exitError{
-			Code: ExitFindings,
-			Err:  fmt.Errorf("%s is not the hydration of %s: %d files differ or are stale; hydrate it again", out, sha[:min(12, len(sha))], n),
+	w := cmd.OutOrStdout()
+	for _, l := range []struct {
+		what  string
+		paths []string
+	}{{"missing", rep.Missing}, {"differs", rep.Differs}, {"stale", rep.Stale}} {
+		for _, p := range l.paths {
+			fmt.Fprintf(w, "%s: %s\n", l.what, p)
 		}
 	}
-	v.info(cmd.ErrOrStderr(), "%s is the hydration of %s\n", out, sha[:min(12, len(sha))])
+	short := sha[:min(12, len(sha))]
+	if rep.Len() > 0 {
+		var counts []string
+		for _, c := range []struct {
+			n    int
+			what string
+		}{{len(rep.Missing), "missing"}, {len(rep.Differs), "differing"}, {len(rep.Stale), "stale"}} {
+			if c.n > 0 {
+				counts = append(counts, fmt.Sprintf("%d %s", c.n, c.what))
+			}
+		}
+		files := "files"
+		if rep.Len() == 1 {
+			files = "file"
+		}
+		return &exitError{Code: ExitFindings, Err: fmt.Errorf("%s is not the hydration of %s: %s %s; hydrate it again",
+			what, short, strings.Join(counts, ", "), files)}
+	}
+	if cluster != "" {
+		what += " (the branch of cluster " + cluster + ")"
+	}
+	v.info(cmd.ErrOrStderr(), "%s is the hydration of %s\n", what, short)
 	return nil
 }
 
-// failedTargets is the error of a hydration some targets failed.
+// failedTargets is the error of a hydration some targets failed. What to
+// do about Secrets refused in secrets mode refuse is said once, after
+// the targets.
 func failedTargets(errs []error, total int, out string) error {
-	msg := fmt.Sprintf("%d of %d targets failed to hydrate (nothing was written to %s):", len(errs), total, out)
+	where := "nothing was written to " + out
+	if out == "" {
+		where = "nothing was committed"
+	}
+	msg := fmt.Sprintf("%d of %d targets failed to hydrate (%s):", len(errs), total, where)
+	hint := false
 	for _, e := range errs {
+		var se *hydrate.SecretError
+		if errors.As(e, &se) && len(se.Secrets) > 0 {
+			msg += "\n  " + se.What()
+			hint = true
+			continue
+		}
 		msg += "\n  " + e.Error()
+	}
+	if hint {
+		msg += "\nTo hydrate the targets that hold Secrets: " + hydrate.RefuseHint + "."
 	}
 	return fmt.Errorf("%s", msg)
 }

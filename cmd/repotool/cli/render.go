@@ -30,6 +30,7 @@ type renderFlags struct {
 	noDecrypt          bool
 	discover           bool
 	tier               string
+	secrets            string
 	redact             bool
 	opts               render.Options
 }
@@ -80,6 +81,9 @@ interrupted.`,
 		"$ARGOCD_ENV_TIER)")
 	fl.BoolVar(&f.noDecrypt, "no-decrypt", false, "do not decrypt secret values files: render typed placeholders instead (never with --argocd)")
 	fl.BoolVar(&f.redact, "redact", false, "mask secret values on standard output (always on with --out-dir)")
+	fl.StringVar(&f.secrets, "secrets", "", "print Secrets as hydrate writes them: sops (encrypted for .sops.yaml's rule for "+
+		"<cluster>/<namespace>/manifest.yaml), sealed-secrets, or refuse (fail a target that renders one); the command a hydrated folder's "+
+		"hydrator.metadata records")
 	fl.StringVar(&f.opts.ReleaseName, "release-name", "", "Helm release name (default: the namespace)")
 	fl.StringVar(&f.opts.KubeVersion, "kube-version", "", "Kubernetes version for every target (default: from repotool.yaml)")
 	fl.StringSliceVar(&f.opts.APIVersions, "api-versions", nil, "extra API versions for Capabilities.APIVersions")
@@ -158,8 +162,8 @@ func runRender(cmd *cobra.Command, env Env, f *renderFlags, args []string, v *gl
 	if !shard.First() {
 		sel.outside = nil // the first shard reports what belongs to no target
 	}
-	if f.tier != "" && (f.outDir != "" || f.redact) {
-		return usageErr(errors.New("--tier writes to standard output: do not combine it with --out-dir or --redact"))
+	if err := checkOutputFlags(f); err != nil {
+		return usageErr(err)
 	}
 	f.opts.CacheDir = cacheDir(env, f.opts.CacheDir)
 	f.opts.Redacted = f.outDir != "" || f.redact
@@ -170,14 +174,24 @@ func runRender(cmd *cobra.Command, env Env, f *renderFlags, args []string, v *gl
 		if err := cmd.Context().Err(); err != nil {
 			return err // interrupted: Run says so, once; nothing was written
 		}
+		for _, res := range results {
+			if res.Err == nil && f.secrets != "" {
+				res.Err = hydrated(cmd, repo, res, f.secrets, v.decrypterOrDefault())
+			}
+		}
 		return writeTier(cmd, repo, results, f.tier, sel.outside)
 	}
 	if f.outDir != "" {
 		return writeOutDir(cmd, f.outDir, r, sel.targets, sel.outside, v)
 	}
-	// Standard output is all or nothing: the renderings' bytes are kept
-	// until every target has rendered, and nothing else of them (each
-	// target's own slice: no buffer that grows by copying).
+	return printAll(cmd, repo, r, sel, f, v)
+}
+
+// printAll renders the selected targets to standard output, all or
+// nothing: the renderings' bytes are kept until every target has
+// rendered, and nothing else of them (each target's own slice: no buffer
+// that grows by copying).
+func printAll(cmd *cobra.Command, repo *layout.Repo, r *render.Renderer, sel selection, f *renderFlags, v *globals) error {
 	var out [][]byte
 	var failed []error
 	var werr error
@@ -185,6 +199,12 @@ func runRender(cmd *cobra.Command, env Env, f *renderFlags, args []string, v *gl
 		if res.Err != nil {
 			failed = append(failed, res.Err)
 			return
+		}
+		if f.secrets != "" {
+			if err := hydrated(cmd, repo, res, f.secrets, v.decrypterOrDefault()); err != nil {
+				failed = append(failed, err)
+				return
+			}
 		}
 		data := res.Manifest // made at its size; the rest of the rendering goes
 		if f.redact {
@@ -213,6 +233,18 @@ func runRender(cmd *cobra.Command, env Env, f *renderFlags, args []string, v *gl
 		}
 	}
 	return w.Flush()
+}
+
+// checkOutputFlags refuses combinations of the flags that say what is
+// printed where.
+func checkOutputFlags(f *renderFlags) error {
+	switch {
+	case f.tier != "" && (f.outDir != "" || f.redact):
+		return errors.New("--tier writes to standard output: do not combine it with --out-dir or --redact")
+	case f.secrets != "" && (f.outDir != "" || f.redact || f.noDecrypt):
+		return errors.New("--secrets writes Secrets as hydrate does, from their real values: do not combine it with --out-dir, --redact or --no-decrypt")
+	}
+	return nil
 }
 
 // writeOutDir writes every rendered target to DIR/<cluster>/<namespace>.yaml
@@ -253,9 +285,9 @@ func reportFailures(w io.Writer, outside error, failed []error, total int, note 
 }
 
 func runRenderArgoCD(cmd *cobra.Command, env Env, f *renderFlags, args []string, v *globals) error {
-	if len(args) > 0 || f.all || f.cluster != "" || f.namespace != "" || f.outDir != "" || f.redact || f.noDecrypt {
-		return usageErr(errors.New("--argocd takes its target from the Argo CD plugin environment and needs real secret values: give no REPO, --cluster, " +
-			"--namespace, --all, --out-dir, --redact or --no-decrypt"))
+	if len(args) > 0 || f.all || f.cluster != "" || f.namespace != "" || f.outDir != "" || f.redact || f.noDecrypt || f.secrets != "" {
+		return usageErr(errors.New("--argocd takes its target and secrets mode from the Argo CD plugin environment and needs real secret values: " +
+			"give no REPO, --cluster, --namespace, --all, --out-dir, --redact, --no-decrypt or --secrets"))
 	}
 	pe := argocd.ParsePluginEnv(env.Environ)
 	root, err := pe.RepoRoot(env.Dir)
