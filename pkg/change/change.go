@@ -9,6 +9,7 @@ import (
 	"slices"
 
 	"github.com/repotool/repotool/pkg/manifest"
+	"github.com/repotool/repotool/pkg/values"
 )
 
 // JSONVersion is the version of the JSON form of a Result (repotool diff
@@ -48,11 +49,31 @@ type Change struct {
 	// Cause is why the object differs, when it is known (repotool compare
 	// --helm v3,v4 names the Helm 4 differences).
 	Cause string `json:"cause,omitempty"`
+	// Provenance says which values made the changed fields, sorted by
+	// field: the same origins `repotool values --origin` shows.
+	Provenance []Provenance `json:"provenance,omitempty"`
+}
+
+// Provenance is where a changed field's new value comes from: the values
+// key whose change made it, with the file and line that set it at head
+// and, when that moved, at base. For a changed secret value, Key is ""
+// and Head the secret values file that changed: which of its keys changed
+// is not told (SOPS encrypts each value anew).
+type Provenance struct {
+	// Field is the field's JSON pointer in the object.
+	Field string `json:"field"`
+	// Key is the values path, its keys joined with ".".
+	Key  string         `json:"key,omitempty"`
+	Head *values.Source `json:"head,omitempty"`
+	Base *values.Source `json:"base,omitempty"`
 }
 
 // Result is a comparison.
 type Result struct {
 	Base, Head string `json:"-"`
+	// BaseSide names the base side where a field's origin at base is
+	// shown: "base" when empty; the base cluster, for repotool compare.
+	BaseSide string `json:"-"`
 	// NotDecrypted says secret values files were not decrypted (repotool
 	// diff --no-decrypt): their values are placeholders at both
 	// revisions, so a changed secret value cannot be seen.

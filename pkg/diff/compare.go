@@ -21,8 +21,11 @@ func CompareTargets(ctx context.Context, repo *layout.Repo, a, b *layout.Target,
 		return nil, err
 	}
 	name := a.Name() + " -> " + b.Name()
-	res := &change.Result{Base: a.Name(), Head: b.Name(), Targets: []change.Target{}, Changes: []change.Change{}, ArgoCD: []change.Change{}}
-	compareTarget(res, name, results[0], results[1], nil) // between clusters, every difference is one
+	res := &change.Result{Base: a.Name(), Head: b.Name(), BaseSide: a.Cluster, Targets: []change.Target{}, Changes: []change.Change{}, ArgoCD: []change.Change{}}
+	// Between clusters every difference is one (no ignorer); the sides are
+	// named by their clusters.
+	compareTarget(res, pair{name: name, base: results[0], head: results[1], labels: [2]string{a.Cluster, b.Cluster},
+		org: originsOf(ctx, r, r, results[0], results[1], nil)})
 	if len(res.Changes) > 0 || len(res.Errors) > 0 {
 		res.Targets = append(res.Targets, change.Target{Name: name, Files: []string{}})
 	}

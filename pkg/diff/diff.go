@@ -142,7 +142,8 @@ func Run(ctx context.Context, base, head *layout.Repo, changed []string, opts Op
 	}
 	b, h := byName(baseRes), byName(headRes)
 	for _, t := range res.Targets {
-		compareTarget(res, t.Name, b[t.Name], h[t.Name], ig)
+		compareTarget(res, pair{name: t.Name, base: b[t.Name], head: h[t.Name], labels: revisions, ig: ig,
+			org: originsOf(ctx, baseR, headR, b[t.Name], h[t.Name], changed)})
 	}
 	argo, warnings, err := compareGenerated(base, head, generatedClusters(base, head, changed))
 	res.ArgoCD = append(res.ArgoCD, argo...)
@@ -191,15 +192,17 @@ func keyIn(o *manifest.Object, ns string) manifest.Key {
 	return k
 }
 
-// compareTarget adds to res the changes of target name from base to head
-// (or why they cannot be compared), the changes ig hides in res.Hidden.
-func compareTarget(res *change.Result, name string, base, head *render.Result, ig *ignorer) {
+// compareTarget adds to res the changes of a target from base to head
+// (or why they cannot be compared), the changes the ignorer hides in
+// res.Hidden.
+func compareTarget(res *change.Result, pr pair) {
 	var errs []string
-	b, err := load(name, cmp.Or(res.Base, "base"), base)
+	name := pr.name
+	b, err := load(name, cmp.Or(res.Base, "base"), pr.base)
 	if err != nil {
 		errs = append(errs, err.Error())
 	}
-	h, err := load(name, cmp.Or(res.Head, "head"), head)
+	h, err := load(name, cmp.Or(res.Head, "head"), pr.head)
 	if err != nil {
 		errs = append(errs, err.Error())
 	}
@@ -214,18 +217,15 @@ func compareTarget(res *change.Result, name string, base, head *render.Result, i
 	for k := range h.safe {
 		keys[k] = true
 	}
-	sorted := make([]manifest.Key, 0, len(keys))
-	for k := range keys {
-		sorted = append(sorted, k)
-	}
-	slices.SortFunc(sorted, manifest.Key.Compare)
+	sorted := slices.SortedFunc(maps.Keys(keys), manifest.Key.Compare)
+	diffOf := func(a, b []byte, id string) string { return unified(a, b, pr.labels[0]+"/"+id, pr.labels[1]+"/"+id) }
 	for _, k := range sorted {
 		bo, ho := b.safe[k], h.safe[k]
 		switch {
 		case bo == nil:
-			res.Changes = append(res.Changes, change.Change{Target: name, Key: k, Object: ho.ID(), Action: "added", Diff: unified("", string(ho.YAML), ho.ID())})
+			res.Changes = append(res.Changes, change.Change{Target: name, Key: k, Object: ho.ID(), Action: "added", Diff: diffOf(nil, ho.YAML, ho.ID())})
 		case ho == nil:
-			res.Changes = append(res.Changes, change.Change{Target: name, Key: k, Object: bo.ID(), Action: "removed", Diff: unified(string(bo.YAML), "", bo.ID())})
+			res.Changes = append(res.Changes, change.Change{Target: name, Key: k, Object: bo.ID(), Action: "removed", Diff: diffOf(bo.YAML, nil, bo.ID())})
 		default:
 			c := change.Change{Target: name, Key: k, Object: ho.ID(), Action: "changed"}
 			if bo.APIVersion != ho.APIVersion {
@@ -234,18 +234,19 @@ func compareTarget(res *change.Result, name string, base, head *render.Result, i
 			// Blank lines after a document are not part of the object
 			// (Helm 4 keeps them where Helm 3 drops them).
 			if !sameDoc(bo.YAML, ho.YAML) {
-				c.Diff = unified(string(trimDoc(bo.YAML)), string(trimDoc(ho.YAML)), ho.ID())
+				c.Diff = diffOf(trimDoc(bo.YAML), trimDoc(ho.YAML), ho.ID())
 			}
 			c.SecretFields = secretFields(b.real[k], h.real[k], bo, ho)
 			why := ""
 			if c.Diff != "" && c.APIVersion == "" && len(c.SecretFields) == 0 {
-				why = ig.hidden(name, k, bo.Content, ho.Content)
+				why = pr.ig.hidden(name, k, bo.Content, ho.Content)
 			}
 			switch {
 			case c.Diff == "" && len(c.SecretFields) == 0:
 			case why != "":
 				res.Hidden = append(res.Hidden, change.Hidden{Target: name, Object: ho.ID(), Reason: why})
 			default:
+				c.Provenance = pr.org.provenance(bo, ho, c.SecretFields)
 				res.Changes = append(res.Changes, c)
 			}
 		}
@@ -264,11 +265,11 @@ func sameDoc(a, b []byte) bool {
 	return bytes.Equal(bytes.TrimRight(a, " \t\n"), bytes.TrimRight(b, " \t\n"))
 }
 
-// unified is a unified diff of two object texts.
-func unified(a, b, name string) string {
+// unified is a unified diff of two texts, named from and to.
+func unified(a, b []byte, from, to string) string {
 	d, _ := difflib.GetUnifiedDiffString(difflib.UnifiedDiff{
-		A: difflib.SplitLines(a), B: difflib.SplitLines(b),
-		FromFile: "base/" + name, ToFile: "head/" + name, Context: 3,
+		A: difflib.SplitLines(string(a)), B: difflib.SplitLines(string(b)),
+		FromFile: from, ToFile: to, Context: 3,
 	})
 	return d
 }

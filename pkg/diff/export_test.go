@@ -7,3 +7,6 @@ var (
 )
 
 var SecretFields = secretFields
+
+// ValueIn is valueIn, for TestValueIn.
+var ValueIn = valueIn

@@ -98,7 +98,7 @@ func compareGenerated(base, head *layout.Repo, clusters []string) ([]change.Chan
 		if bytes.Equal(before, after) {
 			continue
 		}
-		c := change.Change{Target: path.Dir(p), Object: p, Action: "changed", Diff: unified(string(before), string(after), p)}
+		c := change.Change{Target: path.Dir(p), Object: p, Action: "changed", Diff: unified(before, after, "base/"+p, "head/"+p)}
 		if inBase {
 			c.Key = generatedKey(bf)
 		} else {

@@ -42,7 +42,7 @@ func CompareHelm(ctx context.Context, repo *layout.Repo, targets []layout.Target
 	}
 	for i, t := range targets {
 		changes, errs := len(res.Changes), len(res.Errors)
-		compareTarget(res, t.Name(), results3[i], results4[i], nil)
+		compareTarget(res, pair{name: t.Name(), base: results3[i], head: results4[i], labels: revisions})
 		if len(res.Changes) > changes {
 			multi := multiDocumentValues(repo, &t)
 			for j := changes; j < len(res.Changes); j++ {

@@ -138,11 +138,7 @@ func pack(blocks []mdBlock, budget int) []string {
 func markdownBlocks(res *change.Result, full string) []mdBlock {
 	var blocks []mdBlock
 	top := func(format string, args ...any) { blocks = append(blocks, mdBlock{text: fmt.Sprintf(format, args...)}) }
-	counts := fmt.Sprintf("%s in %s", count(len(res.Changes), "changed object"), count(len(res.Targets), "affected target"))
-	if len(res.ArgoCD) > 0 {
-		counts += ", " + count(len(res.ArgoCD), "changed Argo CD object")
-	}
-	top("%s → %s: %s.\n\n", code(res.Base), code(res.Head), counts)
+	top("%s → %s: %s.\n\n", code(res.Base), code(res.Head), countsLine(res))
 	if len(res.Hidden) > 0 {
 		top("%s\n\n", hiddenSummary(res.Hidden))
 	}
@@ -180,7 +176,8 @@ func markdownBlocks(res *change.Result, full string) []mdBlock {
 		}
 	}
 	const table = "| Target | Added | Removed | Changed | Changed files |\n|---|--:|--:|--:|---|\n"
-	for _, tg := range res.Targets {
+	shown, same := shownTargets(res)
+	for _, tg := range shown {
 		t := tallies[tg.Name]
 		if t == nil {
 			t = &tally{}
@@ -196,20 +193,24 @@ func markdownBlocks(res *change.Result, full string) []mdBlock {
 			text: fmt.Sprintf("| %s | %d | %d | %d | %s |\n", name, t.added, t.removed, t.changed, fileList(tg.Files))})
 	}
 
-	// The objects, per cluster and namespace.
+	if same > 0 {
+		top("%s re-rendered, no change.\n\n", count(same, "more target"))
+	}
+
+	// The objects, per cluster (with its subtotal) and namespace.
 	cluster := ""
 	for _, run := range byTarget(res.Changes) {
 		c, ns, _ := strings.Cut(run[0].Target, "/")
 		if c != cluster {
 			cluster = c
-			top("### Cluster %s\n\n", code(c))
+			top("### Cluster %s: %s\n\n", code(c), clusterTotal(res.Changes, c))
 		}
-		blocks = append(blocks, sectionBlocks(fmt.Sprintf("<code>%s</code>", html.EscapeString(ns)), run, full)...)
+		blocks = append(blocks, sectionBlocks(fmt.Sprintf("<code>%s</code>", html.EscapeString(ns)), run, res.BaseSide, full)...)
 	}
 	if len(res.ArgoCD) > 0 {
 		top("### Generated Argo CD objects\n\n")
 		for _, run := range byTarget(res.ArgoCD) {
-			blocks = append(blocks, sectionBlocks(fmt.Sprintf("cluster <code>%s</code>", html.EscapeString(run[0].Target)), run, full)...)
+			blocks = append(blocks, sectionBlocks(fmt.Sprintf("cluster <code>%s</code>", html.EscapeString(run[0].Target)), run, res.BaseSide, full)...)
 		}
 	}
 	return blocks
@@ -231,13 +232,13 @@ func byTarget(changes []change.Change) [][]change.Change {
 
 // sectionBlocks are a collapsible section titled name, holding the
 // changed objects.
-func sectionBlocks(name string, changes []change.Change, full string) []mdBlock {
+func sectionBlocks(name string, changes []change.Change, base, full string) []mdBlock {
 	summary := name + ": " + actionCounts(changes)
 	open := "<details>\n<summary>" + summary + "</summary>\n\n"
 	reopen := "<details>\n<summary>" + summary + " (continued)</summary>\n\n"
 	var out []mdBlock
 	for _, ch := range changes {
-		out = append(out, objectBlock(ch, open, reopen, full))
+		out = append(out, objectBlock(ch, base, open, reopen, full))
 	}
 	return out
 }
@@ -245,7 +246,7 @@ func sectionBlocks(name string, changes []change.Change, full string) []mdBlock 
 // objectBlock is one changed object: its action and name, the secret
 // fields that changed, and its diff in a fenced block, cut to fit when a
 // part is too small for it.
-func objectBlock(ch change.Change, open, reopen, full string) mdBlock {
+func objectBlock(ch change.Change, base, open, reopen, full string) mdBlock {
 	var head strings.Builder
 	fmt.Fprintf(&head, "**%s** %s", ch.Action, code(ch.Object))
 	if ch.APIVersion != "" {
@@ -258,7 +259,10 @@ func objectBlock(ch change.Change, open, reopen, full string) mdBlock {
 	for _, f := range ch.SecretFields {
 		fmt.Fprintf(&head, "- secret value changed: %s (not shown)\n", code(f))
 	}
-	if len(ch.SecretFields) > 0 || ch.Cause != "" {
+	for _, p := range ch.Provenance {
+		fmt.Fprintf(&head, "- from values: %s\n", provenance(p, base, code))
+	}
+	if len(ch.SecretFields) > 0 || ch.Cause != "" || len(ch.Provenance) > 0 {
 		head.WriteString("\n")
 	}
 	bl := mdBlock{section: open, reopen: reopen, close: "</details>\n\n", text: head.String()}

@@ -11,31 +11,41 @@ import (
 	"github.com/repotool/repotool/internal/testing/golden"
 	"github.com/repotool/repotool/pkg/change"
 	"github.com/repotool/repotool/pkg/output"
+	"github.com/repotool/repotool/pkg/values"
 )
 
 // sampleDiff is a comparison with every kind of entry: added, removed and
-// changed objects, an apiVersion bump, a secret value that changed, a
-// target added and one removed, generated Argo CD objects, a warning and
-// an error.
+// changed objects, an apiVersion bump, a secret value that changed, the
+// values that made each changed field (moved, removed, secret), a target
+// added and one removed, two re-rendered with no change (folded),
+// generated Argo CD objects, a warning and an error.
 func sampleDiff() *change.Result {
 	return &change.Result{
 		Base: "main", Head: "working tree",
 		Targets: []change.Target{
 			{Name: "dev/payments", Files: []string{"clusters/dev/payments/dev-values.yaml"}},
 			{Name: "dev/shop", Files: []string{}, Added: true},
+			{Name: "dev/search", Files: []string{".sops.yaml"}},
+			{Name: "prod/search", Files: []string{".sops.yaml"}},
 			{Name: "prod/legacy", Files: []string{}, Removed: true},
 			{Name: "prod/payments", Files: []string{"namespaces/payments/common-values.secret.yaml", "namespaces/payments/common-values.yaml", "namespaces/payments/templates/a.yaml", "namespaces/payments/templates/b.yaml", "namespaces/payments/templates/c.yaml", "namespaces/payments/templates/d|e.yaml"}},
 		},
 		Changes: []change.Change{
 			{Target: "dev/payments", Object: "v1/ConfigMap payments/config", Action: "changed",
-				Diff: "--- base/v1/ConfigMap payments/config\n+++ head/v1/ConfigMap payments/config\n@@ -3,4 +3,4 @@\n data:\n-  LOG_LEVEL: \"debug\"\n+  LOG_LEVEL: \"info\"\n   MODE: \"```\"\n"},
+				Diff: "--- base/v1/ConfigMap payments/config\n+++ head/v1/ConfigMap payments/config\n@@ -3,4 +3,4 @@\n data:\n-  LOG_LEVEL: \"debug\"\n+  LOG_LEVEL: \"info\"\n   MODE: \"```\"\n",
+				Provenance: []change.Provenance{
+					{Field: "/data/LOG_LEVEL", Key: "config.LOG_LEVEL", Head: &values.Source{File: "clusters/dev/payments/dev-values.yaml", Line: 4},
+						Base: &values.Source{File: "namespaces/payments/common-values.yaml", Line: 9}},
+					{Field: "/data/MODE", Key: "config.MODE", Base: &values.Source{File: "clusters/dev/payments/dev-values.yaml", Line: 5}},
+				}},
 			{Target: "dev/shop", Object: "v1/Service shop/web", Action: "added",
 				Diff: "--- base/v1/Service shop/web\n+++ head/v1/Service shop/web\n@@ -0,0 +1,4 @@\n+apiVersion: v1\n+kind: Service\n+metadata:\n+  name: web\n"},
 			{Target: "prod/legacy", Object: "apps/v1/Deployment legacy/old", Action: "removed",
 				Diff: "--- base/apps/v1/Deployment legacy/old\n+++ head/apps/v1/Deployment legacy/old\n@@ -1,3 +0,0 @@\n-apiVersion: apps/v1\n-kind: Deployment\n-metadata: {name: old}\n"},
 			{Target: "prod/payments", Object: "autoscaling/v2/HorizontalPodAutoscaler payments/api", Action: "changed", APIVersion: "autoscaling/v2beta2 -> autoscaling/v2",
 				Diff: "--- base/autoscaling/v2/HorizontalPodAutoscaler payments/api\n+++ head/autoscaling/v2/HorizontalPodAutoscaler payments/api\n@@ -1,2 +1,2 @@\n-apiVersion: autoscaling/v2beta2\n+apiVersion: autoscaling/v2\n kind: HorizontalPodAutoscaler\n"},
-			{Target: "prod/payments", Object: "v1/Secret payments/api", Action: "changed", SecretFields: []string{"/stringData/API_TOKEN"}},
+			{Target: "prod/payments", Object: "v1/Secret payments/api", Action: "changed", SecretFields: []string{"/stringData/API_TOKEN"},
+				Provenance: []change.Provenance{{Field: "/stringData/API_TOKEN", Head: &values.Source{File: "namespaces/payments/common-values.secret.yaml", Secret: true}}}},
 		},
 		ArgoCD: []change.Change{
 			{Target: "prod", Object: "prod/application-legacy.yaml", Action: "removed",

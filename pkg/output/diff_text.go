@@ -80,7 +80,8 @@ func (diffText) Write(w io.Writer, res *change.Result, opts DiffOptions) error {
 		return ew.err
 	}
 	ew.printf("%s\n", p.paint(ansiBold, "affected targets:"))
-	for _, t := range res.Targets {
+	shown, same := shownTargets(res)
+	for _, t := range shown {
 		state := ""
 		switch {
 		case t.Added:
@@ -93,6 +94,9 @@ func (diffText) Write(w io.Writer, res *change.Result, opts DiffOptions) error {
 			ew.printf(": %s", strings.Join(t.Files, ", "))
 		}
 		ew.printf("\n")
+	}
+	if same > 0 {
+		ew.printf("  %s\n", p.paint(ansiCyan, count(same, "more target")+" re-rendered, no change"))
 	}
 	target := ""
 	for _, c := range res.Changes {
@@ -110,6 +114,9 @@ func (diffText) Write(w io.Writer, res *change.Result, opts DiffOptions) error {
 		}
 		for _, f := range c.SecretFields {
 			ew.printf("  %s: %s (not shown)\n", p.paint(ansiYellow, "secret value changed"), f)
+		}
+		for _, pv := range c.Provenance {
+			ew.printf("  %s %s\n", p.paint(ansiCyan, "from values:"), provenance(pv, res.BaseSide, func(s string) string { return s }))
 		}
 		if c.Diff != "" {
 			ew.printf("%s", p.diffLines(c.Diff))
@@ -133,11 +140,7 @@ func (diffText) Write(w io.Writer, res *change.Result, opts DiffOptions) error {
 	for _, e := range res.Errors {
 		ew.printf("\n%s %s\n", p.paint(ansiRed, "error:"), e)
 	}
-	ew.printf("\n%s in %s", count(len(res.Changes), "changed object"), count(len(res.Targets), "affected target"))
-	if len(res.ArgoCD) > 0 {
-		ew.printf(", %s", count(len(res.ArgoCD), "changed Argo CD object"))
-	}
-	ew.printf("\n")
+	ew.printf("\n%s\n", countsLine(res))
 	if len(res.Hidden) > 0 {
 		ew.printf("%s\n", hiddenSummary(res.Hidden))
 	}

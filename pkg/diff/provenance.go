@@ -1,0 +1,172 @@
+package diff
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/repotool/repotool/internal/jsonptr"
+	"github.com/repotool/repotool/pkg/change"
+	"github.com/repotool/repotool/pkg/manifest"
+	"github.com/repotool/repotool/pkg/render"
+	"github.com/repotool/repotool/pkg/values"
+)
+
+// origins are what changed in one target's values from base to head:
+// the effective values that differ (values.Compare, base first), with
+// their files and lines, and the secret values files that changed. They
+// explain the changed fields of its objects (Change.Provenance).
+type origins struct {
+	diffs   []values.Difference
+	secrets []string
+}
+
+// originsOf are the origins of a target rendered by baseR and headR (nil
+// when the target is missing at one revision or its values cannot be
+// traced: its rendering's error is reported, and the changes are shown
+// without provenance). changed are the changed files (nil: none known).
+func originsOf(ctx context.Context, baseR, headR *render.Renderer, base, head *render.Result, changed []string) *origins {
+	if base == nil || head == nil || base.Err != nil || head.Err != nil {
+		return nil
+	}
+	eb, err := baseR.EffectiveValues(ctx, &base.Target)
+	if err != nil {
+		return nil
+	}
+	eh, err := headR.EffectiveValues(ctx, &head.Target)
+	if err != nil {
+		return nil
+	}
+	o := &origins{diffs: values.Compare([]*values.Effective{eb, eh})}
+	for _, vf := range head.Target.Values {
+		if vf.Secret && slices.Contains(changed, vf.Path) {
+			o.secrets = append(o.secrets, vf.Path)
+		}
+	}
+	return o
+}
+
+// leafChange is a field whose value differs between two objects: a
+// scalar, or a value that changed shape.
+type leafChange struct {
+	ptr      string
+	old, new any
+}
+
+// changedLeaves are the fields whose values differ between a and b (the
+// objects' contents), in field order.
+func changedLeaves(p string, a, b any, out []leafChange) []leafChange {
+	am, aok := a.(map[string]any)
+	bm, bok := b.(map[string]any)
+	if aok && bok {
+		keys := slices.Sorted(maps.Keys(maps.Collect(func(yield func(string, bool) bool) {
+			for k := range am {
+				yield(k, true)
+			}
+			for k := range bm {
+				yield(k, true)
+			}
+		})))
+		for _, k := range keys {
+			out = changedLeaves(p+"/"+jsonptr.Escape(k), am[k], bm[k], out)
+		}
+		return out
+	}
+	al, aok := a.([]any)
+	bl, bok := b.([]any)
+	if aok && bok {
+		for i := range max(len(al), len(bl)) {
+			out = changedLeaves(fmt.Sprintf("%s/%d", p, i), at(al, i), at(bl, i), out)
+		}
+		return out
+	}
+	if fmt.Sprint(a) != fmt.Sprint(b) {
+		out = append(out, leafChange{ptr: p, old: a, new: b})
+	}
+	return out
+}
+
+// provenance attributes the changed fields of an object (its redacted
+// contents at base and head) to the values differences whose value at
+// head is the field's new value, or is in it (a string of three or more
+// characters), and whose value at base is, or is in, the old one; and
+// each secret field to the secret values files that changed. A field no
+// difference explains (a template that changed, a computed value) has
+// none. Secret values are never compared: their differences are by
+// presence only, and their fields are named by the file.
+func (o *origins) provenance(base, head *manifest.Object, secretFields []string) []change.Provenance {
+	if o == nil {
+		return nil
+	}
+	var out []change.Provenance
+	for _, f := range changedLeaves("", base.Content, head.Content, nil) {
+		for _, d := range o.diffs {
+			if p, ok := explains(d, f); ok {
+				out = append(out, p)
+			}
+		}
+	}
+	for _, f := range secretFields {
+		for _, file := range o.secrets {
+			out = append(out, change.Provenance{Field: f, Head: &values.Source{File: file, Secret: true}})
+		}
+	}
+	slices.SortStableFunc(out, func(a, b change.Provenance) int { return strings.Compare(a.Field, b.Field) })
+	return out
+}
+
+// explains reports whether difference d made the field change f, and
+// says so.
+func explains(d values.Difference, f leafChange) (change.Provenance, bool) {
+	base, head := d.Sides[0], d.Sides[1]
+	if base.Secret || head.Secret || !head.Present && !base.Present {
+		return change.Provenance{}, false
+	}
+	if head.Present && !valueIn(head.Value, f.new) || base.Present && !valueIn(base.Value, f.old) {
+		return change.Provenance{}, false
+	}
+	p := change.Provenance{Field: cmp.Or(f.ptr, "/"), Key: strings.Join(d.Path, ".")}
+	var hs *values.Source
+	if head.Present && head.Origin != nil {
+		hs = &head.Origin.From
+		p.Head = hs
+	}
+	if base.Present && base.Origin != nil && (hs == nil || base.Origin.From != *hs) {
+		p.Base = &base.Origin.From
+	}
+	return p, p.Head != nil || p.Base != nil
+}
+
+// valueIn reports whether the scalar value v is the field's value, or a
+// part of it long enough to tell.
+func valueIn(v, field any) bool {
+	switch v.(type) {
+	case nil, map[string]any, []any:
+		return false
+	}
+	if field == nil {
+		return false
+	}
+	vs, fs := fmt.Sprint(v), fmt.Sprint(field)
+	if vs == fs {
+		return true
+	}
+	_, isString := field.(string)
+	return isString && len(vs) >= 3 && strings.Contains(fs, vs)
+}
+
+// pair is one target's renderings compared: base and head, the labels of
+// their sides in a diff, and what explains its changes.
+type pair struct {
+	name       string
+	base, head *render.Result
+	labels     [2]string
+	ig         *ignorer
+	org        *origins
+}
+
+// revisions are the labels of a comparison of two revisions.
+var revisions = [2]string{"base", "head"}
