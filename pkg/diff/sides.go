@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"slices"
 	"testing/fstest"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -38,7 +39,8 @@ type SidesOptions struct {
 	// being fixed), or a staged comparison with the HEAD of a repository
 	// that has no commit yet.
 	AnyBase bool
-	// Layout configures the loading of both sides.
+	// Layout configures the loading of both sides; its Ignored only that
+	// of the working tree.
 	Layout layout.Options
 }
 
@@ -54,8 +56,10 @@ func LoadSides(ctx context.Context, root string, opts SidesOptions) (*Sides, err
 	if err != nil {
 		return nil, err
 	}
+	revision := opts.Layout
+	revision.Ignored = nil // what Git ignores is a question about the working tree only
 	load := func(fsys fs.FS, name string) (*layout.Repo, error) {
-		l, err := layout.Load(ctx, fsys, opts.Layout)
+		l, err := layout.Load(ctx, fsys, revision)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", name, err)
 		}
@@ -130,6 +134,10 @@ func (s *Sides) loadWorkTree(ctx context.Context, repo *gitrev.Repo, root string
 		}
 		return err
 	}
-	s.Changed, err = repo.WorkTreeDiff(baseFS, s.Head.FS)
-	return err
+	if s.Changed, err = repo.WorkTreeDiff(baseFS, s.Head.FS); err != nil || opts.Ignored == nil {
+		return err
+	}
+	// A file Git ignores is no change Git (or Argo CD) would see.
+	s.Changed = slices.DeleteFunc(s.Changed, opts.Ignored)
+	return nil
 }

@@ -31,6 +31,18 @@ func (l *loader) checkValuesFolder(f entry, patterns []string) {
 }
 
 // valueFile classifies and checks one values file.
+// gitIgnored reports a values file Git ignores (Options.Ignored), left
+// out of every target, with a diagnostic.
+func (l *loader) gitIgnored(f entry) bool {
+	if l.ignored == nil || !l.ignored(f.path) {
+		return false
+	}
+	l.diag(l.ignoredIs, CodeGitIgnored, f.path, 0,
+		"Git ignores this values file: Argo CD renders from Git and never sees it, so it is left out of every target",
+		"commit it (git add -f "+f.path+") if it is meant to deploy; keep a local override out of the repository's folders")
+	return true
+}
+
 func (l *loader) valueFile(f entry, scope Scope) ValueFile {
 	vf := ValueFile{Path: f.path, Scope: scope, Secret: l.isSecret(f.name)}
 	if st, err := fs.Stat(l.fsys, f.real); err == nil && l.maxValues > 0 && st.Size() > l.maxValues {

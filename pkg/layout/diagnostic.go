@@ -42,6 +42,7 @@ const (
 	CodeFileUnrecognized   Code = "file-unrecognized"    // a YAML file in a cluster folder that matches no values pattern
 	CodeConfigUnused       Code = "config-unused"        // repotool.yaml configures a cluster or namespace that has no folder
 	CodeValuesDocuments    Code = "values-documents"     // a values file of several YAML documents, which Helm 3 and Helm 4 read differently
+	CodeGitIgnored         Code = "git-ignored"          // a values file Git ignores in the work tree: Argo CD never sees it
 )
 
 // Diagnostic is one problem found in the repository layout.

@@ -43,6 +43,13 @@ type Options struct {
 	// configuration, its namespace and cluster folders), without the
 	// repository-wide checks.
 	Only *TargetRef
+	// Ignored, when set, reports the paths Git ignores in the work tree
+	// the repository is read from (gitrev.Repo.Ignored): a values file it
+	// reports is no input of any target (Argo CD, which renders from Git,
+	// never sees it), with a git-ignored warning, an error with
+	// IgnoredIsError. Nil for a revision read from Git.
+	Ignored        func(path string) bool
+	IgnoredIsError bool
 }
 
 // ErrNotRepository is returned when the file system has neither a
@@ -84,6 +91,11 @@ func Load(ctx context.Context, fsys fs.FS, opts Options) (*Repo, error) {
 		repo:      &Repo{FS: fsys, Files: NewFiles(fsys), inputs: &inputCache{}},
 		maxValues: cmp.Or(opts.MaxValuesSize, DefaultMaxValuesSize),
 		only:      opts.Only,
+		ignored:   opts.Ignored,
+		ignoredIs: SeverityWarning,
+	}
+	if opts.IgnoredIsError {
+		l.ignoredIs = SeverityError
 	}
 	switch {
 	case l.maxValues < 0:
@@ -113,6 +125,8 @@ type loader struct {
 	repo      *Repo
 	cfgNode   *yaml.Node
 	only      *TargetRef // Options.Only
+	ignored   func(string) bool
+	ignoredIs Severity // the git-ignored diagnostic's
 }
 
 func (l *loader) diag(sev Severity, code Code, file string, line int, msg, hint string) {
@@ -214,7 +228,7 @@ func (l *loader) loadNamespace(e entry) (Namespace, error) {
 			ns.Chart = l.loadChart(f)
 		case f.name == "values.yaml" || f.name == "values.yml":
 			// The chart's own defaults: Helm loads them itself.
-		case matchAny(cfg.Layout.CommonValues, f.name):
+		case matchAny(cfg.Layout.CommonValues, f.name) && !l.gitIgnored(f):
 			ns.Values = append(ns.Values, l.valueFile(f, ScopeCommon))
 		}
 	}
@@ -327,7 +341,9 @@ func (l *loader) loadTarget(cl Cluster, e entry) (Target, bool, error) {
 				"folder is not part of the layout and is ignored",
 				"values files go directly in "+e.path+"/; move or remove the folder")
 		case matchAny(cfg.Layout.ClusterValues, f.name):
-			own = append(own, l.valueFile(f, ScopeCluster))
+			if !l.gitIgnored(f) {
+				own = append(own, l.valueFile(f, ScopeCluster))
+			}
 		case isYAML(f.name):
 			l.diag(SeverityWarning, CodeFileUnrecognized, f.path, 0,
 				fmt.Sprintf("YAML file matches no values pattern (%s) and is ignored", strings.Join(cfg.Layout.ClusterValues, ", ")),

@@ -18,7 +18,8 @@ var ruleLayout = &Rule{
 		Severity:    SeverityError,
 		Description: "Reports the diagnostics of the layout model (see docs/layout.md): `chart-missing`, `chart-invalid`, `values-invalid`, " +
 			"`symlink-escape`, `symlink-broken`, `name-invalid`, `not-a-folder`, `not-a-file`, `too-large`, `unreadable` (errors) and " +
-			"`namespace-unused`, `file-unrecognized`, `config-unused`, `values-documents` (warnings); and the files lint's own scans read (every " +
+			"`namespace-unused`, `file-unrecognized`, `config-unused`, `values-documents`, `git-ignored` (warnings; `git-ignored` is an error " +
+			"with `--strict` or when `$CI` is `true`); and the files lint's own scans read (every " +
 			"YAML, JSON, `.tpl` and `.txt` file, for plain manifests, secrets and suppressions) that it cannot read, as `unreadable` errors (not a " +
 			"regular file, a link that leads nowhere) or `too-large` warnings (over 32 MiB): no rule checked them. A target with a layout error is " +
 			"not rendered (the `render` rule stays silent about it), except for unencrypted secret files, which `plaintext-secret` reports while " +

@@ -177,9 +177,14 @@ func diffOptions(cmd *cobra.Command, env Env, color string) (output.DiffOptions,
 // loadSides loads the two sides of a comparison of root's repository
 // (diff.LoadSides); its errors are usage errors.
 func loadSides(cmd *cobra.Command, root, base, head string, staged, anyBase bool, opts *render.Options) (*diff.Sides, error) {
-	s, err := diff.LoadSides(cmd.Context(), root, diff.SidesOptions{Base: base, Head: head, Staged: staged, AnyBase: anyBase, Layout: layoutOptions(opts)})
+	lo := layoutOptions(opts)
+	if head == "" && !staged {
+		ignoredIn(cmd, root, &lo) // the working tree is head
+	}
+	s, err := diff.LoadSides(cmd.Context(), root, diff.SidesOptions{Base: base, Head: head, Staged: staged, AnyBase: anyBase, Layout: lo})
 	if err != nil {
 		return nil, usageErr(err)
 	}
+	warnIgnored(cmd, s.Head.Diagnostics)
 	return s, nil
 }

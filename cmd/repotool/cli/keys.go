@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"time"
@@ -35,7 +36,10 @@ func (k *keyFlags) addKeyFlags(root *cobra.Command, env Env) {
 	root.PersistentFlags().StringArrayVar(&k.allowKeys, "allow-key", nil, keyHelp)
 	root.PersistentFlags().DurationVar(&k.keyTimeout, "key-timeout", 0,
 		fmt.Sprintf("time an allowed key service has to answer one request (default $REPOTOOL_KEY_TIMEOUT, else %s)", decrypt.DefaultKeyTimeout))
-	root.PersistentPreRunE = func(*cobra.Command, []string) error { return k.resolve(env) }
+	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error {
+		cmd.SetContext(context.WithValue(cmd.Context(), ciKey{}, env.Getenv("CI") == "true"))
+		return k.resolve(env)
+	}
 }
 
 // resolve reads the policy from the flags and the environment, once, and

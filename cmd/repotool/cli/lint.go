@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -20,7 +21,7 @@ import (
 func newLintCmd(env Env, v *globals) *cobra.Command {
 	opts := lint.DefaultOptions()
 	var format, failOn, sarifFile, baseline, writeBaseline, shard, changedSince string
-	var noDecrypt, staged bool
+	var noDecrypt, staged, strict bool
 	cmd := &cobra.Command{
 		Use:   "lint [REPO]",
 		Short: "Check the repository's files and every target's rendered manifests",
@@ -37,6 +38,9 @@ func newLintCmd(env Env, v *globals) *cobra.Command {
 			}
 			if opts.Shard, err = parseShard(shard); err != nil {
 				return usageErr(err)
+			}
+			if strict {
+				cmd.SetContext(context.WithValue(cmd.Context(), strictKey{}, true))
 			}
 			repo, err := lintRepo(cmd, v, repoArg(args), changedSince, staged, &opts)
 			if err != nil {
@@ -79,6 +83,7 @@ func newLintCmd(env Env, v *globals) *cobra.Command {
 	fl.StringVarP(&opts.Namespace, "namespace", "n", "", "with --cluster: lint only this target")
 	fl.StringVar(&changedSince, "changed-since", "", "lint only the targets the change since this revision affects, and the checks about no target")
 	fl.BoolVar(&staged, "staged", false, "lint Git's index (what the next commit records): only the targets the staged change affects")
+	fl.BoolVar(&strict, "strict", false, "a values file Git ignores in the working tree is an error, not a warning (always when $CI is true)")
 	fl.StringVar(&shard, "shard", "", "lint part i of n of the targets (i/n), for spreading a large repository over CI jobs")
 	fl.StringVar(&opts.SchemaDir, "schema-dir", "", "keep the JSON schemas the schema rule used in this folder, in kubeconform's layout")
 	fl.BoolVar(&noDecrypt, "no-decrypt", false, "do not decrypt secret values files: use typed placeholders (for runs without SOPS keys, such as pull "+

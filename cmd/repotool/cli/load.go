@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/repotool/repotool/pkg/config"
+	"github.com/repotool/repotool/pkg/gitrev"
 	"github.com/repotool/repotool/pkg/layout"
 	"github.com/repotool/repotool/pkg/render"
 )
@@ -23,6 +24,7 @@ func loadRepo(cmd *cobra.Command, dir string, limits ...*render.Options) (*layou
 func loadRepoOnly(cmd *cobra.Command, dir string, only *layout.TargetRef, limits ...*render.Options) (*layout.Repo, error) {
 	opts := layoutOptions(limits...)
 	opts.Only = only
+	ignoredIn(cmd, dir, &opts)
 	repo, err := layout.LoadDir(cmd.Context(), dir, opts)
 	if err != nil {
 		var ce *config.Error
@@ -31,7 +33,23 @@ func loadRepoOnly(cmd *cobra.Command, dir string, only *layout.TargetRef, limits
 		}
 		return nil, usageErr(err)
 	}
+	warnIgnored(cmd, repo.Diagnostics)
 	return repo, nil
+}
+
+// warnIgnored says on standard error which values files Git ignores were
+// left out, for the commands that do not print the layout's diagnostics
+// (layout and lint do; --quiet silences the warning, never the error a
+// target fails with).
+func warnIgnored(cmd *cobra.Command, diags []layout.Diagnostic) {
+	if quiet, _ := cmd.Flags().GetBool("quiet"); quiet || cmd.Name() == "layout" || cmd.Name() == "lint" {
+		return
+	}
+	for _, d := range diags {
+		if d.Code == layout.CodeGitIgnored && d.Severity == layout.SeverityWarning {
+			fmt.Fprintf(cmd.ErrOrStderr(), "repotool: %s\n", d)
+		}
+	}
 }
 
 // layoutOptions are the layout limits that go with the render limits.
@@ -63,4 +81,30 @@ func cacheDir(env Env, flag string) string {
 		return filepath.Join(h, ".cache", "repotool")
 	}
 	return ""
+}
+
+// ciKey and strictKey mark the command's context: $CI is "true", or the
+// command was given --strict (lint).
+type (
+	ciKey     struct{}
+	strictKey struct{}
+)
+
+// ignoredIn sets opts to leave out the values files Git ignores when dir is
+// in a Git work tree (layout.Options.Ignored): an error under $CI=true or
+// lint --strict, a warning otherwise. Outside a work tree there is nothing
+// to ignore.
+func ignoredIn(cmd *cobra.Command, dir string, opts *layout.Options) {
+	git, err := gitrev.Open(dir)
+	if err != nil {
+		return
+	}
+	if opts.Ignored, err = git.Ignored(); err != nil {
+		opts.Ignored = nil // an index go-git cannot read: Git's own commands say why
+		return
+	}
+	ctx := cmd.Context()
+	ci, _ := ctx.Value(ciKey{}).(bool)
+	strict, _ := ctx.Value(strictKey{}).(bool)
+	opts.IgnoredIsError = ci || strict
 }
