@@ -27,6 +27,9 @@ type LintOptions struct {
 	// SARIF paths from the Git repository's root, so the github and sarif
 	// formats put it before every path.
 	PathPrefix string
+	// Color colours the text format (for a terminal): locations bold,
+	// severities red, yellow and cyan.
+	Color bool
 }
 
 // gitPath is a finding's file as GitHub wants it: relative to the Git

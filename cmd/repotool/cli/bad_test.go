@@ -225,7 +225,7 @@ func TestBadInputs(t *testing.T) {
 					continue
 				}
 				for _, w := range c.want {
-					if !strings.Contains(out, w) {
+					if !strings.Contains(unwrap(out), w) {
 						t.Errorf("%s: the output does not name %q:\n%s", command, w, out)
 					}
 				}

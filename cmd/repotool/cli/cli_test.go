@@ -111,3 +111,8 @@ func TestCompletion(t *testing.T) {
 		}
 	}
 }
+
+// unwrap joins the lines lint's text format wraps at 120 columns (each
+// continuation indented by four spaces) back into one, for tests that look
+// for a phrase.
+func unwrap(s string) string { return strings.ReplaceAll(s, "\n    ", " ") }

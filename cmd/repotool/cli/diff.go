@@ -157,15 +157,9 @@ func diffFormat(cmd *cobra.Command, env Env, format, color string) (output.DiffF
 // the run's log as where a cut diff can be read whole.
 func diffOptions(cmd *cobra.Command, env Env, color string) (output.DiffOptions, error) {
 	var fo output.DiffOptions
-	switch color {
-	case "always":
-		fo.Color = true
-	case "never":
-	case "auto":
-		f, ok := cmd.OutOrStdout().(*os.File)
-		fo.Color = ok && term.IsTerminal(int(f.Fd())) && env.Getenv("NO_COLOR") == "" && env.Getenv("TERM") != "dumb"
-	default:
-		return fo, fmt.Errorf("--color %q: use auto, always or never", color)
+	var err error
+	if fo.Color, err = colorOn(cmd, env, color); err != nil {
+		return fo, err
 	}
 	server, repo, run := env.Getenv("GITHUB_SERVER_URL"), env.Getenv("GITHUB_REPOSITORY"), env.Getenv("GITHUB_RUN_ID")
 	if server != "" && repo != "" && run != "" {
@@ -187,4 +181,20 @@ func loadSides(cmd *cobra.Command, root, base, head string, staged, anyBase bool
 	}
 	warnIgnored(cmd, s.Head.Diagnostics)
 	return s, nil
+}
+
+// colorOn reports whether --color asks for colour: always, never, or auto
+// (standard output is a terminal, NO_COLOR is not set and TERM is not
+// dumb).
+func colorOn(cmd *cobra.Command, env Env, color string) (bool, error) {
+	switch color {
+	case "always":
+		return true, nil
+	case "never":
+		return false, nil
+	case "auto":
+		f, ok := cmd.OutOrStdout().(*os.File)
+		return ok && term.IsTerminal(int(f.Fd())) && env.Getenv("NO_COLOR") == "" && env.Getenv("TERM") != "dumb", nil
+	}
+	return false, fmt.Errorf("--color %q: use auto, always or never", color)
 }

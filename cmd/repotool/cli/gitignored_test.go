@@ -20,10 +20,10 @@ func TestGitIgnoredValues(t *testing.T) {
 	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
 	repo := filepath.Join(t.TempDir(), "repo")
 	files := map[string]string{
-		"namespaces/a/Chart.yaml":            "apiVersion: v2\nname: a\nversion: 1.0.0\n",
-		"namespaces/a/templates/cm.yaml":     "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\ndata:\n  replicas: {{ .Values.replicas | quote }}\n",
-		"clusters/dev/a/dev-values-a.yaml":   "replicas: 1\n",
-		".gitignore":                         "*-values-local.yaml\n",
+		"namespaces/a/Chart.yaml":          "apiVersion: v2\nname: a\nversion: 1.0.0\n",
+		"namespaces/a/templates/cm.yaml":   "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\ndata:\n  replicas: {{ .Values.replicas | quote }}\n",
+		"clusters/dev/a/dev-values-a.yaml": "replicas: 1\n",
+		".gitignore":                       "*-values-local.yaml\n",
 	}
 	testtool.WriteFiles(t, repo, files)
 	testtool.GitCommit(t, repo, "first")

@@ -63,7 +63,7 @@ func TestHostileKeysEveryCommand(t *testing.T) {
 
 	// Beside the age key: every command works, with age alone.
 	out, _ := runCLI(t, "lint", beside)
-	if !strings.Contains(out, "sops-key-not-allowed") || !strings.Contains(out, "HashiCorp Vault transit key "+l.URL) {
+	if !strings.Contains(out, "sops-key-not-allowed") || !strings.Contains(unwrap(out), "HashiCorp Vault transit key "+l.URL) {
 		t.Errorf("lint does not name the refused key:\n%s", out)
 	}
 	for _, args := range [][]string{{"render", beside, "-c", "dev-cluster", "-n", "namespace-c"}, {"diff", beside, "--base", "HEAD"}} {

@@ -18,75 +18,38 @@ import (
 	"github.com/repotool/repotool/pkg/output"
 )
 
+// lintFlags are lint's flags.
+type lintFlags struct {
+	opts                                                                           lint.Options
+	format, failOn, sarifFile, baseline, writeBaseline, shard, changedSince, color string
+	noDecrypt, staged, strict                                                      bool
+}
+
 func newLintCmd(env Env, v *globals) *cobra.Command {
-	opts := lint.DefaultOptions()
-	var format, failOn, sarifFile, baseline, writeBaseline, shard, changedSince string
-	var noDecrypt, staged, strict bool
+	f := &lintFlags{opts: lint.DefaultOptions()}
 	cmd := &cobra.Command{
 		Use:   "lint [REPO]",
 		Short: "Check the repository's files and every target's rendered manifests",
 		Long:  lintLong,
 		Args:  cobra.MaximumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			f, err := output.NewLintFormatter(format)
-			if err != nil {
-				return usageErr(err)
-			}
-			threshold, err := lint.ParseSeverity(failOn)
-			if err != nil {
-				return usageErr(fmt.Errorf("--fail-on: %w", err))
-			}
-			if opts.Shard, err = parseShard(shard); err != nil {
-				return usageErr(err)
-			}
-			if strict {
-				cmd.SetContext(context.WithValue(cmd.Context(), strictKey{}, true))
-			}
-			repo, err := lintRepo(cmd, v, repoArg(args), changedSince, staged, &opts)
-			if err != nil {
-				return err
-			}
-			opts.Render.CacheDir = cacheDir(env, opts.Render.CacheDir)
-			opts.Keys = v.policy
-			res, err := lint.Lint(cmd.Context(), repo, opts, append(v.decrypter(noDecrypt), v.renderOptions(cmd.ErrOrStderr(), "rendering")...)...)
-			var se *lint.ScopeError
-			if errors.As(err, &se) {
-				return usageErr(err)
-			}
-			if err != nil {
-				return err
-			}
-			if writeBaseline != "" {
-				return writeBaselineFile(cmd, writeBaseline, res, v)
-			}
-			if baseline != "" {
-				if err := applyBaselineFile(baseline, res); err != nil {
-					return usageErr(err)
-				}
-			}
-			if err := writeLint(cmd, env, res, f, format, sarifFile, repoArg(args)); err != nil {
-				return err
-			}
-			if res.ExitCode(threshold) != 0 {
-				return findings()
-			}
-			return nil
-		},
+		RunE:  func(cmd *cobra.Command, args []string) error { return runLint(cmd, env, v, repoArg(args), f) },
 	}
+	opts := &f.opts
 	fl := cmd.Flags()
-	fl.StringVarP(&format, "output", "o", "text", "output format: "+strings.Join(output.LintFormats(), "|"))
-	fl.StringVar(&failOn, "fail-on", "error", "exit 1 when a finding is at least this severe: error|warning|info")
-	fl.StringVar(&sarifFile, "sarif-file", "", "also write SARIF 2.1.0 to this file")
-	fl.StringVar(&baseline, "baseline", "", "leave out the findings recorded in this baseline file: report only new ones")
-	fl.StringVar(&writeBaseline, "write-baseline", "", "record every finding in this baseline file (for --baseline) and exit 0")
+	fl.StringVarP(&f.format, "output", "o", "text", "output format: "+strings.Join(output.LintFormats(), "|"))
+	fl.StringVar(&f.color, "color", "auto", "colour text output: auto (on a terminal, unless NO_COLOR is set)|always|never")
+	fl.StringVar(&f.failOn, "fail-on", "error", "exit 1 when a finding is at least this severe: error|warning|info")
+	fl.StringVar(&f.sarifFile, "sarif-file", "", "also write SARIF 2.1.0 to this file")
+	fl.StringVar(&f.baseline, "baseline", "", "leave out the findings recorded in this baseline file: report only new ones")
+	fl.StringVar(&f.writeBaseline, "write-baseline", "", "record every finding in this baseline file (for --baseline) and exit 0")
 	fl.StringVarP(&opts.Cluster, "cluster", "c", "", "lint only this cluster's targets (and findings about their files)")
 	fl.StringVarP(&opts.Namespace, "namespace", "n", "", "with --cluster: lint only this target")
-	fl.StringVar(&changedSince, "changed-since", "", "lint only the targets the change since this revision affects, and the checks about no target")
-	fl.BoolVar(&staged, "staged", false, "lint Git's index (what the next commit records): only the targets the staged change affects")
-	fl.BoolVar(&strict, "strict", false, "a values file Git ignores in the working tree is an error, not a warning (always when $CI is true)")
-	fl.StringVar(&shard, "shard", "", "lint part i of n of the targets (i/n), for spreading a large repository over CI jobs")
+	fl.StringVar(&f.changedSince, "changed-since", "", "lint only the targets the change since this revision affects, and the checks about no target")
+	fl.BoolVar(&f.staged, "staged", false, "lint Git's index (what the next commit records): only the targets the staged change affects")
+	fl.BoolVar(&f.strict, "strict", false, "a values file Git ignores in the working tree is an error, not a warning (always when $CI is true)")
+	fl.StringVar(&f.shard, "shard", "", "lint part i of n of the targets (i/n), for spreading a large repository over CI jobs")
 	fl.StringVar(&opts.SchemaDir, "schema-dir", "", "keep the JSON schemas the schema rule used in this folder, in kubeconform's layout")
-	fl.BoolVar(&noDecrypt, "no-decrypt", false, "do not decrypt secret values files: use typed placeholders (for runs without SOPS keys, such as pull "+
+	fl.BoolVar(&f.noDecrypt, "no-decrypt", false, "do not decrypt secret values files: use typed placeholders (for runs without SOPS keys, such as pull "+
 		"requests from forks)")
 	fl.StringVar(&opts.Render.KubeVersion, "kube-version", "", "Kubernetes version for every target (default: from repotool.yaml)")
 	addDependencyFlags(fl, &opts.Render)
@@ -94,6 +57,57 @@ func newLintCmd(env Env, v *globals) *cobra.Command {
 	addLimitFlags(fl, &opts.Render)
 	addHelmFlag(fl, &opts.Render)
 	return cmd
+}
+
+// runLint lints the repository at root as f says and prints the findings.
+func runLint(cmd *cobra.Command, env Env, v *globals, root string, f *lintFlags) error {
+	lf, err := output.NewLintFormatter(f.format)
+	if err != nil {
+		return usageErr(err)
+	}
+	if _, err := colorOn(cmd, env, f.color); err != nil {
+		return usageErr(err)
+	}
+	threshold, err := lint.ParseSeverity(f.failOn)
+	if err != nil {
+		return usageErr(fmt.Errorf("--fail-on: %w", err))
+	}
+	opts := &f.opts
+	if opts.Shard, err = parseShard(f.shard); err != nil {
+		return usageErr(err)
+	}
+	if f.strict {
+		cmd.SetContext(context.WithValue(cmd.Context(), strictKey{}, true))
+	}
+	repo, err := lintRepo(cmd, v, root, f.changedSince, f.staged, opts)
+	if err != nil {
+		return err
+	}
+	opts.Render.CacheDir = cacheDir(env, opts.Render.CacheDir)
+	opts.Keys = v.policy
+	res, err := lint.Lint(cmd.Context(), repo, *opts, append(v.decrypter(f.noDecrypt), v.renderOptions(cmd.ErrOrStderr(), "rendering")...)...)
+	var se *lint.ScopeError
+	if errors.As(err, &se) {
+		return usageErr(err)
+	}
+	if err != nil {
+		return err
+	}
+	if f.writeBaseline != "" {
+		return writeBaselineFile(cmd, f.writeBaseline, res, v)
+	}
+	if f.baseline != "" {
+		if err := applyBaselineFile(f.baseline, res); err != nil {
+			return usageErr(err)
+		}
+	}
+	if err := writeLint(cmd, env, res, lf, lintOutput{f.format, f.sarifFile, root, f.color}); err != nil {
+		return err
+	}
+	if res.ExitCode(threshold) != 0 {
+		return findings()
+	}
+	return nil
 }
 
 // lintLong is the command's help.
@@ -154,8 +168,13 @@ func lintRepo(cmd *cobra.Command, v *globals, root, changedSince string, staged 
 // writeLint writes the findings in format f to standard output, SARIF to
 // sarifFile when given, and, for the github format in GitHub Actions, the
 // job summary.
-func writeLint(cmd *cobra.Command, env Env, res *lint.Result, f output.LintFormatter, format, sarifFile, repo string) error {
-	fo := output.LintOptions{Rules: lint.Docs(), ToolVersion: env.version(), PathPrefix: gitPrefix(repo)}
+// lintOutput is what lint's flags say about its output.
+type lintOutput struct{ format, sarifFile, repo, color string }
+
+func writeLint(cmd *cobra.Command, env Env, res *lint.Result, f output.LintFormatter, o lintOutput) error {
+	format, sarifFile := o.format, o.sarifFile
+	fo := output.LintOptions{Rules: lint.Docs(), ToolVersion: env.version(), PathPrefix: gitPrefix(o.repo)}
+	fo.Color, _ = colorOn(cmd, env, o.color) // checked before linting
 	var summary bytes.Buffer
 	if p := env.Getenv("GITHUB_STEP_SUMMARY"); p != "" && format == "github" {
 		fo.StepSummary = &summary

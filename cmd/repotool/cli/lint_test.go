@@ -107,7 +107,7 @@ func TestLintNoDecrypt(t *testing.T) {
 
 func TestVersionCommand(t *testing.T) {
 	got, code := runCLI(t, "version")
-	if code != cli.ExitOK || !strings.HasPrefix(got, "repotool (devel)\ngo:          go1.") {
+	if code != cli.ExitOK || !strings.HasPrefix(got, "repotool (devel)\ncommit:      ") || !strings.Contains(got, "\ngo:          go1.") {
 		t.Errorf("version: exit %d, %q", code, got)
 	}
 	// A binary records its dependencies (a test binary does not).

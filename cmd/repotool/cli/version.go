@@ -28,22 +28,23 @@ func versionText(version string, bi *debug.BuildInfo) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "repotool %s\n", version)
 	if bi == nil {
-		return b.String()
+		bi = &debug.BuildInfo{GoVersion: "unknown"}
 	}
 	settings := map[string]string{}
 	for _, s := range bi.Settings {
 		settings[s.Key] = s.Value
 	}
+	commit := "unknown (this build did not record it: a build from a Git checkout does, go install ...@version records the version)"
 	if rev := settings["vcs.revision"]; rev != "" {
-		commit := rev
+		commit = rev
 		if settings["vcs.modified"] == "true" {
-			commit += " (with uncommitted changes)"
+			commit += " (dirty: built with uncommitted changes)"
 		}
 		if t := settings["vcs.time"]; t != "" {
 			commit += ", " + t
 		}
-		fmt.Fprintf(&b, "commit:      %s\n", commit)
 	}
+	fmt.Fprintf(&b, "commit:      %s\n", commit)
 	fmt.Fprintf(&b, "go:          %s\n", bi.GoVersion)
 	for _, dep := range []struct{ name, path string }{
 		{"helm", "helm.sh/helm/v3"},
