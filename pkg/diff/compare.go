@@ -25,7 +25,7 @@ func CompareTargets(ctx context.Context, repo *layout.Repo, a, b *layout.Target,
 	// Between clusters every difference is one (no ignorer); the sides are
 	// named by their clusters.
 	compareTarget(res, pair{name: name, base: results[0], head: results[1], labels: [2]string{a.Cluster, b.Cluster},
-		org: originsOf(ctx, r, r, results[0], results[1], nil)})
+		origins: lazyOrigins(ctx, r, r, results[0], results[1], nil)})
 	if len(res.Changes) > 0 || len(res.Errors) > 0 {
 		res.Targets = append(res.Targets, change.Target{Name: name, Files: []string{}})
 	}

@@ -143,7 +143,7 @@ func Run(ctx context.Context, base, head *layout.Repo, changed []string, opts Op
 	b, h := byName(baseRes), byName(headRes)
 	for _, t := range res.Targets {
 		compareTarget(res, pair{name: t.Name, base: b[t.Name], head: h[t.Name], labels: revisions, ig: ig,
-			org: originsOf(ctx, baseR, headR, b[t.Name], h[t.Name], changed)})
+			origins: lazyOrigins(ctx, baseR, headR, b[t.Name], h[t.Name], changed)})
 	}
 	argo, warnings, err := compareGenerated(base, head, generatedClusters(base, head, changed))
 	res.ArgoCD = append(res.ArgoCD, argo...)
@@ -246,7 +246,9 @@ func compareTarget(res *change.Result, pr pair) {
 			case why != "":
 				res.Hidden = append(res.Hidden, change.Hidden{Target: name, Object: ho.ID(), Reason: why})
 			default:
-				c.Provenance = pr.org.provenance(bo, ho, c.SecretFields)
+				if pr.origins != nil {
+					c.Provenance = pr.origins().provenance(bo, ho, c.SecretFields)
+				}
 				res.Changes = append(res.Changes, c)
 			}
 		}

@@ -159,13 +159,27 @@ func valueIn(v, field any) bool {
 }
 
 // pair is one target's renderings compared: base and head, the labels of
-// their sides in a diff, and what explains its changes.
+// their sides in a diff, and what explains its changes (nil: nothing).
 type pair struct {
 	name       string
 	base, head *render.Result
 	labels     [2]string
 	ig         *ignorer
-	org        *origins
+	origins    func() *origins
+}
+
+// lazyOrigins is originsOf, traced when a changed object first asks, once:
+// a target that re-renders the same (every target a .sops.yaml change
+// affects) traces nothing.
+func lazyOrigins(ctx context.Context, baseR, headR *render.Renderer, base, head *render.Result, changed []string) func() *origins {
+	var o *origins
+	done := false
+	return func() *origins {
+		if !done {
+			o, done = originsOf(ctx, baseR, headR, base, head, changed), true
+		}
+		return o
+	}
 }
 
 // revisions are the labels of a comparison of two revisions.

@@ -2,7 +2,6 @@ package cli_test
 
 import (
 	"encoding/base64"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
