@@ -62,14 +62,7 @@ func TestHostileHydrateDestinations(t *testing.T) {
 // encrypted anew: a branch that moved since a run read it is not
 // committed to by that run.
 func TestConcurrentHydrations(t *testing.T) {
-	testtool.Require(t, "git")
-	testtool.UseTestKey(t)
-	files := twoTargetFiles("")
-	files["namespaces/a/templates/secret.yaml"] = "apiVersion: v1\nkind: Secret\nmetadata:\n  name: a\nstringData:\n  password: {{ .Values.v | quote }}\n"
-	files[".sops.yaml"] = "creation_rules:\n  - path_regex: manifest\\.yaml$\n    age: age1gv5876r2m5p20tl08h4p3fruc2kn47xy4z0h95y3taqqwvfgcu0qfqxvew\n"
-	repo := filepath.Join(t.TempDir(), "repo")
-	testtool.WriteFiles(t, repo, files)
-	testtool.GitCommit(t, repo, "dry")
+	repo := sopsTwoTargets(t)
 	var wg sync.WaitGroup
 	outs := make([]string, 4)
 	codes := make([]int, 4)

@@ -20,7 +20,7 @@ func sopsTwoTargets(t *testing.T) string {
 	testtool.UseTestKey(t)
 	files := twoTargetFiles("")
 	files["namespaces/a/templates/secret.yaml"] = "apiVersion: v1\nkind: Secret\nmetadata:\n  name: a\nstringData:\n  password: {{ .Values.v | quote }}\n"
-	files[".sops.yaml"] = "creation_rules:\n  - path_regex: manifest\\.yaml$\n    age: age1gv5876r2m5p20tl08h4p3fruc2kn47xy4z0h95y3taqqwvfgcu0qfqxvew\n"
+	files[".sops.yaml"] = "creation_rules:\n  - path_regex: manifest\\.yaml$\n    age: " + testRecipient + "\n"
 	repo := filepath.Join(t.TempDir(), "repo")
 	testtool.WriteFiles(t, repo, files)
 	testtool.GitCommit(t, repo, "dry")
