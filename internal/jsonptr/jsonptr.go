@@ -1,6 +1,7 @@
-// Package jsonptr escapes the reference tokens of JSON pointers (RFC
-// 6901), for every package that names a field by its pointer: schema
-// messages, the fields where secret values land, diff's changed fields.
+// Package jsonptr escapes and splits the reference tokens of JSON pointers
+// (RFC 6901), for every package that names a field by its pointer: schema
+// messages, the fields where secret values land, diff's changed fields,
+// admission findings and the positions lint reports them at.
 package jsonptr
 
 import (
@@ -8,7 +9,27 @@ import (
 	"strings"
 )
 
-var escaper = strings.NewReplacer("~", "~0", "/", "~1")
+var (
+	escaper   = strings.NewReplacer("~", "~0", "/", "~1")
+	unescaper = strings.NewReplacer("~1", "/", "~0", "~")
+)
+
+// Split is a JSON pointer's reference tokens, unescaped ("~1" is "/",
+// "~0" is "~"): the one place pointers are taken apart, so that a field
+// under a key such as app.kubernetes.io/name is found by its key. The
+// root ("" or "/") has none; a pointer without its leading "/" is read as
+// if it had one.
+func Split(pointer string) []string {
+	pointer = strings.TrimPrefix(pointer, "/")
+	if pointer == "" {
+		return nil
+	}
+	tokens := strings.Split(pointer, "/")
+	for i, t := range tokens {
+		tokens[i] = unescaper.Replace(t)
+	}
+	return tokens
+}
 
 // Escape is token as a JSON pointer's reference token: "~" as "~0" and
 // "/" as "~1".

@@ -1,6 +1,7 @@
 package jsonptr_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/repotool/repotool/internal/jsonptr"
@@ -43,4 +44,41 @@ func TestGet(t *testing.T) {
 			t.Errorf("Get(%q) = %v, %v; want %v, %v", tc.tokens, got, ok, tc.want, tc.ok)
 		}
 	}
+}
+
+// TestSplit: Split undoes Escape token by token, keys holding "/" and "~"
+// included, and the root has no token.
+func TestSplit(t *testing.T) {
+	for pointer, want := range map[string][]string{
+		"":  nil,
+		"/": nil,
+		"/metadata/labels/app.kubernetes.io~1name": {"metadata", "labels", "app.kubernetes.io/name"},
+		"/data/m~0n/0":  {"data", "m~n", "0"},
+		"/a/~01":        {"a", "~1"},
+		"spec/replicas": {"spec", "replicas"},
+	} {
+		got := jsonptr.Split(pointer)
+		if strings.Join(got, "\x00") != strings.Join(want, "\x00") || len(got) != len(want) {
+			t.Errorf("Split(%q) = %q, want %q", pointer, got, want)
+		}
+	}
+	keys := []string{"app.kubernetes.io/name", "~/", "plain"}
+	p := ""
+	for _, k := range keys {
+		p += "/" + jsonptr.Escape(k)
+	}
+	if got := jsonptr.Split(p); strings.Join(got, "|") != strings.Join(keys, "|") {
+		t.Errorf("Split(Escape) = %q, want %q", got, keys)
+	}
+}
+
+// FuzzSplit: every pointer made of escaped tokens splits back into them.
+func FuzzSplit(f *testing.F) {
+	f.Add("app.kubernetes.io/name", "~0~1")
+	f.Fuzz(func(t *testing.T, a, b string) {
+		got := jsonptr.Split("/" + jsonptr.Escape(a) + "/" + jsonptr.Escape(b))
+		if len(got) != 2 || got[0] != a || got[1] != b {
+			t.Errorf("Split(Escape(%q, %q)) = %q", a, b, got)
+		}
+	})
 }

@@ -12,6 +12,8 @@ import (
 	"k8s.io/apiserver/pkg/admission/plugin/policy/validating"
 	"k8s.io/apiserver/pkg/admission/plugin/webhook/matchconditions"
 	"k8s.io/apiserver/pkg/cel/environment"
+
+	"github.com/repotool/repotool/internal/jsonptr"
 )
 
 // Compiler compiles policies, each at most once per Kubernetes version
@@ -185,7 +187,7 @@ func compileProblems(p *admissionv1.ValidatingAdmissionPolicy, kubeVersion strin
 // /spec/validations/0/expression → spec.validations[0].expression.
 func pointerToPath(p string) string {
 	var b strings.Builder
-	for _, seg := range strings.Split(strings.TrimPrefix(p, "/"), "/") {
+	for _, seg := range jsonptr.Split(p) {
 		if seg != "" && seg[0] >= '0' && seg[0] <= '9' {
 			b.WriteString("[" + seg + "]")
 			continue

@@ -127,11 +127,10 @@ func (in *input) objectNode(o *manifest.Object) *yaml.Node {
 // exists in a document (the document's line when none does).
 func lineAtPath(n *yaml.Node, pointer string) int {
 	line := n.Line
-	for _, seg := range strings.Split(strings.Trim(pointer, "/"), "/") {
+	for _, seg := range jsonptr.Split(pointer) {
 		if seg == "" {
 			continue
 		}
-		seg = strings.NewReplacer("~1", "/", "~0", "~").Replace(seg)
 		var next *yaml.Node
 		switch n.Kind {
 		case yaml.MappingNode:
@@ -179,7 +178,7 @@ func valueOrigin(in *input, res *render.Result, o *manifest.Object, pointer stri
 // valueOriginIn is valueOrigin for an object's content already at hand.
 func valueOriginIn(in *input, res *render.Result, content map[string]any, pointer string) (string, int) {
 	key := lastKey(pointer)
-	segs := strings.Split(strings.Trim(pointer, "/"), "/")
+	segs := jsonptr.Split(pointer)
 	if key == "" || segs[len(segs)-1] != key {
 		return "", 0
 	}
@@ -217,9 +216,9 @@ func findEntry(n *yaml.Node, key, value string) int {
 	return 0
 }
 
-// lastKey is the last non-index segment of a JSON pointer.
+// lastKey is the last non-index token of a JSON pointer, unescaped.
 func lastKey(pointer string) string {
-	segs := strings.Split(strings.Trim(pointer, "/"), "/")
+	segs := jsonptr.Split(pointer)
 	for i := len(segs) - 1; i >= 0; i-- {
 		if _, err := strconv.Atoi(segs[i]); err != nil && segs[i] != "" {
 			return segs[i]

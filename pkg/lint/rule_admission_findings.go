@@ -162,7 +162,7 @@ func leafFromSecrets(res *render.Result, v any) bool {
 // characters the field's value contains. Nothing for a value that may hold
 // a secret.
 func valuePartOrigin(in *input, res *render.Result, content map[string]any, pointer string) (string, int) {
-	cur, _ := jsonptr.Get(content, strings.Split(strings.Trim(pointer, "/"), "/"))
+	cur, _ := jsonptr.Get(content, jsonptr.Split(pointer))
 	s, ok := cur.(string)
 	if !ok || res.FromSecrets(s) {
 		return "", 0

@@ -87,7 +87,7 @@ func (in *input) admissionLocation(r *admissionRef, field, msg string) finding.L
 		}
 		// An expression is found by its text (a policy has several), else
 		// by its key.
-		if text, ok := jsonptr.Get(contentOf(r.p.o), strings.Split(strings.Trim(field, "/"), "/")); ok {
+		if text, ok := jsonptr.Get(contentOf(r.p.o), jsonptr.Split(field)); ok {
 			if s, ok := text.(string); ok && len(s) >= 8 {
 				if l := in.objectLine(r.p.o, s); l > 0 {
 					loc.Line = l
