@@ -17,7 +17,7 @@ func TestAdmissionFindingAtEscapedKey(t *testing.T) {
 	useTestKey(t)
 	repo := t.TempDir()
 	testtool.WriteFiles(t, repo, map[string]string{
-		"repotool.yaml": "namespaces:\n  platform: {tier: cluster}\nclusters:\n  c1: {kubeVersion: v1.33.0}\n",
+		"repotool.yaml":                  "namespaces:\n  platform: {tier: cluster}\nclusters:\n  c1: {kubeVersion: v1.33.0}\n",
 		"namespaces/platform/Chart.yaml": "apiVersion: v2\nname: platform\nversion: 1.0.0\n",
 		"namespaces/platform/templates/policy.yaml": `apiVersion: admissionregistration.k8s.io/v1
 kind: ValidatingAdmissionPolicy
