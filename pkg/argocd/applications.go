@@ -46,8 +46,8 @@ func (g *generator) application(cl *layout.Cluster, name, ns, project string, ti
 		// commits a Secret in plain text; each Application has a folder
 		// of its own on the branch, as the hydrator requires.
 		mode := g.cfg.Hydrate.SecretsFor(cl.Name)
-		plugin.Env = append(plugin.Env, EnvEntry{Name: "SECRETS", Value: mode})
-		if mode == "sealed-secrets" { // the cluster's certificate seals its Secrets: an input too
+		plugin.Env = append(plugin.Env, EnvEntry{Name: "SECRETS", Value: string(mode)})
+		if mode == config.SecretsSealed { // the cluster's certificate seals its Secrets: an input too
 			list := append(strings.Split(paths, ";"), "/"+g.gitPath(g.cfg.Hydrate.CertificateFor(cl.Name, cl.Dir)))
 			slices.Sort(list)
 			paths = strings.Join(list, ";")

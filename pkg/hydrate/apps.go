@@ -3,7 +3,6 @@ package hydrate
 import (
 	"cmp"
 	"context"
-	"fmt"
 	"path"
 
 	"github.com/repotool/repotool/pkg/argocd"
@@ -89,10 +88,8 @@ func Manifest(ctx context.Context, repo *layout.Repo, rr *render.Result, secrets
 
 // checkMode refuses a secrets mode hydrate does not know.
 func checkMode(m SecretsMode) error {
-	if m != SecretsRefuse && m != SecretsSOPS && m != SecretsSealed {
-		return fmt.Errorf("unknown secrets mode %q: use %q, %q or %q", m, SecretsRefuse, SecretsSOPS, SecretsSealed)
-	}
-	return nil
+	_, err := config.ParseSecretsMode(string(m))
+	return err
 }
 
 // secretsDir is the folder of rr's output that holds its Secrets: the

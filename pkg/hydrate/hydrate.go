@@ -10,18 +10,23 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/repotool/repotool/pkg/config"
 	"github.com/repotool/repotool/pkg/decrypt"
 	"github.com/repotool/repotool/pkg/layout"
 	"github.com/repotool/repotool/pkg/manifest"
 	"github.com/repotool/repotool/pkg/render"
 )
 
-// SecretsMode says how Secrets are written.
-type SecretsMode string
+// SecretsMode says how Secrets are written: repotool.yaml's type
+// (config.SecretsMode), the one the CLI, the plugin and argocd use too.
+type SecretsMode = config.SecretsMode
 
-// SecretsRefuse fails a target whose rendering holds a Secret: the
-// default.
-const SecretsRefuse SecretsMode = "refuse"
+// The secrets modes (see config.SecretsMode).
+const (
+	SecretsRefuse = config.SecretsRefuse
+	SecretsSOPS   = config.SecretsSOPS
+	SecretsSealed = config.SecretsSealed
+)
 
 // Options configure Hydrate.
 type Options struct {
@@ -188,7 +193,7 @@ func (enc *encoders) manifest(ctx context.Context, rr *render.Result, mode Secre
 // the mode the output recorded for the cluster, else repotool.yaml's
 // setting.
 func modeFor(repo *layout.Repo, secrets SecretsMode, recorded map[string]SecretsMode, cluster string) SecretsMode {
-	return cmp.Or(secrets, recorded[cluster], SecretsMode(repo.Config.Hydrate.SecretsFor(cluster)))
+	return cmp.Or(secrets, recorded[cluster], repo.Config.Hydrate.SecretsFor(cluster))
 }
 
 // EncryptedBy are the targets ("cluster/namespace") whose Secrets are

@@ -33,12 +33,6 @@ import (
 	"github.com/repotool/repotool/pkg/render"
 )
 
-// SecretsSealed writes each Secret as a Bitnami SealedSecret
-// (bitnami.com/v1alpha1), strict scope, encrypted with the sealed-secrets
-// module's own code for the cluster's controller certificate: what the
-// sealed-secrets controller in the cluster unseals.
-const SecretsSealed SecretsMode = "sealed-secrets"
-
 // DigestAnnotation, on a SealedSecret hydrate writes, is a digest of the
 // Secret it seals, keyed with a key derived from the SOPS data keys of the
 // target's secret values files (decrypt.DigestKeyer): hydrating again

@@ -14,13 +14,6 @@ import (
 	"github.com/repotool/repotool/pkg/render"
 )
 
-// SecretsSOPS writes each Secret with its data and stringData
-// SOPS-encrypted, for the recipients of the repository's .sops.yaml
-// creation rule that matches the manifest's path in the output
-// (<cluster>/<namespace>/manifest.yaml): what Flux's kustomize-controller
-// and KSOPS decrypt in the cluster.
-const SecretsSOPS SecretsMode = "sops"
-
 // sopsConfigFile is the SOPS configuration SecretsSOPS encrypts by.
 const sopsConfigFile = ".sops.yaml"
 
