@@ -17,13 +17,26 @@ type RenderConfig struct {
 	Helm string `yaml:"helm" json:"helm,omitempty"`
 }
 
-// CheckHelmVersion fails unless v is empty or one of HelmVersions.
+// The Helm versions whose `helm template` output repotool matches byte for
+// byte (render.helm, --helm, render.Options.Helm): the one list.
+const (
+	// HelmV3 is Helm 3.22, the default.
+	HelmV3 = "v3"
+	// HelmV4 is Helm 4.3, which Argo CD 3.5 and later run for native Helm
+	// sources.
+	HelmV4 = "v4"
+)
+
+// IsHelmVersion reports whether v names a Helm repotool renders as ("" is
+// the default, HelmV3).
+func IsHelmVersion(v string) bool { return v == "" || v == HelmV3 || v == HelmV4 }
+
+// CheckHelmVersion fails unless IsHelmVersion(v).
 func CheckHelmVersion(v string) error {
-	switch v {
-	case "", "v3", "v4":
+	if IsHelmVersion(v) {
 		return nil
 	}
-	return fmt.Errorf("%q is not a Helm version repotool renders as: use v3 or v4", v)
+	return fmt.Errorf("%q is not a Helm version repotool renders as: use %s or %s", v, HelmV3, HelmV4)
 }
 
 func validateRender(file string, root *yaml.Node, cfg *Config) error {

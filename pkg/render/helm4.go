@@ -10,16 +10,15 @@ import (
 
 	"github.com/Masterminds/semver/v3"
 	"helm.sh/helm/v3/pkg/chartutil"
+
+	"github.com/repotool/repotool/pkg/config"
 )
 
 // The Helm versions whose `helm template` output the renderer matches
-// byte for byte (Options.Helm, repotool.yaml's render.helm).
+// byte for byte (Options.Helm): repotool.yaml's (config.HelmV3, HelmV4).
 const (
-	// HelmV3 is Helm 3.22, the default.
-	HelmV3 = "v3"
-	// HelmV4 is Helm 4.3, which Argo CD 3.5 and later run for native Helm
-	// sources.
-	HelmV4 = "v4"
+	HelmV3 = config.HelmV3
+	HelmV4 = config.HelmV4
 )
 
 // What `helm template` of Helm 4 (4.3) does otherwise than Helm 3's, and
@@ -45,8 +44,7 @@ func (r *Renderer) helm4() bool { return r.opts.Helm == HelmV4 }
 
 // checkHelm fails for an Options.Helm the renderer does not know.
 func checkHelm(v string) error {
-	switch v {
-	case "", HelmV3, HelmV4:
+	if config.IsHelmVersion(v) {
 		return nil
 	}
 	return fmt.Errorf("unknown Helm version %q (Options.Helm): use %q or %q", v, HelmV3, HelmV4)
