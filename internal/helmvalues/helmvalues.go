@@ -1,7 +1,10 @@
 // Package helmvalues reads a values file's bytes as each Helm does: Helm 3
 // its first YAML document (sigs.k8s.io/yaml, as Helm's chartutil), Helm 4
 // every document merged in order, later ones winning (Documents), and
-// merges values files as helm's --values does (Merge). Rendering reads
+// merges values files as helm's --values does (Merge). Node is the same
+// choice of documents on a file's parsed YAML nodes, with their lines: the
+// one place that decides which documents of a values file count, for
+// rendering, the layout's checks and lint's values rules alike. Rendering reads
 // values with it, and the layout checks them with it, so that a values
 // file that would fail to render is a layout error. It never decrypts:
 // callers hand it plain content.
@@ -14,6 +17,7 @@ import (
 	"fmt"
 	"io"
 
+	yamlv3 "go.yaml.in/yaml/v3"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/yaml"
 )
@@ -107,4 +111,61 @@ func Merge(a, b map[string]any) map[string]any {
 		out[k] = v
 	}
 	return out
+}
+
+// Node is the values a Helm reads from a file's YAML documents, as one
+// node with each key's own line: the first document for Helm 3, every
+// document merged into the ones before for Helm 4 (mappings key by key, a
+// document that is not a mapping adding nothing, as Documents merges
+// them). No document is an empty mapping.
+func Node(docs []*yamlv3.Node, helm4 bool) *yamlv3.Node {
+	var out *yamlv3.Node
+	for _, d := range docs {
+		if out = mergeNodes(out, d); !helm4 {
+			break
+		}
+	}
+	if out == nil {
+		return &yamlv3.Node{Kind: yamlv3.MappingNode, Tag: "!!map"}
+	}
+	return out
+}
+
+// mergeNodes is Merge on YAML nodes: b over a, mappings merged key by key,
+// anything else replaced; a document that is not a mapping adds nothing
+// (Helm reads it as an empty map).
+func mergeNodes(a, b *yamlv3.Node) *yamlv3.Node {
+	switch {
+	case a == nil:
+		return b
+	case b.Kind != yamlv3.MappingNode:
+		return a
+	case a.Kind != yamlv3.MappingNode:
+		return b
+	}
+	out := *a
+	out.Content = append([]*yamlv3.Node(nil), a.Content...)
+	for i := 0; i+1 < len(b.Content); i += 2 {
+		k, v := b.Content[i], b.Content[i+1]
+		j := keyIndex(out.Content, k.Value)
+		switch {
+		case j < 0:
+			out.Content = append(out.Content, k, v)
+		case out.Content[j+1].Kind == yamlv3.MappingNode && v.Kind == yamlv3.MappingNode:
+			out.Content[j+1] = mergeNodes(out.Content[j+1], v)
+		default:
+			out.Content[j], out.Content[j+1] = k, v
+		}
+	}
+	return &out
+}
+
+// keyIndex is the index of key's node among a mapping's content, or -1.
+func keyIndex(content []*yamlv3.Node, key string) int {
+	for i := 0; i+1 < len(content); i += 2 {
+		if content[i].Value == key {
+			return i
+		}
+	}
+	return -1
 }

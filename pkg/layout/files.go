@@ -12,6 +12,7 @@ import (
 	yaml "go.yaml.in/yaml/v3"
 
 	"github.com/repotool/repotool/internal/fsutil"
+	"github.com/repotool/repotool/internal/helmvalues"
 	"github.com/repotool/repotool/internal/yamlpos"
 	"github.com/repotool/repotool/pkg/sopsfile"
 )
@@ -130,6 +131,17 @@ func (x *File) Docs() ([]*yaml.Node, error) {
 		}
 	})
 	return x.docs, x.parseErr
+}
+
+// ValuesNode is the values a Helm reads from the file, as one node with
+// each key's line: its first document under Helm 3, all of them merged
+// under Helm 4 (helmvalues.Node), from the file's one parse (Docs).
+func (x *File) ValuesNode(helm4 bool) (*yaml.Node, error) {
+	docs, err := x.Docs()
+	if err != nil {
+		return nil, err
+	}
+	return helmvalues.Node(docs, helm4), nil
 }
 
 // Sops returns the file's SOPS metadata, nil when it is not a

@@ -52,9 +52,12 @@ type input struct {
 
 	// What the run was asked.
 	renderOpts render.Options
-	schemaDir  string
-	keys       sopsfile.KeyPolicy
-	celBudget  int64
+	// helm4: values files are read as Helm 4 reads them, every document
+	// (layout.File.ValuesNode), as the renderer reads them.
+	helm4     bool
+	schemaDir string
+	keys      sopsfile.KeyPolicy
+	celBudget int64
 	// evidence renders again for the rules that decide by rendering.
 	evidence *evidence
 
@@ -128,7 +131,7 @@ func str(n *yaml.Node, keys ...string) string {
 func buildInput(repo *layout.Repo, results []*render.Result, opts Options, facts compacted, ev *evidence) *input {
 	in := &input{Repo: repo, Results: results, files: repo.Files, compacted: facts,
 		renderOpts: opts.Render, schemaDir: opts.SchemaDir, evidence: ev, keys: opts.Keys,
-		celBudget: cmp.Or(opts.CELBudget, admission.RunBudget)}
+		celBudget: cmp.Or(opts.CELBudget, admission.RunBudget), helm4: cmp.Or(opts.Render.Helm, repo.Config.Render.Helm) == config.HelmV4}
 	if in.files == nil {
 		in.files = layout.NewFiles(repo.FS) // a Repo not made by layout.Load
 	}

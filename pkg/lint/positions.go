@@ -228,15 +228,15 @@ func lastKey(pointer string) string {
 }
 
 // findInValues returns the last plain values file (in merge order: the one
-// that wins) and the line find reports in one of its documents (0: not there).
+// that wins) and the line find reports in the documents the Helm reads of
+// it (layout.File.ValuesNode; 0: not there).
 func findInValues(in *input, t *layout.Target, find func(doc *yaml.Node) int) (string, int) {
 	for i := len(t.Values) - 1; i >= 0; i-- {
 		v := t.Values[i]
 		if v.Secret {
 			continue
 		}
-		docs, _ := in.file(v.Path).Docs()
-		for _, doc := range docs {
+		if doc, err := in.file(v.Path).ValuesNode(in.helm4); err == nil {
 			if line := find(doc); line > 0 {
 				return v.Path, line
 			}

@@ -81,12 +81,13 @@ func checkValuesListReplaced(in *input, report func(Finding)) {
 	}
 }
 
-// valuesLists calls found for every list the first document of a values
-// file sets, with its key path (dot-separated, in the order of the file);
-// a secret file's SOPS metadata is not values.
+// valuesLists calls found for every list a values file sets, in the
+// documents the Helm reads (layout.File.ValuesNode), with its key path
+// (dot-separated, in the order of the file); a secret file's SOPS metadata
+// is not values.
 func (in *input) valuesLists(vf layout.ValueFile, found func(path string, at listPlace)) {
-	docs, _ := in.file(vf.Path).Docs()
-	if len(docs) == 0 {
+	doc, err := in.file(vf.Path).ValuesNode(in.helm4)
+	if err != nil {
 		return
 	}
 	var walk func(n *yaml.Node, path []string)
@@ -108,7 +109,7 @@ func (in *input) valuesLists(vf layout.ValueFile, found func(path string, at lis
 			}
 		}
 	}
-	walk(docs[0], nil)
+	walk(doc, nil)
 }
 
 // items is "1 item" or "N items".

@@ -164,16 +164,16 @@ func (s *unusedScan) report(in *input, report func(Finding)) {
 }
 
 // undeclared are the keys a values file sets that defaults do not declare
-// (values.Undeclared over its first document, as Helm reads it). A
-// SOPS-encrypted file without the secret suffix (which plaintext-secret
-// reports) has SOPS metadata too.
+// (values.Undeclared over the documents the Helm reads:
+// layout.File.ValuesNode). A SOPS-encrypted file without the secret suffix
+// (which plaintext-secret reports) has SOPS metadata too.
 func (in *input) undeclared(defaults values.Trace, file string, secret bool) []values.Candidate {
 	f := in.file(file)
-	docs, _ := f.Docs()
-	if len(docs) == 0 {
+	doc, err := f.ValuesNode(in.helm4)
+	if err != nil {
 		return nil
 	}
-	return values.Undeclared(defaults, values.Layer{File: file, Doc: docs[0], Secret: secret || f.Sops() != nil})
+	return values.Undeclared(defaults, values.Layer{File: file, Doc: doc, Secret: secret || f.Sops() != nil})
 }
 
 // renderList says which targets render the same: "target c/n renders",

@@ -95,8 +95,8 @@ func (r *Renderer) locateConflicts(t *layout.Target, conflicts []ValueConflict) 
 	for i, vf := range t.Values {
 		// The file index's parse, which layout made: values() read the
 		// file within the limits already.
-		if d, _ := r.files.Get(vf.Path).Docs(); len(d) > 0 {
-			docs[i] = d[0]
+		if d, err := r.files.Get(vf.Path).ValuesNode(r.helm4()); err == nil {
+			docs[i] = d
 		}
 	}
 	for ci := range conflicts {

@@ -8,13 +8,13 @@ import (
 	"fmt"
 	"io"
 	"path"
-	"slices"
 	"strings"
 
 	yaml "go.yaml.in/yaml/v3"
 	"helm.sh/helm/v3/pkg/chart"
 	"helm.sh/helm/v3/pkg/chartutil"
 
+	"github.com/repotool/repotool/internal/helmvalues"
 	"github.com/repotool/repotool/internal/yamlpos"
 	"github.com/repotool/repotool/pkg/layout"
 	"github.com/repotool/repotool/pkg/render/internal/charts"
@@ -178,13 +178,11 @@ func chartValuesDoc(c *chart.Chart, helm4 bool) *yaml.Node {
 	return nil
 }
 
-// valuesNode parses a values file into one YAML node: its first document
-// (as Helm 3 reads it), or with all every document merged into the ones
-// before as Helm 4 merges them, maps key by key, each key keeping its own
-// line.
+// valuesNode parses a values file into one YAML node, with its keys'
+// lines: the documents a Helm reads (helmvalues.Node; all for Helm 4).
 func valuesNode(data []byte, all bool) (*yaml.Node, error) {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
-	var out *yaml.Node
+	var docs []*yaml.Node
 	for {
 		var doc yaml.Node
 		err := dec.Decode(&doc)
@@ -194,53 +192,12 @@ func valuesNode(data []byte, all bool) (*yaml.Node, error) {
 		if err != nil {
 			return nil, err
 		}
-		if out = mergeNodes(out, yamlpos.Root(&doc)); !all {
+		docs = append(docs, yamlpos.Root(&doc))
+		if !all {
 			break
 		}
 	}
-	if out == nil {
-		return yamlpos.Root(&yaml.Node{}), nil
-	}
-	return out, nil
-}
-
-// mergeNodes is helmvalues.Merge on YAML nodes: b over a, mappings merged key by
-// key, anything else replaced; a document that is not a mapping adds
-// nothing (Helm reads it as an empty map).
-func mergeNodes(a, b *yaml.Node) *yaml.Node {
-	switch {
-	case a == nil:
-		return b
-	case b.Kind != yaml.MappingNode:
-		return a
-	case a.Kind != yaml.MappingNode:
-		return b
-	}
-	out := *a
-	out.Content = slices.Clone(a.Content)
-	for i := 0; i+1 < len(b.Content); i += 2 {
-		k, v := b.Content[i], b.Content[i+1]
-		j := keyIndex(out.Content, k.Value)
-		switch {
-		case j < 0:
-			out.Content = append(out.Content, k, v)
-		case out.Content[j+1].Kind == yaml.MappingNode && v.Kind == yaml.MappingNode:
-			out.Content[j+1] = mergeNodes(out.Content[j+1], v)
-		default:
-			out.Content[j], out.Content[j+1] = k, v
-		}
-	}
-	return &out
-}
-
-// keyIndex is the index of key's node among a mapping's content, or -1.
-func keyIndex(content []*yaml.Node, key string) int {
-	for i := 0; i+1 < len(content); i += 2 {
-		if content[i].Value == key {
-			return i
-		}
-	}
-	return -1
+	return helmvalues.Node(docs, all), nil
 }
 
 // subchartLayers are the values.yaml of c's enabled subcharts (after
