@@ -11,11 +11,11 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-// refreshFile is written by pkg/diff's TestRefreshSets: the Applications
+// refreshFile is written by pkg/scope's TestRefreshSets: the Applications
 // generate makes at a base revision, and for each commit the changed
 // paths, the Applications only the head revision has, and those that
 // deploy the targets repotool diff reports as affected.
-const refreshFile = "../../pkg/diff/testdata/refresh.golden.json"
+const refreshFile = "../../pkg/scope/testdata/refresh.golden.json"
 
 type refreshApp struct {
 	Name       string `json:"name"`
@@ -52,7 +52,7 @@ func TestRefreshSetsMatchArgoCD(t *testing.T) {
 		t.Fatal(err)
 	}
 	if len(sets.Cases) < 20 || len(sets.Bases["fixture"]) < 10 {
-		t.Fatalf("%s holds %d cases and %d Applications: regenerate it with pkg/diff's TestRefreshSets -update", refreshFile, len(sets.Cases), len(sets.Bases["fixture"]))
+		t.Fatalf("%s holds %d cases and %d Applications: regenerate it with pkg/scope's TestRefreshSets -update", refreshFile, len(sets.Cases), len(sets.Bases["fixture"]))
 	}
 	refreshed := 0
 	for _, c := range sets.Cases {

@@ -19,7 +19,6 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"strings"
 
 	"github.com/pmezard/go-difflib/difflib"
 
@@ -28,69 +27,8 @@ import (
 	"github.com/repotool/repotool/pkg/layout"
 	"github.com/repotool/repotool/pkg/manifest"
 	"github.com/repotool/repotool/pkg/render"
+	"github.com/repotool/repotool/pkg/scope"
 )
-
-// Affected returns the targets of base and head that the changed paths
-// affect, sorted by name: a target one of whose inputs (layout's
-// Repo.Inputs: its folder, its chart's and the charts that chart depends
-// on through file://, where their links lead, the repository-wide files)
-// holds a changed path at either revision, and every target that exists at
-// one revision only. generate writes the same inputs into each
-// Application's manifest-generate-paths annotation, so that diff and
-// Argo CD agree on what a commit re-renders.
-func Affected(base, head *layout.Repo, changed []string) []change.Target {
-	byName := map[string]*change.Target{}
-	get := func(name string) *change.Target {
-		if t, ok := byName[name]; ok {
-			return t
-		}
-		t := &change.Target{Name: name, Files: []string{}}
-		byName[name] = t
-		return t
-	}
-	for _, side := range []*layout.Repo{base, head} {
-		for i := range side.Targets {
-			t := &side.Targets[i]
-			inputs := side.Inputs(t)
-			var files []string
-			for _, p := range changed {
-				if slices.ContainsFunc(inputs, func(in string) bool { return p == in || strings.HasPrefix(p, in+"/") }) {
-					files = append(files, p)
-				}
-			}
-			if len(files) > 0 {
-				tg := get(t.Name())
-				tg.Files = append(tg.Files, files...)
-			}
-		}
-	}
-	names := func(r *layout.Repo) map[string]bool {
-		m := map[string]bool{}
-		for _, t := range r.Targets {
-			m[t.Name()] = true
-		}
-		return m
-	}
-	inBase, inHead := names(base), names(head)
-	for n := range inBase {
-		if !inHead[n] {
-			get(n).Removed = true
-		}
-	}
-	for n := range inHead {
-		if !inBase[n] {
-			get(n).Added = true
-		}
-	}
-	var out []change.Target
-	for _, t := range byName {
-		slices.Sort(t.Files)
-		t.Files = slices.Compact(t.Files)
-		out = append(out, *t)
-	}
-	slices.SortFunc(out, func(a, b change.Target) int { return strings.Compare(a.Name, b.Name) })
-	return out
-}
 
 // Options configure Run.
 type Options struct {
@@ -107,7 +45,7 @@ type Options struct {
 // it renders the affected targets at both revisions and compares their
 // objects.
 func Run(ctx context.Context, base, head *layout.Repo, changed []string, opts Options) (*change.Result, error) {
-	res := &change.Result{Targets: Affected(base, head, changed), Changes: []change.Change{}, ArgoCD: []change.Change{}}
+	res := &change.Result{Targets: scope.Affected(base, head, changed), Changes: []change.Change{}, ArgoCD: []change.Change{}}
 	pick := func(repo *layout.Repo) []layout.Target {
 		var out []layout.Target
 		for _, t := range repo.Targets {

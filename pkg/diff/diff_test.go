@@ -19,35 +19,20 @@ import (
 	"github.com/repotool/repotool/pkg/change"
 	"github.com/repotool/repotool/pkg/decrypt"
 	"github.com/repotool/repotool/pkg/diff"
-	"github.com/repotool/repotool/pkg/gitrev"
 	"github.com/repotool/repotool/pkg/layout"
 	"github.com/repotool/repotool/pkg/render"
+	"github.com/repotool/repotool/pkg/scope"
 )
 
 // commits loads the last two commits of the Git repository in dir, with
 // the paths they differ in.
 func commits(t *testing.T, dir string) (base, head *layout.Repo, changed []string) {
 	t.Helper()
-	repo, err := gitrev.Open(dir)
+	s, err := scope.LoadSides(context.Background(), dir, scope.SidesOptions{Base: "HEAD~1", Head: "HEAD"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	changed, err = repo.Changed("HEAD~1", "HEAD")
-	if err != nil {
-		t.Fatal(err)
-	}
-	load := func(rev string) *layout.Repo {
-		fsys, err := repo.Revision(rev)
-		if err != nil {
-			t.Fatal(err)
-		}
-		l, err := layout.Load(context.Background(), fsys, layout.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return l
-	}
-	return load("HEAD~1"), load("HEAD"), changed
+	return s.Base, s.Head, s.Changed
 }
 
 // compare diffs the last two commits of the Git repository in dir.

@@ -1,20 +1,23 @@
 package diff_test
 
 import (
+	"context"
 	"reflect"
 	"slices"
 	"strings"
 	"testing"
 	"testing/fstest"
 
+	"github.com/repotool/repotool/internal/testing/testtool"
 	"github.com/repotool/repotool/pkg/diff"
+	"github.com/repotool/repotool/pkg/layout"
 )
 
 // TestGeneratedClusters checks that comparing the generated objects of
 // only the clusters a change is inside finds every change that comparing
 // all of them finds.
 func TestGeneratedClusters(t *testing.T) {
-	base := fixtureFS(t)
+	base := testtool.MapFS(t, "../../testdata/monorepo")
 	tests := []struct {
 		name string
 		edit func(fstest.MapFS) []string
@@ -57,8 +60,15 @@ func TestGeneratedClusters(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var changed []string
-			head := with(base, func(m fstest.MapFS) { changed = tt.edit(m) })
-			b, h := loadMap(t, base), loadMap(t, head)
+			head := testtool.Edited(base, func(m fstest.MapFS) { changed = tt.edit(m) })
+			load := func(m fstest.MapFS) *layout.Repo {
+				repo, err := layout.Load(context.Background(), m, layout.Options{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				return repo
+			}
+			b, h := load(base), load(head)
 			clusters := diff.GeneratedClusters(b, h, changed)
 			if !slices.Equal(clusters, tt.want) {
 				t.Fatalf("clusters %v, want %v", clusters, tt.want)

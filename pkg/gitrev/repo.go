@@ -1,6 +1,7 @@
 package gitrev
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -25,6 +26,10 @@ type Repo struct {
 	// root is the work tree's folder.
 	root string
 }
+
+// IsUnborn reports whether err says a reference does not exist: HEAD of a
+// repository with no commit yet, or a branch not created.
+func IsUnborn(err error) bool { return errors.Is(err, plumbing.ErrReferenceNotFound) }
 
 // Open opens the Git repository that holds dir (dir itself or a parent).
 func Open(dir string) (*Repo, error) {

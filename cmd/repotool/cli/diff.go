@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"github.com/repotool/repotool/pkg/diff"
 	"github.com/repotool/repotool/pkg/output"
 	"github.com/repotool/repotool/pkg/render"
+	"github.com/repotool/repotool/pkg/scope"
 )
 
 func newDiffCmd(env Env, v *globals) *cobra.Command {
@@ -169,13 +171,16 @@ func diffOptions(cmd *cobra.Command, env Env, color string) (output.DiffOptions,
 }
 
 // loadSides loads the two sides of a comparison of root's repository
-// (diff.LoadSides); its errors are usage errors.
-func loadSides(cmd *cobra.Command, root, base, head string, staged, anyBase bool, opts *render.Options) (*diff.Sides, error) {
+// (scope.LoadSides); its errors are usage errors.
+func loadSides(cmd *cobra.Command, root, base, head string, staged, anyBase bool, opts *render.Options) (*scope.Sides, error) {
+	if staged && head != "" {
+		return nil, usageErr(errors.New("--staged and --head both say what to compare: give one"))
+	}
 	lo := layoutOptions(opts)
 	if head == "" && !staged {
 		ignoredIn(cmd, root, &lo) // the working tree is head
 	}
-	s, err := diff.LoadSides(cmd.Context(), root, diff.SidesOptions{Base: base, Head: head, Staged: staged, AnyBase: anyBase, Layout: lo})
+	s, err := scope.LoadSides(cmd.Context(), root, scope.SidesOptions{Base: base, Head: head, Staged: staged, AnyBase: anyBase, Layout: lo})
 	if err != nil {
 		return nil, usageErr(err)
 	}

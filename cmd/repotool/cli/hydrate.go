@@ -13,11 +13,10 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/repotool/repotool/pkg/diff"
-	"github.com/repotool/repotool/pkg/gitrev"
 	"github.com/repotool/repotool/pkg/hydrate"
 	"github.com/repotool/repotool/pkg/layout"
 	"github.com/repotool/repotool/pkg/render"
+	"github.com/repotool/repotool/pkg/scope"
 )
 
 // hydrateFlags are hydrate's flags.
@@ -97,7 +96,7 @@ files missing, or the stale files of a removed target. See docs/hydrate.md.`,
 }
 
 func runHydrate(cmd *cobra.Command, env Env, f *hydrateFlags, root string, v *globals) error {
-	git, err := gitrev.Open(root)
+	git, err := scope.Open(root)
 	if err != nil {
 		return usageErr(fmt.Errorf("hydrate renders a commit, read from Git: %w", err))
 	}
@@ -109,18 +108,11 @@ func runHydrate(cmd *cobra.Command, env Env, f *hydrateFlags, root string, v *gl
 			return usageErr(fmt.Errorf("--check hydrates the dry commit %w; fix the file, or give the commit with --dry", err))
 		}
 	}
-	sha, err := git.Commit(f.dry)
+	dry, err := git.At(cmd.Context(), f.dry, layoutOptions(&f.opts))
 	if err != nil {
 		return usageErr(fmt.Errorf("--dry %s: %w", f.dry, err))
 	}
-	tree, err := git.Revision(sha)
-	if err != nil {
-		return usageErr(err)
-	}
-	repo, err := layout.Load(cmd.Context(), tree, layoutOptions(&f.opts))
-	if err != nil {
-		return usageErr(fmt.Errorf("%s at %s: %w", root, f.dry, err))
-	}
+	sha, repo := dry.SHA, dry.Layout
 	if err := checkDestination(f, git, root, repo); err != nil {
 		return err
 	}
@@ -141,7 +133,7 @@ func runHydrate(cmd *cobra.Command, env Env, f *hydrateFlags, root string, v *gl
 		targets, prev = clusterTargets(repo, rec.Cluster), hydrate.Checkout(prev, rec.Cluster)
 	}
 	res, err := hydrate.Hydrate(cmd.Context(), r, repo, hydrate.Options{RepoURL: f.repoURL, DrySHA: sha, Secrets: hydrate.SecretsMode(f.secrets),
-		Recorded: rec.Secrets, Dir: cmp.Or(git.Sub(), "."), Previous: prev, Targets: targets, Strict: f.strict, Decrypter: v.decrypterOrDefault(),
+		Recorded: rec.Secrets, Dir: cmp.Or(git.Dir(), "."), Previous: prev, Targets: targets, Strict: f.strict, Decrypter: v.decrypterOrDefault(),
 		AllowExpiredCertificate: f.allowExpired})
 	if cerr := cmd.Context().Err(); cerr != nil {
 		return cerr // interrupted: Run says so, once; nothing was written
@@ -183,9 +175,9 @@ func reportSync(cmd *cobra.Command, v *globals, targets int, res *hydrate.Result
 // previous is the output as it stands, for the Secrets' ciphertext: the
 // --out folder, or the cluster branches, which are also what the commit
 // checks has not moved.
-func previous(f *hydrateFlags, git *gitrev.Repo) (fs.FS, *hydrate.BranchesFS) {
+func previous(f *hydrateFlags, git *scope.Repo) (fs.FS, *hydrate.BranchesFS) {
 	if f.branch != "" {
-		b := hydrate.Branches(git, f.branch)
+		b := hydrate.Branches(git.Git(), f.branch)
 		return b, b
 	}
 	return os.DirFS(f.out), nil
@@ -194,7 +186,7 @@ func previous(f *hydrateFlags, git *gitrev.Repo) (fs.FS, *hydrate.BranchesFS) {
 // checkDestination refuses a --branch prefix that makes invalid branch
 // names, and an --out that is Git's directory or a folder the layout owns
 // (--check writes nothing: any folder may be checked).
-func checkDestination(f *hydrateFlags, git *gitrev.Repo, root string, repo *layout.Repo) error {
+func checkDestination(f *hydrateFlags, git *scope.Repo, root string, repo *layout.Repo) error {
 	var err error
 	switch {
 	case f.branch != "":
@@ -209,13 +201,13 @@ func checkDestination(f *hydrateFlags, git *gitrev.Repo, root string, repo *layo
 }
 
 // commitBranches commits res to the cluster branches and says what it did.
-func commitBranches(cmd *cobra.Command, env Env, git *gitrev.Repo, res *hydrate.Result, branches *hydrate.BranchesFS, sha string, v *globals) error {
+func commitBranches(cmd *cobra.Command, env Env, git *scope.Repo, res *hydrate.Result, branches *hydrate.BranchesFS, sha string, v *globals) error {
 	prefix := branches.Prefix()
 	subject, err := git.Subject(sha)
 	if err != nil {
 		return err
 	}
-	commits, err := res.Commit(git, hydrate.BranchOptions{Prefix: prefix, DrySHA: sha, Subject: subject, When: time.Now(),
+	commits, err := res.Commit(git.Git(), hydrate.BranchOptions{Prefix: prefix, DrySHA: sha, Subject: subject, When: time.Now(),
 		Name: cmp.Or(env.Getenv("GIT_AUTHOR_NAME"), "repotool"), Email: cmp.Or(env.Getenv("GIT_AUTHOR_EMAIL"), "repotool@localhost"), Previous: branches})
 	for _, c := range commits {
 		what := "unchanged"
@@ -235,18 +227,17 @@ func commitBranches(cmd *cobra.Command, env Env, git *gitrev.Repo, res *hydrate.
 // changedTargets are the targets the change from --changed-since to the
 // dry commit sha affects, nil (every target) without the flag or when the
 // base has no layout to compare with.
-func changedTargets(cmd *cobra.Command, git *gitrev.Repo, f *hydrateFlags, sha string, head *layout.Repo) ([]string, error) {
+func changedTargets(cmd *cobra.Command, git *scope.Repo, f *hydrateFlags, sha string, head *layout.Repo) ([]string, error) {
 	if f.since == "" {
 		return nil, nil
 	}
 	if f.check {
 		return nil, usageErr(errors.New("--check hydrates every target: do not combine it with --changed-since"))
 	}
-	baseFS, err := git.Revision(f.since)
-	if err != nil {
+	if _, err := git.Revision(f.since); err != nil {
 		return nil, usageErr(fmt.Errorf("--changed-since %s: %w", f.since, err))
 	}
-	base, err := layout.Load(cmd.Context(), baseFS, layoutOptions(&f.opts))
+	base, err := git.At(cmd.Context(), f.since, layoutOptions(&f.opts))
 	if err != nil {
 		return nil, nil // nothing to compare with: hydrate everything
 	}
@@ -255,9 +246,9 @@ func changedTargets(cmd *cobra.Command, git *gitrev.Repo, f *hydrateFlags, sha s
 		return nil, usageErr(err)
 	}
 	targets := hydrate.EncryptedBy(head, hydrate.SecretsMode(f.secrets), changed)
-	for _, t := range diff.Affected(base, head, changed) {
-		if !t.Removed && !slices.Contains(targets, t.Name) {
-			targets = append(targets, t.Name)
+	for _, t := range scope.Touched(base.Layout, head, changed) {
+		if !slices.Contains(targets, t) {
+			targets = append(targets, t)
 		}
 	}
 	return targets, nil

@@ -6,16 +6,15 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/repotool/repotool/internal/fsutil"
-	"github.com/repotool/repotool/pkg/diff"
 	"github.com/repotool/repotool/pkg/layout"
 	"github.com/repotool/repotool/pkg/lint"
 	"github.com/repotool/repotool/pkg/output"
+	"github.com/repotool/repotool/pkg/scope"
 )
 
 // lintFlags are lint's flags.
@@ -156,21 +155,16 @@ func lintRepo(cmd *cobra.Command, v *globals, root, changedSince string, staged 
 		// being fixed): lint everything.
 		return s.Head, nil
 	}
-	opts.Targets = []string{}
-	for _, t := range diff.Affected(s.Base, s.Head, s.Changed) {
-		if !t.Removed {
-			opts.Targets = append(opts.Targets, t.Name)
-		}
-	}
+	opts.Targets = s.Touched()
 	return s.Head, nil
 }
 
-// writeLint writes the findings in format f to standard output, SARIF to
-// sarifFile when given, and, for the github format in GitHub Actions, the
-// job summary.
 // lintOutput is what lint's flags say about its output.
 type lintOutput struct{ format, sarifFile, repo, color string }
 
+// writeLint writes the findings in format f to standard output, SARIF to
+// the SARIF file when given, and, for the github format in GitHub Actions,
+// the job summary.
 func writeLint(cmd *cobra.Command, env Env, res *lint.Result, f output.LintFormatter, o lintOutput) error {
 	format, sarifFile := o.format, o.sarifFile
 	fo := output.LintOptions{Rules: lint.Docs(), ToolVersion: env.version(), PathPrefix: gitPrefix(o.repo)}
@@ -197,22 +191,10 @@ func writeLint(cmd *cobra.Command, env Env, res *lint.Result, f output.LintForma
 // holds it ("" when it is the Git repository's root, or in none): GitHub
 // resolves annotation and SARIF paths from the Git root.
 func gitPrefix(dir string) string {
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		return ""
+	if r, err := scope.Open(dir); err == nil {
+		return r.Dir()
 	}
-	for d := abs; ; d = filepath.Dir(d) {
-		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
-			rel, err := filepath.Rel(d, abs)
-			if err != nil || rel == "." {
-				return ""
-			}
-			return filepath.ToSlash(rel)
-		}
-		if filepath.Dir(d) == d {
-			return ""
-		}
-	}
+	return ""
 }
 
 // writeBaselineFile records res in a baseline file.

@@ -56,7 +56,7 @@ func TestLintGitHubAndSARIFFile(t *testing.T) {
 	if err := os.CopyFS(repo, os.DirFS(strayCase)); err != nil {
 		t.Fatal(err)
 	}
-	os.MkdirAll(filepath.Join(dir, "git", ".git"), 0o755)
+	testtool.GitCommit(t, filepath.Join(dir, "git"), "the repository")
 	got, code := runCLIEnv(t, cli.Env{Environ: []string{"GITHUB_STEP_SUMMARY=" + summary}}, "lint", repo, "-o", "github", "--sarif-file", sarif)
 	if code != cli.ExitFindings {
 		t.Fatalf("exit %d", code)

@@ -8,9 +8,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/repotool/repotool/pkg/config"
-	"github.com/repotool/repotool/pkg/gitrev"
 	"github.com/repotool/repotool/pkg/layout"
 	"github.com/repotool/repotool/pkg/render"
+	"github.com/repotool/repotool/pkg/scope"
 )
 
 // loadRepo loads the layout and maps its errors to exit codes. limits, when
@@ -95,7 +95,7 @@ type (
 // lint --strict, a warning otherwise. Outside a work tree there is nothing
 // to ignore.
 func ignoredIn(cmd *cobra.Command, dir string, opts *layout.Options) {
-	git, err := gitrev.Open(dir)
+	git, err := scope.Open(dir)
 	if err != nil {
 		return
 	}

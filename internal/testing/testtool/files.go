@@ -2,10 +2,12 @@ package testtool
 
 import (
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"testing/fstest"
 	"time"
 
 	"github.com/go-git/go-git/v5"
@@ -105,5 +107,36 @@ func StringLeaves(t testing.TB, doc []byte) []string {
 		}
 	}
 	walk(v)
+	return out
+}
+
+// MapFS is the regular files below dir, read into memory: a repository a
+// test edits without touching disk.
+func MapFS(t testing.TB, dir string) fstest.MapFS {
+	t.Helper()
+	m := fstest.MapFS{}
+	err := fs.WalkDir(os.DirFS(dir), ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := fs.ReadFile(os.DirFS(dir), p)
+		m[p] = &fstest.MapFile{Data: data}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// Edited is a copy of m (each file's entry copied) with edit applied: a
+// second revision of an in-memory repository.
+func Edited(m fstest.MapFS, edit func(fstest.MapFS)) fstest.MapFS {
+	out := fstest.MapFS{}
+	for k, v := range m {
+		c := *v
+		out[k] = &c
+	}
+	edit(out)
 	return out
 }

@@ -1,4 +1,4 @@
-package diff
+package scope
 
 import (
 	"cmp"
@@ -9,8 +9,6 @@ import (
 	"slices"
 	"testing/fstest"
 
-	"github.com/go-git/go-git/v5/plumbing"
-
 	"github.com/repotool/repotool/pkg/config"
 	"github.com/repotool/repotool/pkg/gitrev"
 	"github.com/repotool/repotool/pkg/layout"
@@ -18,7 +16,7 @@ import (
 
 // Sides are the two sides of a comparison: Base, and Head (a revision,
 // Git's index, or else the working tree), with the paths that differ
-// between them (what Run and Affected take) and Head's name for the
+// between them (what diff.Run and Affected take) and Head's name for the
 // output.
 type Sides struct {
 	// Base is nil when it could not be loaded and SidesOptions.AnyBase
@@ -50,7 +48,7 @@ type SidesOptions struct {
 // be loaded): the CLI reports them as usage errors.
 func LoadSides(ctx context.Context, root string, opts SidesOptions) (*Sides, error) {
 	if opts.Staged && opts.Head != "" {
-		return nil, fmt.Errorf("--staged and --head both say what to compare: give one")
+		return nil, fmt.Errorf("compare the index or a head revision with %s, not both", opts.Base)
 	}
 	repo, err := gitrev.Open(root)
 	if err != nil {
@@ -68,7 +66,7 @@ func LoadSides(ctx context.Context, root string, opts SidesOptions) (*Sides, err
 	s := &Sides{HeadName: cmp.Or(opts.Head, "working tree")}
 	baseFS, err := repo.Revision(opts.Base)
 	switch {
-	case err != nil && opts.AnyBase && opts.Staged && opts.Base == "HEAD" && errors.Is(err, plumbing.ErrReferenceNotFound):
+	case err != nil && opts.AnyBase && opts.Staged && opts.Base == "HEAD" && gitrev.IsUnborn(err):
 		// The first commit: there is no HEAD, everything staged is new.
 		baseFS = fstest.MapFS{}
 	case err != nil:

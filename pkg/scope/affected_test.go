@@ -1,17 +1,19 @@
-package diff_test
+package scope_test
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/repotool/repotool/internal/testing/testtool"
-	"github.com/repotool/repotool/pkg/diff"
+	"github.com/repotool/repotool/pkg/scope"
 )
 
 // TestAffected commits the fixture, makes one kind of change, commits it,
-// and checks which targets the change affects: a library chart every
+// and checks which targets the change affects (and which it touches: all
+// but the removed ones), the sides loaded from the two commits: a library chart every
 // application chart depends on through file://, a deleted cluster, a
 // deleted namespace, repotool.yaml, a renamed values file, a values file
 // that is a link whose target changes, a binary file in a chart, and a
@@ -95,7 +97,20 @@ func TestAffected(t *testing.T) {
 			testtool.GitCommit(t, dir, "base")
 			tt.change(t, dir)
 			testtool.GitCommit(t, dir, "head")
-			got := diff.Affected(commits(t, dir))
+			s, err := scope.LoadSides(context.Background(), dir, scope.SidesOptions{Base: "HEAD~1", Head: "HEAD"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := scope.Affected(s.Base, s.Head, s.Changed)
+			var kept []string
+			for _, a := range got {
+				if !a.Removed {
+					kept = append(kept, a.Name)
+				}
+			}
+			if touched := s.Touched(); strings.Join(touched, " ") != strings.Join(kept, " ") {
+				t.Errorf("touched %v, want the affected targets but the removed ones: %v", touched, kept)
+			}
 			var names []string
 			for _, a := range got {
 				switch {
@@ -114,5 +129,33 @@ func TestAffected(t *testing.T) {
 				t.Errorf("%s: files %v, want %s", got[0].Name, got[0].Files, tt.files)
 			}
 		})
+	}
+}
+
+func writeFile(t *testing.T, dir, name, data string) {
+	t.Helper()
+	testtool.WriteFiles(t, dir, map[string]string{name: data})
+}
+
+func appendFile(t *testing.T, dir, name, data string) {
+	t.Helper()
+	old, err := os.ReadFile(filepath.Join(dir, name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, dir, name, string(old)+data)
+}
+
+func removeAll(t *testing.T, dir, name string) {
+	t.Helper()
+	if err := os.RemoveAll(filepath.Join(dir, name)); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func rename(t *testing.T, dir, from, to string) {
+	t.Helper()
+	if err := os.Rename(filepath.Join(dir, from), filepath.Join(dir, to)); err != nil {
+		t.Fatal(err)
 	}
 }

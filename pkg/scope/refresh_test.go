@@ -1,4 +1,4 @@
-package diff_test
+package scope_test
 
 import (
 	"cmp"
@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"io/fs"
 	"maps"
-	"os"
 	"path"
 	"slices"
 	"strings"
@@ -14,9 +13,10 @@ import (
 	"testing/fstest"
 
 	"github.com/repotool/repotool/internal/testing/golden"
+	"github.com/repotool/repotool/internal/testing/testtool"
 	"github.com/repotool/repotool/pkg/argocd"
-	"github.com/repotool/repotool/pkg/diff"
 	"github.com/repotool/repotool/pkg/layout"
+	"github.com/repotool/repotool/pkg/scope"
 )
 
 // The refresh sets are where repotool and Argo CD's own code meet: this
@@ -54,24 +54,6 @@ type refreshSets struct {
 	Cases []refreshCase           `json:"cases"`
 }
 
-// fixtureFS reads the fixture into memory, to change it.
-func fixtureFS(t *testing.T) fstest.MapFS {
-	t.Helper()
-	m := fstest.MapFS{}
-	err := fs.WalkDir(os.DirFS(fixture), ".", func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		data, err := fs.ReadFile(os.DirFS(fixture), p)
-		m[p] = &fstest.MapFile{Data: data}
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return m
-}
-
 // loadMap loads the repository in m.
 func loadMap(t *testing.T, m fstest.MapFS) *layout.Repo {
 	t.Helper()
@@ -83,16 +65,6 @@ func loadMap(t *testing.T, m fstest.MapFS) *layout.Repo {
 }
 
 // with returns a copy of base changed by edit.
-func with(base fstest.MapFS, edit func(fstest.MapFS)) fstest.MapFS {
-	m := fstest.MapFS{}
-	for k, v := range base {
-		c := *v
-		m[k] = &c
-	}
-	edit(m)
-	return m
-}
-
 func link(target string) *fstest.MapFile {
 	return &fstest.MapFile{Data: []byte(target), Mode: fs.ModeSymlink}
 }
@@ -127,13 +99,13 @@ func generated(t *testing.T, repo *layout.Repo) (map[string]refreshApp, map[stri
 }
 
 func TestRefreshSets(t *testing.T) {
-	fixtureMap := fixtureFS(t)
+	fixtureMap := testtool.MapFS(t, fixture)
 	gitPath := func(m fstest.MapFS) fstest.MapFS {
-		return with(m, func(m fstest.MapFS) {
+		return testtool.Edited(m, func(m fstest.MapFS) {
 			m["repotool.yaml"].Data = []byte(strings.Replace(string(m["repotool.yaml"].Data), "  revision: main\n", "  revision: main\n  path: deploy/gitops\n", 1))
 		})
 	}
-	linked := with(fixtureMap, func(m fstest.MapFS) {
+	linked := testtool.Edited(fixtureMap, func(m fstest.MapFS) {
 		m["shared/prod-values-c.yaml"] = file("replicas: 2\n")
 		m["shared/templates/extra.yaml"] = file("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: extra\n")
 		m["clusters/prod-cluster/namespace-b/prod-values-shared.yaml"] = link("../../../shared/prod-values-c.yaml")
@@ -221,11 +193,11 @@ func TestRefreshSets(t *testing.T) {
 	for _, c := range commits {
 		baseName := cmp.Or(c.base, "fixture")
 		base := loadMap(t, bases[baseName])
-		head := loadMap(t, with(bases[baseName], c.edit))
+		head := loadMap(t, testtool.Edited(bases[baseName], c.edit))
 		baseApps, baseTargets := generated(t, base)
 		headApps, headTargets := generated(t, head)
 		affected := map[string]bool{}
-		for _, a := range diff.Affected(base, head, c.changed) {
+		for _, a := range scope.Affected(base, head, c.changed) {
 			affected[a.Name] = true
 		}
 		rc := refreshCase{Name: c.name, Base: baseName, New: []string{}, Refresh: []string{}}

@@ -1,0 +1,93 @@
+package scope
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/repotool/repotool/pkg/change"
+	"github.com/repotool/repotool/pkg/layout"
+)
+
+// Affected returns the targets of base and head that the changed paths
+// affect, sorted by name: a target one of whose inputs (layout's
+// Repo.Inputs: its folder, its chart's and the charts that chart depends
+// on through file://, where their links lead, the repository-wide files)
+// holds a changed path at either revision, and every target that exists at
+// one revision only. generate writes the same inputs into each
+// Application's manifest-generate-paths annotation, so that diff and
+// Argo CD agree on what a commit re-renders.
+func Affected(base, head *layout.Repo, changed []string) []change.Target {
+	byName := map[string]*change.Target{}
+	get := func(name string) *change.Target {
+		if t, ok := byName[name]; ok {
+			return t
+		}
+		t := &change.Target{Name: name, Files: []string{}}
+		byName[name] = t
+		return t
+	}
+	for _, side := range []*layout.Repo{base, head} {
+		for i := range side.Targets {
+			t := &side.Targets[i]
+			inputs := side.Inputs(t)
+			var files []string
+			for _, p := range changed {
+				if slices.ContainsFunc(inputs, func(in string) bool { return p == in || strings.HasPrefix(p, in+"/") }) {
+					files = append(files, p)
+				}
+			}
+			if len(files) > 0 {
+				tg := get(t.Name())
+				tg.Files = append(tg.Files, files...)
+			}
+		}
+	}
+	names := func(r *layout.Repo) map[string]bool {
+		m := map[string]bool{}
+		for _, t := range r.Targets {
+			m[t.Name()] = true
+		}
+		return m
+	}
+	inBase, inHead := names(base), names(head)
+	for n := range inBase {
+		if !inHead[n] {
+			get(n).Removed = true
+		}
+	}
+	for n := range inHead {
+		if !inBase[n] {
+			get(n).Added = true
+		}
+	}
+	var out []change.Target
+	for _, t := range byName {
+		slices.Sort(t.Files)
+		t.Files = slices.Compact(t.Files)
+		out = append(out, *t)
+	}
+	slices.SortFunc(out, func(a, b change.Target) int { return strings.Compare(a.Name, b.Name) })
+	return out
+}
+
+// Touched are the names of the targets of head that the changed paths
+// affect (Affected), without the ones the change removes: what lint and
+// hydrate render for a change, sorted.
+func Touched(base, head *layout.Repo, changed []string) []string {
+	out := []string{}
+	for _, t := range Affected(base, head, changed) {
+		if !t.Removed {
+			out = append(out, t.Name)
+		}
+	}
+	return out
+}
+
+// Touched is the package's Touched for the sides' change; every target
+// of Head when Base could not be loaded (nothing to compare with).
+func (s *Sides) Touched() []string {
+	if s.Base == nil {
+		return nil
+	}
+	return Touched(s.Base, s.Head, s.Changed)
+}

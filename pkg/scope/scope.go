@@ -1,0 +1,87 @@
+// Package scope is what a command reads of a repository's revisions, in
+// one place: a repository at a revision (Repo.At), the two sides of a
+// comparison and the paths between them (LoadSides), the targets a change
+// affects and those it leaves to render (Affected, Touched), and what
+// the working tree holds that Git does not (Repo.Ignored). diff, lint's
+// --changed-since and --staged, hydrate and compare ask it; only pkg/gitrev
+// below it speaks to Git (go-git). Its errors name revisions and paths,
+// never a command's flags: the CLI says which flag gave them.
+package scope
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+
+	"github.com/repotool/repotool/pkg/gitrev"
+	"github.com/repotool/repotool/pkg/layout"
+)
+
+// Repo is a repotool repository inside a Git repository (at its root or
+// in a sub-folder).
+type Repo struct {
+	git *gitrev.Repo
+}
+
+// Open opens the Git repository that holds dir.
+func Open(dir string) (*Repo, error) {
+	g, err := gitrev.Open(dir)
+	if err != nil {
+		return nil, err
+	}
+	return &Repo{git: g}, nil
+}
+
+// Git is the Git repository, for the packages that commit to it (hydrate's
+// branches).
+func (r *Repo) Git() *gitrev.Repo { return r.git }
+
+// Root is the Git work tree's folder.
+func (r *Repo) Root() string { return r.git.Root() }
+
+// Dir is the repotool repository's folder inside the Git repository,
+// slash-separated, "" at its root: what paths Git (and GitHub) report are
+// relative to, before the repository's own.
+func (r *Repo) Dir() string { return r.git.Sub() }
+
+// Revision is the repository at one commit.
+type Revision struct {
+	// SHA is the commit; Name what it was asked as (a branch, a tag).
+	SHA, Name string
+	// FS is the repository's files at the commit, read from Git.
+	FS fs.FS
+	// Layout is the repository's layout at the commit.
+	Layout *layout.Repo
+}
+
+// At is the repository at the commit rev names, its layout loaded with
+// opts.
+func (r *Repo) At(ctx context.Context, rev string, opts layout.Options) (*Revision, error) {
+	sha, err := r.git.Commit(rev)
+	if err != nil {
+		return nil, err
+	}
+	fsys, err := r.git.Revision(sha)
+	if err != nil {
+		return nil, err
+	}
+	opts.Ignored = nil // a revision holds what Git holds
+	l, err := layout.Load(ctx, fsys, opts)
+	if err != nil {
+		return nil, fmt.Errorf("the repository at %s: %w", rev, err)
+	}
+	return &Revision{SHA: sha, Name: rev, FS: fsys, Layout: l}, nil
+}
+
+// Revision is the repository's files at the commit rev names.
+func (r *Repo) Revision(rev string) (fs.FS, error) { return r.git.Revision(rev) }
+
+// Changed are the repository's paths that differ between two commits.
+func (r *Repo) Changed(base, head string) ([]string, error) { return r.git.Changed(base, head) }
+
+// Subject is the first line of a commit's message.
+func (r *Repo) Subject(rev string) (string, error) { return r.git.Subject(rev) }
+
+// Ignored is what Git ignores in the work tree (gitrev.Repo.Ignored), as
+// layout.Options.Ignored takes it.
+func (r *Repo) Ignored() (func(string) bool, error) { return r.git.Ignored() }
