@@ -7,17 +7,16 @@ import (
 	"io/fs"
 	"os"
 	"path"
-	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/repotool/repotool/internal/fsutil"
+	"github.com/repotool/repotool/internal/outdir"
 )
 
-// SyncReport says what Sync did, paths relative to the folder.
-type SyncReport struct {
-	Written, Unchanged, Removed []string
-}
+// SyncReport says what Sync did, paths relative to the folder: the one
+// report of every folder writer (outdir.Report).
+type SyncReport = outdir.Report
 
 // ErrFailedTargets is wrapped by Sync's error when the Result has errors:
 // nothing was written.
@@ -38,21 +37,12 @@ func (res *Result) Sync(dir string) (*SyncReport, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: nothing was written to %s", err, dir)
 	}
+	files := make([]outdir.File, 0, len(rep.Written))
 	for _, p := range rep.Written {
-		if err := fsutil.WriteFileAtomic(filepath.Join(dir, filepath.FromSlash(p)), want[p]); err != nil {
-			return rep, err
-		}
+		files = append(files, outdir.File{Path: p, Data: want[p]})
 	}
-	for _, p := range rep.Removed {
-		file := filepath.Join(dir, filepath.FromSlash(p))
-		if err := os.Remove(file); err != nil {
-			return rep, err
-		}
-		for d := filepath.Dir(file); d != dir && strings.HasPrefix(d, dir); d = filepath.Dir(d) {
-			if os.Remove(d) != nil {
-				break // not empty
-			}
-		}
+	if _, err := outdir.Apply(dir, files, rep.Removed, false); err != nil {
+		return rep, err
 	}
 	return rep, nil
 }

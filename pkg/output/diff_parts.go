@@ -3,10 +3,9 @@ package output
 import (
 	"fmt"
 	"os"
-	"path/filepath"
 	"regexp"
 
-	"github.com/repotool/repotool/internal/fsutil"
+	"github.com/repotool/repotool/internal/outdir"
 )
 
 // partName matches the files WriteParts writes: diff-001.md, diff-002.md...
@@ -21,24 +20,22 @@ func WriteParts(dir string, parts []string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
+	files := make([]outdir.File, len(parts))
 	written := map[string]bool{}
 	for i, p := range parts {
-		name := fmt.Sprintf("diff-%03d.md", i+1)
-		if err := fsutil.WriteFileAtomic(filepath.Join(dir, name), []byte(p)); err != nil {
-			return err
-		}
-		written[name] = true
+		files[i] = outdir.File{Path: fmt.Sprintf("diff-%03d.md", i+1), Data: []byte(p)}
+		written[files[i].Path] = true
 	}
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return err
 	}
+	var stale []string
 	for _, e := range entries {
 		if partName.MatchString(e.Name()) && !written[e.Name()] {
-			if err := os.Remove(filepath.Join(dir, e.Name())); err != nil {
-				return err
-			}
+			stale = append(stale, e.Name())
 		}
 	}
-	return nil
+	_, err = outdir.Apply(dir, files, stale, false)
+	return err
 }

@@ -2,13 +2,10 @@ package render
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"path/filepath"
 
-	"github.com/repotool/repotool/internal/fsutil"
+	"github.com/repotool/repotool/internal/outdir"
 	"github.com/repotool/repotool/pkg/layout"
 )
 
@@ -39,13 +36,14 @@ func (r *Renderer) WriteDir(ctx context.Context, dir string, targets []layout.Ta
 		if werr != nil || ctx.Err() != nil {
 			return
 		}
-		file := filepath.Join(dir, rd.Target.Cluster, rd.Target.Namespace+".yaml")
+		rel := rd.Target.Cluster + "/" + rd.Target.Namespace + ".yaml"
+		file := filepath.Join(dir, filepath.FromSlash(rel))
 		if rd.Err != nil {
 			res.Failed = append(res.Failed, rd.Err)
-			if err := os.Remove(file); err == nil {
-				res.Removed = append(res.Removed, file)
-			} else if !errors.Is(err, fs.ErrNotExist) {
+			if removed, err := outdir.Remove(dir, rel); err != nil {
 				fail(fmt.Errorf("remove the stale %s: %w", file, err))
+			} else if removed {
+				res.Removed = append(res.Removed, file)
 			}
 			return
 		}
@@ -54,7 +52,7 @@ func (r *Renderer) WriteDir(ctx context.Context, dir string, targets []layout.Ta
 			fail(err)
 			return
 		}
-		if err := fsutil.WriteFileAtomic(file, data); err != nil {
+		if _, err := outdir.Write(dir, rel, data); err != nil {
 			fail(fmt.Errorf("write %s: %w", file, err))
 			return
 		}

@@ -98,13 +98,14 @@ func syncGenerated(cmd *cobra.Command, dir string, files []argocd.File, clusters
 	if rep != nil {
 		w := cmd.ErrOrStderr()
 		verb := map[bool][2]string{false: {"wrote  ", "removed"}, true: {"stale  ", "extra  "}}[check]
+		onDisk := func(p string) string { return filepath.Join(dir, filepath.FromSlash(p)) }
 		if listFiles || check {
 			for _, p := range rep.Written {
-				v.info(w, "%s %s\n", verb[0], p)
+				v.info(w, "%s %s\n", verb[0], onDisk(p))
 			}
 		}
 		for _, p := range rep.Removed {
-			v.info(w, "%s %s (its object is gone: Argo CD will prune it)\n", verb[1], p)
+			v.info(w, "%s %s (its object is gone: Argo CD will prune it)\n", verb[1], onDisk(p))
 		}
 		switch {
 		case err != nil:
@@ -112,17 +113,17 @@ func syncGenerated(cmd *cobra.Command, dir string, files []argocd.File, clusters
 			fmt.Fprintf(
 				w,
 				"%d files in %s: %d to write, %d unchanged, %d to remove: run `repotool generate` and commit the result\n",
-				rep.Total,
+				len(files),
 				dir,
 				len(rep.Written),
-				rep.Unchanged,
+				len(rep.Unchanged),
 				len(rep.Removed),
 			)
 			return findings()
 		case check:
-			v.info(w, "%d files in %s are up to date\n", rep.Total, dir)
+			v.info(w, "%d files in %s are up to date\n", len(files), dir)
 		default:
-			v.info(w, "%d files in %s: %d written, %d unchanged, %d removed\n", rep.Total, dir, len(rep.Written), rep.Unchanged, len(rep.Removed))
+			v.info(w, "%d files in %s: %d written, %d unchanged, %d removed\n", len(files), dir, len(rep.Written), len(rep.Unchanged), len(rep.Removed))
 		}
 	}
 	var ce *argocd.ConflictError
