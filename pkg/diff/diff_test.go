@@ -261,7 +261,7 @@ func TestLibraryChartChange(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	writeFile(t, dir, "charts/common/templates/_helpers.tpl", strings.Replace(string(data), "app.kubernetes.io/managed-by: {{ .Release.Service }}", "app.kubernetes.io/managed-by: {{ .Release.Service }}\napp.kubernetes.io/part-of: gitops", 1))
+	testtool.WriteFiles(t, dir, map[string]string{"charts/common/templates/_helpers.tpl": strings.Replace(string(data), "app.kubernetes.io/managed-by: {{ .Release.Service }}", "app.kubernetes.io/managed-by: {{ .Release.Service }}\napp.kubernetes.io/part-of: gitops", 1)})
 	testtool.GitCommit(t, dir, "head")
 	res := compare(t, dir)
 	changedIn := map[string]int{}
@@ -283,30 +283,3 @@ func TestLibraryChartChange(t *testing.T) {
 	}
 }
 
-func writeFile(t *testing.T, dir, name, data string) {
-	t.Helper()
-	testtool.WriteFiles(t, dir, map[string]string{name: data})
-}
-
-func appendFile(t *testing.T, dir, name, data string) {
-	t.Helper()
-	old, err := os.ReadFile(filepath.Join(dir, name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	writeFile(t, dir, name, string(old)+data)
-}
-
-func removeAll(t *testing.T, dir, name string) {
-	t.Helper()
-	if err := os.RemoveAll(filepath.Join(dir, name)); err != nil {
-		t.Fatal(err)
-	}
-}
-
-func rename(t *testing.T, dir, from, to string) {
-	t.Helper()
-	if err := os.Rename(filepath.Join(dir, from), filepath.Join(dir, to)); err != nil {
-		t.Fatal(err)
-	}
-}
