@@ -282,4 +282,3 @@ func TestLibraryChartChange(t *testing.T) {
 		t.Errorf("objects changed in %d targets: %v", len(changedIn), changedIn)
 	}
 }
-
