@@ -4,14 +4,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/repotool/repotool/pkg/gitrev"
 	"github.com/repotool/repotool/pkg/layout"
+	"github.com/repotool/repotool/pkg/scope"
 )
 
 // NotesRef is where Argo CD's hydrator keeps its git notes
@@ -31,7 +30,7 @@ type BranchOptions struct {
 	// Previous is what the hydration read the branches' previous content
 	// from (Options.Previous): a branch it read is committed to only if it
 	// has not moved since.
-	Previous *BranchesFS
+	Previous *scope.Branches
 }
 
 // BranchCommit is one cluster's branch after Commit.
@@ -70,7 +69,7 @@ func (res *Result) Commit(repo *gitrev.Repo, opts BranchOptions) ([]BranchCommit
 			return nil, err
 		}
 		if opts.Previous != nil {
-			if read, ok := opts.Previous.head(c); ok {
+			if read, ok := opts.Previous.Head(c); ok {
 				if head != read {
 					return nil, gitrev.Moved(branch) // before any branch moves
 				}
@@ -147,71 +146,4 @@ func CheckPrefix(repo *layout.Repo, prefix string) error {
 		}
 	}
 	return nil
-}
-
-// Branches is the output Commit makes, read back: <cluster>/<path> is
-// <path> of the branch prefix + cluster. It is Options.Previous for a
-// hydration to branches, so that their Secrets keep their ciphertext, and
-// BranchOptions.Previous for the commit: a branch is read once, its head
-// recorded, and Commit commits only on that head, so that concurrent
-// hydrations make one commit, not one each with Secrets encrypted anew.
-func Branches(repo *gitrev.Repo, prefix string) *BranchesFS {
-	return &BranchesFS{repo: repo, prefix: prefix, trees: map[string]branchRead{}}
-}
-
-// BranchesFS is the cluster branches as one fs.FS (see Branches).
-type BranchesFS struct {
-	repo   *gitrev.Repo
-	prefix string
-	mu     sync.Mutex
-	trees  map[string]branchRead
-}
-
-// branchRead is one branch as it was read: its head and tree.
-type branchRead struct {
-	head string
-	tree fs.FS
-	err  error
-}
-
-// Prefix is the prefix the branches are named with.
-func (b *BranchesFS) Prefix() string { return b.prefix }
-
-// read reads cluster's branch once.
-func (b *BranchesFS) read(cluster string) branchRead {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	r, seen := b.trees[cluster]
-	if !seen {
-		r.head, r.tree, r.err = b.repo.Branch(b.prefix + cluster)
-		b.trees[cluster] = r
-	}
-	return r
-}
-
-// head is the head cluster's branch had when it was read, false when it
-// was not read.
-func (b *BranchesFS) head(cluster string) (string, bool) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	r, seen := b.trees[cluster]
-	return r.head, seen && r.err == nil
-}
-
-func (b *BranchesFS) Open(name string) (fs.File, error) {
-	cluster, rest, ok := strings.Cut(name, "/")
-	if !ok {
-		rest = "." // a branch's root
-	}
-	if !fs.ValidPath(name) || name == "." {
-		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
-	}
-	r := b.read(cluster)
-	if r.err != nil {
-		return nil, &fs.PathError{Op: "open", Path: name, Err: r.err}
-	}
-	if r.tree == nil {
-		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
-	}
-	return r.tree.Open(rest)
 }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io/fs"
 	"slices"
+
+	"github.com/repotool/repotool/pkg/scope"
 )
 
 // CheckReport is how an output differs from a hydration, paths relative
@@ -46,18 +48,17 @@ func (res *Result) Check(out fs.FS, cluster string) (*CheckReport, error) {
 // CheckBranches checks each cluster's branch as b reads it, as Check
 // checks a checkout of it; a branch that does not exist has every file
 // missing.
-func (res *Result) CheckBranches(b *BranchesFS) (*CheckReport, error) {
+func (res *Result) CheckBranches(b *scope.Branches) (*CheckReport, error) {
 	rep := &CheckReport{}
 	for _, c := range res.clusters() {
-		r := b.read(c)
-		if r.err != nil {
-			return nil, r.err
+		tree, err := b.Tree(c)
+		if err != nil {
+			return nil, err
 		}
-		tree := r.tree
 		if tree == nil {
 			tree = emptyFS{}
 		}
-		if err := res.cluster(c).check(tree, b.prefix+c+":", rep); err != nil {
+		if err := res.cluster(c).check(tree, b.Prefix()+c+":", rep); err != nil {
 			return nil, err
 		}
 	}

@@ -47,7 +47,7 @@ type Options struct {
 	// README's commands run. Default: repotool.yaml's git.path, else ".".
 	Dir string
 	// Previous is the output as it stands (the --out folder, or the
-	// cluster branches: Branches), nil when there is none: SecretsSOPS
+	// cluster branches: scope.Repo.Branches), nil when there is none: SecretsSOPS
 	// keeps a Secret's previous ciphertext when it decrypts to the same
 	// object.
 	Previous fs.FS

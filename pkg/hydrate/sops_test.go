@@ -11,11 +11,11 @@ import (
 
 	"github.com/repotool/repotool/internal/testing/testtool"
 	"github.com/repotool/repotool/pkg/decrypt"
-	"github.com/repotool/repotool/pkg/gitrev"
 	"github.com/repotool/repotool/pkg/hydrate"
 	"github.com/repotool/repotool/pkg/layout"
 	"github.com/repotool/repotool/pkg/manifest"
 	"github.com/repotool/repotool/pkg/render"
+	"github.com/repotool/repotool/pkg/scope"
 )
 
 // sopsRepo is a copy of the fixture whose .sops.yaml also has a rule for
@@ -194,14 +194,15 @@ func TestSOPSBranchesStable(t *testing.T) {
 	testtool.UseTestKey(t)
 	repo := sopsRepo(t)
 	testtool.GitCommit(t, repo, "dry")
-	git, err := gitrev.Open(repo)
+	r, err := scope.Open(repo)
 	if err != nil {
 		t.Fatal(err)
 	}
+	git := r.Git()
 	sha, _ := git.Commit("HEAD")
 	opts := hydrate.BranchOptions{Prefix: "hydrated/", DrySHA: sha, Subject: "dry", Name: "ci", Email: "ci@example.com", When: time.Now()}
 	for i, want := range []bool{true, false} {
-		res, _ := hydrateDir(t, repo, hydrate.Options{DrySHA: sha, Secrets: hydrate.SecretsSOPS, Previous: hydrate.Branches(git, "hydrated/")})
+		res, _ := hydrateDir(t, repo, hydrate.Options{DrySHA: sha, Secrets: hydrate.SecretsSOPS, Previous: r.Branches("hydrated/")})
 		commits, err := res.Commit(git, opts)
 		if err != nil || len(commits) != 2 {
 			t.Fatalf("run %d: %v %+v", i, err, commits)

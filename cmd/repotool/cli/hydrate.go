@@ -175,9 +175,9 @@ func reportSync(cmd *cobra.Command, v *globals, targets int, res *hydrate.Result
 // previous is the output as it stands, for the Secrets' ciphertext: the
 // --out folder, or the cluster branches, which are also what the commit
 // checks has not moved.
-func previous(f *hydrateFlags, git *scope.Repo) (fs.FS, *hydrate.BranchesFS) {
+func previous(f *hydrateFlags, git *scope.Repo) (fs.FS, *scope.Branches) {
 	if f.branch != "" {
-		b := hydrate.Branches(git.Git(), f.branch)
+		b := git.Branches(f.branch)
 		return b, b
 	}
 	return os.DirFS(f.out), nil
@@ -201,7 +201,7 @@ func checkDestination(f *hydrateFlags, git *scope.Repo, root string, repo *layou
 }
 
 // commitBranches commits res to the cluster branches and says what it did.
-func commitBranches(cmd *cobra.Command, env Env, git *scope.Repo, res *hydrate.Result, branches *hydrate.BranchesFS, sha string, v *globals) error {
+func commitBranches(cmd *cobra.Command, env Env, git *scope.Repo, res *hydrate.Result, branches *scope.Branches, sha string, v *globals) error {
 	prefix := branches.Prefix()
 	subject, err := git.Subject(sha)
 	if err != nil {
@@ -297,7 +297,7 @@ func clusterTargets(repo *layout.Repo, cluster string) []string {
 // checkHydrated reports how the output (--out, a checkout of cluster's
 // branch when cluster is not "", or the --branch branches) differs from
 // res, and fails if it does.
-func checkHydrated(cmd *cobra.Command, res *hydrate.Result, f *hydrateFlags, cluster string, branches *hydrate.BranchesFS, sha string, v *globals) error {
+func checkHydrated(cmd *cobra.Command, res *hydrate.Result, f *hydrateFlags, cluster string, branches *scope.Branches, sha string, v *globals) error {
 	var rep *hydrate.CheckReport
 	var err error
 	what := f.out
