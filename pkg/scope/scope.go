@@ -1,8 +1,9 @@
 // Package scope is what a command reads of a repository's revisions, in
 // one place: a repository at a revision (Repo.At), the two sides of a
 // comparison and the paths between them (LoadSides), the targets a change
-// affects and those it leaves to render (Affected, Touched), and what
-// the working tree holds that Git does not (Repo.Ignored). diff, lint's
+// affects and those it leaves to render (Affected, Touched), the previous
+// output of a hydration to branches (Repo.Branches), and what the working
+// tree holds that Git does not (Repo.Ignored). diff, lint's
 // --changed-since and --staged, hydrate and compare ask it; only pkg/gitrev
 // below it speaks to Git (go-git). Its errors name revisions and paths,
 // never a command's flags: the CLI says which flag gave them.
