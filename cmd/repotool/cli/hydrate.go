@@ -65,10 +65,14 @@ author (default: repotool).
 commit affects (as diff decides it), keeps the other targets' files as --out
 has them, and removes those of targets the change removed.
 
---check writes nothing: it exits 1, listing the files, when --out is not
-what hydrating its dry commit (the drySha of its hydrator.metadata, unless
---dry says otherwise) makes: a manifest edited or pushed by hand, a target's
-files missing, or the stale files of a removed target. See docs/hydrate.md.`,
+--check writes nothing: it exits 1, listing each file as missing, differs
+or stale, when the output is not what hydrating its dry commit makes: a
+manifest edited or pushed by hand, a target's files missing, the stale
+files of a removed target. --out is an --out folder, or a checkout of one
+cluster's branch (recognised from its hydrator.metadata), checked against
+the drySha of its hydrator.metadata unless --dry says otherwise; --branch
+checks every cluster's branch against --dry. Each cluster is checked in the
+secrets mode its hydrator.metadata records. See docs/hydrate.md.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error { return runHydrate(cmd, env, &f, repoArg(args), v) },
 	}
@@ -82,7 +86,8 @@ files missing, or the stale files of a removed target. See docs/hydrate.md.`,
 		"certificates, a dependency's version range: lint's unstable-render)")
 	fl.BoolVar(&f.allowExpired, "allow-expired-certificate", false, "with --secrets sealed-secrets, seal with a certificate that has expired "+
 		"or is not yet valid (refused otherwise, as kubeseal refuses it)")
-	fl.BoolVar(&f.check, "check", false, "write nothing; exit 1 listing the files when --out differs from a hydration of its dry commit")
+	fl.BoolVar(&f.check, "check", false, "write nothing; exit 1 listing the files when --out or the --branch branches differ from a hydration of "+
+		"their dry commit")
 	fl.StringVar(&f.secrets, "secrets", "", "how every cluster's Secrets are written: refuse (fail a target that renders one), sops (encrypted for "+
 		".sops.yaml's rule for the manifest) or sealed-secrets (a SealedSecret for the cluster's certificate); default: repotool.yaml's "+
 		"hydrate.secrets, else refuse")
