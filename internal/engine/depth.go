@@ -52,6 +52,27 @@ func (b *budget) enter(name string, tpl bool) error {
 	if err := context.Cause(b.ctx); err != nil {
 		return err
 	}
+	return b.callDepth.enter(name, tpl)
+}
+
+// callDepth counts the calls of a rendering running inside each other.
+type callDepth struct {
+	// calls counts the include and tpl calls running inside each other,
+	// tpls the tpl calls among them, and frames the Go stack frames the
+	// running templates may use, as stack.go counts them.
+	calls, tpls, frames int
+	// base is the frames on the stack where the rendering's templates
+	// start, for stackCheck.
+	base int
+	// stack names the templates running inside each other, innermost
+	// last ("" for text given to tpl): where an unstable call is
+	// (unstable.go).
+	stack []string
+}
+
+// enter is budget.enter's count: one more call of its kind, refused past
+// the limits.
+func (b *callDepth) enter(name string, tpl bool) error {
 	kind := "include"
 	if tpl {
 		kind = "tpl"
@@ -88,7 +109,7 @@ func asDepth(err error) (depthError, bool) {
 	return de, errors.As(err, &de)
 }
 
-func (b *budget) leave(tpl bool) {
+func (b *callDepth) leave(tpl bool) {
 	b.calls--
 	if tpl {
 		b.tpls--

@@ -81,7 +81,7 @@ func (e *Engine) RenderCalls(ctx context.Context, c *chart.Chart, top chartutil.
 }
 
 func (e *Engine) newBudget(ctx context.Context) *budget {
-	b := &budget{ctx: ctx, maxPrinted: e.MaxPrinted}
+	b := &budget{ctx: ctx, made: made{maxPrinted: e.MaxPrinted}}
 	if b.maxPrinted <= 0 {
 		b.maxPrinted = DefaultMaxPrinted
 	}

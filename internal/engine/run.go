@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"reflect"
 	"strings"
 	"text/template"
 )
@@ -30,31 +29,22 @@ type run struct {
 }
 
 // budget is what a rendering has spent of its limits, shared by the runs
-// of its tpl calls, and the context that stops it.
+// of its tpl calls, and the context that stops it: one part per concern,
+// each with its own methods in its own file.
 type budget struct {
-	ctx context.Context
+	ctx       context.Context
+	made      // what the templates made (here)
+	callDepth // how deep the calls run (depth.go, stack.go)
+	recorder  // the unstable functions called (unstable.go)
+}
+
+// made counts what a rendering's templates made.
+type made struct {
 	// nested counts the dicts and lists made holding a dict or a list.
 	nested int
 	// printed counts the bytes the templates printed, include and tpl
 	// included, up to maxPrinted.
 	printed, maxPrinted int64
-	// calls counts the include and tpl calls running inside each other,
-	// tpls the tpl calls among them (depth.go), and frames the Go stack
-	// frames the running templates may use, as stack.go counts them.
-	calls, tpls, frames int
-	// base is the frames on the stack where the rendering's templates
-	// start, for stackCheck.
-	base int
-	// stack names the templates running inside each other, innermost
-	// last ("" for text given to tpl), and sites are the unstable
-	// functions called, where (unstable.go).
-	stack []string
-	sites map[callSite]bool
-	// keep: the results of the unstable calls are kept, in results, for
-	// verify's renderings, which replay them.
-	keep    bool
-	results map[string][][]reflect.Value
-	replay  *replay
 }
 
 // newRun binds include, tpl and the functions that count towards b to t,

@@ -90,7 +90,7 @@ func (w *weights) get(name string) int {
 // account adds to the running calls' frames a call's own (overhead) and
 // its callee's weight, or refuses the call (kind: include, tpl or
 // template; name: its callee's) when they would pass maxFrames.
-func (b *budget) account(overhead, weight int, kind, name string) error {
+func (b *callDepth) account(overhead, weight int, kind, name string) error {
 	if stackCheck != nil {
 		stackCheck(b.frames+overhead, func() int { return realFrames() - b.base })
 	}

@@ -144,7 +144,7 @@ func TestStackActionsNotCallable(t *testing.T) {
 // quarter longer with two functions more. Adding a function costs that.
 // Helm 4's, with its own functions, are past it already: at most 448.
 func TestRunFuncsFitTheirMap(t *testing.T) {
-	b := &budget{ctx: context.Background(), maxPrinted: 1}
+	b := &budget{ctx: context.Background(), made: made{maxPrinted: 1}}
 	r := &run{budget: b}
 	for helm, funcs := range map[int]template.FuncMap{3: baseFuncs(), 4: helm4Funcs()} {
 		names := map[string]bool{}

@@ -80,7 +80,7 @@ func (b *budget) recorded(name string, f any, when func([]reflect.Value) bool) a
 		if when != nil && !when(args) {
 			return call(fv, args)
 		}
-		return b.result(b.record(name), fv, args)
+		return b.result(b.record(name, b.stack), fv, args)
 	}).Interface()
 }
 
@@ -102,7 +102,7 @@ type replay struct {
 // result is the result of a call of fv at site: the function's, kept when
 // b keeps them; or, replaying, the first rendering's, changed at the site
 // being tried.
-func (b *budget) result(site callSite, fv reflect.Value, args []reflect.Value) []reflect.Value {
+func (b *recorder) result(site callSite, fv reflect.Value, args []reflect.Value) []reflect.Value {
 	rp := b.replay
 	if rp == nil {
 		out := call(fv, args)
@@ -204,16 +204,28 @@ type callSite struct {
 	viaTpl       bool
 }
 
-// record notes a call of fn in the innermost running template, and
-// returns its site.
-func (b *budget) record(fn string) callSite {
+// recorder notes the unstable functions a rendering called, and keeps or
+// replays their results for verify's renderings.
+type recorder struct {
+	// sites are the unstable functions called, where.
+	sites map[callSite]bool
+	// keep: the results of the unstable calls are kept, in results, for
+	// verify's renderings, which replay them.
+	keep    bool
+	results map[string][][]reflect.Value
+	replay  *replay
+}
+
+// record notes a call of fn in the innermost running template of stack
+// (callDepth.stack), and returns its site.
+func (b *recorder) record(fn string, stack []string) callSite {
 	site := callSite{fn: fn}
-	for i := len(b.stack) - 1; i >= 0; i-- {
-		if b.stack[i] == "" {
+	for i := len(stack) - 1; i >= 0; i-- {
+		if stack[i] == "" {
 			site.viaTpl = true
 			continue
 		}
-		site.template = b.stack[i]
+		site.template = stack[i]
 		break
 	}
 	if b.sites == nil {
@@ -225,7 +237,7 @@ func (b *budget) record(fn string) callSite {
 
 // unstableCalls are the sites recorded in b as Calls, with the file and line
 // each has in t, sorted.
-func (b *budget) unstableCalls(t *template.Template) []Call {
+func (b *recorder) unstableCalls(t *template.Template) []Call {
 	out := make([]Call, 0, len(b.sites))
 	for site := range b.sites {
 		c := Call{Func: site.fn, Template: site.template, ViaTpl: site.viaTpl}
