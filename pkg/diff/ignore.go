@@ -175,40 +175,47 @@ func (ig *ignorer) rule(ns string, k manifest.Key, p string) *ignoreRule {
 	return nil
 }
 
-// changedFields are the JSON pointers where a and b differ: the leaves,
-// the keys only one side has, the list items only one side has, and a
-// node whose type differs.
+// changedFields are the JSON pointers where a and b differ (eachChange).
 func changedFields(p string, a, b any) []string {
+	var out []string
+	eachChange(p, a, b, func(ptr string, _, _ any) { out = append(out, ptr) })
+	return out
+}
+
+// eachChange calls f, in field order, with each JSON pointer where a and b
+// differ and the values there: the leaves, the keys only one side has, the
+// list items only one side has, and a node whose type differs. ignore.go
+// matches the pointers, provenance.go the values.
+func eachChange(p string, a, b any, f func(ptr string, old, new any)) {
 	switch av := a.(type) {
 	case map[string]any:
 		bv, ok := b.(map[string]any)
 		if !ok {
-			return []string{p}
+			f(p, a, b)
+			return
 		}
-		var out []string
 		for _, k := range slices.Sorted(maps.Keys(mergeKeys(av, bv))) {
-			out = append(out, changedFields(p+"/"+jsonptr.Escape(k), av[k], bv[k])...)
+			eachChange(p+"/"+jsonptr.Escape(k), av[k], bv[k], f)
 		}
-		return out
+		return
 	case []any:
 		bv, ok := b.([]any)
 		if !ok {
-			return []string{p}
+			f(p, a, b)
+			return
 		}
-		var out []string
 		for i := range max(len(av), len(bv)) {
 			if i >= len(av) || i >= len(bv) {
-				out = append(out, fmt.Sprintf("%s/%d", p, i))
+				f(fmt.Sprintf("%s/%d", p, i), at(av, i), at(bv, i))
 				continue
 			}
-			out = append(out, changedFields(fmt.Sprintf("%s/%d", p, i), av[i], bv[i])...)
+			eachChange(fmt.Sprintf("%s/%d", p, i), av[i], bv[i], f)
 		}
-		return out
+		return
 	}
 	if fmt.Sprintf("%T %v", a, a) != fmt.Sprintf("%T %v", b, b) {
-		return []string{p}
+		f(p, a, b)
 	}
-	return nil
 }
 
 // regenerate finds, for each head rendering that calls an unstable

@@ -4,11 +4,9 @@ import (
 	"cmp"
 	"context"
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
 
-	"github.com/repotool/repotool/internal/jsonptr"
 	"github.com/repotool/repotool/pkg/change"
 	"github.com/repotool/repotool/pkg/manifest"
 	"github.com/repotool/repotool/pkg/render"
@@ -49,44 +47,11 @@ func originsOf(ctx context.Context, baseR, headR *render.Renderer, base, head *r
 	return o
 }
 
-// leafChange is a field whose value differs between two objects: a
-// scalar, or a value that changed shape.
+// leafChange is a field whose value differs between two objects
+// (eachChange): a scalar, or a value that changed shape.
 type leafChange struct {
 	ptr      string
 	old, new any
-}
-
-// changedLeaves are the fields whose values differ between a and b (the
-// objects' contents), in field order.
-func changedLeaves(p string, a, b any, out []leafChange) []leafChange {
-	am, aok := a.(map[string]any)
-	bm, bok := b.(map[string]any)
-	if aok && bok {
-		keys := slices.Sorted(maps.Keys(maps.Collect(func(yield func(string, bool) bool) {
-			for k := range am {
-				yield(k, true)
-			}
-			for k := range bm {
-				yield(k, true)
-			}
-		})))
-		for _, k := range keys {
-			out = changedLeaves(p+"/"+jsonptr.Escape(k), am[k], bm[k], out)
-		}
-		return out
-	}
-	al, aok := a.([]any)
-	bl, bok := b.([]any)
-	if aok && bok {
-		for i := range max(len(al), len(bl)) {
-			out = changedLeaves(fmt.Sprintf("%s/%d", p, i), at(al, i), at(bl, i), out)
-		}
-		return out
-	}
-	if fmt.Sprint(a) != fmt.Sprint(b) {
-		out = append(out, leafChange{ptr: p, old: a, new: b})
-	}
-	return out
 }
 
 // provenance attributes the changed fields of an object (its redacted
@@ -102,13 +67,13 @@ func (o *origins) provenance(base, head *manifest.Object, secretFields []string)
 		return nil
 	}
 	var out []change.Provenance
-	for _, f := range changedLeaves("", base.Content, head.Content, nil) {
+	eachChange("", base.Content, head.Content, func(ptr string, old, new any) {
 		for _, d := range o.diffs {
-			if p, ok := explains(d, f); ok {
+			if p, ok := explains(d, leafChange{ptr, old, new}); ok {
 				out = append(out, p)
 			}
 		}
-	}
+	})
 	for _, f := range secretFields {
 		for _, file := range o.secrets {
 			out = append(out, change.Provenance{Field: f, Head: &values.Source{File: file, Secret: true}})
