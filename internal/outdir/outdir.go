@@ -61,46 +61,52 @@ func Remove(dir, p string) (bool, error) {
 	return true, nil
 }
 
-// Apply makes dir hold files: each whose content differs is written
-// (Write), then each stale path is removed (Remove). With dryRun nothing
-// is written or removed: the report says what would be. It stops at the
-// first error, with what it did so far.
+// Apply makes dir hold files: it reads what is there to tell the files
+// that differ (Written) from those that do not (Unchanged), and the stale
+// paths that are there (Removed) from those already gone, and carries
+// that out with Commit. With dryRun nothing is written or removed: the
+// report says what would be.
 func Apply(dir string, files []File, stale []string, dryRun bool) (*Report, error) {
 	rep := &Report{}
-	for _, f := range files {
-		if dryRun {
-			old, err := fsutil.ReadOSFile(filepath.Join(dir, filepath.FromSlash(f.Path)), int64(len(f.Data))+1)
-			if err == nil && bytes.Equal(old, f.Data) {
-				rep.Unchanged = append(rep.Unchanged, f.Path)
-			} else {
-				rep.Written = append(rep.Written, f.Path)
-			}
-			continue
-		}
-		wrote, err := Write(dir, f.Path, f.Data)
-		if err != nil {
-			return rep.sorted(), err
-		}
-		if wrote {
-			rep.Written = append(rep.Written, f.Path)
-		} else {
-			rep.Unchanged = append(rep.Unchanged, f.Path)
-		}
-	}
 	for _, p := range stale {
-		if dryRun {
-			rep.Removed = append(rep.Removed, p)
-			continue
-		}
-		removed, err := Remove(dir, p)
-		if err != nil {
-			return rep.sorted(), err
-		}
-		if removed {
+		if _, err := os.Lstat(filepath.Join(dir, filepath.FromSlash(p))); err == nil {
 			rep.Removed = append(rep.Removed, p)
 		}
 	}
-	return rep.sorted(), nil
+	data := make(map[string][]byte, len(files))
+	for _, f := range files {
+		data[f.Path] = f.Data
+		old, err := fsutil.ReadOSFile(filepath.Join(dir, filepath.FromSlash(f.Path)), int64(len(f.Data))+1)
+		if err == nil && bytes.Equal(old, f.Data) {
+			rep.Unchanged = append(rep.Unchanged, f.Path)
+		} else {
+			rep.Written = append(rep.Written, f.Path)
+		}
+	}
+	rep.sorted()
+	if dryRun {
+		return rep, nil
+	}
+	return rep, Commit(dir, rep, data)
+}
+
+// Commit carries out rep, a plan whose caller has already read what the
+// folder holds (so nothing is read again): each file of rep.Written is
+// written atomically with its content in data, each path of rep.Removed
+// removed with the folders that leaves empty (Remove); rep.Unchanged is
+// left alone. It stops at the first error.
+func Commit(dir string, rep *Report, data map[string][]byte) error {
+	for _, p := range rep.Written {
+		if err := fsutil.WriteFileAtomic(filepath.Join(dir, filepath.FromSlash(p)), data[p]); err != nil {
+			return err
+		}
+	}
+	for _, p := range rep.Removed {
+		if _, err := Remove(dir, p); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func (r *Report) sorted() *Report {

@@ -57,10 +57,11 @@ func (e *ConflictError) Error() string {
 // target that failed to load would be pruned.
 func Sync(dir string, files []File, opts SyncOptions) (*SyncReport, error) {
 	keep := map[string]bool{}
-	var out []outdir.File
+	rep := &SyncReport{}
+	data := map[string][]byte{}
 	var conflicts []string
 	for _, f := range files {
-		data, err := f.Bytes()
+		content, err := f.Bytes()
 		if err != nil {
 			return nil, err
 		}
@@ -68,13 +69,17 @@ func Sync(dir string, files []File, opts SyncOptions) (*SyncReport, error) {
 		keep[p] = true
 		old, err := fsutil.ReadOSFile(p, fsutil.DefaultMaxFileSize)
 		switch {
-		case err == nil && !bytes.Equal(old, data) && !bytes.HasPrefix(old, []byte(Header)):
+		case err == nil && bytes.Equal(old, content):
+			rep.Unchanged = append(rep.Unchanged, f.Path())
+			continue
+		case err == nil && !bytes.HasPrefix(old, []byte(Header)):
 			conflicts = append(conflicts, p)
 			continue
 		case err != nil && !errors.Is(err, fs.ErrNotExist):
 			return nil, err
 		}
-		out = append(out, outdir.File{Path: f.Path(), Data: data})
+		rep.Written = append(rep.Written, f.Path())
+		data[f.Path()] = content
 	}
 	if len(conflicts) > 0 {
 		return nil, &ConflictError{Files: conflicts}
@@ -83,15 +88,19 @@ func Sync(dir string, files []File, opts SyncOptions) (*SyncReport, error) {
 	if err != nil {
 		return nil, err
 	}
-	stale := make([]string, len(removals))
-	for i, p := range removals {
+	for _, p := range removals {
 		rel, err := filepath.Rel(dir, p)
 		if err != nil {
 			return nil, err
 		}
-		stale[i] = filepath.ToSlash(rel)
+		rep.Removed = append(rep.Removed, filepath.ToSlash(rel))
 	}
-	return outdir.Apply(dir, out, stale, opts.DryRun)
+	slices.Sort(rep.Written)
+	slices.Sort(rep.Unchanged)
+	if opts.DryRun {
+		return rep, nil
+	}
+	return rep, outdir.Commit(dir, rep, data)
 }
 
 // staleFiles lists the generated files in the clusters' folders (and, for

@@ -37,14 +37,7 @@ func (res *Result) Sync(dir string) (*SyncReport, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: nothing was written to %s", err, dir)
 	}
-	files := make([]outdir.File, 0, len(rep.Written))
-	for _, p := range rep.Written {
-		files = append(files, outdir.File{Path: p, Data: want[p]})
-	}
-	if _, err := outdir.Apply(dir, files, rep.Removed, false); err != nil {
-		return rep, err
-	}
-	return rep, nil
+	return rep, outdir.Commit(dir, rep, want)
 }
 
 // plan is what res makes of prev, the output as it stands (a folder, or a
