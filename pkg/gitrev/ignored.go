@@ -22,16 +22,22 @@ import (
 // system's core.excludesFile matches, or that lies in a folder they
 // match. A tracked file is never ignored, whatever the patterns say, as in
 // Git. The .gitignore files are read once each, when a path below them is
-// first asked about.
+// first asked about, and Git's index only when a pattern matches a path
+// (most runs never read it); an index that cannot be read leaves the path
+// an input, as if tracked.
 func (r *Repo) Ignored() (func(p string) bool, error) {
-	ig := &ignorer{root: r.root, dirs: map[string][]gitignore.Pattern{}, tracked: map[string]bool{}}
-	idx, err := r.git.Storer.Index()
-	if err != nil {
-		return nil, err
-	}
-	for _, e := range idx.Entries {
-		ig.tracked[e.Name] = true
-	}
+	ig := &ignorer{root: r.root, dirs: map[string][]gitignore.Pattern{}}
+	ig.tracked = sync.OnceValue(func() map[string]bool {
+		idx, err := r.git.Storer.Index()
+		if err != nil {
+			return nil
+		}
+		tracked := make(map[string]bool, len(idx.Entries))
+		for _, e := range idx.Entries {
+			tracked[e.Name] = true
+		}
+		return tracked
+	})
 	rootFS := osfs.New("/")
 	for _, load := range []func() ([]gitignore.Pattern, error){
 		func() ([]gitignore.Pattern, error) { return gitignore.LoadSystemPatterns(rootFS) },
@@ -60,23 +66,23 @@ func (r *Repo) Ignored() (func(p string) bool, error) {
 type ignorer struct {
 	root    string
 	base    []gitignore.Pattern
-	tracked map[string]bool
+	tracked func() map[string]bool // Git's index, read once when first needed (nil: unreadable)
 	mu      sync.Mutex
 	dirs    map[string][]gitignore.Pattern // each folder's .gitignore, read once
 }
 
-// ignored reports whether the work tree's path p is ignored: untracked,
-// and it or a folder above it matched by the patterns that apply there.
+// ignored reports whether the work tree's path p is ignored: it or a
+// folder above it matched by the patterns that apply there, and untracked.
 func (ig *ignorer) ignored(p string) bool {
-	if ig.tracked[p] {
-		return false
-	}
 	parts := strings.Split(p, "/")
 	patterns := ig.base
 	for i := range parts {
 		patterns = append(patterns[:len(patterns):len(patterns)], ig.patternsOf(parts[:i])...)
 		if gitignore.NewMatcher(patterns).Match(parts[:i+1], i < len(parts)-1) {
-			return true // Git does not look inside an ignored folder
+			// Git does not look inside an ignored folder, but a tracked
+			// file stays tracked.
+			tracked := ig.tracked()
+			return tracked != nil && !tracked[p]
 		}
 	}
 	return false
