@@ -56,7 +56,9 @@ type Revision struct {
 }
 
 // At is the repository at the commit rev names, its layout loaded with
-// opts.
+// opts. When the commit is there but its layout cannot be loaded, the
+// Revision comes back without a Layout, with the error: a caller may
+// tell a revision that does not exist from one it cannot compare with.
 func (r *Repo) At(ctx context.Context, rev string, opts layout.Options) (*Revision, error) {
 	sha, err := r.git.Commit(rev)
 	if err != nil {
@@ -66,16 +68,13 @@ func (r *Repo) At(ctx context.Context, rev string, opts layout.Options) (*Revisi
 	if err != nil {
 		return nil, err
 	}
+	at := &Revision{SHA: sha, Name: rev, FS: fsys}
 	opts.Ignored = nil // a revision holds what Git holds
-	l, err := layout.Load(ctx, fsys, opts)
-	if err != nil {
-		return nil, fmt.Errorf("the repository at %s: %w", rev, err)
+	if at.Layout, err = layout.Load(ctx, fsys, opts); err != nil {
+		return at, fmt.Errorf("the repository at %s: %w", rev, err)
 	}
-	return &Revision{SHA: sha, Name: rev, FS: fsys, Layout: l}, nil
+	return at, nil
 }
-
-// Revision is the repository's files at the commit rev names.
-func (r *Repo) Revision(rev string) (fs.FS, error) { return r.git.Revision(rev) }
 
 // Changed are the repository's paths that differ between two commits.
 func (r *Repo) Changed(base, head string) ([]string, error) { return r.git.Changed(base, head) }

@@ -239,11 +239,11 @@ func changedTargets(cmd *cobra.Command, git *scope.Repo, f *hydrateFlags, sha st
 	if f.check {
 		return nil, usageErr(errors.New("--check hydrates every target: do not combine it with --changed-since"))
 	}
-	if _, err := git.Revision(f.since); err != nil {
-		return nil, usageErr(fmt.Errorf("--changed-since %s: %w", f.since, err))
-	}
 	base, err := git.At(cmd.Context(), f.since, layoutOptions(&f.opts))
-	if err != nil {
+	switch {
+	case base == nil:
+		return nil, usageErr(fmt.Errorf("--changed-since %s: %w", f.since, err))
+	case err != nil:
 		return nil, nil // nothing to compare with: hydrate everything
 	}
 	changed, err := git.Changed(f.since, sha)
