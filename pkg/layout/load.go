@@ -106,7 +106,7 @@ func Load(ctx context.Context, fsys fs.FS, opts Options) (*Repo, error) {
 	if err := l.loadConfig(opts); err != nil {
 		return nil, err
 	}
-	l.helm4 = cmp.Or(opts.Helm, l.repo.Config.Render.Helm) == config.HelmV4
+	l.helm4 = l.repo.Config.Render.Helm4(opts.Helm)
 	if err := l.load(); err != nil {
 		return nil, err
 	}

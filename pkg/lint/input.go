@@ -131,7 +131,7 @@ func str(n *yaml.Node, keys ...string) string {
 func buildInput(repo *layout.Repo, results []*render.Result, opts Options, facts compacted, ev *evidence) *input {
 	in := &input{Repo: repo, Results: results, files: repo.Files, compacted: facts,
 		renderOpts: opts.Render, schemaDir: opts.SchemaDir, evidence: ev, keys: opts.Keys,
-		celBudget: cmp.Or(opts.CELBudget, admission.RunBudget), helm4: cmp.Or(opts.Render.Helm, repo.Config.Render.Helm) == config.HelmV4}
+		celBudget: cmp.Or(opts.CELBudget, admission.RunBudget), helm4: repo.Config.Render.Helm4(opts.Render.Helm)}
 	if in.files == nil {
 		in.files = layout.NewFiles(repo.FS) // a Repo not made by layout.Load
 	}
