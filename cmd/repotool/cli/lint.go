@@ -64,7 +64,8 @@ func runLint(cmd *cobra.Command, env Env, v *globals, root string, f *lintFlags)
 	if err != nil {
 		return usageErr(err)
 	}
-	if _, err := colorOn(cmd, env, f.color); err != nil {
+	color, err := colorOn(cmd, env, f.color)
+	if err != nil {
 		return usageErr(err)
 	}
 	threshold, err := lint.ParseSeverity(f.failOn)
@@ -100,7 +101,7 @@ func runLint(cmd *cobra.Command, env Env, v *globals, root string, f *lintFlags)
 			return usageErr(err)
 		}
 	}
-	if err := writeLint(cmd, env, res, lf, lintOutput{f.format, f.sarifFile, root, f.color}); err != nil {
+	if err := writeLint(cmd, env, res, lf, lintOutput{f.format, f.sarifFile, root, color}); err != nil {
 		return err
 	}
 	if res.ExitCode(threshold) != 0 {
@@ -160,7 +161,10 @@ func lintRepo(cmd *cobra.Command, v *globals, root, changedSince string, staged 
 }
 
 // lintOutput is what lint's flags say about its output.
-type lintOutput struct{ format, sarifFile, repo, color string }
+type lintOutput struct {
+	format, sarifFile, repo string
+	color                   bool
+}
 
 // writeLint writes the findings in format f to standard output, SARIF to
 // the SARIF file when given, and, for the github format in GitHub Actions,
@@ -168,7 +172,7 @@ type lintOutput struct{ format, sarifFile, repo, color string }
 func writeLint(cmd *cobra.Command, env Env, res *lint.Result, f output.LintFormatter, o lintOutput) error {
 	format, sarifFile := o.format, o.sarifFile
 	fo := output.LintOptions{Rules: lint.Docs(), ToolVersion: env.version(), PathPrefix: gitPrefix(o.repo)}
-	fo.Color, _ = colorOn(cmd, env, o.color) // checked before linting
+	fo.Color = o.color
 	var summary bytes.Buffer
 	if p := env.Getenv("GITHUB_STEP_SUMMARY"); p != "" && format == "github" {
 		fo.StepSummary = &summary
