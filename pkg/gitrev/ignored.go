@@ -22,9 +22,10 @@ import (
 // system's core.excludesFile matches, or that lies in a folder they
 // match. A tracked file is never ignored, whatever the patterns say, as in
 // Git. The .gitignore files are read once each, when a path below them is
-// first asked about, and Git's index only when a pattern matches a path
-// (most runs never read it); an index that cannot be read leaves the path
-// an input, as if tracked.
+// first asked about. Git's index is read first, once, and a tracked path
+// is never matched against the patterns: a .gitignore under review,
+// however large, costs nothing for the files Git holds (in CI, all of
+// them). An index that cannot be read leaves every path an input.
 func (r *Repo) Ignored() (func(p string) bool, error) {
 	ig := &ignorer{root: r.root, dirs: map[string][]gitignore.Pattern{}}
 	ig.tracked = sync.OnceValue(func() map[string]bool {
@@ -66,23 +67,23 @@ func (r *Repo) Ignored() (func(p string) bool, error) {
 type ignorer struct {
 	root    string
 	base    []gitignore.Pattern
-	tracked func() map[string]bool // Git's index, read once when first needed (nil: unreadable)
+	tracked func() map[string]bool // Git's index, read once (nil: unreadable)
 	mu      sync.Mutex
 	dirs    map[string][]gitignore.Pattern // each folder's .gitignore, read once
 }
 
-// ignored reports whether the work tree's path p is ignored: it or a
-// folder above it matched by the patterns that apply there, and untracked.
+// ignored reports whether the work tree's path p is ignored: untracked,
+// and it or a folder above it matched by the patterns that apply there.
 func (ig *ignorer) ignored(p string) bool {
+	if tracked := ig.tracked(); tracked == nil || tracked[p] {
+		return false
+	}
 	parts := strings.Split(p, "/")
 	patterns := ig.base
 	for i := range parts {
 		patterns = append(patterns[:len(patterns):len(patterns)], ig.patternsOf(parts[:i])...)
 		if gitignore.NewMatcher(patterns).Match(parts[:i+1], i < len(parts)-1) {
-			// Git does not look inside an ignored folder, but a tracked
-			// file stays tracked.
-			tracked := ig.tracked()
-			return tracked != nil && !tracked[p]
+			return true // Git does not look inside an ignored folder
 		}
 	}
 	return false
