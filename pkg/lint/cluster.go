@@ -8,6 +8,7 @@ import (
 	"github.com/repotool/repotool/pkg/argocd"
 	"github.com/repotool/repotool/pkg/config"
 	"github.com/repotool/repotool/pkg/finding"
+	"github.com/repotool/repotool/pkg/layout"
 	"github.com/repotool/repotool/pkg/manifest"
 	"github.com/repotool/repotool/pkg/render"
 )
@@ -48,22 +49,28 @@ type clusterView struct {
 // clusterViews returns the view of every cluster with a rendered target,
 // sorted by cluster name, computed once per run.
 func (in *input) clusterViews() []*clusterView {
-	if in.views != nil {
-		return in.views
+	if in.views == nil {
+		in.views = newClusterViews(in.repo.Repo, in.repo.CRDs, in.results)
 	}
+	return in.views
+}
+
+// newClusterViews makes the views of the clusters results render.
+func newClusterViews(repo *layout.Repo, crds *manifest.CRDs, results []*render.Result) []*clusterView {
+	var views []*clusterView
 	byName := map[string]*clusterView{}
-	for _, res := range in.Results {
+	for _, res := range results {
 		cl := res.Target.Cluster
 		v := byName[cl]
 		if v == nil {
-			v = &clusterView{name: cl, namespaces: map[string]map[string]string{}, provided: in.Repo.Config.ClusterProvided(cl)}
-			v.plan, v.planErr = argocd.NewPlan(in.Repo, in.CRDs, cl)
+			v = &clusterView{name: cl, namespaces: map[string]map[string]string{}, provided: repo.Config.ClusterProvided(cl)}
+			v.plan, v.planErr = argocd.NewPlan(repo, crds, cl)
 			byName[cl] = v
 		}
 		if res.Err != nil {
 			continue
 		}
-		layoutCluster, _ := in.Repo.Cluster(cl)
+		layoutCluster, _ := repo.Cluster(cl)
 		for i := range res.Objects {
 			o := &res.Objects[i]
 			ns := o.NamespaceIn(res.Target.Namespace)
@@ -71,7 +78,7 @@ func (in *input) clusterViews() []*clusterView {
 				ns = ""
 			}
 			p := placed{res: res, o: o, ns: ns}
-			if why, ok := argocd.Excluded(&in.Repo.Config, layoutCluster, o.Group(), o.Kind); ok {
+			if why, ok := argocd.Excluded(&repo.Config, layoutCluster, o.Group(), o.Kind); ok {
 				v.excluded = append(v.excluded, excludedObject{p, why})
 				continue
 			}
@@ -79,9 +86,9 @@ func (in *input) clusterViews() []*clusterView {
 		}
 	}
 	for _, v := range byName {
-		cl, _ := in.Repo.Cluster(v.name)
+		cl, _ := repo.Cluster(v.name)
 		rendered := map[string]bool{}
-		for _, res := range in.Results {
+		for _, res := range results {
 			if res.Target.Cluster == v.name && res.Err == nil {
 				rendered[res.Target.Namespace] = true
 			}
@@ -101,10 +108,10 @@ func (in *input) clusterViews() []*clusterView {
 				v.addNamespace(p.ns, nil)
 			}
 		}
-		in.views = append(in.views, v)
+		views = append(views, v)
 	}
-	slices.SortFunc(in.views, func(a, b *clusterView) int { return strings.Compare(a.name, b.name) })
-	return in.views
+	slices.SortFunc(views, func(a, b *clusterView) int { return strings.Compare(a.name, b.name) })
+	return views
 }
 
 // excludedObject is a rendered object Argo CD leaves out, and why.
@@ -144,13 +151,13 @@ func (v *clusterView) isProvided(kind, namespace, name string) bool {
 
 // location is where a rendered object is, for a finding or a related
 // location.
-func (in *input) location(p placed, msg string) finding.Location {
-	return finding.Location{File: p.o.Source.String(), Line: in.objectPosition(p.o), Object: p.o.ID(), Target: p.res.Target.Name(), Message: msg}
+func (at *positions) location(p placed, msg string) finding.Location {
+	return finding.Location{File: p.o.Source.String(), Line: at.objectPosition(p.o), Object: p.o.ID(), Target: p.res.Target.Name(), Message: msg}
 }
 
 // objectFinding is a finding about rendered object p.
-func (in *input) objectFinding(p placed, msg string) Finding {
-	return Finding{File: p.o.Source.String(), Line: in.objectPosition(p.o), Object: p.o.ID(), Targets: []string{p.res.Target.Name()}, Message: msg}
+func (at *positions) objectFinding(p placed, msg string) Finding {
+	return Finding{File: p.o.Source.String(), Line: at.objectPosition(p.o), Object: p.o.ID(), Targets: []string{p.res.Target.Name()}, Message: msg}
 }
 
 // isKind reports whether an object is kind in group (any version).

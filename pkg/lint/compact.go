@@ -76,24 +76,24 @@ func contentOf(o *manifest.Object) map[string]any {
 }
 
 // secretUses are the Secret references of a rendered object.
-func (in *input) secretUses(o *manifest.Object) []secretUse {
-	if f, ok := in.compacted[o]; ok {
+func (c compacted) secretUses(o *manifest.Object) []secretUse {
+	if f, ok := c[o]; ok {
 		return f.uses
 	}
 	return secretUsesOf(o)
 }
 
 // deprecatedFields are the field checks o fails (deprecatedFieldsOf).
-func (in *input) deprecatedFields(o *manifest.Object) []int {
-	if f, ok := in.compacted[o]; ok {
+func (c compacted) deprecatedFields(o *manifest.Object) []int {
+	if f, ok := c[o]; ok {
 		return f.deprecated
 	}
 	return deprecatedFieldsOf(o)
 }
 
 // jobWordsOf are the words of a Job's commands and arguments.
-func (in *input) jobWordsOf(o *manifest.Object) []string {
-	if f, ok := in.compacted[o]; ok {
+func (c compacted) jobWordsOf(o *manifest.Object) []string {
+	if f, ok := c[o]; ok {
 		return f.jobWords
 	}
 	return jobWords(contentOf(o))

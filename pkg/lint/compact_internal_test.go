@@ -65,11 +65,10 @@ metadata:
 	if secret.Content == nil || es.Content == nil {
 		t.Error("the Secret's or the ExternalSecret's content was let go")
 	}
-	in := &input{compacted: c}
-	if got := in.secretUses(deploy); !reflect.DeepEqual(got, []secretUse{{"web-env", "envFrom"}}) {
+	if got := c.secretUses(deploy); !reflect.DeepEqual(got, []secretUse{{"web-env", "envFrom"}}) {
 		t.Errorf("Deployment's Secret uses = %v", got)
 	}
-	if got := in.jobWordsOf(job); !reflect.DeepEqual(got, []string{"create", "--secret-name", "webhook-tls"}) {
+	if got := c.jobWordsOf(job); !reflect.DeepEqual(got, []string{"create", "--secret-name", "webhook-tls"}) {
 		t.Errorf("Job's words = %v", got)
 	}
 	for i := range res.Objects {

@@ -8,7 +8,6 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"sync"
 
 	yaml "go.yaml.in/yaml/v3"
 
@@ -21,56 +20,66 @@ import (
 	"github.com/repotool/repotool/pkg/sopsfile"
 )
 
-// input is what rules check: the repository, every target's rendering, the
-// Kubernetes manifests in repository files, and the CRDs the repository
-// installs; then what the run was asked, and what the rules share while they
-// run. buildInput fills it whole.
-type input struct {
-	// The facts.
+// Lint's rules each read a few facts, not the whole run: a rule's check in
+// the registry hands its function what it reads, and the function's
+// parameters say what that is. The facts are
+//   - repoFacts: the repository and what its files hold (plain manifests,
+//     CRDs, .sops.yaml), read once;
+//   - the renderings ([]*render.Result), with compacted: the facts of the
+//     objects whose parsed content Lint let go;
+//   - positions: where rendered objects and values are;
+//   - clusterView: one cluster as the cross-object rules see it;
+//   - what the run was asked (asked).
+
+// repoFacts is the repository and what its files hold, read once.
+type repoFacts struct {
 	Repo *layout.Repo
-	// Results holds one rendering per target, in target order. A target
-	// that failed has Err set (and the render rule reports it).
-	Results []*render.Result
 	// Raw are Kubernetes manifests in repository files that are not chart
 	// templates (plain manifests, charts' crds/ files), in file order.
 	Raw []rawObject
 	// CRDs are every CRD the repository installs, from raw files and
 	// renderings, one per name.
 	CRDs *manifest.CRDs
-	// Sops is the repository's .sops.yaml, nil when there is none.
-	Sops *sopsConfig
-
+	// Sops is the repository's .sops.yaml, nil when there is none;
+	// sopsErr why it cannot be read.
+	Sops    *sopsConfig
 	sopsErr error
 	files   *layout.Files
 	// unread are the files lint's scans could not read (not regular
 	// files, over the file index's limit, links that lead nowhere), by
 	// path: the layout rule reports them, the scans pass them by.
 	unread map[string]error
+}
+
+// asked is what the run was asked, beyond the repository.
+type asked struct {
+	renderOpts render.Options
+	schemaDir  string
+	keys       sopsfile.KeyPolicy
+	celBudget  int64
+	// evidence renders again for the rules that decide by rendering.
+	evidence *evidence
+}
+
+// input is a run's facts, and what the rules share while they run.
+// buildInput fills it whole; the registry hands each rule its part.
+type input struct {
+	repo *repoFacts
+	// results holds one rendering per target, in target order. A target
+	// that failed has Err set (and the render rule reports it).
+	results []*render.Result
 	// compacted are the facts of the rendered objects whose parsed
 	// content Lint let go (see compact.go); nil from Check.
 	compacted compacted
+	at        *positions
+	versions  versions
+	asked
 
-	// What the run was asked.
-	renderOpts render.Options
-	// helm4: values files are read as Helm 4 reads them, every document
-	// (layout.File.ValuesNode), as the renderer reads them.
-	helm4     bool
-	schemaDir string
-	keys      sopsfile.KeyPolicy
-	celBudget int64
-	// evidence renders again for the rules that decide by rendering.
-	evidence *evidence
-
-	// What the rules share while they run.
 	sup                 *suppressor
 	suppressionFindings []Finding
 	// views are the clusters as the cross-object rules see them (see
 	// clusterViews), computed once.
 	views []*clusterView
-	// lines memoizes objectLine: every copy of a chart's object (one per
-	// cluster) has the same line in the same template.
-	linesMu sync.Mutex
-	lines   map[lineKey]int
 	// toolErr is a failure of repotool itself during a check (a schema
 	// location that cannot be read): Lint returns it instead of findings.
 	toolErr error
@@ -111,7 +120,7 @@ type sopsRule struct {
 
 // file returns a repository file from the run's shared file index (read
 // and parsed at most once, by whichever stage asks first).
-func (in *input) file(p string) *layout.File { return in.files.Get(p) }
+func (r *repoFacts) file(p string) *layout.File { return r.files.Get(p) }
 
 // isPlainManifest reports whether a chart file is used without templating.
 func isPlainManifest(p string) bool {
@@ -129,26 +138,29 @@ func str(n *yaml.Node, keys ...string) string {
 // buildInput assembles the rules' input for a run with opts; facts and ev
 // are Lint's (nil from Check).
 func buildInput(repo *layout.Repo, results []*render.Result, opts Options, facts compacted, ev *evidence) *input {
-	in := &input{Repo: repo, Results: results, files: repo.Files, compacted: facts,
-		renderOpts: opts.Render, schemaDir: opts.SchemaDir, evidence: ev, keys: opts.Keys,
-		celBudget: cmp.Or(opts.CELBudget, admission.RunBudget), helm4: repo.Config.Render.Helm4(opts.Render.Helm)}
-	if in.files == nil {
-		in.files = layout.NewFiles(repo.FS) // a Repo not made by layout.Load
+	files := repo.Files
+	if files == nil {
+		files = layout.NewFiles(repo.FS) // a Repo not made by layout.Load
 	}
-	in.readScanned()
-	in.scanRaw()
-	in.loadSops()
-	in.collectCRDs()
-	in.sup = in.loadSuppressions(func(f Finding) { in.suppressionFindings = append(in.suppressionFindings, f) })
+	at := &positions{valuesDocs: valuesDocs{files: files, helm4: repo.Config.Render.Helm4(opts.Render.Helm)}}
+	r := &repoFacts{Repo: repo, files: files}
+	r.readScanned()
+	r.scanRaw()
+	r.loadSops()
+	r.collectCRDs(results, at)
+	in := &input{repo: r, results: results, compacted: facts, at: at, asked: asked{renderOpts: opts.Render, schemaDir: opts.SchemaDir,
+		evidence: ev, keys: opts.Keys, celBudget: cmp.Or(opts.CELBudget, admission.RunBudget)},
+		versions: versions{repo: repo, override: opts.Render.KubeVersion}}
+	in.sup = r.loadSuppressions(func(f Finding) { in.suppressionFindings = append(in.suppressionFindings, f) })
 	return in
 }
 
 // filesWithExt returns the repository's files ending in one of exts,
 // but those the scans could not read (unread).
-func (in *input) filesWithExt(exts ...string) []string {
+func (r *repoFacts) filesWithExt(exts ...string) []string {
 	var out []string
-	for _, p := range in.files.Paths() {
-		if _, skip := in.unread[p]; !skip && slices.Contains(exts, path.Ext(p)) {
+	for _, p := range r.files.Paths() {
+		if _, skip := r.unread[p]; !skip && slices.Contains(exts, path.Ext(p)) {
 			out = append(out, p)
 		}
 	}
@@ -156,10 +168,10 @@ func (in *input) filesWithExt(exts ...string) []string {
 }
 
 // inChartTemplates reports whether p is inside a chart's templates/ folder.
-func (in *input) inChartTemplates(p string) bool {
+func (r *repoFacts) inChartTemplates(p string) bool {
 	for dir := path.Dir(p); dir != "." && dir != "/"; dir = path.Dir(dir) {
 		if path.Base(dir) == "templates" {
-			if _, err := fs.Stat(in.Repo.FS, path.Join(path.Dir(dir), "Chart.yaml")); err == nil {
+			if _, err := fs.Stat(r.Repo.FS, path.Join(path.Dir(dir), "Chart.yaml")); err == nil {
 				return true
 			}
 		}
@@ -178,44 +190,44 @@ var scannedExts = append(slices.Clone(manifestExts), ".tpl", ".txt")
 // readScanned reads every file the scans will read, once, and keeps those
 // it could not read in unread; a values file the layout found too large
 // is not read again (it would cost lint ten times its size to parse).
-func (in *input) readScanned() {
-	in.unread = map[string]error{}
-	for _, d := range in.Repo.Diagnostics {
+func (r *repoFacts) readScanned() {
+	r.unread = map[string]error{}
+	for _, d := range r.Repo.Diagnostics {
 		if d.Code == layout.CodeTooLarge {
-			in.unread[d.File] = errors.New(d.Message)
+			r.unread[d.File] = errors.New(d.Message)
 		}
 	}
-	for _, p := range in.filesWithExt(scannedExts...) {
-		if _, err := in.file(p).Data(); err != nil {
-			in.unread[p] = err
+	for _, p := range r.filesWithExt(scannedExts...) {
+		if _, err := r.file(p).Data(); err != nil {
+			r.unread[p] = err
 		}
 	}
 }
 
 // scanRaw finds Kubernetes manifests in repository files that are neither
 // chart templates nor values or configuration files.
-func (in *input) scanRaw() {
+func (r *repoFacts) scanRaw() {
 	skip := map[string]bool{}
-	for _, ns := range in.Repo.Namespaces {
+	for _, ns := range r.Repo.Namespaces {
 		for _, v := range ns.Values {
 			skip[v.Path] = true
 		}
 	}
-	for _, t := range in.Repo.Targets {
+	for _, t := range r.Repo.Targets {
 		for _, v := range t.Values {
 			skip[v.Path] = true
 		}
 	}
-	for _, p := range in.filesWithExt(manifestExts...) {
+	for _, p := range r.filesWithExt(manifestExts...) {
 		switch path.Base(p) {
 		case "Chart.yaml", "Chart.lock", "values.yaml", "values.yml", "values.schema.json", config.FileName,
 			".sops.yaml", ".pre-commit-config.yaml", ".pre-commit-hooks.yaml", "action.yml", "action.yaml":
 			continue
 		}
-		if skip[p] || in.inChartTemplates(p) {
+		if skip[p] || r.inChartTemplates(p) {
 			continue
 		}
-		f := in.file(p)
+		f := r.file(p)
 		docs, _ := f.Docs()
 		encrypted := f.Encrypted()
 		for _, doc := range docs {
@@ -223,7 +235,7 @@ func (in *input) scanRaw() {
 			if apiVersion == "" || kind == "" {
 				continue
 			}
-			in.Raw = append(in.Raw, rawObject{Object: manifest.Object{
+			r.Raw = append(r.Raw, rawObject{Object: manifest.Object{
 				Source: manifest.Source{File: p}, Line: doc.Line, Column: doc.Column, APIVersion: apiVersion, Kind: kind,
 				Name: str(doc, "metadata", "name"), Namespace: str(doc, "metadata", "namespace"),
 				Node: doc,
@@ -232,22 +244,22 @@ func (in *input) scanRaw() {
 	}
 }
 
-func (in *input) loadSops() {
-	docs, err := in.file(".sops.yaml").Docs()
+func (r *repoFacts) loadSops() {
+	docs, err := r.file(".sops.yaml").Docs()
 	if errors.Is(err, fs.ErrNotExist) {
 		return
 	}
 	cfg := &sopsConfig{File: ".sops.yaml"}
 	if err != nil {
-		in.sopsErr = err
+		r.sopsErr = err
 		return
 	}
 	if len(docs) == 0 {
-		in.Sops = cfg
+		r.Sops = cfg
 		return
 	}
 	if err := docs[0].Decode(cfg); err != nil {
-		in.sopsErr = err
+		r.sopsErr = err
 		return
 	}
 	rules, _ := yamlpos.Lookup(docs[0], "creation_rules")
@@ -258,13 +270,13 @@ func (in *input) loadSops() {
 		if cfg.Rules[i].PathRegex != "" {
 			re, err := regexp.Compile(cfg.Rules[i].PathRegex)
 			if err != nil {
-				in.sopsErr = err
+				r.sopsErr = err
 				return
 			}
 			cfg.Rules[i].path = re
 		}
 	}
-	in.Sops = cfg
+	r.Sops = cfg
 }
 
 // RuleFor returns the first creation rule whose path_regex matches p (a
@@ -284,21 +296,21 @@ func (c *sopsConfig) RuleFor(p string) *sopsRule {
 }
 
 // collectCRDs gathers every CRD from raw files and renderings.
-func (in *input) collectCRDs() {
+func (r *repoFacts) collectCRDs(results []*render.Result, at *positions) {
 	var crds []*CRD
-	for i := range in.Raw {
-		o := &in.Raw[i]
+	for i := range r.Raw {
+		o := &r.Raw[i]
 		if manifest.IsCRD(o.APIVersion, o.Kind) {
 			crds = append(crds, manifest.CRDFromNode(o.Node, o.Source))
 		}
 	}
-	for _, res := range in.Results {
+	for _, res := range results {
 		for i := range res.Objects {
 			o := &res.Objects[i]
 			if !manifest.IsCRD(o.APIVersion, o.Kind) {
 				continue
 			}
-			if n := in.objectNode(o); n != nil {
+			if n := at.objectNode(o); n != nil {
 				crds = append(crds, manifest.CRDFromNode(n, o.Source))
 				continue
 			}
@@ -306,15 +318,15 @@ func (in *input) collectCRDs() {
 			if err := yaml.Unmarshal(o.YAML, &n); err == nil {
 				// A templated CRD: find the names in the template source.
 				c := manifest.CRDFromNode(yamlpos.Root(&n), o.Source)
-				c.Line = in.lineOf(o.File, "names:")
-				c.PluralLine = in.lineOf(o.File, "plural: "+c.Plural)
-				c.SingularLine = in.lineOf(o.File, "singular: "+c.Singular)
+				c.Line = at.lineOf(o.File, "names:")
+				c.PluralLine = at.lineOf(o.File, "plural: "+c.Plural)
+				c.SingularLine = at.lineOf(o.File, "singular: "+c.Singular)
 				for _, s := range c.ShortNames {
-					c.ShortNameLines[s] = in.lineOf(o.File, "shortNames:")
+					c.ShortNameLines[s] = at.lineOf(o.File, "shortNames:")
 				}
 				crds = append(crds, c)
 			}
 		}
 	}
-	in.CRDs = manifest.NewCRDs(crds...)
+	r.CRDs = manifest.NewCRDs(crds...)
 }

@@ -168,9 +168,9 @@ func Check(repo *layout.Repo, results []*render.Result, opts Options) *Result {
 
 // ctx is the run's context, for rules that evaluate at length (the
 // admission policies, the user's checks): they stop when it ends.
-func (in *input) ctx() context.Context {
-	if in.evidence != nil && in.evidence.ctx != nil {
-		return in.evidence.ctx
+func (a *asked) ctx() context.Context {
+	if a.evidence != nil && a.evidence.ctx != nil {
+		return a.evidence.ctx
 	}
 	return context.Background()
 }

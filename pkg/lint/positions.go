@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"github.com/repotool/repotool/internal/jsonptr"
 	"strconv"
 	"strings"
+	"sync"
+
+	"github.com/repotool/repotool/internal/jsonptr"
 
 	yaml "go.yaml.in/yaml/v3"
 
@@ -24,11 +26,11 @@ import (
 
 // lineOf returns the line of needle's first occurrence in a repository file
 // (a template), or 0.
-func (in *input) lineOf(file, needle string) int {
+func (at *positions) lineOf(file, needle string) int {
 	if file == "" || needle == "" || manifest.ParseSource(file).InArchive() {
 		return 0
 	}
-	data, _ := in.file(file).Data()
+	data, _ := at.files.Get(file).Data()
 	if data == nil {
 		return 0
 	}
@@ -44,29 +46,50 @@ func (in *input) lineOf(file, needle string) int {
 // object: within the template document that names the object when the
 // template holds several documents, else anywhere in the file; 0 when not
 // found (computed keys, archives).
-func (in *input) objectLine(o *manifest.Object, needle string) int {
+func (at *positions) objectLine(o *manifest.Object, needle string) int {
 	if o.File == "" || o.Member != "" {
 		return 0
 	}
 	k := lineKey{file: o.File, name: o.Name, needle: needle}
-	in.linesMu.Lock()
-	defer in.linesMu.Unlock()
-	if l, ok := in.lines[k]; ok {
+	at.mu.Lock()
+	defer at.mu.Unlock()
+	if l, ok := at.lines[k]; ok {
 		return l
 	}
-	if in.lines == nil {
-		in.lines = map[lineKey]int{}
+	if at.lines == nil {
+		at.lines = map[lineKey]int{}
 	}
-	l := in.findObjectLine(o, needle)
-	in.lines[k] = l
+	l := at.findObjectLine(o, needle)
+	at.lines[k] = l
 	return l
 }
+
+// positions finds where rendered objects and values are, in the run's
+// file index; it memoizes objectLine: every copy of a chart's object (one
+// per cluster) has the same line in the same template.
+type positions struct {
+	valuesDocs
+	mu    sync.Mutex
+	lines map[lineKey]int
+}
+
+// valuesDocs reads repository files through the run's file index, and
+// values files as the run's Helm reads them.
+type valuesDocs struct {
+	files *layout.Files
+	// helm4: values files are read as Helm 4 reads them, every document
+	// (layout.File.ValuesNode), as the renderer reads them.
+	helm4 bool
+}
+
+// node is the values of a values file: its documents the Helm reads.
+func (d valuesDocs) node(p string) (*yaml.Node, error) { return d.files.Get(p).ValuesNode(d.helm4) }
 
 // lineKey is what objectLine's answer depends on.
 type lineKey struct{ file, name, needle string }
 
-func (in *input) findObjectLine(o *manifest.Object, needle string) int {
-	data, _ := in.file(o.File).Data()
+func (at *positions) findObjectLine(o *manifest.Object, needle string) int {
+	data, _ := at.files.Get(o.File).Data()
 	if data == nil {
 		return 0
 	}
@@ -110,11 +133,11 @@ func (in *input) findObjectLine(o *manifest.Object, needle string) int {
 
 // objectNode returns the document node of a rendered object when its
 // template is a plain file (a chart's crds/ file) that can be located.
-func (in *input) objectNode(o *manifest.Object) *yaml.Node {
+func (at *positions) objectNode(o *manifest.Object) *yaml.Node {
 	if o.File == "" || o.Member != "" || !isPlainManifest(o.File) {
 		return nil
 	}
-	docs, _ := in.file(o.File).Docs()
+	docs, _ := at.files.Get(o.File).Docs()
 	for _, d := range docs {
 		if str(d, "kind") == o.Kind && str(d, "metadata", "name") == o.Name {
 			return d
@@ -156,10 +179,10 @@ func lineAtPath(n *yaml.Node, pointer string) int {
 // templateLine finds the line of a field of an object rendered from a
 // template: the line of its key in the template, or else of the nearest
 // enclosing key (a field the object does not set, a default, has none).
-func (in *input) templateLine(o *manifest.Object, pointer string) int {
+func (at *positions) templateLine(o *manifest.Object, pointer string) int {
 	for p := pointer; p != ""; p = p[:strings.LastIndex(p, "/")] {
 		if k := lastKey(p); k != "" {
-			if line := in.objectLine(o, k+":"); line > 0 {
+			if line := at.objectLine(o, k+":"); line > 0 {
 				return line
 			}
 		}
@@ -171,12 +194,12 @@ func (in *input) templateLine(o *manifest.Object, pointer string) int {
 // from: the last values file, in merge order, with an entry of the same key
 // and value. Nothing is returned for values that are not scalars, or that
 // may have come from a secret.
-func valueOrigin(in *input, res *render.Result, o *manifest.Object, pointer string) (string, int) {
-	return valueOriginIn(in, res, contentOf(o), pointer)
+func valueOrigin(at *positions, res *render.Result, o *manifest.Object, pointer string) (string, int) {
+	return valueOriginIn(at, res, contentOf(o), pointer)
 }
 
 // valueOriginIn is valueOrigin for an object's content already at hand.
-func valueOriginIn(in *input, res *render.Result, content map[string]any, pointer string) (string, int) {
+func valueOriginIn(at *positions, res *render.Result, content map[string]any, pointer string) (string, int) {
 	key := lastKey(pointer)
 	segs := jsonptr.Split(pointer)
 	if key == "" || segs[len(segs)-1] != key {
@@ -195,7 +218,7 @@ func valueOriginIn(in *input, res *render.Result, content map[string]any, pointe
 	if res.FromSecrets(want) {
 		return "", 0
 	}
-	return findInValues(in, &res.Target, func(doc *yaml.Node) int { return findEntry(doc, key, want) })
+	return findInValues(at, &res.Target, func(doc *yaml.Node) int { return findEntry(doc, key, want) })
 }
 
 // findEntry returns the line of a mapping entry key: value anywhere in n.
@@ -230,13 +253,13 @@ func lastKey(pointer string) string {
 // findInValues returns the last plain values file (in merge order: the one
 // that wins) and the line find reports in the documents the Helm reads of
 // it (layout.File.ValuesNode; 0: not there).
-func findInValues(in *input, t *layout.Target, find func(doc *yaml.Node) int) (string, int) {
+func findInValues(at *positions, t *layout.Target, find func(doc *yaml.Node) int) (string, int) {
 	for i := len(t.Values) - 1; i >= 0; i-- {
 		v := t.Values[i]
 		if v.Secret {
 			continue
 		}
-		if doc, err := in.file(v.Path).ValuesNode(in.helm4); err == nil {
+		if doc, err := at.node(v.Path); err == nil {
 			if line := find(doc); line > 0 {
 				return v.Path, line
 			}
@@ -300,9 +323,9 @@ func renderErrorLocation(res *render.Result) (string, int) {
 // objectPosition is the line of a rendered object in its template: its
 // document's first line in a plain file, else the line of its kind in the
 // template document that names it; 0 when it cannot be told.
-func (in *input) objectPosition(o *manifest.Object) int {
-	if n := in.objectNode(o); n != nil {
+func (at *positions) objectPosition(o *manifest.Object) int {
+	if n := at.objectNode(o); n != nil {
 		return n.Line
 	}
-	return in.objectLine(o, "kind: "+o.Kind)
+	return at.objectLine(o, "kind: "+o.Kind)
 }

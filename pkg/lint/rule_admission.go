@@ -1,6 +1,7 @@
 package lint
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
@@ -16,6 +17,7 @@ import (
 	"github.com/repotool/repotool/pkg/admission"
 	"github.com/repotool/repotool/pkg/config"
 	"github.com/repotool/repotool/pkg/finding"
+	"github.com/repotool/repotool/pkg/render"
 )
 
 var ruleAdmissionPolicy = &Rule{
@@ -50,7 +52,12 @@ var ruleAdmissionPolicy = &Rule{
 		Good: finding.Example{File: "clusters/prod/shop/prod-values-shop.yaml", Content: `replicas: 12
 `},
 	},
-	check: checkAdmissionPolicies,
+	check: func(in *input, report func(Finding)) {
+		ac := &admissionCheck{ctx: in.ctx(), repo: in.repo, results: in.results, at: in.at, budget: in.celBudget, run: newAdmissionRun()}
+		for _, v := range in.clusterViews() {
+			ac.checkCluster(v, report)
+		}
+	},
 }
 
 // admissionRef is where a policy, binding or param is: a rendered object,
@@ -64,11 +71,20 @@ type admissionRef struct {
 	content    map[string]any
 }
 
-func checkAdmissionPolicies(in *input, report func(Finding)) {
-	a := &admissionRun{compiler: admission.NewCompiler(), contents: map[[sha256.Size]byte]map[string]any{}, admitted: map[[sha256.Size]byte]bool{}}
-	for _, v := range in.clusterViews() {
-		in.checkClusterAdmission(v, a, report)
-	}
+// admissionCheck is what the admission rule reads: the repository (its
+// configuration, the files it names, its CRDs), the renderings, where
+// things are, and the run's CEL budget; run is what the clusters share.
+type admissionCheck struct {
+	ctx     context.Context
+	repo    *repoFacts
+	results []*render.Result
+	at      *positions
+	budget  int64
+	run     *admissionRun
+}
+
+func newAdmissionRun() *admissionRun {
+	return &admissionRun{compiler: admission.NewCompiler(), contents: map[[sha256.Size]byte]map[string]any{}, admitted: map[[sha256.Size]byte]bool{}}
 }
 
 // admissionRun is what the clusters of a run share: the compiled policies
@@ -144,27 +160,28 @@ func (a *admissionRun) content(p *placed) map[string]any {
 	return c
 }
 
-// checkClusterAdmission puts a cluster's objects to its policies. Nothing
+// checkCluster puts a cluster's objects to its policies. Nothing
 // is read of a cluster without any: the policies and bindings are told by
 // their kinds, the params by the policies' paramKinds, and the objects no
 // policy's rules name are not decoded.
-func (in *input) checkClusterAdmission(v *clusterView, a *admissionRun, report func(Finding)) {
-	policies, bindings, params, rest := in.admissionInputs(v, report)
+func (ac *admissionCheck) checkCluster(v *clusterView, report func(Finding)) {
+	a := ac.run
+	policies, bindings, params, rest := ac.admissionInputs(v, report)
 	if len(bindings) == 0 && len(policies) == 0 {
 		return
 	}
 	params = append(params, a.params(policies, rest)...)
-	namespaces := in.admissionNamespaces(v)
+	namespaces := ac.admissionNamespaces(v)
 	env := clusterEnv(policies, bindings, params)
 	cluster := &admission.Cluster{Namespaces: namespaces, Objects: params}
 	set, problems := admission.New(policies, bindings, cluster, admission.Options{
-		KubeVersion: in.Repo.Config.ClusterKubeVersion(v.name), Resource: in.resourceOf(v), Compiler: a.compiler,
+		KubeVersion: ac.repo.Repo.Config.ClusterKubeVersion(v.name), Resource: ac.resourceOf(v), Compiler: a.compiler,
 	})
 	for _, pr := range problems {
 		if pr.Missing && !v.complete {
 			continue // the policy may be in a target this run does not render
 		}
-		f := in.admissionFinding(pr.Ref.(*admissionRef), pr.Field)
+		f := ac.admissionFinding(pr.Ref.(*admissionRef), pr.Field)
 		f.Message = withoutSecrets(fmt.Sprintf("%s (cluster %s); %s", pr.Message, v.name, pr.Fix),
 			fmt.Sprintf("the problem's description is withheld: it quotes the object, which holds a secret value (cluster %s); "+
 				"correct the object at this line", v.name), pr.Ref.(*admissionRef))
@@ -176,9 +193,9 @@ func (in *input) checkClusterAdmission(v *clusterView, a *admissionRun, report f
 	if !set.Bound() {
 		return
 	}
-	missing := in.admit(v, a, set, env, namespaces, rest, report)
+	missing := ac.admit(v, set, env, namespaces, rest, report)
 	for b, objs := range missing {
-		f := in.admissionFinding(b, "/spec/paramRef")
+		f := ac.admissionFinding(b, "/spec/paramRef")
 		what := "the object it matches"
 		if len(objs) > 1 {
 			what = fmt.Sprintf("all %d objects it matches", len(objs))
@@ -194,7 +211,7 @@ func (in *input) checkClusterAdmission(v *clusterView, a *admissionRun, report f
 // admissionInputs are the cluster's policies, bindings and params (from
 // its renderings and the files repotool.yaml names), and the rest of its
 // objects.
-func (in *input) admissionInputs(v *clusterView, report func(Finding)) (policies, bindings, params []admission.Input, rest []*placed) {
+func (ac *admissionCheck) admissionInputs(v *clusterView, report func(Finding)) (policies, bindings, params []admission.Input, rest []*placed) {
 	for i := range v.objs {
 		p := &v.objs[i]
 		switch {
@@ -206,7 +223,7 @@ func (in *input) admissionInputs(v *clusterView, report func(Finding)) (policies
 			rest = append(rest, p)
 		}
 	}
-	for _, f := range in.admissionFiles(v.name, report) {
+	for _, f := range ac.admissionFiles(v.name, report) {
 		api, _ := f.content["apiVersion"].(string)
 		kind, _ := f.content["kind"].(string)
 		switch i := (admission.Input{Content: f.content, Ref: f.ref}); {
@@ -245,10 +262,11 @@ func (a *admissionRun) params(policies []admission.Input, rest []*placed) []admi
 // admit puts each object some policy may match to the set, reporting the
 // violations, and returns the bindings whose param is missing with the
 // objects they would deny.
-func (in *input) admit(v *clusterView, a *admissionRun, set *admission.Set, env []byte, namespaces map[string]map[string]string,
+func (ac *admissionCheck) admit(v *clusterView, set *admission.Set, env []byte, namespaces map[string]map[string]string,
 	rest []*placed, report func(Finding)) map[*admissionRef][]string {
+	a := ac.run
 	missing := map[*admissionRef][]string{}
-	ctx := admission.WithBudget(in.ctx(), admission.NewBudget(in.celBudget))
+	ctx := admission.WithBudget(ac.ctx, admission.NewBudget(ac.budget))
 	for _, p := range rest {
 		if !set.MayMatch(schema.FromAPIVersionAndKind(p.o.APIVersion, p.o.Kind)) {
 			continue
@@ -264,7 +282,7 @@ func (in *input) admit(v *clusterView, a *admissionRun, set *admission.Set, env 
 		ref := &admissionRef{p: p, content: c}
 		decisions := set.Evaluate(ctx, admission.Input{Content: c, Ref: ref, Normalized: true})
 		if n := len(decisions); n > 0 && decisions[n-1].BudgetExceeded {
-			report(in.budgetFinding(v.name, p, decisions[n-1]))
+			report(ac.budgetFinding(v.name, p, decisions[n-1]))
 			return missing // the rest of the cluster is not checked: the finding fails the run
 		}
 		if len(decisions) == 0 && len(a.admitted) < maxSharedContents {
@@ -279,7 +297,7 @@ func (in *input) admit(v *clusterView, a *admissionRun, set *admission.Set, env 
 				missing[b] = append(missing[b], p.o.ID())
 				continue
 			}
-			report(in.violation(set, v.name, ref, d))
+			report(ac.violation(set, v.name, ref, d))
 		}
 	}
 	return missing
@@ -289,10 +307,10 @@ func (in *input) admit(v *clusterView, a *admissionRun, set *admission.Set, env 
 // namespace selectors see: those of the Namespace objects it deploys (and
 // the one the API server sets), of the Namespace repotool writes for an
 // application namespace, and repotool.yaml's.
-func (in *input) admissionNamespaces(v *clusterView) map[string]map[string]string {
+func (ac *admissionCheck) admissionNamespaces(v *clusterView) map[string]map[string]string {
 	out := map[string]map[string]string{}
 	apps := map[string]bool{}
-	for _, res := range in.Results {
+	for _, res := range ac.results {
 		if res.Target.Cluster == v.name && res.Target.Tier != config.TierCluster {
 			apps[res.Target.Namespace] = true
 		}
@@ -306,7 +324,7 @@ func (in *input) admissionNamespaces(v *clusterView) map[string]map[string]strin
 				}
 			}
 		}
-		for k, x := range in.Repo.Config.NamespaceLabels(ns) {
+		for k, x := range ac.repo.Repo.Config.NamespaceLabels(ns) {
 			l[k] = x
 		}
 		for k, x := range labels {
@@ -327,9 +345,9 @@ func (v *clusterView) rendersNamespace(ns string) bool {
 
 // resourceOf names a kind's resource and scope as the cluster's discovery
 // would: a CRD the repository installs, else a built-in kind.
-func (in *input) resourceOf(v *clusterView) func(schema.GroupVersionKind) (string, bool, bool) {
+func (ac *admissionCheck) resourceOf(v *clusterView) func(schema.GroupVersionKind) (string, bool, bool) {
 	return func(gvk schema.GroupVersionKind) (string, bool, bool) {
-		if c, ok := in.CRDs.Lookup(gvk.Group, gvk.Kind); ok {
+		if c, ok := ac.repo.CRDs.Lookup(gvk.Group, gvk.Kind); ok {
 			return c.Plural, c.Scope != "Cluster", true
 		}
 		plural, _ := meta.UnsafeGuessKindToResource(gvk)
@@ -358,11 +376,11 @@ func firstAnd(ids []string) string {
 
 // budgetFinding is the error of a cluster whose admission policies spent
 // the run's CEL budget, at the policy that was running.
-func (in *input) budgetFinding(cluster string, p *placed, d admission.Decision) Finding {
-	f := in.admissionFinding(d.PolicyRef.(*admissionRef), "/spec/validations")
+func (ac *admissionCheck) budgetFinding(cluster string, p *placed, d admission.Decision) Finding {
+	f := ac.admissionFinding(d.PolicyRef.(*admissionRef), "/spec/validations")
 	f.Severity = SeverityError
 	f.Message = fmt.Sprintf("the cluster's admission policies %s (%d cost units) while ValidatingAdmissionPolicy %s ran on %s in cluster "+
 		"%s: the cluster's remaining objects were not checked; make the policies cheaper (fewer or smaller params, no nested iteration over "+
-		"large lists)", admission.ErrBudget, in.celBudget, d.Policy, p.o.ID(), cluster)
+		"large lists)", admission.ErrBudget, ac.budget, d.Policy, p.o.ID(), cluster)
 	return f
 }

@@ -2,9 +2,10 @@ package lint
 
 import (
 	"fmt"
-	"github.com/repotool/repotool/internal/jsonptr"
 	"slices"
 	"strings"
+
+	"github.com/repotool/repotool/internal/jsonptr"
 
 	admissionv1 "k8s.io/api/admissionregistration/v1"
 
@@ -17,7 +18,7 @@ import (
 // policy's message may be shown.
 
 // violation is the finding of one decision about a rendered object.
-func (in *input) violation(set *admission.Set, cluster string, ref *admissionRef, d admission.Decision) Finding {
+func (ac *admissionCheck) violation(set *admission.Set, cluster string, ref *admissionRef, d admission.Decision) Finding {
 	p := ref.p
 	severity, verb := SeverityInfo, "would audit"
 	for _, a := range d.Actions {
@@ -34,7 +35,7 @@ func (in *input) violation(set *admission.Set, cluster string, ref *admissionRef
 			refs = append(refs, r)
 		}
 	}
-	msg := withoutSecrets(in.shownMessage(ref, d), "the policy's message is withheld: it holds a secret value", refs...)
+	msg := withoutSecrets(ac.shownMessage(ref, d), "the policy's message is withheld: it holds a secret value", refs...)
 	binding := ""
 	if d.Binding != "" {
 		binding = fmt.Sprintf(" (binding %s)", d.Binding)
@@ -44,16 +45,16 @@ func (in *input) violation(set *admission.Set, cluster string, ref *admissionRef
 		Message: fmt.Sprintf("ValidatingAdmissionPolicy %s%s %s %s in cluster %s: %s", d.Policy, binding, verb, p.o.ID(), cluster, msg),
 		Key:     fmt.Sprintf("%s/%s/%d", d.Policy, d.Binding, d.Validation),
 	}
-	f.File, f.Line = in.violationPosition(set, ref, d)
+	f.File, f.Line = ac.violationPosition(set, ref, d)
 	if f.File != p.o.Source.String() {
 		f.Template = p.o.Source.String()
 	}
-	f.Related = append(f.Related, in.admissionLocation(d.PolicyRef.(*admissionRef), "", "the policy"))
+	f.Related = append(f.Related, ac.admissionLocation(d.PolicyRef.(*admissionRef), "", "the policy"))
 	if d.BindingRef != nil {
-		f.Related = append(f.Related, in.admissionLocation(d.BindingRef.(*admissionRef), "", "the binding"))
+		f.Related = append(f.Related, ac.admissionLocation(d.BindingRef.(*admissionRef), "", "the binding"))
 	}
 	if d.ParamRef != nil {
-		f.Related = append(f.Related, in.admissionLocation(d.ParamRef.(*admissionRef), "", "the param"))
+		f.Related = append(f.Related, ac.admissionLocation(d.ParamRef.(*admissionRef), "", "the param"))
 	}
 	return f
 }
@@ -61,39 +62,39 @@ func (in *input) violation(set *admission.Set, cluster string, ref *admissionRef
 // violationPosition is where to fix a failed validation: the values line
 // that set a field the expression reads, else that field's template line,
 // else the object's.
-func (in *input) violationPosition(set *admission.Set, ref *admissionRef, d admission.Decision) (string, int) {
+func (ac *admissionCheck) violationPosition(set *admission.Set, ref *admissionRef, d admission.Decision) (string, int) {
 	p := ref.p
-	fields := set.Fields(in.ctx(), d)
+	fields := set.Fields(ac.ctx, d)
 	for _, ptr := range fields {
-		if file, line := valueOriginIn(in, p.res, ref.content, ptr); line > 0 {
+		if file, line := valueOriginIn(ac.at, p.res, ref.content, ptr); line > 0 {
 			return file, line
 		}
 	}
 	for _, ptr := range fields {
-		if file, line := valuePartOrigin(in, p.res, ref.content, ptr); line > 0 {
+		if file, line := valuePartOrigin(ac.at, p.res, ref.content, ptr); line > 0 {
 			return file, line
 		}
 	}
 	for _, ptr := range fields {
-		if line := in.templateLine(p.o, ptr); line > 0 {
+		if line := ac.at.templateLine(p.o, ptr); line > 0 {
 			return p.o.Source.String(), line
 		}
 	}
-	return p.o.Source.String(), in.objectPosition(p.o)
+	return p.o.Source.String(), ac.at.objectPosition(p.o)
 }
 
 // shownMessage is the decision's message as a finding may show it: the
 // API server's, unless it is made from the object or its param (a
 // messageExpression, an evaluation error) and either carries secret
 // values; then the policy's static message.
-func (in *input) shownMessage(ref *admissionRef, d admission.Decision) string {
+func (ac *admissionCheck) shownMessage(ref *admissionRef, d admission.Decision) string {
 	if d.Message == d.StaticMessage {
 		return d.Message
 	}
-	if in.carriesSecrets(ref, d.Message) {
+	if ac.carriesSecrets(ref, d.Message) {
 		return d.StaticMessage
 	}
-	if prm, ok := d.ParamRef.(*admissionRef); ok && prm.p != nil && in.carriesSecrets(prm, d.Message) {
+	if prm, ok := d.ParamRef.(*admissionRef); ok && prm.p != nil && ac.carriesSecrets(prm, d.Message) {
 		return d.StaticMessage
 	}
 	return d.Message
@@ -117,7 +118,7 @@ func withoutSecrets(msg, withheld string, refs ...*admissionRef) string {
 // be shown. Every leaf is asked (the renderer knows every decrypted value,
 // however short, and its encodings), and the fields a second rendering
 // with placeholders finds, when the rendering made one.
-func (in *input) carriesSecrets(ref *admissionRef, msg string) bool {
+func (ac *admissionCheck) carriesSecrets(ref *admissionRef, msg string) bool {
 	p := ref.p
 	content := ref.content
 	if content == nil {
@@ -161,11 +162,11 @@ func leafFromSecrets(res *render.Result, v any) bool {
 // values file, in merge order, with a string entry of at least four
 // characters the field's value contains. Nothing for a value that may hold
 // a secret.
-func valuePartOrigin(in *input, res *render.Result, content map[string]any, pointer string) (string, int) {
+func valuePartOrigin(at *positions, res *render.Result, content map[string]any, pointer string) (string, int) {
 	cur, _ := jsonptr.Get(content, jsonptr.Split(pointer))
 	s, ok := cur.(string)
 	if !ok || res.FromSecrets(s) {
 		return "", 0
 	}
-	return findInValues(in, &res.Target, scalarMatching(func(v string) bool { return len(v) >= 4 && strings.Contains(s, v) }))
+	return findInValues(at, &res.Target, scalarMatching(func(v string) bool { return len(v) >= 4 && strings.Contains(s, v) }))
 }

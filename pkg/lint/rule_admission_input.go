@@ -2,10 +2,11 @@ package lint
 
 import (
 	"fmt"
-	"github.com/repotool/repotool/internal/jsonptr"
 	"path"
 	"slices"
 	"strings"
+
+	"github.com/repotool/repotool/internal/jsonptr"
 
 	yaml "go.yaml.in/yaml/v3"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -27,12 +28,12 @@ type admissionFile struct {
 // cluster's admission policies. A path that holds no manifest, or a file
 // that cannot be read or parsed, is an error finding at repotool.yaml or
 // the file: the policies in it would go unchecked.
-func (in *input) admissionFiles(cluster string, report func(Finding)) []admissionFile {
+func (ac *admissionCheck) admissionFiles(cluster string, report func(Finding)) []admissionFile {
 	var out []admissionFile
-	for _, at := range in.Repo.Config.ClusterAdmissionPolicies(cluster) {
+	for _, at := range ac.repo.Repo.Config.ClusterAdmissionPolicies(cluster) {
 		want := path.Clean(at.Path)
 		var files []string
-		for _, p := range in.files.Paths() {
+		for _, p := range ac.repo.files.Paths() {
 			if (p == want || strings.HasPrefix(p, want+"/")) && slices.Contains(manifestExts, path.Ext(p)) {
 				files = append(files, p)
 			}
@@ -43,11 +44,11 @@ func (in *input) admissionFiles(cluster string, report func(Finding)) []admissio
 			continue
 		}
 		for _, p := range files {
-			if err, ok := in.unread[p]; ok {
+			if err, ok := ac.repo.unread[p]; ok {
 				report(Finding{File: p, Message: fmt.Sprintf("the admission policies of cluster %s cannot be read: %v", cluster, err)})
 				continue
 			}
-			docs, err := in.file(p).Docs()
+			docs, err := ac.repo.file(p).Docs()
 			if err != nil {
 				line, msg := yamlpos.ErrorLine(err)
 				report(Finding{File: p, Line: line, Message: fmt.Sprintf("the admission policies of cluster %s cannot be parsed: %s; correct the YAML", cluster, msg)})
@@ -79,9 +80,9 @@ func (in *input) admissionFiles(cluster string, report func(Finding)) []admissio
 
 // admissionLocation is where a policy, binding or param is, at field (a
 // JSON pointer) when given.
-func (in *input) admissionLocation(r *admissionRef, field, msg string) finding.Location {
+func (ac *admissionCheck) admissionLocation(r *admissionRef, field, msg string) finding.Location {
 	if r.p != nil {
-		loc := in.location(*r.p, msg)
+		loc := ac.at.location(*r.p, msg)
 		if field == "" {
 			return loc
 		}
@@ -89,13 +90,13 @@ func (in *input) admissionLocation(r *admissionRef, field, msg string) finding.L
 		// by its key.
 		if text, ok := jsonptr.Get(contentOf(r.p.o), jsonptr.Split(field)); ok {
 			if s, ok := text.(string); ok && len(s) >= 8 {
-				if l := in.objectLine(r.p.o, s); l > 0 {
+				if l := ac.at.objectLine(r.p.o, s); l > 0 {
 					loc.Line = l
 					return loc
 				}
 			}
 		}
-		if l := in.templateLine(r.p.o, field); l > 0 {
+		if l := ac.at.templateLine(r.p.o, field); l > 0 {
 			loc.Line = l
 		}
 		return loc
@@ -104,8 +105,8 @@ func (in *input) admissionLocation(r *admissionRef, field, msg string) finding.L
 }
 
 // admissionFinding is a finding about a policy, binding or param itself.
-func (in *input) admissionFinding(r *admissionRef, field string) Finding {
-	loc := in.admissionLocation(r, field, "")
+func (ac *admissionCheck) admissionFinding(r *admissionRef, field string) Finding {
+	loc := ac.admissionLocation(r, field, "")
 	f := Finding{File: loc.File, Line: loc.Line, Object: loc.Object}
 	if loc.Target != "" {
 		f.Targets = []string{loc.Target}

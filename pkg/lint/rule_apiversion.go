@@ -1,7 +1,6 @@
 package lint
 
 import (
-	"cmp"
 	_ "embed"
 	"fmt"
 	"slices"
@@ -19,6 +18,7 @@ import (
 	"github.com/repotool/repotool/pkg/config"
 	"github.com/repotool/repotool/pkg/finding"
 	"github.com/repotool/repotool/pkg/manifest"
+	"github.com/repotool/repotool/pkg/render"
 )
 
 var ruleStrayAPIVersion = &Rule{
@@ -59,7 +59,9 @@ spec:
         number: 80
 `},
 	},
-	check: checkAPIVersions,
+	check: func(in *input, report func(Finding)) {
+		checkAPIVersions(in.repo, in.results, in.versions, in.at, report)
+	},
 }
 
 //go:embed data/deprecations.yaml
@@ -89,10 +91,10 @@ var knownKinds = sync.OnceValue(func() map[string]bool {
 	return out
 })
 
-func checkAPIVersions(in *input, report func(Finding)) {
-	table := deprecationTable(in.Repo.Config.Lint.Deprecations)
-	crds := in.CRDs
-	for _, res := range in.Results {
+func checkAPIVersions(r *repoFacts, results []*render.Result, vs versions, at *positions, report func(Finding)) {
+	table := deprecationTable(r.Repo.Config.Lint.Deprecations)
+	crds := r.CRDs
+	for _, res := range results {
 		if res.Err != nil {
 			continue
 		}
@@ -107,35 +109,15 @@ func checkAPIVersions(in *input, report func(Finding)) {
 				continue
 			}
 			f := Finding{Severity: sev, Object: o.ID(), Targets: []string{t.Name()}, Message: msg, File: o.Source.String(), Key: o.APIVersion + "/" + o.Kind}
-			if n := in.objectNode(o); n != nil {
+			if n := at.objectNode(o); n != nil {
 				f.Line = n.Line
 			} else {
-				f.Line = in.objectLine(o, "apiVersion: "+o.APIVersion)
+				f.Line = at.objectLine(o, "apiVersion: "+o.APIVersion)
 			}
 			report(f)
 		}
 	}
-	checkRawAPIVersions(in, table, report)
-}
-
-// clusterVersion is a cluster and its Kubernetes version.
-type clusterVersion struct {
-	name string
-	kv   *semver.Version
-}
-
-// clusterVersions are every cluster's Kubernetes version, or the default
-// one when the repository has no cluster: what plain manifests, applied
-// to every cluster, are checked against.
-func (in *input) clusterVersions() []clusterVersion {
-	var clusters []clusterVersion
-	for _, c := range in.Repo.Clusters {
-		clusters = append(clusters, clusterVersion{c.Name, in.kubeVersion(c.KubeVersion)})
-	}
-	if len(clusters) == 0 {
-		clusters = append(clusters, clusterVersion{"(default)", in.kubeVersion(in.Repo.Config.ClusterKubeVersion(""))})
-	}
-	return clusters
+	checkRawAPIVersions(r.Raw, vs, table, report)
 }
 
 // checkRawAPIVersions checks the repository's plain manifests (outside
@@ -144,10 +126,10 @@ func (in *input) clusterVersions() []clusterVersion {
 // finding per object, naming the clusters that no longer serve it. Kinds
 // the table does not know are left alone (a Kustomization, say, is not a
 // cluster object).
-func checkRawAPIVersions(in *input, table map[string]config.Deprecation, report func(Finding)) {
-	clusters := in.clusterVersions()
-	for i := range in.Raw {
-		o := &in.Raw[i]
+func checkRawAPIVersions(raw []rawObject, vs versions, table map[string]config.Deprecation, report func(Finding)) {
+	clusters := vs.clusterVersions()
+	for i := range raw {
+		o := &raw[i]
 		d, ok := table[o.APIVersion+"/"+o.Kind]
 		if !ok || o.Encrypted || isPlainManifest(o.File) {
 			continue // charts' crds/ files are checked as rendered
@@ -224,23 +206,6 @@ func clusterList(names []string) string {
 		return "cluster " + names[0]
 	}
 	return "clusters " + strings.Join(names, ", ")
-}
-
-// kubeVersion is the Kubernetes version checks use for a cluster running
-// version cluster: --kube-version (render.Options.KubeVersion) overrides
-// it, as it overrides rendering.
-func (in *input) kubeVersion(cluster string) *semver.Version {
-	return parseKubeVersion(cmp.Or(in.renderOpts.KubeVersion, cluster))
-}
-
-// parseKubeVersion parses a Kubernetes version that layout or render
-// already checked (the default version if it somehow does not parse).
-func parseKubeVersion(v string) *semver.Version {
-	sv, err := semver.NewVersion(v)
-	if err != nil {
-		sv, _ = semver.NewVersion(config.DefaultKubeVersion)
-	}
-	return sv
 }
 
 func deprecationTable(extra []config.Deprecation) map[string]config.Deprecation {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/repotool/repotool/pkg/finding"
+	"github.com/repotool/repotool/pkg/layout"
 )
 
 var ruleArgoCDExcluded = &Rule{
@@ -47,24 +48,26 @@ spec:
   externalName: db.internal.example.com
 `},
 	},
-	check: checkArgoCDExcluded,
+	check: func(in *input, report func(Finding)) {
+		checkArgoCDExcluded(in.clusterViews(), in.repo.Repo, in.at, report)
+	},
 }
 
-func checkArgoCDExcluded(in *input, report func(Finding)) {
-	for _, v := range in.clusterViews() {
+func checkArgoCDExcluded(views []*clusterView, repo *layout.Repo, at *positions, report func(Finding)) {
+	for _, v := range views {
 		for _, x := range v.excluded {
-			source, lifted := "argocd.resourceExclusions in "+in.Repo.ConfigFile, ""
+			source, lifted := "argocd.resourceExclusions in "+repo.ConfigFile, ""
 			switch {
 			case x.why.Core:
 				source, lifted = "Argo CD's built-in exclusions", ", whatever argocd-cm says"
-			case in.Repo.Config.ArgoCD.ResourceExclusions == nil:
+			case repo.Config.ArgoCD.ResourceExclusions == nil:
 				source = "the resource.exclusions of the argocd-cm Argo CD installs since 3.0"
 			}
 			group := x.o.Group()
 			if group == "" {
 				group = "core"
 			}
-			report(in.objectFinding(x.placed, fmt.Sprintf("Argo CD will not apply %s %s in cluster %s: %s leave out kind %s of API group %s%s (Argo CD drops it "+
+			report(at.objectFinding(x.placed, fmt.Sprintf("Argo CD will not apply %s %s in cluster %s: %s leave out kind %s of API group %s%s (Argo CD drops it "+
 				"with only an ExcludedResourceWarning)",
 				x.o.Kind, secretName(x.ns, x.o.Name), v.name, source, x.o.Kind, group, lifted)))
 		}

@@ -1,6 +1,7 @@
 package lint
 
 import (
+	"context"
 	"errors"
 	"fmt"
 
@@ -55,18 +56,19 @@ var ruleCustomCheck = &Rule{
       message: at most 20 replicas
 `},
 	},
-	check: checkCustom,
+	check: func(in *input, report func(Finding)) {
+		checkCustom(in.ctx(), in.repo.Repo.Config.Lint.Checks, in.celBudget, in.clusterViews(), in.at, report)
+	},
 }
 
-func checkCustom(in *input, report func(Finding)) {
-	checks := in.Repo.Config.Lint.Checks
+func checkCustom(ctx context.Context, checks []config.Check, budget int64, views []*clusterView, at *positions, report func(Finding)) {
 	if len(checks) == 0 {
 		return
 	}
 	compiled := make([]*admission.Check, len(checks))
 	budgets := make([]*admission.Budget, len(checks)) // each check's, for the whole run
 	for i := range budgets {
-		budgets[i] = admission.NewBudget(in.celBudget)
+		budgets[i] = admission.NewBudget(budget)
 	}
 	for i, c := range checks {
 		var err error
@@ -74,7 +76,7 @@ func checkCustom(in *input, report func(Finding)) {
 			report(Finding{File: config.FileName, Line: c.ExpressionLine, Message: fmt.Sprintf("lint.checks %s: the expression %v; correct it", c.ID, err)})
 		}
 	}
-	for _, v := range in.clusterViews() {
+	for _, v := range views {
 		// Each object is decoded as the API server decodes it once, for
 		// objects and for every check run on it.
 		contents := make([]map[string]any, len(v.objs))
@@ -86,7 +88,7 @@ func checkCustom(in *input, report func(Finding)) {
 			if compiled[i] == nil || budgets[i].Exceeded() {
 				continue
 			}
-			ctx := admission.WithBudget(in.ctx(), budgets[i])
+			ctx := admission.WithBudget(ctx, budgets[i])
 			failed := map[string]bool{}
 		objects:
 			for j, p := range v.objs {
@@ -98,7 +100,7 @@ func checkCustom(in *input, report func(Finding)) {
 				case errors.Is(err, admission.ErrBudget):
 					report(Finding{File: config.FileName, Line: c.ExpressionLine, Message: fmt.Sprintf("lint.checks %s %s (%d cost units) on %s "+
 						"in cluster %s, and was stopped: the rest of the run is not checked by it; make the expression cheaper (no nested "+
-						"iteration over objects)", c.ID, admission.ErrBudget, in.celBudget, p.o.ID(), v.name), Severity: SeverityError})
+						"iteration over objects)", c.ID, admission.ErrBudget, budget, p.o.ID(), v.name), Severity: SeverityError})
 					break objects
 				case err != nil && !failed[v.name]:
 					failed[v.name] = true
@@ -106,7 +108,7 @@ func checkCustom(in *input, report func(Finding)) {
 					report(Finding{File: config.FileName, Line: c.ExpressionLine, Message: fmt.Sprintf("lint.checks %s %s for %s in cluster %s; make the expression "+
 						"handle such objects (has(), optional fields)", c.ID, msg, p.o.ID(), v.name)})
 				case err == nil && !ok:
-					f := Finding{File: p.o.Source.String(), Line: in.objectPosition(p.o), Object: p.o.ID(), Targets: []string{p.res.Target.Name()},
+					f := Finding{File: p.o.Source.String(), Line: at.objectPosition(p.o), Object: p.o.ID(), Targets: []string{p.res.Target.Name()},
 						Message: fmt.Sprintf("%s: %s (%s in cluster %s)", c.ID, c.Message, p.o.ID(), v.name), Key: c.ID,
 						Severity: Severity(c.Severity)}
 					report(f)

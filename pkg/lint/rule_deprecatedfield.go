@@ -7,6 +7,7 @@ import (
 
 	"github.com/repotool/repotool/pkg/finding"
 	"github.com/repotool/repotool/pkg/manifest"
+	"github.com/repotool/repotool/pkg/render"
 )
 
 var ruleDeprecatedField = &Rule{
@@ -42,7 +43,9 @@ var ruleDeprecatedField = &Rule{
           emptyDir: {}
 `},
 	},
-	check: checkDeprecatedFields,
+	check: func(in *input, report func(Finding)) {
+		checkDeprecatedFields(in.repo.Raw, in.results, in.compacted, in.versions, in.at, report)
+	},
 }
 
 // fieldDeprecation is one field-level change of the Kubernetes API.
@@ -111,22 +114,22 @@ func deprecatedFieldsOf(o *manifest.Object) []int {
 	return out
 }
 
-func checkDeprecatedFields(in *input, report func(Finding)) {
-	checkRawDeprecatedFields(in, report)
-	for _, res := range in.Results {
+func checkDeprecatedFields(raw []rawObject, results []*render.Result, facts compacted, vs versions, at *positions, report func(Finding)) {
+	checkRawDeprecatedFields(raw, vs, at, report)
+	for _, res := range results {
 		if res.Err != nil {
 			continue
 		}
 		kv := parseKubeVersion(res.Capabilities.KubeVersion)
 		for i := range res.Objects {
 			o := &res.Objects[i]
-			for _, idx := range in.deprecatedFields(o) {
+			for _, idx := range facts.deprecatedFields(o) {
 				d := fieldDeprecations[idx]
 				sev, state := fieldState(d, kv)
 				if sev == "" {
 					continue
 				}
-				report(Finding{Severity: sev, File: o.Source.String(), Line: in.objectLine(o, d.needle), Object: o.ID(), Targets: []string{res.Target.Name()},
+				report(Finding{Severity: sev, File: o.Source.String(), Line: at.objectLine(o, d.needle), Object: o.ID(), Targets: []string{res.Target.Name()},
 					Message: fmt.Sprintf(
 						"%s %s uses %s, %s (cluster %s runs %s): %s; %s",
 						o.Kind,
@@ -146,10 +149,10 @@ func checkDeprecatedFields(in *input, report func(Finding)) {
 // checkRawDeprecatedFields checks the plain manifests of the repository
 // against every cluster's version, as stray-api-version checks their API
 // versions: the worst severity over the clusters, naming them.
-func checkRawDeprecatedFields(in *input, report func(Finding)) {
-	clusters := in.clusterVersions()
-	for i := range in.Raw {
-		o := &in.Raw[i]
+func checkRawDeprecatedFields(raw []rawObject, vs versions, at *positions, report func(Finding)) {
+	clusters := vs.clusterVersions()
+	for i := range raw {
+		o := &raw[i]
 		if o.Encrypted || isPlainManifest(o.File) || o.Node == nil {
 			continue // charts' crds/ files are checked as rendered
 		}
@@ -177,7 +180,7 @@ func checkRawDeprecatedFields(in *input, report func(Finding)) {
 			if worst == "" {
 				continue
 			}
-			report(Finding{Severity: worst, File: o.File, Line: in.objectLine(&o.Object, d.needle), Object: o.ID(),
+			report(Finding{Severity: worst, File: o.File, Line: at.objectLine(&o.Object, d.needle), Object: o.ID(),
 				Message: fmt.Sprintf("%s %s uses %s, %s (on %s): %s; %s", o.Kind, o.Name, d.field, state, clusterList(on), d.effect, d.advice)})
 		}
 	}

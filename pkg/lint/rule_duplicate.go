@@ -30,11 +30,11 @@ metadata:
   name: metrics-reader
 `},
 	},
-	check: checkDuplicateObjects,
+	check: func(in *input, report func(Finding)) { checkDuplicateObjects(in.clusterViews(), in.at, report) },
 }
 
-func checkDuplicateObjects(in *input, report func(Finding)) {
-	for _, v := range in.clusterViews() {
+func checkDuplicateObjects(views []*clusterView, at *positions, report func(Finding)) {
+	for _, v := range views {
 		first := map[manifest.Key]placed{}
 		for _, p := range v.objs {
 			key := manifest.Key{Group: p.o.Group(), Kind: p.o.Kind, Namespace: p.ns, Name: p.o.Name}
@@ -47,9 +47,9 @@ func checkDuplicateObjects(in *input, report func(Finding)) {
 			if prev.res != p.res {
 				where = fmt.Sprintf("by %s and %s", prev.res.Target.Name(), p.res.Target.Name())
 			}
-			f := in.objectFinding(p, fmt.Sprintf("%s %s is rendered %s in cluster %s: Argo CD would see it as shared by two Applications, which overwrite (and "+
+			f := at.objectFinding(p, fmt.Sprintf("%s %s is rendered %s in cluster %s: Argo CD would see it as shared by two Applications, which overwrite (and "+
 				"may prune) each other's version", p.o.Kind, secretName(p.ns, p.o.Name), where, v.name))
-			f.Related = []finding.Location{in.location(prev, "the same object, rendered first")}
+			f.Related = []finding.Location{at.location(prev, "the same object, rendered first")}
 			report(f)
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/repotool/repotool/pkg/decrypt"
 	"github.com/repotool/repotool/pkg/finding"
 	"github.com/repotool/repotool/pkg/layout"
+	"github.com/repotool/repotool/pkg/render"
 )
 
 var ruleLayout = &Rule{
@@ -33,25 +34,29 @@ var ruleLayout = &Rule{
 resources: {}
 `},
 	},
-	check: func(in *input, report func(Finding)) {
-		named := map[string]bool{}
-		for _, d := range in.Repo.Diagnostics {
-			named[d.File] = true
-			if d.Code == layout.CodeSecretNotEncrypted {
-				continue // plaintext-secret reports it
-			}
-			msg := d.Message + " [" + string(d.Code) + "]"
-			if d.Hint != "" {
-				msg += "; " + d.Hint
-			}
-			report(Finding{Severity: d.Severity, File: d.File, Line: d.Line, Message: msg})
+	check: func(in *input, report func(Finding)) { checkLayout(in.repo.Repo.Diagnostics, in.repo.unread, report) },
+}
+
+// checkLayout reports the layout's problems, and the files lint's scans
+// could not read.
+func checkLayout(diags []layout.Diagnostic, unread map[string]error, report func(Finding)) {
+	named := map[string]bool{}
+	for _, d := range diags {
+		named[d.File] = true
+		if d.Code == layout.CodeSecretNotEncrypted {
+			continue // plaintext-secret reports it
 		}
-		for _, p := range slices.Sorted(maps.Keys(in.unread)) {
-			if !named[p] {
-				report(unreadFinding(p, in.unread[p]))
-			}
+		msg := d.Message + " [" + string(d.Code) + "]"
+		if d.Hint != "" {
+			msg += "; " + d.Hint
 		}
-	},
+		report(Finding{Severity: d.Severity, File: d.File, Line: d.Line, Message: msg})
+	}
+	for _, p := range slices.Sorted(maps.Keys(unread)) {
+		if !named[p] {
+			report(unreadFinding(p, unread[p]))
+		}
+	}
 }
 
 // unreadFinding is a file lint's scans could not read, so that no rule
@@ -90,23 +95,27 @@ var ruleRender = &Rule{
   tag: "1.2.3"
 `},
 	},
-	check: func(in *input, report func(Finding)) {
-		for _, res := range in.Results {
-			for _, err := range res.Placeholders {
-				var de *decrypt.Error
-				if errors.As(err, &de) && !layoutNotEncrypted(in, de.File) {
-					report(Finding{File: de.File, Targets: []string{res.Target.Name()},
-						Message: err.Error() + "; the other rules checked the target with placeholders for this file's values"})
-				}
+	check: func(in *input, report func(Finding)) { checkRender(in.results, in.repo.Repo.Diagnostics, report) },
+}
+
+// checkRender reports the targets that failed to render, and the secret
+// files a target was checked with placeholders for.
+func checkRender(results []*render.Result, diags []layout.Diagnostic, report func(Finding)) {
+	for _, res := range results {
+		for _, err := range res.Placeholders {
+			var de *decrypt.Error
+			if errors.As(err, &de) && !layoutNotEncrypted(diags, de.File) {
+				report(Finding{File: de.File, Targets: []string{res.Target.Name()},
+					Message: err.Error() + "; the other rules checked the target with placeholders for this file's values"})
 			}
-			var le *layout.Errors
-			if res.Err == nil || errors.As(res.Err, &le) {
-				continue // layout errors are the layout rule's
-			}
-			file, line := renderErrorLocation(res)
-			report(Finding{File: file, Line: line, Targets: []string{res.Target.Name()}, Message: res.Err.Error()})
 		}
-	},
+		var le *layout.Errors
+		if res.Err == nil || errors.As(res.Err, &le) {
+			continue // layout errors are the layout rule's
+		}
+		file, line := renderErrorLocation(res)
+		report(Finding{File: file, Line: line, Targets: []string{res.Target.Name()}, Message: res.Err.Error()})
+	}
 }
 
 var ruleInvalidSuppression = &Rule{
@@ -133,8 +142,8 @@ var ruleInvalidSuppression = &Rule{
 
 // layoutNotEncrypted reports whether the layout found file to be a secret
 // file in plain text, which plaintext-secret reports.
-func layoutNotEncrypted(in *input, file string) bool {
-	for _, d := range in.Repo.Diagnostics {
+func layoutNotEncrypted(diags []layout.Diagnostic, file string) bool {
+	for _, d := range diags {
 		if d.Code == layout.CodeSecretNotEncrypted && d.File == file {
 			return true
 		}

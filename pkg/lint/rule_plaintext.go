@@ -47,37 +47,37 @@ sops:
   version: 3.13.3
 `},
 	},
-	check: checkPlaintext,
+	check: func(in *input, report func(Finding)) { checkPlaintext(in.repo, in.results, in.at, report) },
 }
 
-func checkPlaintext(in *input, report func(Finding)) {
+func checkPlaintext(r *repoFacts, results []*render.Result, at *positions, report func(Finding)) {
 	layoutSecrets := map[string]bool{}
-	for _, d := range in.Repo.Diagnostics {
+	for _, d := range r.Repo.Diagnostics {
 		if d.Code == layout.CodeSecretNotEncrypted {
 			layoutSecrets[d.File] = true
 			report(Finding{File: d.File, Line: d.Line, Message: d.Message + "; " + d.Hint})
 		}
 	}
-	if in.sopsErr != nil {
-		report(Finding{File: ".sops.yaml", Message: "cannot read .sops.yaml, so files its rules say must be encrypted cannot be checked: " + in.sopsErr.Error()})
+	if r.sopsErr != nil {
+		report(Finding{File: ".sops.yaml", Message: "cannot read .sops.yaml, so files its rules say must be encrypted cannot be checked: " + r.sopsErr.Error()})
 	}
-	checkEncryptedFiles(in, layoutSecrets, report)
-	for i := range in.Raw {
-		checkRawSecret(&in.Raw[i], report)
+	checkEncryptedFiles(r, layoutSecrets, report)
+	for i := range r.Raw {
+		checkRawSecret(&r.Raw[i], report)
 	}
-	for _, res := range in.Results {
+	for _, res := range results {
 		if res.Err != nil {
 			continue
 		}
 		for i := range res.Objects {
 			o := &res.Objects[i]
 			if o.IsSecret() {
-				checkRenderedSecret(in, res, o, report)
+				checkRenderedSecret(at, res, o, report)
 			}
 			if bytes.Contains(o.YAML, []byte("ENC[AES256_GCM,")) {
 				f := Finding{Object: o.ID(), Targets: []string{res.Target.Name()},
 					Message: "the rendered object holds a SOPS-encrypted value (ENC[...]): a value came from an encrypted file that was not decrypted"}
-				if file, line := findInValues(in, &res.Target, scalarMatching(sopsfile.IsEncryptedValue)); file != "" {
+				if file, line := findInValues(at, &res.Target, scalarMatching(sopsfile.IsEncryptedValue)); file != "" {
 					f.File, f.Line, f.Template = file, line, o.Source.String()
 					f.Message += "; rename " + file + " to end in .secret.yaml so that it is decrypted"
 				} else {
@@ -91,22 +91,22 @@ func checkPlaintext(in *input, report func(Finding)) {
 
 // checkEncryptedFiles checks every YAML file that must be encrypted (by
 // name or .sops.yaml rule) and every file that is.
-func checkEncryptedFiles(in *input, layoutSecrets map[string]bool, report func(Finding)) {
+func checkEncryptedFiles(r *repoFacts, layoutSecrets map[string]bool, report func(Finding)) {
 	secretFiles := map[string]bool{}
-	for _, t := range in.Repo.Targets {
+	for _, t := range r.Repo.Targets {
 		for _, v := range t.Values {
 			if v.Secret {
 				secretFiles[v.Path] = true
 			}
 		}
 	}
-	for _, p := range in.filesWithExt(manifestExts...) {
+	for _, p := range r.filesWithExt(manifestExts...) {
 		if p == ".sops.yaml" {
 			continue
 		}
-		rule := in.Sops.RuleFor(p)
+		rule := r.Sops.RuleFor(p)
 		mustEncrypt := secretFiles[p] || (rule != nil && rule.PathRegex != "")
-		f := in.file(p)
+		f := r.file(p)
 		docs, err := f.Docs()
 		if data, _ := f.Data(); err != nil || data == nil {
 			continue
@@ -218,7 +218,7 @@ func checkRawSecret(o *rawObject, report func(Finding)) {
 
 // checkRenderedSecret reports Secret values that did not come from
 // decrypted secret values.
-func checkRenderedSecret(in *input, res *render.Result, o *manifest.Object, report func(Finding)) {
+func checkRenderedSecret(at *positions, res *render.Result, o *manifest.Object, report func(Finding)) {
 	for _, field := range []string{"data", "stringData"} {
 		m, ok := contentOf(o)[field].(map[string]any)
 		if !ok {
@@ -245,12 +245,12 @@ func checkRenderedSecret(in *input, res *render.Result, o *manifest.Object, repo
 			}
 			f := Finding{Object: o.ID(), Targets: []string{res.Target.Name()},
 				Message: fmt.Sprintf("Secret %s: %s key %q is rendered from a plain-text value, not from a .secret.yaml file", secretName(o.Namespace, o.Name), field, k)}
-			if file, line := findInValues(in, &res.Target, scalarMatching(func(v string) bool { return v == value || v == raw })); file != "" {
+			if file, line := findInValues(at, &res.Target, scalarMatching(func(v string) bool { return v == value || v == raw })); file != "" {
 				f.File, f.Line, f.Template = file, line, o.Source.String()
 				f.Message += fmt.Sprintf(" (the value comes from %s:%d)", file, line)
 			} else {
 				f.File = o.Source.String()
-				f.Line = in.objectLine(o, k+":")
+				f.Line = at.objectLine(o, k+":")
 				f.Message += " (the value is in the chart template, or computed there)"
 			}
 			report(f)

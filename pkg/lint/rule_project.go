@@ -6,6 +6,7 @@ import (
 
 	"github.com/repotool/repotool/pkg/argocd"
 	"github.com/repotool/repotool/pkg/finding"
+	"github.com/repotool/repotool/pkg/render"
 )
 
 var ruleProjectPermission = &Rule{
@@ -35,13 +36,15 @@ metadata:
   name: shop-reader
 `},
 	},
-	check: checkProjectPermissions,
+	check: func(in *input, report func(Finding)) {
+		checkProjectPermissions(in.clusterViews(), in.repo.Repo.ConfigFile, in.results, in.at, report)
+	},
 }
 
-func checkProjectPermissions(in *input, report func(Finding)) {
-	for _, v := range in.clusterViews() {
+func checkProjectPermissions(views []*clusterView, configFile string, results []*render.Result, at *positions, report func(Finding)) {
+	for _, v := range views {
 		if v.plan == nil {
-			report(Finding{File: in.Repo.ConfigFile, Targets: targetsOf(in.Results, v.name), Message: fmt.Sprintf("cluster %s: the Argo CD projects cannot be "+
+			report(Finding{File: configFile, Targets: targetsOf(results, v.name), Message: fmt.Sprintf("cluster %s: the Argo CD projects cannot be "+
 				"worked out: %v", v.name, v.planErr)})
 			continue
 		}
@@ -55,7 +58,7 @@ func checkProjectPermissions(in *input, report func(Finding)) {
 			if pl.Namespace != "" {
 				where = "in namespace " + pl.Namespace
 			}
-			report(in.objectFinding(p, fmt.Sprintf("%s %s (%s) is deployed by %s, and AppProject %s %s: Argo CD would refuse to sync it; %s",
+			report(at.objectFinding(p, fmt.Sprintf("%s %s (%s) is deployed by %s, and AppProject %s %s: Argo CD would refuse to sync it; %s",
 				p.o.Kind, secretName(p.o.Namespace, p.o.Name), where, pl, refusal.Project, refusal.Reason, pl.TierHint(p.o.Kind))))
 		}
 	}

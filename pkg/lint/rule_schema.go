@@ -64,42 +64,47 @@ spec:
           imagePullPolicy: Always
 `},
 	},
-	check: checkSchemas,
+	check: func(in *input, report func(Finding)) {
+		if err := checkSchemas(in.repo, in.results, in.versions, in.asked, in.at, report); err != nil {
+			in.toolErr = err
+		}
+	},
 }
 
-func checkSchemas(in *input, report func(Finding)) {
-	v, err := newSchemaValidator(in)
+// checkSchemas returns an error when repotool itself fails (a schema
+// location that cannot be read), not a finding.
+func checkSchemas(r *repoFacts, results []*render.Result, vs versions, a asked, at *positions, report func(Finding)) error {
+	v, err := newSchemaValidator(r.Repo, r.CRDs, a)
 	if err != nil {
-		in.toolErr = err
-		return
+		return err
 	}
 	defer v.Close()
-	newest, ok := validateRendered(in, v, report)
-	if !ok {
-		return
+	newest, err := validateRendered(results, v, a.renderOpts.Concurrency, at, report)
+	if err != nil {
+		return err
 	}
 	if newest == nil {
-		newest = in.kubeVersion(in.Repo.Config.ClusterKubeVersion(""))
+		newest = vs.kubeVersion(r.Repo.Config.ClusterKubeVersion(""))
 	}
-	validateRaw(in, v, newest, report)
+	return validateRaw(r.Raw, v, newest, report)
 }
 
 // newSchemaValidator is the run's validator: the schema locations
 // repotool.yaml names, and every served version of the repository's CRDs.
-func newSchemaValidator(in *input) (*schema.Validator, error) {
-	locations, remote, err := schemaLocations(in.Repo, in.renderOpts.Offline)
+func newSchemaValidator(repo *layout.Repo, crds *manifest.CRDs, a asked) (*schema.Validator, error) {
+	locations, remote, err := schemaLocations(repo, a.renderOpts.Offline)
 	if err != nil {
 		return nil, err
 	}
-	opts := schema.Options{Dir: in.schemaDir, ExtraLocations: locations}
-	if in.renderOpts.CacheDir != "" && remote {
-		opts.CacheDir = filepath.Join(in.renderOpts.CacheDir, "schemas")
+	opts := schema.Options{Dir: a.schemaDir, ExtraLocations: locations}
+	if a.renderOpts.CacheDir != "" && remote {
+		opts.CacheDir = filepath.Join(a.renderOpts.CacheDir, "schemas")
 	}
 	v, err := schema.New(opts)
 	if err != nil {
 		return nil, fmt.Errorf("cannot validate schemas: %w", err)
 	}
-	for _, c := range in.CRDs.All() {
+	for _, c := range crds.All() {
 		for _, ver := range c.Versions {
 			if ver.Served && ver.Schema != nil {
 				v.AddCRD(c.Group, ver.Name, c.Kind, ver.Schema)
@@ -119,11 +124,11 @@ type schemaJob struct {
 
 // validateRendered validates every rendered object, in parallel, and
 // reports in order. It returns the newest Kubernetes version a target
-// runs, and false when repotool itself failed (in.toolErr).
-func validateRendered(in *input, v *schema.Validator, report func(Finding)) (*semver.Version, bool) {
+// runs, or why repotool itself failed.
+func validateRendered(results []*render.Result, v *schema.Validator, workers int, at *positions, report func(Finding)) (*semver.Version, error) {
 	var jobs []schemaJob
 	var newest *semver.Version
-	for _, res := range in.Results {
+	for _, res := range results {
 		if res.Err != nil {
 			continue
 		}
@@ -135,15 +140,15 @@ func validateRendered(in *input, v *schema.Validator, report func(Finding)) (*se
 			jobs = append(jobs, schemaJob{res, &res.Objects[i], kv})
 		}
 	}
-	results := make([]schema.Result, len(jobs))
+	checked := make([]schema.Result, len(jobs))
 	var wg sync.WaitGroup
 	next := make(chan int)
-	for range max(1, in.renderOpts.Concurrency) {
+	for range max(1, workers) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				results[i] = v.Validate(jobs[i].kv.Original(), jobs[i].obj.YAML)
+				checked[i] = v.Validate(jobs[i].kv.Original(), jobs[i].obj.YAML)
 			}
 		}()
 	}
@@ -153,32 +158,31 @@ func validateRendered(in *input, v *schema.Validator, report func(Finding)) (*se
 	close(next)
 	wg.Wait()
 	for i, j := range jobs {
-		if results[i].Internal {
-			in.toolErr = fmt.Errorf("cannot validate %s %s: %w", j.obj.Kind, j.obj.Name, results[i].Err)
-			return nil, false
+		if checked[i].Internal {
+			return nil, fmt.Errorf("cannot validate %s %s: %w", j.obj.Kind, j.obj.Name, checked[i].Err)
 		}
-		reportSchemaProblems(in, j, results[i], report)
+		reportSchemaProblems(at, j, checked[i], report)
 	}
-	return newest, true
+	return newest, nil
 }
 
 // reportSchemaProblems reports a rendered object's problems at the values
 // line that set the field when there is one, else at the template's.
-func reportSchemaProblems(in *input, j schemaJob, r schema.Result, report func(Finding)) {
+func reportSchemaProblems(at *positions, j schemaJob, r schema.Result, report func(Finding)) {
 	o := j.obj
 	problems := schemaProblems(r, o.Kind, secretName(o.Namespace, o.Name))
 	if len(problems) == 0 {
 		return
 	}
-	node := in.objectNode(o)
+	node := at.objectNode(o)
 	for _, p := range problems {
 		f := Finding{Object: o.ID(), Targets: []string{j.res.Target.Name()}, File: o.Source.String(), Message: p.message}
 		if node != nil {
 			f.Line = lineAtPath(node, p.field)
 		} else {
-			f.Line = in.templateLine(o, p.field)
+			f.Line = at.templateLine(o, p.field)
 		}
-		if file, line := valueOrigin(in, j.res, o, p.path); file != "" {
+		if file, line := valueOrigin(at, j.res, o, p.path); file != "" {
 			f.File, f.Line, f.Template = file, line, o.Source.String()
 			f.Message += fmt.Sprintf(" (the value comes from %s:%d)", file, line)
 		}
@@ -189,9 +193,9 @@ func reportSchemaProblems(in *input, j schemaJob, r schema.Result, report func(F
 // validateRaw validates the plain manifests of the repository, which
 // belong to no target, against the newest Kubernetes version any target
 // runs.
-func validateRaw(in *input, v *schema.Validator, newest *semver.Version, report func(Finding)) {
-	for i := range in.Raw {
-		o := &in.Raw[i]
+func validateRaw(raw []rawObject, v *schema.Validator, newest *semver.Version, report func(Finding)) error {
+	for i := range raw {
+		o := &raw[i]
 		if o.Encrypted || isPlainManifest(o.File) {
 			continue // charts' crds/ files are checked as rendered
 		}
@@ -201,13 +205,13 @@ func validateRaw(in *input, v *schema.Validator, newest *semver.Version, report 
 		}
 		r := v.Validate(newest.Original(), doc)
 		if r.Internal {
-			in.toolErr = fmt.Errorf("cannot validate %s: %w", o.File, r.Err)
-			return
+			return fmt.Errorf("cannot validate %s: %w", o.File, r.Err)
 		}
 		for _, p := range schemaProblems(r, o.Kind, secretName(o.Namespace, o.Name)) {
 			report(Finding{Object: o.ID(), File: o.File, Line: lineAtPath(o.Node, p.field), Message: p.message})
 		}
 	}
+	return nil
 }
 
 // schemaLocations returns lint.schemaLocations ready for the validator:

@@ -47,11 +47,11 @@ spec:
   target: {name: shop-db}
 `},
 	},
-	check: checkSecretConflicts,
+	check: func(in *input, report func(Finding)) { checkSecretConflicts(in.clusterViews(), in.at, report) },
 }
 
-func checkSecretConflicts(in *input, report func(Finding)) {
-	for _, v := range in.clusterViews() {
+func checkSecretConflicts(views []*clusterView, at *positions, report func(Finding)) {
+	for _, v := range views {
 		first := map[[2]string]secretWriter{}
 		for _, w := range v.secretWriters() {
 			if w.merges {
@@ -66,9 +66,9 @@ func checkSecretConflicts(in *input, report func(Finding)) {
 			if prev.p.o == w.p.o {
 				continue // one object writing a Secret twice is not a fight
 			}
-			f := in.objectFinding(w.p, fmt.Sprintf("Secret %s is written both by %s %s (%s) and by %s %s (%s) in cluster %s: the two would fight over it",
+			f := at.objectFinding(w.p, fmt.Sprintf("Secret %s is written both by %s %s (%s) and by %s %s (%s) in cluster %s: the two would fight over it",
 				secretName(w.ns, w.name), w.p.o.Kind, secretName(w.p.ns, w.p.o.Name), w.how, prev.p.o.Kind, secretName(prev.p.ns, prev.p.o.Name), prev.how, v.name))
-			f.Related = []finding.Location{in.location(prev.p, "already writes Secret "+secretName(w.ns, w.name))}
+			f.Related = []finding.Location{at.location(prev.p, "already writes Secret "+secretName(w.ns, w.name))}
 			report(f)
 		}
 	}

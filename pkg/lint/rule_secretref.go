@@ -53,14 +53,16 @@ spec:
             - secretRef: {name: shop-db}   # the ExternalSecret db's target
 `},
 	},
-	check: checkSecretReferences,
+	check: func(in *input, report func(Finding)) {
+		checkSecretReferences(in.clusterViews(), in.repo.Raw, in.compacted, in.at, report)
+	},
 }
 
 // secretUse is a reference to a Secret.
 type secretUse struct{ name, how string }
 
-func checkSecretReferences(in *input, report func(Finding)) {
-	for _, v := range in.clusterViews() {
+func checkSecretReferences(views []*clusterView, raw []rawObject, facts compacted, at *positions, report func(Finding)) {
+	for _, v := range views {
 		if !v.complete {
 			continue
 		}
@@ -73,7 +75,7 @@ func checkSecretReferences(in *input, report func(Finding)) {
 				have[[2]string{p.ns, p.o.Name}] = true // reflection targets too
 			}
 		}
-		for _, r := range in.Raw {
+		for _, r := range raw {
 			if r.IsSecret() {
 				have[[2]string{r.Namespace, r.Name}] = true
 			}
@@ -81,7 +83,7 @@ func checkSecretReferences(in *input, report func(Finding)) {
 		jobArgs := map[[2]string]bool{} // words in the arguments of the namespace's Jobs
 		for _, p := range v.objs {
 			if p.o.Kind == "Job" && p.o.Group() == "batch" {
-				for _, w := range in.jobWordsOf(p.o) {
+				for _, w := range facts.jobWordsOf(p.o) {
 					jobArgs[[2]string{p.ns, w}] = true
 				}
 			}
@@ -90,12 +92,12 @@ func checkSecretReferences(in *input, report func(Finding)) {
 			if p.ns == "" {
 				continue
 			}
-			for _, use := range in.secretUses(p.o) {
+			for _, use := range facts.secretUses(p.o) {
 				key := [2]string{p.ns, use.name}
 				if have[key] || jobArgs[key] || v.isProvided("Secret", p.ns, use.name) {
 					continue
 				}
-				f := in.objectFinding(
+				f := at.objectFinding(
 					p,
 					fmt.Sprintf(
 						"%s %s refers to Secret %s (%s), but nothing in cluster %s provides it",
@@ -106,7 +108,7 @@ func checkSecretReferences(in *input, report func(Finding)) {
 						v.name,
 					),
 				)
-				if line := in.objectLine(p.o, use.name); line > 0 {
+				if line := at.objectLine(p.o, use.name); line > 0 {
 					f.Line = line // the reference itself
 				}
 				report(f)

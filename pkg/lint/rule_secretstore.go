@@ -36,15 +36,17 @@ spec:
   target: {name: shop-db}
 `},
 	},
-	check: checkSecretStoreReferences,
+	check: func(in *input, report func(Finding)) {
+		checkSecretStoreReferences(in.clusterViews(), in.repo.Raw, in.at, report)
+	},
 }
 
 // storeRef is a reference to a store: kind SecretStore (in namespace ns)
 // or ClusterSecretStore.
 type storeRef struct{ kind, ns, name string }
 
-func checkSecretStoreReferences(in *input, report func(Finding)) {
-	for _, v := range in.clusterViews() {
+func checkSecretStoreReferences(views []*clusterView, raw []rawObject, at *positions, report func(Finding)) {
+	for _, v := range views {
 		if !v.complete {
 			continue
 		}
@@ -57,7 +59,7 @@ func checkSecretStoreReferences(in *input, report func(Finding)) {
 				stores[storeRef{"ClusterSecretStore", "", p.o.Name}] = true
 			}
 		}
-		for _, r := range in.Raw {
+		for _, r := range raw {
 			switch {
 			case isKind(&r.Object, groupESO, "SecretStore"):
 				stores[storeRef{"SecretStore", r.Namespace, r.Name}] = true
@@ -75,8 +77,8 @@ func checkSecretStoreReferences(in *input, report func(Finding)) {
 				if ref.kind == "SecretStore" {
 					where = "namespace " + ref.ns + " of cluster " + v.name
 				}
-				f := in.objectFinding(p, fmt.Sprintf("%s %s refers to %s %s, which %s does not have", p.o.Kind, secretName(p.ns, p.o.Name), ref.kind, ref.name, where))
-				if line := in.objectLine(p.o, "name: "+ref.name); line > 0 {
+				f := at.objectFinding(p, fmt.Sprintf("%s %s refers to %s %s, which %s does not have", p.o.Kind, secretName(p.ns, p.o.Name), ref.kind, ref.name, where))
+				if line := at.objectLine(p.o, "name: "+ref.name); line > 0 {
 					f.Line = line // the reference itself
 				}
 				report(f)

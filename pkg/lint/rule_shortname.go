@@ -10,6 +10,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/repotool/repotool/pkg/finding"
+	"github.com/repotool/repotool/pkg/manifest"
 )
 
 var ruleShortnameCollision = &Rule{
@@ -50,7 +51,7 @@ spec:
     shortNames: [evs]
 `},
 	},
-	check: checkShortnames,
+	check: func(in *input, report func(Finding)) { checkShortnames(in.repo.CRDs, report) },
 }
 
 //go:embed data/builtins.yaml
@@ -84,7 +85,7 @@ type claim struct {
 	line                 int
 }
 
-func checkShortnames(in *input, report func(Finding)) {
+func checkShortnames(all *manifest.CRDs, report func(Finding)) {
 	claims := map[string][]claim{}
 	add := func(token string, c claim) {
 		if token == "" {
@@ -105,7 +106,7 @@ func checkShortnames(in *input, report func(Finding)) {
 			add(s, claim{resource: res, group: b.Group, how: "short name"})
 		}
 	}
-	for i, crds := 0, in.CRDs.All(); i < len(crds); i++ {
+	for i, crds := 0, all.All(); i < len(crds); i++ {
 		c := &crds[i]
 		res := resourceName(c.Plural, c.Group)
 		add(c.Plural, claim{resource: res, group: c.Group, how: "plural", crd: c, line: c.PluralLine})

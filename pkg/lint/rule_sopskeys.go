@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/repotool/repotool/pkg/finding"
+	"github.com/repotool/repotool/pkg/sopsfile"
 )
 
 var ruleSOPSKeyNotAllowed = &Rule{
@@ -32,17 +33,17 @@ var ruleSOPSKeyNotAllowed = &Rule{
     - recipient: age1...
 `},
 	},
-	check: checkSOPSKeys,
+	check: func(in *input, report func(Finding)) { checkSOPSKeys(in.repo, in.keys, report) },
 }
 
-func checkSOPSKeys(in *input, report func(Finding)) {
-	for _, p := range in.filesWithExt(manifestExts...) {
-		md := in.file(p).Sops()
+func checkSOPSKeys(r *repoFacts, keys sopsfile.KeyPolicy, report func(Finding)) {
+	for _, p := range r.filesWithExt(manifestExts...) {
+		md := r.file(p).Sops()
 		if md == nil {
 			continue
 		}
 		for _, k := range md.Keys {
-			if in.keys.Allows(k) {
+			if keys.Allows(k) {
 				continue
 			}
 			report(Finding{File: p, Message: fmt.Sprintf("the file names the %s %s, which is not allowed here, so repotool never uses it "+

@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/repotool/repotool/pkg/finding"
+	"github.com/repotool/repotool/pkg/layout"
+	"github.com/repotool/repotool/pkg/render"
 )
 
 var ruleUnstableRender = &Rule{
@@ -32,7 +34,7 @@ var ruleUnstableRender = &Rule{
 		Good: finding.Example{File: "clusters/prod/shop/prod-values-shop.secret.yaml", Content: `password: ENC[AES256_GCM,data:...]   # set once, SOPS-encrypted
 `},
 	},
-	check: checkUnstableRender,
+	check: func(in *input, report func(Finding)) { checkUnstableRender(in.results, in.repo.files, report) },
 }
 
 // unstableCauses say, by function, what makes its result change.
@@ -57,8 +59,8 @@ func unstableCause(fn string) string {
 	return "makes a random value"
 }
 
-func checkUnstableRender(in *input, report func(Finding)) {
-	for _, res := range in.Results {
+func checkUnstableRender(results []*render.Result, files *layout.Files, report func(Finding)) {
+	for _, res := range results {
 		if res.Err != nil {
 			continue
 		}
@@ -66,7 +68,7 @@ func checkUnstableRender(in *input, report func(Finding)) {
 			f := Finding{File: u.Source.String(), Line: u.Line, Targets: []string{res.Target.Name()}} // one finding per place: Result merges the targets
 			switch {
 			case u.Dependency != "":
-				f.Line = lineWith(in, u.File, "name: "+u.Dependency)
+				f.Line = lineWith(files, u.File, "name: "+u.Dependency)
 				f.Message = fmt.Sprintf("the dependency %s is resolved from the version range %q, which Chart.lock does not pin: each rendering takes the newest "+
 					"version its repository publishes then; "+
 					"run `helm dependency update %s` and commit Chart.lock (or vendor the chart)", u.Dependency, u.Version, strings.TrimSuffix(u.File, "/Chart.yaml"))
@@ -90,8 +92,8 @@ func unstableEffect(fn string) string {
 
 // lineWith is the first line of the repository file p that holds needle,
 // 0 when none does or p cannot be read.
-func lineWith(in *input, p, needle string) int {
-	data, _ := in.file(p).Data()
+func lineWith(files *layout.Files, p, needle string) int {
+	data, _ := files.Get(p).Data()
 	for i, l := range bytes.Split(data, []byte("\n")) {
 		if bytes.Contains(l, []byte(needle)) {
 			return i + 1

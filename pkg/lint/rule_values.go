@@ -27,7 +27,7 @@ var ruleValuesTypeMismatch = &Rule{
 `},
 	},
 	check: func(in *input, report func(Finding)) {
-		for _, res := range in.Results {
+		for _, res := range in.results {
 			for _, c := range res.Conflicts {
 				msg := fmt.Sprintf("%s is a single value here, but a table in the chart's defaults: Helm keeps this value, and templates that read fields of it "+
 					"get nothing", c.Key)

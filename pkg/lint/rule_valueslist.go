@@ -8,6 +8,7 @@ import (
 
 	"github.com/repotool/repotool/pkg/finding"
 	"github.com/repotool/repotool/pkg/layout"
+	"github.com/repotool/repotool/pkg/render"
 )
 
 var ruleValuesListReplaced = &Rule{
@@ -33,7 +34,7 @@ tolerations:   # replaces it: prod pods lose the dedicated toleration
   - {key: spot, operator: Exists, effect: NoSchedule}
 `},
 	},
-	check: checkValuesListReplaced,
+	check: func(in *input, report func(Finding)) { checkValuesListReplaced(in.results, in.at.valuesDocs, report) },
 }
 
 // listPlace is where a values file sets a list: its key's line, and how many
@@ -43,15 +44,15 @@ type listPlace struct {
 	line, items int
 }
 
-func checkValuesListReplaced(in *input, report func(Finding)) {
-	for _, res := range in.Results {
+func checkValuesListReplaced(results []*render.Result, docs valuesDocs, report func(Finding)) {
+	for _, res := range results {
 		t := &res.Target
 		common := map[string]listPlace{}
 		for _, vf := range t.Values {
 			if vf.Scope != layout.ScopeCommon {
 				continue
 			}
-			in.valuesLists(vf, func(path string, at listPlace) { common[path] = at })
+			valuesLists(docs, vf, func(path string, at listPlace) { common[path] = at })
 		}
 		if len(common) == 0 {
 			continue
@@ -60,7 +61,7 @@ func checkValuesListReplaced(in *input, report func(Finding)) {
 			if vf.Scope == layout.ScopeCommon {
 				continue
 			}
-			in.valuesLists(vf, func(path string, at listPlace) {
+			valuesLists(docs, vf, func(path string, at listPlace) {
 				prev, ok := common[path]
 				if !ok {
 					return
@@ -85,8 +86,8 @@ func checkValuesListReplaced(in *input, report func(Finding)) {
 // documents the Helm reads (layout.File.ValuesNode), with its key path
 // (dot-separated, in the order of the file); a secret file's SOPS metadata
 // is not values.
-func (in *input) valuesLists(vf layout.ValueFile, found func(path string, at listPlace)) {
-	doc, err := in.file(vf.Path).ValuesNode(in.helm4)
+func valuesLists(docs valuesDocs, vf layout.ValueFile, found func(path string, at listPlace)) {
+	doc, err := docs.node(vf.Path)
 	if err != nil {
 		return
 	}

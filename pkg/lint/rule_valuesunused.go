@@ -32,7 +32,9 @@ var ruleValuesUnused = &Rule{
 		Good: finding.Example{File: "clusters/prod/shop/prod-values.yaml", Content: `replicaCount: 3
 `},
 	},
-	check: checkValuesUnused,
+	check: func(in *input, report func(Finding)) {
+		checkValuesUnused(in.repo.Repo, in.results, in.evidence, in.at.valuesDocs, report)
+	},
 }
 
 // unusedKey is an undeclared key of one values file: the targets that use
@@ -44,19 +46,18 @@ type unusedKey struct {
 	used    bool
 }
 
-func checkValuesUnused(in *input, report func(Finding)) {
-	ev := in.evidence
+func checkValuesUnused(repo *layout.Repo, results []*render.Result, ev *evidence, docs valuesDocs, report func(Finding)) {
 	if ev == nil {
 		return
 	}
 	s := &unusedScan{keys: map[string]*unusedKey{}, candidates: map[string][]values.Candidate{}}
-	for _, res := range in.Results {
+	for _, res := range results {
 		if res.Err != nil || len(res.Placeholders) > 0 {
 			continue // nothing to compare with, or placeholders
 		}
-		s.judge(in, ev, res)
+		s.judge(docs, ev, res)
 	}
-	s.report(in, report)
+	s.report(repo, report)
 }
 
 // unusedScan are the undeclared keys of the values files, each with the
@@ -71,13 +72,13 @@ type unusedScan struct {
 // keys it may read. One rendering without every key in question; only
 // when that changes the output are they tried one by one. A key is
 // reported only if, on its own, it changes nothing.
-func (s *unusedScan) judge(in *input, ev *evidence, res *render.Result) {
+func (s *unusedScan) judge(docs valuesDocs, ev *evidence, res *render.Result) {
 	t := &res.Target
 	defaults, err := ev.renderer.ChartDefaults(ev.ctx, t.ChartDir)
 	if err != nil {
 		return // the target rendered, so this cannot fail but by interrupt
 	}
-	open, paths := s.inQuestion(in, ev, t, defaults)
+	open, paths := s.inQuestion(docs, ev, t, defaults)
 	if len(paths) == 0 {
 		return
 	}
@@ -99,13 +100,13 @@ func (s *unusedScan) judge(in *input, ev *evidence, res *render.Result) {
 // inQuestion records t's undeclared keys and returns those still in
 // question, by path (two files may set the same key: removing it removes
 // both), and their paths.
-func (s *unusedScan) inQuestion(in *input, ev *evidence, t *layout.Target, defaults values.Trace) (map[string][]*unusedKey, [][]string) {
+func (s *unusedScan) inQuestion(docs valuesDocs, ev *evidence, t *layout.Target, defaults values.Trace) (map[string][]*unusedKey, [][]string) {
 	open := map[string][]*unusedKey{}
 	var paths [][]string
 	for _, vf := range t.Values {
 		cands, ok := s.candidates[vf.Path]
 		if !ok {
-			cands = in.undeclared(defaults, vf.Path, vf.Secret)
+			cands = undeclared(docs, defaults, vf.Path, vf.Secret)
 			s.candidates[vf.Path] = cands
 		}
 		for _, c := range cands {
@@ -141,9 +142,9 @@ func (s *unusedScan) inQuestion(in *input, ev *evidence, t *layout.Target, defau
 // this run did not judge (lint --changed-since renders only the affected
 // targets; a target that did not render) may be read there: its keys are
 // not reported.
-func (s *unusedScan) report(in *input, report func(Finding)) {
+func (s *unusedScan) report(repo *layout.Repo, report func(Finding)) {
 	users := map[string]int{}
-	for _, t := range in.Repo.Targets {
+	for _, t := range repo.Targets {
 		for _, vf := range t.Values {
 			users[vf.Path]++
 		}
@@ -167,9 +168,9 @@ func (s *unusedScan) report(in *input, report func(Finding)) {
 // (values.Undeclared over the documents the Helm reads:
 // layout.File.ValuesNode). A SOPS-encrypted file without the secret suffix
 // (which plaintext-secret reports) has SOPS metadata too.
-func (in *input) undeclared(defaults values.Trace, file string, secret bool) []values.Candidate {
-	f := in.file(file)
-	doc, err := f.ValuesNode(in.helm4)
+func undeclared(docs valuesDocs, defaults values.Trace, file string, secret bool) []values.Candidate {
+	f := docs.files.Get(file)
+	doc, err := f.ValuesNode(docs.helm4)
 	if err != nil {
 		return nil
 	}

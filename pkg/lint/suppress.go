@@ -127,10 +127,10 @@ type suppressor struct {
 // loadSuppressions reads suppression comments from every YAML and template
 // file of the repository; malformed ones and ones naming unknown rules are
 // reported as invalid-suppression findings.
-func (in *input) loadSuppressions(report func(Finding)) *suppressor {
-	s := &suppressor{byFile: map[string][]Suppression{}, cfg: in.Repo.Config.Lint.Ignore}
-	for _, p := range in.filesWithExt(".yaml", ".yml", ".tpl", ".txt") {
-		data, _ := in.file(p).Data() // only read: parsed only for a suppression
+func (r *repoFacts) loadSuppressions(report func(Finding)) *suppressor {
+	s := &suppressor{byFile: map[string][]Suppression{}, cfg: r.Repo.Config.Lint.Ignore}
+	for _, p := range r.filesWithExt(".yaml", ".yml", ".tpl", ".txt") {
+		data, _ := r.file(p).Data() // only read: parsed only for a suppression
 		if !bytes.Contains(data, []byte(SuppressionToken)) {
 			continue
 		}
@@ -148,20 +148,20 @@ func (in *input) loadSuppressions(report func(Finding)) *suppressor {
 		}
 		s.byFile[p] = sups
 	}
-	for _, id := range slices.Sorted(maps.Keys(in.Repo.Config.Lint.Rules)) {
-		line := in.Repo.Config.Lint.Rules[id].Line
+	for _, id := range slices.Sorted(maps.Keys(r.Repo.Config.Lint.Rules)) {
+		line := r.Repo.Config.Lint.Rules[id].Line
 		switch _, ok := RuleByID(id); {
 		case !ok:
-			report(Finding{Rule: ruleInvalidSuppression.ID, Severity: ruleInvalidSuppression.Severity, File: in.Repo.ConfigFile, Line: line,
+			report(Finding{Rule: ruleInvalidSuppression.ID, Severity: ruleInvalidSuppression.Severity, File: r.Repo.ConfigFile, Line: line,
 				Message: fmt.Sprintf("lint.rules names %q, which is not a rule; see docs/rules.md for the rule IDs", id)})
 		case id == ruleInvalidSuppression.ID:
-			report(Finding{Rule: ruleInvalidSuppression.ID, Severity: ruleInvalidSuppression.Severity, File: in.Repo.ConfigFile, Line: line,
+			report(Finding{Rule: ruleInvalidSuppression.ID, Severity: ruleInvalidSuppression.Severity, File: r.Repo.ConfigFile, Line: line,
 				Message: "lint.rules cannot configure invalid-suppression: a malformed suppression must always be reported"})
 		}
 	}
 	for i, ig := range s.cfg {
 		if _, ok := RuleByID(ig.Rule); !ok {
-			report(Finding{Rule: ruleInvalidSuppression.ID, Severity: ruleInvalidSuppression.Severity, File: in.Repo.ConfigFile, Line: ig.Line,
+			report(Finding{Rule: ruleInvalidSuppression.ID, Severity: ruleInvalidSuppression.Severity, File: r.Repo.ConfigFile, Line: ig.Line,
 				Message: fmt.Sprintf("lint.ignore[%d] names %q, which is not a rule; see docs/rules.md for the rule IDs", i, ig.Rule)})
 		}
 	}
