@@ -94,12 +94,14 @@ func (e PluginEnv) RepoRoot(cwd string) (string, error) {
 }
 
 // TargetRef is the target the environment names, before the repository
-// is loaded: from a source path of the form <folder>/<cluster>/<namespace>,
-// or from the CLUSTER and NAMESPACE plugin variables; nil when it names
-// none (Target then says why). Target checks it against the layout.
+// is loaded: from the CLUSTER and NAMESPACE plugin variables when both are
+// set (every Application generate writes sets them; a declared target's
+// source path is its cluster's folder), else from a source path of the
+// form <folder>/<cluster>/<namespace>; nil when it names none (Target then
+// says why). Target checks it against the layout.
 func (e PluginEnv) TargetRef() *layout.TargetRef {
 	cluster, ns := e.Cluster, e.Namespace
-	if parts := strings.Split(path.Clean(strings.Trim(filepath.ToSlash(e.SourcePath), "/")), "/"); len(parts) == 3 {
+	if parts := strings.Split(path.Clean(strings.Trim(filepath.ToSlash(e.SourcePath), "/")), "/"); len(parts) == 3 && (cluster == "" || ns == "") {
 		cluster, ns = parts[1], parts[2]
 	}
 	if cluster == "" || ns == "" {

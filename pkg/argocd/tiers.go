@@ -105,7 +105,8 @@ func ChartCRDs(repo *layout.Repo) ([]*manifest.CRD, error) {
 			dirs = append(dirs, ns.Chart.Dir)
 		}
 	}
-	return manifest.ReadChartCRDs(repo.FS, dirs...)
+	slices.Sort(dirs)
+	return manifest.ReadChartCRDs(repo.FS, slices.Compact(dirs)...) // a shared chart once
 }
 
 // SecurityKinds returns the security kinds, sorted.

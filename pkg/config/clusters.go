@@ -26,6 +26,11 @@ type ClusterDefaults struct {
 	// the name may be a glob ("Secret shop/tls-*"). The cross-object rules
 	// count them as present.
 	Provided []string `yaml:"provided" json:"provided,omitempty"`
+	// Values list, by namespace name or pattern (path.Match), the values
+	// files of the targets of every cluster, in merge order, instead of
+	// the files the layout's patterns find; paths may hold {cluster} and
+	// {namespace}.
+	Values map[string]ValuesFiles `yaml:"values" json:"values,omitempty"`
 }
 
 // ClusterConfig holds one cluster's facts.
@@ -44,6 +49,10 @@ type ClusterConfig struct {
 	// besides those the repository deploys to it, with the params they
 	// name: what the admission-policy lint rule puts objects to.
 	AdmissionPolicies []PathAt `yaml:"admissionPolicies" json:"admissionPolicies,omitempty"`
+	// Values list, by namespace, the values files of the cluster's
+	// targets in merge order (see ClusterDefaults.Values); a namespace
+	// listed here is not looked up in the defaults.
+	Values map[string]ValuesFiles `yaml:"values" json:"values,omitempty"`
 }
 
 // Destination is an Argo CD application destination.

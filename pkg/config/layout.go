@@ -23,6 +23,11 @@ type LayoutConfig struct {
 	// ClusterValues are the file-name patterns of the values files in
 	// clusters/<cluster>/<namespace>/. Default ["*values*.yaml", "*values*.yml"].
 	ClusterValues []string `yaml:"clusterValues" json:"clusterValues"`
+	// ClusterWideValues are the file-name patterns of the values files
+	// directly in clusters/<cluster>/ that every target of the cluster
+	// reads, after the common values and before its own. Default none: a
+	// YAML file there is reported and not read.
+	ClusterWideValues []string `yaml:"clusterWideValues" json:"clusterWideValues,omitempty"`
 	// SecretSuffixes mark SOPS-encrypted values files.
 	// Default [".secret.yaml", ".secret.yml"].
 	SecretSuffixes []string `yaml:"secretSuffixes" json:"secretSuffixes"`
@@ -64,7 +69,7 @@ func validateLayout(file string, root *yaml.Node, cfg *Config) error {
 	for _, ps := range []struct {
 		key  string
 		pats []string
-	}{{"commonValues", l.CommonValues}, {"clusterValues", l.ClusterValues}} {
+	}{{"commonValues", l.CommonValues}, {"clusterValues", l.ClusterValues}, {"clusterWideValues", l.ClusterWideValues}} {
 		for _, p := range ps.pats {
 			if _, err := path.Match(p, ""); err != nil || strings.Contains(p, "/") {
 				return bad(fmt.Sprintf("layout.%s: %q is not a file-name pattern; use path.Match syntax without '/', like \"*values*.yaml\"", ps.key, p), "layout", ps.key)

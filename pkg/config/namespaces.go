@@ -24,6 +24,10 @@ const (
 type NamespaceConfig struct {
 	// Tier is "application" (default) or "cluster".
 	Tier Tier `yaml:"tier" json:"tier,omitempty"`
+	// Chart is the folder of the namespace's chart, relative to the
+	// repository root, when it is not the namespace's own folder: a chart
+	// several namespaces deploy.
+	Chart PathAt `yaml:"chart" json:"chart,omitzero"`
 	// Labels are the namespace's labels: the Namespace object repotool
 	// writes for an application namespace carries them, and the
 	// admission-policy rule matches namespace selectors against them (for a

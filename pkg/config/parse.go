@@ -118,6 +118,7 @@ func validateConfig(file string, root *yaml.Node, cfg *Config) error {
 	for _, validate := range []func(string, *yaml.Node, *Config) error{
 		validateClusters,
 		validateNamespaces,
+		validateValues,
 		validateLint,
 		validateAdmission,
 		validateRender,

@@ -44,7 +44,12 @@ func (l *loader) gitIgnored(f entry) bool {
 }
 
 func (l *loader) valueFile(f entry, scope Scope) ValueFile {
+	if vf, ok := l.checked[f.path]; ok { // a file several targets list
+		vf.Scope = scope
+		return vf
+	}
 	vf := ValueFile{Path: f.path, Scope: scope, Secret: l.isSecret(f.name)}
+	l.checked[f.path] = vf
 	if st, err := fs.Stat(l.fsys, f.real); err == nil && l.maxValues > 0 && st.Size() > l.maxValues {
 		l.diag(SeverityError, CodeTooLarge, f.path, 0,
 			fmt.Sprintf("the values file has %d bytes, more than the limit of %d", st.Size(), l.maxValues),
@@ -271,6 +276,12 @@ func isDNSLabel(s string) bool {
 	return true
 }
 
+// about reports whether d is about one of dirs, what is in it, or a folder
+// that holds it (a cluster folder with an invalid name).
+func about(d Diagnostic, dirs []string) bool {
+	return slices.ContainsFunc(dirs, func(dir string) bool { return within(d.File, dir) || within(dir, d.File) })
+}
+
 // finish reports unused namespaces and configuration entries and sorts.
 func (l *loader) finish() {
 	r := l.repo
@@ -278,11 +289,20 @@ func (l *loader) finish() {
 		if l.only != nil {
 			break // repository-wide: a full load checks it
 		}
-		if ns.Chart != nil && len(ns.Clusters) == 0 {
+		switch {
+		case ns.Chart == nil || len(ns.Clusters) > 0:
+		case r.Config.Namespaces[ns.Name].Chart.Path != "":
+			l.diag(SeverityWarning, CodeNamespaceUnused, r.ConfigFile, yamlpos.Line(l.cfgNode, 0, "namespaces", ns.Name, "chart"),
+				fmt.Sprintf("namespace %q has a chart (%s) but no cluster deploys it", ns.Name, ns.Chart.Dir),
+				fmt.Sprintf("add %s/<cluster>/%s/ to deploy it, or remove namespaces.%s", r.Config.Layout.ClustersDir, ns.Name, ns.Name))
+		default:
 			l.diag(SeverityWarning, CodeNamespaceUnused, ns.Dir+"/Chart.yaml", 0,
 				fmt.Sprintf("namespace %q has a chart but no cluster deploys it", ns.Name),
 				fmt.Sprintf("add %s/<cluster>/%s/ to deploy it, or remove %s/", r.Config.Layout.ClustersDir, ns.Name, ns.Dir))
 		}
+	}
+	if l.only == nil {
+		l.unread()
 	}
 	if r.ConfigFile != "" && l.only == nil {
 		for _, name := range slices.Sorted(maps.Keys(r.Config.Clusters)) {
@@ -321,7 +341,8 @@ func (l *loader) finish() {
 		for _, d := range r.Diagnostics {
 			// About the target's folders, what is in them, or a folder
 			// that holds them (a cluster folder with an invalid name).
-			if d.Severity == SeverityError && (within(d.File, t.Dir) || within(d.File, t.ChartDir) || within(t.Dir, d.File) || within(t.ChartDir, d.File)) {
+			reads := slices.ContainsFunc(t.Values, func(v ValueFile) bool { return v.Path == d.File })
+			if d.Severity == SeverityError && !slices.Contains(t.Errors, d) && (about(d, t.Folders()) || within(t.Dir, d.File) || reads) {
 				t.Errors = append(t.Errors, d)
 			}
 		}

@@ -39,15 +39,21 @@ func (r *Repo) RepoFiles() []string {
 //
 //   - the repository-wide files (RepoFiles);
 //   - the target's folder (a new values file changes the merge, and a
-//     stray file or folder in it is a layout error that fails the target);
+//     stray file or folder in it is a layout error that fails the target),
+//     and its namespace's folder when its chart is elsewhere;
+//   - the cluster-wide values a new file directly in its cluster's folder
+//     could be, as globs (clusters/<c>/*values*.yaml), when
+//     layout.clusterWideValues names some and repotool.yaml does not list
+//     the target's values;
 //   - its chart's folder, and the folders of the charts that chart depends
 //     on through file://, transitively;
 //   - where the symbolic links in those folders, and its values files,
 //     lead when that is outside them.
 //
-// diff decides which targets a change affects from it, and generate writes
-// it into each Application's manifest-generate-paths annotation, so that
-// the two can never disagree about what a commit re-renders.
+// diff decides which targets a change affects from it (InputHolds), and
+// generate writes it into each Application's manifest-generate-paths
+// annotation, so that the two can never disagree about what a commit
+// re-renders.
 func (r *Repo) Inputs(t *Target) []string {
 	out := r.RepoFiles()
 	add := func(p string) {
@@ -56,7 +62,21 @@ func (r *Repo) Inputs(t *Target) []string {
 			out = append(out, real)
 		}
 	}
-	add(t.Dir)
+	if !t.Declared { // a declared target's folder is its cluster's: its inputs are its listed files
+		add(t.Dir)
+	}
+	if t.NamespaceDir != "" {
+		add(t.NamespaceDir)
+	}
+	if list, listed, _ := r.Config.TargetValues(t.Cluster, t.Namespace); listed {
+		for _, f := range list.Expand(t.Cluster, t.Namespace) {
+			add(f.Path) // a listed file that is missing fails the target: adding it is a change
+		}
+	} else {
+		for _, p := range r.Config.Layout.ClusterWideValues {
+			out = append(out, path.Join(escapeGlob(path.Join(r.Config.Layout.ClustersDir, t.Cluster)), p))
+		}
+	}
 	for _, v := range t.Values {
 		add(v.Path)
 	}
@@ -67,15 +87,32 @@ func (r *Repo) Inputs(t *Target) []string {
 	return compactPaths(out)
 }
 
-// compactPaths sorts paths and drops those that are inside another.
+// InputHolds reports whether a change to the repository path p is a
+// change to input: p is input, is inside it, or matches it as a glob, as
+// Argo CD matches manifest-generate-paths.
+func InputHolds(input, p string) bool {
+	if p == input || strings.HasPrefix(p, input+"/") {
+		return true
+	}
+	m, err := path.Match(input, p)
+	return err == nil && m
+}
+
+// escapeGlob escapes the characters path.Match reads in a folder name.
+func escapeGlob(p string) string {
+	return strings.NewReplacer(`\`, `\\`, "*", `\*`, "?", `\?`, "[", `\[`).Replace(p)
+}
+
+// compactPaths sorts paths and drops those that are inside another, or
+// that a glob among them matches.
 func compactPaths(ps []string) []string {
 	slices.Sort(ps)
 	ps = slices.Compact(ps)
 	var out []string
 	for _, p := range ps {
 		// "a/b/c" need not follow "a/b" directly ("a/b-x" sorts between
-		// them): check every kept path.
-		if slices.ContainsFunc(out, func(d string) bool { return within(p, d) }) {
+		// them), nor a file the glob that matches it: check them all.
+		if slices.ContainsFunc(ps, func(d string) bool { return d != p && InputHolds(d, p) }) {
 			continue
 		}
 		out = append(out, p)

@@ -93,6 +93,9 @@ func Load(ctx context.Context, fsys fs.FS, opts Options) (*Repo, error) {
 		only:      opts.Only,
 		ignored:   opts.Ignored,
 		ignoredIs: SeverityWarning,
+		shared:    map[string]*Chart{},
+		missing:   map[string]Diagnostic{},
+		checked:   map[string]ValueFile{},
 	}
 	if opts.IgnoredIsError {
 		l.ignoredIs = SeverityError
@@ -111,6 +114,7 @@ func Load(ctx context.Context, fsys fs.FS, opts Options) (*Repo, error) {
 		return nil, err
 	}
 	sortDiagnostics(l.repo.Diagnostics)
+	l.repo.Diagnostics = slices.Compact(l.repo.Diagnostics) // one problem found by two checks (a link listed and walked) is told once
 	if l.repo.Diagnostics == nil {
 		l.repo.Diagnostics = []Diagnostic{}
 	}
@@ -127,6 +131,14 @@ type loader struct {
 	only      *TargetRef // Options.Only
 	ignored   func(string) bool
 	ignoredIs Severity // the git-ignored diagnostic's
+	// shared are the charts namespaces.<ns>.chart names, by folder;
+	// checked the values files checked, by path (a file several targets
+	// list is checked once); unread the warnings about files that hold
+	// for those no target reads in the end (see unread).
+	shared  map[string]*Chart
+	missing map[string]Diagnostic // by namespace: its chart setting names no chart
+	checked map[string]ValueFile
+	pending []Diagnostic
 }
 
 func (l *loader) diag(sev Severity, code Code, file string, line int, msg, hint string) {
@@ -194,6 +206,7 @@ func (l *loader) load() error {
 			l.repo.Namespaces = append(l.repo.Namespaces, ns)
 		}
 	}
+	l.configNamespaces()
 	for _, e := range clEntries {
 		if l.only != nil && e.name != l.only.Cluster {
 			continue
@@ -220,16 +233,31 @@ func (l *loader) loadNamespace(e entry) (Namespace, error) {
 	if err != nil {
 		return ns, err
 	}
+	shared := cfg.Namespaces[e.name].Chart.Path != ""
+	if shared {
+		ns.Chart = l.sharedChart(e.name)
+	}
 	for _, f := range entries {
 		switch {
 		case f.dir:
 			l.checkValuesFolder(f, cfg.Layout.CommonValues)
+		case f.name == "Chart.yaml" && shared:
+			l.diag(SeverityError, CodeChartInvalid, f.path, 0,
+				fmt.Sprintf("namespace %q has its own chart, and %s names another (namespaces.%s.chart: %s)", e.name, l.repo.ConfigFile, e.name,
+					cfg.Namespaces[e.name].Chart.Path),
+				"keep one: remove this chart, or the chart setting")
 		case f.name == "Chart.yaml":
 			ns.Chart = l.loadChart(f)
-		case f.name == "values.yaml" || f.name == "values.yml":
-			// The chart's own defaults: Helm loads them itself.
-		case matchAny(cfg.Layout.CommonValues, f.name) && !l.gitIgnored(f):
-			ns.Values = append(ns.Values, l.valueFile(f, ScopeCommon))
+		case f.name == "values.yaml" || f.name == "values.yml" || isValuesSchema(f.name):
+			// The chart's own defaults and their schema: Helm loads them itself.
+		case matchAny(cfg.Layout.CommonValues, f.name):
+			if !l.gitIgnored(f) {
+				ns.Values = append(ns.Values, l.valueFile(f, ScopeCommon))
+			}
+		case isYAML(f.name) && shared:
+			l.diag(SeverityWarning, CodeFileUnrecognized, f.path, 0,
+				fmt.Sprintf("YAML file matches no values pattern (%s) and is ignored", strings.Join(cfg.Layout.CommonValues, ", ")),
+				"name it like common-values-<name>.yaml to share it with every cluster, or move it out of "+e.path+"/")
 		}
 	}
 	// A folder without a chart is reported only when a cluster deploys it
@@ -279,6 +307,10 @@ func (l *loader) loadCluster(e entry) error {
 	if err != nil {
 		return err
 	}
+	for _, f := range entries {
+		l.clusterWide(&cl, f)
+	}
+	sortValues(cl.Values)
 	for _, nsDir := range entries {
 		if err := l.ctx.Err(); err != nil {
 			return err
@@ -290,7 +322,7 @@ func (l *loader) loadCluster(e entry) error {
 		if !nsDir.dir {
 			continue
 		}
-		t, ok, err := l.loadTarget(cl, nsDir)
+		t, ok, err := l.loadTarget(&cl, nsDir)
 		if err != nil {
 			return err
 		}
@@ -299,63 +331,9 @@ func (l *loader) loadCluster(e entry) error {
 			l.repo.Targets = append(l.repo.Targets, t)
 		}
 	}
+	l.declaredTargets(&cl)
 	l.repo.Clusters = append(l.repo.Clusters, cl)
 	return nil
-}
-
-func (l *loader) loadTarget(cl Cluster, e entry) (Target, bool, error) {
-	cfg := &l.repo.Config
-	nsDir := path.Join(cfg.Layout.NamespacesDir, e.name)
-	ns, _ := l.repo.Namespace(e.name)
-	t := Target{
-		Cluster:     cl.Name,
-		Namespace:   e.name,
-		Tier:        cfg.NamespaceTier(e.name),
-		Dir:         e.path,
-		ChartDir:    nsDir,
-		KubeVersion: cl.KubeVersion,
-		APIVersions: cl.APIVersions,
-	}
-	if ns == nil || ns.Chart == nil {
-		// The cluster folder declares the target: keep it, so that every
-		// command fails it instead of acting as if it did not exist.
-		l.diag(SeverityError, CodeChartMissing, e.path, 0,
-			fmt.Sprintf("cluster %q deploys namespace %q, but %s/Chart.yaml does not exist or is invalid", cl.Name, e.name, nsDir),
-			fmt.Sprintf("add the chart at %s/, or remove %s/ if the namespace is gone", nsDir, e.path))
-	}
-	var common []ValueFile
-	if ns != nil {
-		t.Tier, t.ChartDir, common = ns.Tier, ns.Dir, ns.Values
-	}
-	entries, err := l.readDir(e.path)
-	if err != nil {
-		return t, false, err
-	}
-	var own []ValueFile
-	for _, f := range entries {
-		switch {
-		case f.dir && matchAny(cfg.Layout.ClusterValues, f.name):
-			l.checkValuesFolder(f, cfg.Layout.ClusterValues)
-		case f.dir:
-			l.diag(SeverityWarning, CodeFileUnrecognized, f.path, 0,
-				"folder is not part of the layout and is ignored",
-				"values files go directly in "+e.path+"/; move or remove the folder")
-		case matchAny(cfg.Layout.ClusterValues, f.name):
-			if !l.gitIgnored(f) {
-				own = append(own, l.valueFile(f, ScopeCluster))
-			}
-		case isYAML(f.name):
-			l.diag(SeverityWarning, CodeFileUnrecognized, f.path, 0,
-				fmt.Sprintf("YAML file matches no values pattern (%s) and is ignored", strings.Join(cfg.Layout.ClusterValues, ", ")),
-				"rename it like <env>-values-<name>.yaml (or <env>-values-<name>.secret.yaml), or change layout.clusterValues in "+config.FileName)
-		}
-	}
-	sortValues(own)
-	t.Values = slices.Concat(common, own)
-	if ns != nil {
-		ns.Clusters = append(ns.Clusters, cl.Name)
-	}
-	return t, true, nil
 }
 
 func (l *loader) isSecret(name string) bool {

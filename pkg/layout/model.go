@@ -14,7 +14,8 @@ type Scope string
 const (
 	// ScopeCommon values live in the namespace folder and apply to every cluster.
 	ScopeCommon Scope = "common"
-	// ScopeCluster values live in clusters/<cluster>/<namespace>/.
+	// ScopeCluster values live in clusters/<cluster>/<namespace>/ (or are
+	// listed for the target with {cluster} in their path).
 	ScopeCluster Scope = "cluster"
 )
 
@@ -60,6 +61,10 @@ type Cluster struct {
 	Destination config.Destination `json:"destination"`
 	// Namespaces deployed to this cluster (targets), sorted.
 	Namespaces []string `json:"namespaces"`
+	// Values are the values files directly in the cluster folder, which
+	// every target of the cluster reads (after the common ones), plain
+	// ones first, each class in lexical order.
+	Values []ValueFile `json:"values,omitempty"`
 }
 
 // Target is one (cluster, namespace) pair: what one Argo CD application
@@ -69,14 +74,24 @@ type Target struct {
 	Cluster   string      `json:"cluster"`
 	Namespace string      `json:"namespace"`
 	Tier      config.Tier `json:"tier"`
-	// Dir is clusters/<cluster>/<namespace>.
+	// Dir is clusters/<cluster>/<namespace>, or the cluster's folder when
+	// the target has none (Declared).
 	Dir string `json:"dir"`
-	// ChartDir is namespaces/<namespace>.
-	ChartDir    string   `json:"chartDir"`
-	KubeVersion string   `json:"kubeVersion"`
-	APIVersions []string `json:"apiVersions,omitempty"`
+	// Declared is true for a target repotool.yaml declares by listing its
+	// values (clusters.<cluster>.values.<namespace>) that has no folder.
+	Declared bool `json:"declared,omitempty"`
+	// ChartDir is the folder of its chart: namespaces/<namespace>, or the
+	// chart repotool.yaml names (namespaces.<namespace>.chart).
+	ChartDir string `json:"chartDir"`
+	// NamespaceDir is namespaces/<namespace>, where its common values are,
+	// when that is not ChartDir (a shared chart); "" otherwise.
+	NamespaceDir string   `json:"namespaceDir,omitempty"`
+	KubeVersion  string   `json:"kubeVersion"`
+	APIVersions  []string `json:"apiVersions,omitempty"`
 	// Values in merge order, later wins: common plain, common secret,
-	// cluster plain, cluster secret; each class in lexical order.
+	// cluster-wide plain and secret, cluster plain, cluster secret; each
+	// class in lexical order. Or, when repotool.yaml lists them, in its
+	// order.
 	Values []ValueFile `json:"values"`
 	// Errors are the layout's error diagnostics about the target's own
 	// files (cluster and namespace folders, values files): every command
@@ -86,6 +101,20 @@ type Target struct {
 
 // Name returns "cluster/namespace".
 func (t *Target) Name() string { return t.Cluster + "/" + t.Namespace }
+
+// Folders are the target's folders: its own (none when Declared), its
+// chart's, and its namespace's when that is not its chart's.
+func (t *Target) Folders() []string {
+	var out []string
+	if !t.Declared {
+		out = append(out, t.Dir)
+	}
+	out = append(out, t.ChartDir)
+	if t.NamespaceDir != "" {
+		out = append(out, t.NamespaceDir)
+	}
+	return out
+}
 
 // Repo is a loaded repository.
 type Repo struct {

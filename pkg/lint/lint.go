@@ -140,7 +140,9 @@ func (r *Result) keepTargets(targets []layout.Target, first, inFolders bool) {
 	var dirs []string
 	for _, t := range targets {
 		names[t.Name()] = true
-		dirs = append(dirs, t.Dir+"/", t.ChartDir+"/")
+		for _, d := range t.Folders() {
+			dirs = append(dirs, d+"/")
+		}
 	}
 	kept := r.Findings[:0]
 	for _, f := range r.Findings {

@@ -32,7 +32,7 @@ func Affected(base, head *layout.Repo, changed []string) []change.Target {
 			inputs := side.Inputs(t)
 			var files []string
 			for _, p := range changed {
-				if slices.ContainsFunc(inputs, func(in string) bool { return p == in || strings.HasPrefix(p, in+"/") }) {
+				if slices.ContainsFunc(inputs, func(in string) bool { return layout.InputHolds(in, p) }) {
 					files = append(files, p)
 				}
 			}

@@ -111,7 +111,25 @@ func TestRefreshSets(t *testing.T) {
 		m["clusters/prod-cluster/namespace-b/prod-values-shared.yaml"] = link("../../../shared/prod-values-c.yaml")
 		m["namespaces/namespace-c/templates/extra.yaml"] = link("../../../shared/templates/extra.yaml")
 	})
-	bases := map[string]fstest.MapFS{"fixture": fixtureMap, "with links": linked, "in deploy/gitops": gitPath(fixtureMap)}
+	// Two namespaces share a chart (one with a folder of common values,
+	// one without); prod-cluster has cluster-wide values; dev-cluster's
+	// hub-b lists its values, one of them in a shared folder.
+	sharedChart := testtool.Edited(fixtureMap, func(m fstest.MapFS) {
+		cfg := strings.Replace(string(m["repotool.yaml"].Data), "namespaces:\n", "namespaces:\n  hub-a: {chart: charts/hub}\n  hub-b: {chart: charts/hub}\n", 1)
+		cfg = strings.Replace(cfg, "clusters:\n", "layout:\n  clusterWideValues: ['values-*.yaml']\nclusters:\n", 1)
+		cfg = strings.Replace(cfg, "  dev-cluster:\n", "  dev-cluster:\n    values:\n      hub-b: [config/hub.yaml, 'clusters/{cluster}/hub-b/b.yaml']\n", 1)
+		m["repotool.yaml"].Data = []byte(cfg)
+		m["charts/hub/Chart.yaml"] = file("apiVersion: v2\nname: hub\nversion: 0.1.0\n")
+		m["charts/hub/templates/cm.yaml"] = file("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: hub\n")
+		m["namespaces/hub-a/common-values-hub.yaml"] = file("a: 1\n")
+		m["config/hub.yaml"] = file("c: 1\n")
+		m["clusters/prod-cluster/values-global.yaml"] = file("g: 1\n")
+		for _, t := range []string{"dev-cluster/hub-a", "prod-cluster/hub-a", "prod-cluster/hub-b"} {
+			m["clusters/"+t+"/values.yaml"] = file("b: 1\n")
+		}
+		m["clusters/dev-cluster/hub-b/b.yaml"] = file("b: 2\n")
+	})
+	bases := map[string]fstest.MapFS{"fixture": fixtureMap, "with links": linked, "in deploy/gitops": gitPath(fixtureMap), "shared chart": sharedChart}
 
 	type commit struct {
 		name, base string
@@ -175,6 +193,16 @@ func TestRefreshSets(t *testing.T) {
 		{name: "a linked template", base: "with links", edit: touch("shared/templates/extra.yaml"), changed: []string{"shared/templates/extra.yaml"}},
 		{name: "a file next to a link target", base: "with links", edit: touch("shared/other.yaml"), changed: []string{"shared/other.yaml"}},
 		{name: "a cluster values file, repository in a Git subfolder", base: "in deploy/gitops", prefix: "deploy/gitops", edit: touch("clusters/dev-cluster/namespace-a/dev-values-a.yaml"), changed: []string{"clusters/dev-cluster/namespace-a/dev-values-a.yaml"}},
+		{name: "a shared chart's template", base: "shared chart", edit: touch("charts/hub/templates/cm.yaml"), changed: []string{"charts/hub/templates/cm.yaml"}},
+		{name: "a new common values file of a shared-chart namespace", base: "shared chart", edit: touch("namespaces/hub-b/common-values-hub.yaml"),
+			changed: []string{"namespaces/hub-b/common-values-hub.yaml"}},
+		{name: "a new cluster-wide values file", base: "shared chart", edit: touch("clusters/dev-cluster/values-new.yaml"),
+			changed: []string{"clusters/dev-cluster/values-new.yaml"}},
+		{name: "a cluster-wide values file", base: "shared chart", edit: touch("clusters/prod-cluster/values-global.yaml"),
+			changed: []string{"clusters/prod-cluster/values-global.yaml"}},
+		{name: "a listed values file", base: "shared chart", edit: touch("config/hub.yaml"), changed: []string{"config/hub.yaml"}},
+		{name: "a file a values list leaves out", base: "shared chart", edit: touch("clusters/dev-cluster/hub-b/values.yaml"),
+			changed: []string{"clusters/dev-cluster/hub-b/values.yaml"}},
 		{name: "a file:// dependency, repository in a Git subfolder", base: "in deploy/gitops", prefix: "deploy/gitops", edit: touch("charts/common/values.yaml"), changed: []string{"charts/common/values.yaml"}},
 	}
 	// Every file of the fixture, changed alone.
