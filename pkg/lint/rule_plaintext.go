@@ -61,6 +61,10 @@ func checkPlaintext(r *repoFacts, results []*render.Result, at *positions, repor
 	if r.sopsErr != nil {
 		report(Finding{File: ".sops.yaml", Message: "cannot read .sops.yaml, so files its rules say must be encrypted cannot be checked: " + r.sopsErr.Error()})
 	}
+	suffix := ".secret.yaml"
+	if ss := r.Repo.Config.Layout.SecretSuffixes; len(ss) > 0 {
+		suffix = ss[0]
+	}
 	checkEncryptedFiles(r, layoutSecrets, report)
 	for i := range r.Raw {
 		checkRawSecret(&r.Raw[i], report)
@@ -72,14 +76,14 @@ func checkPlaintext(r *repoFacts, results []*render.Result, at *positions, repor
 		for i := range res.Objects {
 			o := &res.Objects[i]
 			if o.IsSecret() {
-				checkRenderedSecret(at, res, o, report)
+				checkRenderedSecret(at, suffix, res, o, report)
 			}
 			if bytes.Contains(o.YAML, []byte("ENC[AES256_GCM,")) {
 				f := Finding{Object: o.ID(), Targets: []string{res.Target.Name()},
 					Message: "the rendered object holds a SOPS-encrypted value (ENC[...]): a value came from an encrypted file that was not decrypted"}
 				if file, line := findInValues(at, &res.Target, scalarMatching(sopsfile.IsEncryptedValue)); file != "" {
 					f.File, f.Line, f.Template = file, line, o.Source.String()
-					f.Message += "; rename " + file + " to end in .secret.yaml so that it is decrypted"
+					f.Message += "; rename " + file + " to end in " + suffix + " so that it is decrypted"
 				} else {
 					f.File = o.Source.String()
 				}
@@ -218,7 +222,7 @@ func checkRawSecret(o *rawObject, report func(Finding)) {
 
 // checkRenderedSecret reports Secret values that did not come from
 // decrypted secret values.
-func checkRenderedSecret(at *positions, res *render.Result, o *manifest.Object, report func(Finding)) {
+func checkRenderedSecret(at *positions, suffix string, res *render.Result, o *manifest.Object, report func(Finding)) {
 	for _, field := range []string{"data", "stringData"} {
 		m, ok := contentOf(o)[field].(map[string]any)
 		if !ok {
@@ -244,7 +248,8 @@ func checkRenderedSecret(at *positions, res *render.Result, o *manifest.Object, 
 				continue
 			}
 			f := Finding{Object: o.ID(), Targets: []string{res.Target.Name()},
-				Message: fmt.Sprintf("Secret %s: %s key %q is rendered from a plain-text value, not from a .secret.yaml file", secretName(o.Namespace, o.Name), field, k)}
+				Message: fmt.Sprintf("Secret %s: %s key %q is rendered from a plain-text value, not from a %s file", secretName(o.Namespace, o.Name), field, k,
+					suffix)}
 			if file, line := findInValues(at, &res.Target, scalarMatching(func(v string) bool { return v == value || v == raw })); file != "" {
 				f.File, f.Line, f.Template = file, line, o.Source.String()
 				f.Message += fmt.Sprintf(" (the value comes from %s:%d)", file, line)
