@@ -165,7 +165,10 @@ func PluginYAML(set Settings) ([]byte, error) { return yaml.Marshal(Plugin(set))
 // new file:// dependency or link into it) fails that target with a
 // missing-file error until the exclusions are generated again.
 func TarExclusions(repo *layout.Repo) ([]string, error) {
-	used := map[string]bool{repo.Config.Layout.NamespacesDir: true, repo.Config.Layout.ClustersDir: true}
+	used := map[string]bool{}
+	for _, f := range repo.Folders() {
+		used[topLevel(f)] = true
+	}
 	for _, f := range repo.RepoFiles() {
 		used[topLevel(f)] = true
 	}

@@ -15,6 +15,12 @@ type LayoutConfig struct {
 	NamespacesDir string `yaml:"namespacesDir" json:"namespacesDir"`
 	// ClustersDir holds one folder per cluster. Default "clusters".
 	ClustersDir string `yaml:"clustersDir" json:"clustersDir"`
+	// Targets, when set, finds the targets' folders by a path template
+	// instead of <clustersDir>/<cluster>/<namespace>: slash-separated
+	// segments, each a folder name or a part in braces, {cluster} and
+	// {namespace} once each, other parts ({team}, {env}) matching any
+	// folder. See TargetTemplate.
+	Targets string `yaml:"targets" json:"targets,omitempty"`
 	// CommonValues are the file-name patterns (path.Match syntax) of the values
 	// files in a namespace folder that every cluster shares. The chart's own
 	// values.yaml is never one of them: Helm loads it itself.
@@ -74,6 +80,11 @@ func validateLayout(file string, root *yaml.Node, cfg *Config) error {
 			if _, err := path.Match(p, ""); err != nil || strings.Contains(p, "/") {
 				return bad(fmt.Sprintf("layout.%s: %q is not a file-name pattern; use path.Match syntax without '/', like \"*values*.yaml\"", ps.key, p), "layout", ps.key)
 			}
+		}
+	}
+	if l.Targets != "" {
+		if _, err := ParseTargetTemplate(l.Targets); err != nil {
+			return bad("layout.targets: "+err.Error(), "layout", "targets")
 		}
 	}
 	for _, s := range l.SecretSuffixes {

@@ -7,7 +7,6 @@ import (
 	"maps"
 	"path"
 	"slices"
-	"strings"
 
 	"github.com/repotool/repotool/pkg/argocd"
 	"github.com/repotool/repotool/pkg/change"
@@ -26,11 +25,8 @@ func generatedClusters(base, head *layout.Repo, changed []string) []string {
 	for _, p := range changed {
 		found := false
 		for _, repo := range []*layout.Repo{base, head} {
-			dir := repo.Config.Layout.ClustersDir + "/"
-			if rest, ok := strings.CutPrefix(p, dir); ok {
-				if c, _, ok := strings.Cut(rest, "/"); ok {
-					clusters[c], found = true, true
-				}
+			if c, ok := repo.ClusterOf(p); ok {
+				clusters[c], found = true, true
 			}
 		}
 		if !found {

@@ -44,6 +44,7 @@ const (
 	CodeValuesDocuments    Code = "values-documents"     // a values file of several YAML documents, which Helm 3 and Helm 4 read differently
 	CodeGitIgnored         Code = "git-ignored"          // a values file Git ignores in the work tree: Argo CD never sees it
 	CodeValuesList         Code = "values-list"          // a target's values list in repotool.yaml cannot be followed (a file missing, patterns that overlap)
+	CodeTargetConflict     Code = "target-conflict"      // layout.targets finds two folders for one target, or for one namespace
 )
 
 // Diagnostic is one problem found in the repository layout.

@@ -72,9 +72,9 @@ func (r *Repo) Inputs(t *Target) []string {
 		for _, f := range list.Expand(t.Cluster, t.Namespace) {
 			add(f.Path) // a listed file that is missing fails the target: adding it is a change
 		}
-	} else {
+	} else if cl, ok := r.Cluster(t.Cluster); ok && cl.Dir != "" {
 		for _, p := range r.Config.Layout.ClusterWideValues {
-			out = append(out, path.Join(escapeGlob(path.Join(r.Config.Layout.ClustersDir, t.Cluster)), p))
+			out = append(out, path.Join(escapeGlob(cl.Dir), p))
 		}
 	}
 	for _, v := range t.Values {

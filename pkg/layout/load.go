@@ -179,6 +179,9 @@ func (l *loader) loadConfig(opts Options) error {
 
 func (l *loader) load() error {
 	lc := l.repo.Config.Layout
+	if lc.Templated() {
+		return l.loadTemplated(lc.TargetTemplate())
+	}
 	nsEntries, nsErr := l.readDir(lc.NamespacesDir)
 	clEntries, clErr := l.readDir(lc.ClustersDir)
 	if errors.Is(nsErr, fs.ErrNotExist) && errors.Is(clErr, fs.ErrNotExist) {
@@ -190,6 +193,27 @@ func (l *loader) load() error {
 			return err
 		}
 	}
+	if err := l.loadNamespaces(nsEntries); err != nil {
+		return err
+	}
+	for _, e := range clEntries {
+		if l.only != nil && e.name != l.only.Cluster {
+			continue
+		}
+		l.checkFolder(e, "cluster")
+		if e.dir {
+			if err := l.loadCluster(e); err != nil {
+				return err
+			}
+		}
+	}
+	l.finish()
+	return nil
+}
+
+// loadNamespaces loads the folders under namespaces/, then the namespaces
+// repotool.yaml gives a shared chart.
+func (l *loader) loadNamespaces(nsEntries []entry) error {
 	for _, e := range nsEntries {
 		if err := l.ctx.Err(); err != nil {
 			return err
@@ -207,18 +231,6 @@ func (l *loader) load() error {
 		}
 	}
 	l.configNamespaces()
-	for _, e := range clEntries {
-		if l.only != nil && e.name != l.only.Cluster {
-			continue
-		}
-		l.checkFolder(e, "cluster")
-		if e.dir {
-			if err := l.loadCluster(e); err != nil {
-				return err
-			}
-		}
-	}
-	l.finish()
 	return nil
 }
 
@@ -289,19 +301,7 @@ func (l *loader) loadChart(f entry) *Chart {
 }
 
 func (l *loader) loadCluster(e entry) error {
-	cfg := &l.repo.Config
-	cc := cfg.Clusters[e.name]
-	cl := Cluster{
-		Name:        e.name,
-		Dir:         e.path,
-		KubeVersion: cfg.ClusterKubeVersion(e.name),
-		APIVersions: cfg.ClusterAPIVersions(e.name),
-		Destination: cc.Destination,
-		Namespaces:  []string{},
-	}
-	if cl.Destination.Server == "" && cl.Destination.Name == "" {
-		cl.Destination.Server = "https://kubernetes.default.svc"
-	}
+	cl := l.newCluster(e.name, e.path)
 	l.checkName(e, "cluster")
 	entries, err := l.readDir(e.path)
 	if err != nil {
@@ -334,6 +334,24 @@ func (l *loader) loadCluster(e entry) error {
 	l.declaredTargets(&cl)
 	l.repo.Clusters = append(l.repo.Clusters, cl)
 	return nil
+}
+
+// newCluster is cluster name, in folder dir ("" when it has none), with
+// what repotool.yaml says of it, without targets.
+func (l *loader) newCluster(name, dir string) Cluster {
+	cfg := &l.repo.Config
+	cl := Cluster{
+		Name:        name,
+		Dir:         dir,
+		KubeVersion: cfg.ClusterKubeVersion(name),
+		APIVersions: cfg.ClusterAPIVersions(name),
+		Destination: cfg.Clusters[name].Destination,
+		Namespaces:  []string{},
+	}
+	if cl.Destination.Server == "" && cl.Destination.Name == "" {
+		cl.Destination.Server = "https://kubernetes.default.svc"
+	}
+	return cl
 }
 
 func (l *loader) isSecret(name string) bool {

@@ -173,6 +173,50 @@ func (r *Repo) Cluster(name string) (*Cluster, bool) {
 	return &r.Clusters[i], true
 }
 
+// ClusterOf returns the cluster whose folder, or whose target's folder,
+// holds the repository path p: a change there is that cluster's alone.
+func (r *Repo) ClusterOf(p string) (string, bool) {
+	for _, c := range r.Clusters {
+		if c.Dir != "" && strings.HasPrefix(p, c.Dir+"/") {
+			return c.Name, true
+		}
+	}
+	for _, t := range r.Targets {
+		if !t.Declared && strings.HasPrefix(p, t.Dir+"/") {
+			return t.Cluster, true
+		}
+	}
+	return "", false
+}
+
+// Folders are the folders the layout reads targets and namespaces from:
+// the namespaces and clusters folders, or the folders layout.targets
+// names (its leading folder; when it begins with a part, every target's
+// and namespace's folder), sorted.
+func (r *Repo) Folders() []string {
+	lc := r.Config.Layout
+	out := []string{lc.NamespacesDir}
+	if tpl := lc.TargetTemplate(); leadingFolders(tpl) > 0 {
+		out = append(out, strings.Join(tpl.Segments[:leadingFolders(tpl)], "/"))
+	} else {
+		for _, t := range r.Targets {
+			out = append(out, t.Folders()...)
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// leadingFolders is how many of the template's first segments are folder
+// names.
+func leadingFolders(tpl config.TargetTemplate) int {
+	n := 0
+	for n < len(tpl.Segments) && tpl.Part(n) == "" {
+		n++
+	}
+	return n
+}
+
 // HasErrors reports whether any diagnostic is an error.
 func (r *Repo) HasErrors() bool {
 	return slices.ContainsFunc(r.Diagnostics, func(d Diagnostic) bool { return d.Severity == SeverityError })

@@ -155,9 +155,19 @@ func (l *loader) listedValues(t *Target) (vs []ValueFile, ok bool) {
 	return vs, true
 }
 
-// targetDiag is a diagnostic that is t's error whatever its file.
+// targetDiag is a values-list diagnostic that is t's error whatever its
+// file.
 func (l *loader) targetDiag(t *Target, sev Severity, file string, line int, msg, hint string) {
-	d := Diagnostic{Severity: sev, Code: CodeValuesList, File: file, Line: line, Message: msg, Hint: hint}
+	l.addTargetDiag(t, Diagnostic{Severity: sev, Code: CodeValuesList, File: file, Line: line, Message: msg, Hint: hint})
+}
+
+// targetDiagCode is an error of t with code, whatever its file.
+func (l *loader) targetDiagCode(t *Target, code Code, file, msg, hint string) {
+	l.addTargetDiag(t, Diagnostic{Severity: SeverityError, Code: code, File: file, Message: msg, Hint: hint})
+}
+
+func (l *loader) addTargetDiag(t *Target, d Diagnostic) {
+	sev := d.Severity
 	l.repo.Diagnostics = append(l.repo.Diagnostics, d)
 	if sev == SeverityError {
 		t.Errors = append(t.Errors, d)

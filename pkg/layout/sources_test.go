@@ -193,3 +193,63 @@ func TestValuesListPatternsOverlap(t *testing.T) {
 		t.Errorf("message %q", msg)
 	}
 }
+
+// TestTargetTemplate: layout.targets finds targets by a path template;
+// a namespace named before its clusters has its chart and common values in
+// its own folder, and two folders for one target fail it.
+func TestTargetTemplate(t *testing.T) {
+	files := map[string]string{
+		"repotool.yaml":                               "layout:\n  targets: projects/{team}/{namespace}/{cluster}/{env}\n",
+		"projects/web/shop/Chart.yaml":                chart,
+		"projects/web/shop/common-values.yaml":        "a: 1\n",
+		"projects/web/shop/c1/prod/values.yaml":       "b: 1\n",
+		"projects/web/shop/c2/dev/values.yaml":        "c: 1\n",
+		"projects/web/shop/c2/dev/values.secret.yaml": encrypted,
+		"projects/data/etl/Chart.yaml":                chart,
+		"projects/data/etl/c1/prod/values.yaml":       "d: 1\n",
+		"projects/data/etl/c1/staging/values.yaml":    "e: 1\n",
+		"projects/.git/x/y/z/values.yaml":             "f: 1\n",
+		"projects/data/README.md":                     "# data\n",
+	}
+	repo := load(t, files)
+	var names []string
+	for _, tg := range repo.Targets {
+		names = append(names, tg.Name()+" "+tg.Dir+" "+tg.ChartDir)
+	}
+	want := []string{
+		"c1/etl projects/data/etl/c1/prod projects/data/etl",
+		"c1/shop projects/web/shop/c1/prod projects/web/shop",
+		"c2/shop projects/web/shop/c2/dev projects/web/shop",
+	}
+	if diff := cmp.Diff(want, names); diff != "" {
+		t.Errorf("targets (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"common projects/web/shop/common-values.yaml", "cluster projects/web/shop/c2/dev/values.yaml",
+		"cluster projects/web/shop/c2/dev/values.secret.yaml"}, valuesOf(t, repo, "c2", "shop")); diff != "" {
+		t.Errorf("c2/shop values (-want +got):\n%s", diff)
+	}
+	etl, _ := repo.Target("c1", "etl")
+	if len(etl.Errors) != 1 || etl.Errors[0].Code != layout.CodeTargetConflict || etl.Errors[0].File != "projects/data/etl/c1/staging" {
+		t.Errorf("c1/etl, in two folders: errors %v", etl.Errors)
+	}
+	for _, cl := range repo.Clusters {
+		if cl.Dir != "" {
+			t.Errorf("cluster %s has folder %q: its targets are below its namespaces' folders", cl.Name, cl.Dir)
+		}
+	}
+	shop, _ := repo.Target("c1", "shop")
+	if diff := cmp.Diff([]string{".sops.yaml", "projects/web/shop", "repotool.sum", "repotool.yaml"}, repo.Inputs(shop)); diff != "" {
+		t.Errorf("inputs (-want +got):\n%s", diff)
+	}
+	// Two teams with a namespace of one name.
+	files["projects/data/shop/Chart.yaml"] = chart
+	files["projects/data/shop/c3/prod/values.yaml"] = "g: 1\n"
+	repo = load(t, files)
+	if !slices.Contains(diags(repo), diag{layout.SeverityError, layout.CodeTargetConflict, "projects/web/shop", 0}) {
+		t.Errorf("a namespace in two teams' folders is not reported: %v", diags(repo))
+	}
+	c3, _ := repo.Target("c3", "shop")
+	if c3 == nil || len(c3.Errors) == 0 {
+		t.Errorf("c3/shop, of the namespace's second folder, does not fail: %+v", c3)
+	}
+}

@@ -1,8 +1,8 @@
 package cli_test
 
 import (
-	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -17,13 +17,17 @@ import (
 // print the examples' secret value.
 func TestAdoptExamples(t *testing.T) {
 	testtool.UseTestKey(t)
-	const canary = "canary-shared-chart-7f3a9c" // enc-prod.secret.values.yaml's clientSecret
+	// The examples' secret values (enc-prod.secret.values.yaml's
+	// clientSecret, the storefront's database password).
+	canaries := []string{"canary-shared-chart-7f3a9c", "canary-projects-41d0e2"}
 	for _, ex := range []struct {
 		name   string
 		target []string
+		source string // the source path of the target's generated Applications
 		lint   int
 	}{
-		{"shared-chart", []string{"--cluster", "alpha", "--namespace", "staging"}, cli.ExitFindings},
+		{"shared-chart", []string{"--cluster", "alpha", "--namespace", "staging"}, "config/clusters/alpha", cli.ExitFindings},
+		{"projects", []string{"--cluster", "eu-1", "--namespace", "etl"}, "projects/data/etl/eu-1/staging", cli.ExitFindings},
 	} {
 		dir := filepath.Join("..", "..", "..", "testdata", "adopt", ex.name)
 		for _, run := range []struct {
@@ -34,6 +38,7 @@ func TestAdoptExamples(t *testing.T) {
 			{"layout", []string{"layout", dir}, cli.ExitOK},
 			{"lint", []string{"lint", dir}, ex.lint},
 			{"lint-json", []string{"lint", dir, "-o", "json"}, ex.lint},
+			{"generate", []string{"generate", dir, "--stdout"}, cli.ExitOK},
 			{"render", append([]string{"render", dir}, ex.target...), cli.ExitOK},
 		} {
 			t.Run(ex.name+"/"+run.cmd, func(t *testing.T) {
@@ -41,14 +46,49 @@ func TestAdoptExamples(t *testing.T) {
 				if code != run.exit {
 					t.Errorf("exit code %d, want %d\n%s", code, run.exit, got)
 				}
-				if strings.Contains(got, canary) {
-					t.Errorf("the output prints the example's secret value:\n%s", got)
+				for _, c := range canaries {
+					if strings.Contains(got, c) {
+						t.Errorf("the output prints the example's secret value:\n%s", got)
+					}
 				}
 				golden.Check(t, filepath.Join("testdata", "golden", "adopt-"+ex.name+"-"+run.cmd+".txt"), []byte(got))
 			})
 		}
-		if _, err := os.Stat(filepath.Join(dir, "repotool.yaml")); err != nil {
-			t.Errorf("%s: the example has no repotool.yaml: %v", ex.name, err)
+		t.Run(ex.name+"/plugin", func(t *testing.T) {
+			// Argo CD runs the plugin in the Application's source path,
+			// with the env generate writes: its two tiers render, between
+			// them, what render does (and the target's Namespace).
+			cl, ns := ex.target[1], ex.target[3]
+			want, _ := runCLI(t, append([]string{"render", dir}, ex.target...)...)
+			var got []string
+			for _, tier := range []string{"application", "namespaces"} {
+				out, code := runCLIEnv(t, cli.Env{Dir: filepath.Join(dir, filepath.FromSlash(ex.source)), Environ: []string{
+					"ARGOCD_APP_NAME=" + ns, "ARGOCD_APP_NAMESPACE=" + ns, "ARGOCD_APP_SOURCE_PATH=" + ex.source,
+					"ARGOCD_ENV_CLUSTER=" + cl, "ARGOCD_ENV_NAMESPACE=" + ns, "ARGOCD_ENV_TIER=" + tier, "REPOTOOL_CLUSTER=" + cl,
+				}}, "render", "--argocd")
+				if code != cli.ExitOK {
+					t.Fatalf("the plugin, tier %s, exits %d:\n%s", tier, code, out)
+				}
+				got = append(got, documents(out)...)
+			}
+			// The namespaces tier adds the Namespace repotool writes.
+			got = slices.DeleteFunc(got, func(d string) bool { return strings.HasPrefix(d, "# Source: repotool (the target's namespace)") })
+			slices.Sort(got)
+			if wantDocs := documents(want); !slices.Equal(got, wantDocs) {
+				t.Errorf("the plugin's tiers render\n%v\nwhere render renders\n%v", got, wantDocs)
+			}
+		})
+	}
+}
+
+// documents are a YAML stream's non-empty documents, sorted.
+func documents(stream string) []string {
+	var out []string
+	for _, d := range strings.Split(stream, "\n---\n") {
+		if d = strings.TrimSpace(strings.TrimPrefix(d, "---")); d != "" {
+			out = append(out, d)
 		}
 	}
+	slices.Sort(out)
+	return out
 }

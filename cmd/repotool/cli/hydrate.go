@@ -197,7 +197,7 @@ func checkDestination(f *hydrateFlags, git *scope.Repo, root string, repo *layou
 	case f.branch != "":
 		err = hydrate.CheckPrefix(repo, f.branch)
 	case !f.check:
-		err = hydrate.CheckOut(f.out, git.Root(), root, repo.Config.Layout.ClustersDir, repo.Config.Layout.NamespacesDir)
+		err = hydrate.CheckOut(f.out, git.Root(), root, repo.Folders()...)
 	}
 	if err != nil {
 		return usageErr(err)
