@@ -253,3 +253,29 @@ func TestTargetTemplate(t *testing.T) {
 		t.Errorf("c3/shop, of the namespace's second folder, does not fail: %+v", c3)
 	}
 }
+
+// TestTargetTemplateSkipsChartFolders: below a namespace folder that is a
+// chart, Helm's own folders are never parts of the template (a subchart
+// under charts/ is no cluster), and the chart's templates are no stray
+// files.
+func TestTargetTemplateSkipsChartFolders(t *testing.T) {
+	repo := load(t, map[string]string{
+		"repotool.yaml":                           "layout:\n  targets: apps/{namespace}/{cluster}/{env}\n",
+		"apps/shop/Chart.yaml":                    chart,
+		"apps/shop/templates/cm.yaml":             "kind: ConfigMap\n",
+		"apps/shop/charts/redis/templates/x.yaml": "kind: ConfigMap\n",
+		"apps/shop/crds/a/b.yaml":                 "kind: CustomResourceDefinition\n",
+		"apps/shop/c1/prod/values.yaml":           "a: 1\n",
+		"apps/shop/c1/notes.yaml":                 "n: 1\n",
+	})
+	var names []string
+	for _, tg := range repo.Targets {
+		names = append(names, tg.Name())
+	}
+	if !slices.Equal(names, []string{"c1/shop"}) {
+		t.Errorf("targets %v, want c1/shop alone", names)
+	}
+	if diff := cmp.Diff([]diag{{layout.SeverityWarning, layout.CodeFileUnrecognized, "apps/shop/c1/notes.yaml", 0}}, diags(repo)); diff != "" {
+		t.Errorf("diagnostics (-want +got):\n%s", diff)
+	}
+}

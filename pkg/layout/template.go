@@ -20,6 +20,10 @@ import (
 // the model (namespaces, clusters, values, inputs) is built as for the
 // default layout, so that nothing downstream reads folder names.
 
+// helmFolders are the folders of a chart that Helm gives a meaning to:
+// below a Chart.yaml, they are never a part of the template.
+var helmFolders = map[string]bool{"templates": true, "charts": true, "crds": true}
+
 // match is a folder the template matches, with its parts.
 type match struct {
 	parts map[string]string
@@ -108,12 +112,20 @@ func (l *loader) walk(tpl config.TargetTemplate, i int, e entry, parts map[strin
 		prev = tpl.Part(i - 1)
 	}
 	own := prev == config.PartCluster && !tpl.NamespaceFirst() || prev == config.PartNamespace && tpl.NamespaceFirst()
+	chart := slices.ContainsFunc(entries, func(c entry) bool { return c.name == "Chart.yaml" && !c.dir })
+	found := len(*out)
+	var stray []Diagnostic
+	defer func() {
+		if len(*out) > found { // only folders on the way to a target are the layout's
+			l.pending = append(l.pending, stray...)
+		}
+	}()
 	for _, c := range entries {
-		if strings.HasPrefix(c.name, ".") {
-			continue
+		if strings.HasPrefix(c.name, ".") || chart && helmFolders[c.name] {
+			continue // Git's folder; a chart's own folders are no part
 		}
 		if i > 0 && !c.dir && !own && isYAML(c.name) { // the root holds repotool.yaml and the like
-			l.pending = append(l.pending, Diagnostic{Severity: SeverityWarning, Code: CodeFileUnrecognized, File: c.path,
+			stray = append(stray, Diagnostic{Severity: SeverityWarning, Code: CodeFileUnrecognized, File: c.path,
 				Message: fmt.Sprintf("YAML file in a folder layout.targets (%s) passes through is not read: it is no target's, cluster's or namespace's folder",
 					strings.Join(tpl.Segments, "/")),
 				Hint: "move it into a target's folder, or list it in the values lists of the targets it is for"})
