@@ -71,7 +71,7 @@ func checkUnstableRender(results []*render.Result, files *layout.Files, report f
 				f.Line = lineWith(files, u.File, "name: "+u.Dependency)
 				f.Message = fmt.Sprintf("the dependency %s is resolved from the version range %q, which Chart.lock does not pin: each rendering takes the newest "+
 					"version its repository publishes then; "+
-					"run `helm dependency update %s` and commit Chart.lock (or vendor the chart)", u.Dependency, u.Version, strings.TrimSuffix(u.File, "/Chart.yaml"))
+					"run `repotool deps update --chart %s` and commit Chart.lock (or vendor the chart)", u.Dependency, u.Version, strings.TrimSuffix(u.File, "/Chart.yaml"))
 			case u.ViaTpl:
 				f.Message = fmt.Sprintf("text this template gives to tpl calls %s, which %s: %s", u.Func, unstableCause(u.Func), unstableEffect(u.Func))
 			default:

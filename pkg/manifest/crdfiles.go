@@ -106,7 +106,7 @@ func isManifestFile(p string) bool {
 func crdsInArchive(data []byte, file string) ([]*CRD, error) {
 	zr, err := gzip.NewReader(bytes.NewReader(data))
 	if err != nil {
-		return nil, fmt.Errorf("%s: not a gzip-compressed chart (%w): package it again with `helm dependency build`, or remove it", file, err)
+		return nil, fmt.Errorf("%s: not a gzip-compressed chart (%w): remove it and fetch the dependency with `repotool deps build`, or package it again", file, err)
 	}
 	tr := tar.NewReader(zr)
 	var out []*CRD
@@ -119,7 +119,7 @@ func crdsInArchive(data []byte, file string) ([]*CRD, error) {
 		if err != nil {
 			return out, errors.Join(append(
 				errs,
-				fmt.Errorf("%s: not a readable chart archive (%w): package it again with `helm dependency build`, or remove it", file, err),
+				fmt.Errorf("%s: not a readable chart archive (%w): remove it and fetch the dependency with `repotool deps build`, or package it again", file, err),
 			)...)
 		}
 		if h.Typeflag != tar.TypeReg {

@@ -15,8 +15,9 @@ func newLayoutCmd() *cobra.Command {
 		Short: "Show every target with its values files in merge order, and the layout's problems",
 		Long: `layout loads the repository (default: the current directory) and prints its
 inventory: every (cluster, namespace) target with its values files in merge
-order (common plain, common secret, cluster plain, cluster secret), then any
-problems with the layout.
+order (common plain, common secret, cluster-wide, cluster plain, cluster
+secret; or the order repotool.yaml lists them in), then any problems with
+the layout.
 
 Exit status: 0 when there are no error diagnostics, 1 when there are, 2 on a
 usage error, an invalid repotool.yaml or an unreadable repository.`,

@@ -88,6 +88,7 @@ See https://github.com/repotool/repotool for documentation.`,
 	v.addKeyFlags(root, s)
 	root.AddCommand(
 		newCompareCmd(s, v),
+		newDepsCmd(s, v),
 		newDiffCmd(s, v),
 		newGenerateCmd(s, v),
 		newHydrateCmd(s, v),

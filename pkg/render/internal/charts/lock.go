@@ -27,7 +27,7 @@ func readLock(fsys fs.FS, dir string, c *chart.Chart) (*chart.Lock, error) {
 	}
 	lock := &chart.Lock{}
 	if err := yaml.Unmarshal(data, lock); err != nil {
-		return nil, &ChartError{Chart: dir + "/Chart.lock", Err: err, Hint: "regenerate it with `helm dependency update " + dir + "`"}
+		return nil, &ChartError{Chart: dir + "/Chart.lock", Err: err, Hint: "regenerate it with `repotool deps update --chart " + dir + "`"}
 	}
 	if err := checkLock(dir, c.Metadata.Dependencies, lock); err != nil {
 		return nil, err
@@ -48,7 +48,7 @@ func checkLock(dir string, deps []*chart.Dependency, lock *chart.Lock) error {
 	if lock.Digest != want {
 		return &ChartError{Chart: dir + "/Chart.lock", Err: fmt.Errorf("the lock file is out of sync with the dependencies in %s/Chart.yaml (helm dependency "+
 			"build refuses it)", dir),
-			Hint: "run `helm dependency update " + dir + "` and commit Chart.lock"}
+			Hint: "run `repotool deps update --chart " + dir + "` and commit Chart.lock"}
 	}
 	return nil
 }

@@ -52,7 +52,7 @@ func (s *Supply) remoteChart(ctx context.Context, dir string, dep *chart.Depende
 	exact := IsExactVersion(version)
 	if s.cfg.CacheDir == "" && (s.cfg.Offline || !exact) {
 		return "", nil, depErr("it is not vendored under "+dir+"/charts/ and no dependency cache is configured",
-			"vendor it with `helm dependency build "+dir+"`, or set a cache folder")
+			"set a cache folder and fetch it with `repotool deps build`, or vendor it under "+dir+"/charts/")
 	}
 	sums, err := s.sums()
 	if err != nil {
@@ -66,7 +66,7 @@ func (s *Supply) remoteChart(ctx context.Context, dir string, dep *chart.Depende
 		data, why, err := s.fromCache(ctx, file, dep, version, pin, oci)
 		switch {
 		case err != nil:
-			return "", nil, depErr(err.Error(), "vendor it with `helm dependency build "+dir+"`, or pin it in "+layout.SumsFile+" (see docs/render.md)")
+			return "", nil, depErr(err.Error(), "pin it in "+layout.SumsFile+" with `repotool deps build` (see docs/render.md)")
 		case data != nil:
 			return file, data, nil
 		}
@@ -77,7 +77,7 @@ func (s *Supply) remoteChart(ctx context.Context, dir string, dep *chart.Depende
 			return "", nil, depErr(corrupt+"; downloads are off (offline)", "run once without --offline to fetch it again, or remove the entry")
 		}
 		return "", nil, depErr(fmt.Sprintf("version %s is neither vendored under %s/charts/ nor in the cache, and downloads are off (offline)", version, dir),
-			"run once without --offline to fill the cache, or vendor the chart with `helm dependency build "+dir+"`")
+			"run `repotool deps build` once without --offline to fill the cache and pin it in "+layout.SumsFile)
 	}
 	if corrupt != "" {
 		s.cfg.Log.Warn("fetching a dependency again", "reason", corrupt)
@@ -96,7 +96,7 @@ func (s *Supply) remoteChart(ctx context.Context, dir string, dep *chart.Depende
 		pin = sums[sumKey(dep.Repository, dep.Name, version)]
 	}
 	if err != nil {
-		return "", nil, depErr(err.Error(), "check the repository URL and your network, or vendor the chart with `helm dependency build "+dir+"`")
+		return "", nil, depErr(err.Error(), "check the repository URL and your network; once fetched (`repotool deps build`), offline runs use the cache")
 	}
 	if pin != "" && digestOf(data) != pin {
 		return "", nil, depErr(fmt.Sprintf("the downloaded archive has digest %s, but %s pins %s", digestOf(data), layout.SumsFile, pin),
