@@ -22,6 +22,9 @@ func FuzzParse(f *testing.F) {
 		"&a [*a]",
 		"a: &a {b: *a}\n",
 		"--- !!binary AAAA\n",
+		"layout:\n  targets: projects/{team}/{namespace}/{cluster}\n  clusterWideValues: [values-*.yaml]\n",
+		"namespaces:\n  a: {chart: charts/x}\ndefaults:\n  values:\n    '*': [a.yaml, 'c/{cluster}/{namespace}.yaml']\n",
+		"clusters:\n  c:\n    values:\n      a: [x.yaml, x.yaml]\n",
 	} {
 		f.Add([]byte(seed))
 	}
@@ -36,6 +39,35 @@ func FuzzParse(f *testing.F) {
 		}
 		if cfg.Layout.NamespacesDir == "" || cfg.Layout.ClustersDir == "" || len(cfg.Layout.SecretSuffixes) == 0 {
 			t.Fatalf("accepted config lost its layout defaults: %+v", cfg.Layout)
+		}
+	})
+}
+
+// FuzzTargetTemplate checks that layout.targets' parser never panics, and
+// that a template it accepts names {cluster} and {namespace} once each,
+// within the folder limit, and fills its prefixes from the parts.
+func FuzzTargetTemplate(f *testing.F) {
+	for _, seed := range []string{"clusters/{cluster}/{namespace}", "projects/{team}/{namespace}/{cluster}/{env}", "{cluster}/{namespace}",
+		"a/{cluster}/{cluster}/{namespace}", "a/../{cluster}/{namespace}", "a/{Cluster}/{namespace}", "a/x{cluster}/{namespace}", "", "/"} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		tpl, err := config.ParseTargetTemplate(s)
+		if err != nil {
+			return
+		}
+		c, n := tpl.Index(config.PartCluster), tpl.Index(config.PartNamespace)
+		if c < 0 || n < 0 || len(tpl.Segments) > config.MaxTemplateSegments {
+			t.Fatalf("accepted %q: cluster at %d, namespace at %d, %d folders", s, c, n, len(tpl.Segments))
+		}
+		parts := map[string]string{}
+		for i := range tpl.Segments {
+			if p := tpl.Part(i); p != "" {
+				parts[p] = "x"
+			}
+		}
+		if got := tpl.Prefix(len(tpl.Segments), parts); strings.Contains(got, "{") || strings.Count(got, "/") != len(tpl.Segments)-1 {
+			t.Fatalf("%q filled in is %q", s, got)
 		}
 	})
 }
