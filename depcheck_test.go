@@ -75,11 +75,18 @@ func TestLibraryWeight(t *testing.T) {
 // docs/performance.md), and Helm's Kubernetes client with kubectl and
 // kustomize, through which Helm's repo package links it. The chart supply
 // reads repository indexes itself (pkg/render/internal/charts/index.go).
+// Nor the ValidatingAdmissionPolicy plugin's packages (policy/generic and
+// policy/validating), which link client-go's informers and fake clientset
+// and made every command start slower (issue 47): pkg/admission evaluates
+// policies with the CEL compiler, match conditions and matcher alone.
 func TestBinaryWeight(t *testing.T) {
 	for _, dep := range strings.Fields(goList(t, "{{.ImportPath}}", "-deps", "./cmd/repotool")) {
 		switch {
 		case dep == "plugin", dep == "helm.sh/helm/v3/pkg/repo", dep == "helm.sh/helm/v3/pkg/kube", dep == "helm.sh/helm/v3/pkg/getter",
-			strings.HasPrefix(dep, "k8s.io/kubectl/"), strings.HasPrefix(dep, "sigs.k8s.io/kustomize/api/"):
+			strings.HasPrefix(dep, "k8s.io/kubectl/"), strings.HasPrefix(dep, "sigs.k8s.io/kustomize/api/"),
+			strings.HasPrefix(dep, "k8s.io/apiserver/pkg/admission/plugin/policy/generic"),
+			strings.HasPrefix(dep, "k8s.io/apiserver/pkg/admission/plugin/policy/validating"),
+			strings.HasPrefix(dep, "k8s.io/client-go/informers"), dep == "k8s.io/client-go/kubernetes/fake":
 			t.Errorf("cmd/repotool links %s", dep)
 		}
 	}

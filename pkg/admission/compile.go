@@ -9,7 +9,6 @@ import (
 	admissionv1 "k8s.io/api/admissionregistration/v1"
 	"k8s.io/apimachinery/pkg/util/version"
 	"k8s.io/apiserver/pkg/admission/plugin/cel"
-	"k8s.io/apiserver/pkg/admission/plugin/policy/validating"
 	"k8s.io/apiserver/pkg/admission/plugin/webhook/matchconditions"
 	"k8s.io/apiserver/pkg/cel/environment"
 
@@ -29,7 +28,7 @@ type compileKey struct{ version, policy string }
 // compiled is a policy compiled for evaluation, and what compiling it as a
 // new object found wrong.
 type compiled struct {
-	validator validating.Validator
+	validator *policyValidator
 	problems  []Problem // Ref unset: the caller's is filled in
 	// usesAuthorizer: an expression asks the authorizer, which offline
 	// evaluation cannot answer.
@@ -70,46 +69,44 @@ func (c *Compiler) compile(p *admissionv1.ValidatingAdmissionPolicy, kubeVersion
 // validations, audit annotations and message expressions, in the stored
 // expressions environment, params declared when the policy has a paramKind
 // and the authorizer for all but message expressions.
-func compileForEvaluation(p *admissionv1.ValidatingAdmissionPolicy) validating.Validator {
+func compileForEvaluation(p *admissionv1.ValidatingAdmissionPolicy) *policyValidator {
 	withParams := p.Spec.ParamKind != nil
 	vars := cel.OptionalVariableDeclarations{HasParams: withParams, HasAuthorizer: true}
 	messageVars := cel.OptionalVariableDeclarations{HasParams: withParams}
+	v := &policyValidator{specs: p.Spec.Validations, ignore: p.Spec.FailurePolicy != nil && *p.Spec.FailurePolicy == admissionv1.Ignore}
 	compiler, err := cel.NewCompositedCompiler(evaluationEnv())
 	if err != nil {
-		return validating.NewValidator(nil, nil, nil, nil, p.Spec.FailurePolicy, err)
+		v.compileErr = err
+		return v
 	}
 	mode := environment.StoredExpressions
-	for _, v := range p.Spec.Variables {
-		compiler.CompileAndStoreVariable(&validating.Variable{Name: v.Name, Expression: v.Expression}, vars, mode)
+	for _, x := range p.Spec.Variables {
+		compiler.CompileAndStoreVariable(&variableExpr{name: x.Name, expr: x.Expression}, vars, mode)
 	}
-	var matcher matchconditions.Matcher
 	if len(p.Spec.MatchConditions) > 0 {
 		conds := make([]cel.ExpressionAccessor, len(p.Spec.MatchConditions))
 		for i := range p.Spec.MatchConditions {
 			conds[i] = (*matchconditions.MatchCondition)(&p.Spec.MatchConditions[i])
 		}
-		matcher = matchconditions.NewMatcher(compiler.CompileCondition(conds, vars, mode), p.Spec.FailurePolicy, "policy", "validate", p.Name)
+		v.conditions = matchconditions.NewMatcher(compiler.CompileCondition(conds, vars, mode), p.Spec.FailurePolicy, "policy", "validate", p.Name)
 	}
 	validations := make([]cel.ExpressionAccessor, len(p.Spec.Validations))
 	messages := make([]cel.ExpressionAccessor, len(p.Spec.Validations))
-	for i, v := range p.Spec.Validations {
-		validations[i] = &validating.ValidationCondition{Expression: v.Expression, Message: v.Message, Reason: v.Reason}
-		if v.MessageExpression != "" {
-			messages[i] = &validating.MessageExpressionCondition{MessageExpression: v.MessageExpression}
+	for i, x := range p.Spec.Validations {
+		validations[i] = &validationExpr{expr: x.Expression, message: x.Message}
+		if x.MessageExpression != "" {
+			messages[i] = &messageExpr{expr: x.MessageExpression}
 		}
 	}
 	audits := make([]cel.ExpressionAccessor, len(p.Spec.AuditAnnotations))
 	for i, a := range p.Spec.AuditAnnotations {
-		audits[i] = &validating.AuditAnnotationCondition{Key: a.Key, ValueExpression: a.ValueExpression}
+		audits[i] = &auditExpr{key: a.Key, expr: a.ValueExpression}
+		v.auditExprs = append(v.auditExprs, a.ValueExpression)
 	}
-	return validating.NewValidator(
-		budgeted{compiler.CompileCondition(validations, vars, mode)},
-		matcher,
-		budgeted{compiler.CompileCondition(audits, vars, mode)},
-		budgeted{compiler.CompileCondition(messages, messageVars, mode)},
-		p.Spec.FailurePolicy,
-		nil,
-	)
+	v.validations = budgeted{compiler.CompileCondition(validations, vars, mode)}
+	v.audits = budgeted{compiler.CompileCondition(audits, vars, mode)}
+	v.messages = budgeted{compiler.CompileCondition(messages, messageVars, mode)}
+	return v
 }
 
 // expression is one CEL expression of a policy, with its field.
@@ -127,22 +124,22 @@ func expressions(p *admissionv1.ValidatingAdmissionPolicy) []expression {
 		out = append(out, expression{field, expr, accessor, message})
 	}
 	for i, v := range p.Spec.Variables {
-		add(fmt.Sprintf("/spec/variables/%d/expression", i), v.Expression, &validating.Variable{Name: v.Name, Expression: v.Expression}, false)
+		add(fmt.Sprintf("/spec/variables/%d/expression", i), v.Expression, &variableExpr{name: v.Name, expr: v.Expression}, false)
 	}
 	for i := range p.Spec.MatchConditions {
 		m := &p.Spec.MatchConditions[i]
 		add(fmt.Sprintf("/spec/matchConditions/%d/expression", i), m.Expression, (*matchconditions.MatchCondition)(m), false)
 	}
 	for i, v := range p.Spec.Validations {
-		add(fmt.Sprintf("/spec/validations/%d/expression", i), v.Expression, &validating.ValidationCondition{Expression: v.Expression}, false)
+		add(fmt.Sprintf("/spec/validations/%d/expression", i), v.Expression, &validationExpr{expr: v.Expression}, false)
 		if v.MessageExpression != "" {
 			add(fmt.Sprintf("/spec/validations/%d/messageExpression", i), v.MessageExpression,
-				&validating.MessageExpressionCondition{MessageExpression: v.MessageExpression}, true)
+				&messageExpr{expr: v.MessageExpression}, true)
 		}
 	}
 	for i, a := range p.Spec.AuditAnnotations {
 		add(fmt.Sprintf("/spec/auditAnnotations/%d/valueExpression", i), a.ValueExpression,
-			&validating.AuditAnnotationCondition{Key: a.Key, ValueExpression: a.ValueExpression}, false)
+			&auditExpr{key: a.Key, expr: a.ValueExpression}, false)
 	}
 	return out
 }
@@ -165,7 +162,7 @@ func compileProblems(p *admissionv1.ValidatingAdmissionPolicy, kubeVersion strin
 	for _, e := range expressions(p) {
 		vars := cel.OptionalVariableDeclarations{HasParams: withParams, HasAuthorizer: !e.message}
 		var res cel.CompilationResult
-		if v, ok := e.accessor.(*validating.Variable); ok {
+		if v, ok := e.accessor.(*variableExpr); ok {
 			res = compiler.CompileAndStoreVariable(v, vars, environment.NewExpressions)
 		} else {
 			res = compiler.Compiler.CompileCELExpression(e.accessor, vars, environment.NewExpressions)

@@ -15,8 +15,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	utiljson "k8s.io/apimachinery/pkg/util/json"
 	"k8s.io/apiserver/pkg/admission"
-	"k8s.io/apiserver/pkg/admission/plugin/policy/validating"
-	celconfig "k8s.io/apiserver/pkg/apis/cel"
 	kubescheme "k8s.io/client-go/kubernetes/scheme"
 )
 
@@ -99,7 +97,7 @@ func (s *Set) Evaluate(ctx context.Context, in Input) []Decision {
 		if len(p.bindings) == 0 || p.c.usesAuthorizer {
 			continue
 		}
-		matches, resource, kind, err := s.matcher.DefinitionMatches(attrs, s.ifaces, validating.NewValidatingAdmissionPolicyAccessor(p.obj))
+		matches, resource, kind, err := policyMatches(s.matcher, attrs, s.ifaces, p.obj)
 		if err != nil {
 			out = appendConfigError(out, p, nil, err)
 			continue
@@ -112,7 +110,7 @@ func (s *Set) Evaluate(ctx context.Context, in Input) []Decision {
 			continue
 		}
 		for _, b := range p.bindings {
-			ok, err := s.matcher.BindingMatches(attrs, s.ifaces, validating.NewValidatingAdmissionPolicyBindingAccessor(b.obj))
+			ok, err := bindingMatches(s.matcher, attrs, s.ifaces, b.obj)
 			if err != nil {
 				out = appendConfigError(out, p, &b, err)
 				continue
@@ -166,31 +164,29 @@ func (s *Set) validate(ctx context.Context, ev *evaluation, b boundBinding, para
 	if ev.param != nil {
 		prm = ev.param
 	}
-	res := ev.p.c.validator.Validate(ctx, ev.resource, va, prm, ev.namespace, celconfig.RuntimeCELCostBudget, nil)
+	res := ev.p.c.validator.validate(ctx, ev.resource, va, prm, ev.namespace)
 	var out []Decision
-	for i, d := range res.Decisions {
-		if d.Action != validating.ActionDeny {
+	for i, v := range res.verdicts {
+		if v.kind != denied && v.kind != failed {
 			continue
 		}
 		dec := Decision{
 			Policy: ev.p.obj.Name, Binding: b.obj.Name, PolicyRef: ev.p.in.Ref, BindingRef: b.in.Ref, ParamRef: paramRef,
-			Actions: b.obj.Spec.ValidationActions, Message: d.Message, Reason: d.Reason,
-			Validation: -1, EvalError: d.Evaluation == validating.EvalError, eval: ev,
+			Actions: b.obj.Spec.ValidationActions, Message: v.message, Reason: v.reason,
+			Validation: -1, EvalError: v.kind == failed, eval: ev,
 		}
-		if len(res.Decisions) == len(ev.p.obj.Spec.Validations) {
+		if len(res.verdicts) == len(ev.p.obj.Spec.Validations) {
 			dec.Validation = i
 		}
 		dec.StaticMessage = staticMessage(ev.p.obj, dec)
 		out = append(out, dec)
 	}
-	for _, a := range res.AuditAnnotations {
-		if a.Action == validating.AuditAnnotationActionError {
-			out = append(out, Decision{
-				Policy: ev.p.obj.Name, Binding: b.obj.Name, PolicyRef: ev.p.in.Ref, BindingRef: b.in.Ref, ParamRef: paramRef,
-				Actions: []admissionv1.ValidationAction{admissionv1.Deny}, Message: a.Error, StaticMessage: "an audit annotation's valueExpression failed to evaluate",
-				Validation: -1, EvalError: true,
-			})
-		}
+	for _, msg := range res.auditErrors {
+		out = append(out, Decision{
+			Policy: ev.p.obj.Name, Binding: b.obj.Name, PolicyRef: ev.p.in.Ref, BindingRef: b.in.Ref, ParamRef: paramRef,
+			Actions: []admissionv1.ValidationAction{admissionv1.Deny}, Message: msg, StaticMessage: "an audit annotation's valueExpression failed to evaluate",
+			Validation: -1, EvalError: true,
+		})
 	}
 	return out
 }

@@ -14,8 +14,6 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apiserver/pkg/admission"
-	"k8s.io/apiserver/pkg/admission/plugin/policy/validating"
-	celconfig "k8s.io/apiserver/pkg/apis/cel"
 
 	"github.com/repotool/repotool/internal/jsonptr"
 )
@@ -141,8 +139,8 @@ func (s *Set) fails(ctx context.Context, d Decision, content map[string]any) boo
 	if ev.param != nil {
 		prm = ev.param
 	}
-	res := ev.p.c.validator.Validate(ctx, ev.resource, va, prm, ev.namespace, celconfig.RuntimeCELCostBudget, nil)
-	return d.Validation < len(res.Decisions) && res.Decisions[d.Validation].Evaluation == validating.EvalDeny
+	res := ev.p.c.validator.validate(ctx, ev.resource, va, prm, ev.namespace)
+	return d.Validation < len(res.verdicts) && res.verdicts[d.Validation].kind == denied
 }
 
 // deepCopy copies content, false when it holds a value that is not JSON's

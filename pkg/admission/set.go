@@ -10,7 +10,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apiserver/pkg/admission"
-	"k8s.io/apiserver/pkg/admission/plugin/policy/generic"
 	"k8s.io/apiserver/pkg/admission/plugin/policy/matching"
 	"k8s.io/apiserver/pkg/authentication/user"
 )
@@ -45,7 +44,7 @@ var ArgoCDController user.Info = &user.DefaultInfo{
 type Set struct {
 	policies []*boundPolicy
 	cluster  *Cluster
-	matcher  generic.PolicyMatcher
+	matcher  *matching.Matcher
 	ifaces   admission.ObjectInterfaces
 	opts     Options
 }
@@ -84,7 +83,7 @@ func New(policies, bindings []Input, cluster *Cluster, opts Options) (*Set, []Pr
 	cluster.index()
 	s := &Set{
 		cluster: cluster,
-		matcher: generic.NewPolicyMatcher(matching.NewMatcher(cluster.namespaces, noNamespaces{})),
+		matcher: matching.NewMatcher(cluster.namespaces, noNamespaces{}),
 		ifaces:  admission.NewObjectInterfacesFromScheme(runtime.NewScheme()),
 		opts:    opts,
 	}
