@@ -196,6 +196,17 @@ func TestActionSteps(t *testing.T) {
 	if err != nil || !bytes.Contains(sarif, []byte(`"uri": "deploy/gitops/bootstrap/legacy-2019.yaml"`)) {
 		t.Errorf("SARIF paths are not from the Git root: %v", err)
 	}
+	// A matrix of two shards and the merge job, as docs/ci.md shows them:
+	// the merge annotates what one run does.
+	env := []string{"INPUT_PATH=deploy/gitops", "INPUT_FAIL_ON=error", "INPUT_SARIF_FILE=repotool.sarif", "INPUT_DECRYPT=false", "SOPS_AGE_KEY=",
+		"PATH=" + filepath.Dir(bin) + ":" + os.Getenv("PATH")}
+	for _, i := range []string{"1", "2"} {
+		runStep(t, steps["lint"], work, append(env, "INPUT_SHARD="+i+"/2", "INPUT_SHARD_REPORT=shard-"+i+".json", "INPUT_MERGE=")...)
+	}
+	_, _, merged, err := runStep(t, steps["lint"], work, append(env, "INPUT_SHARD=", "INPUT_SHARD_REPORT=", "INPUT_MERGE=shard-1.json,shard-2.json")...)
+	if err == nil || strings.Count(merged, "::error ") != strings.Count(out, "::error ") || !strings.Contains(merged, "::error file=deploy/gitops/bootstrap/legacy-2019.yaml,line=4,") {
+		t.Errorf("merge of the shards' reports: %v\n%s\nwhere one run printed\n%s", err, merged, out)
+	}
 }
 
 // TestReleaseMatchesAction: the archives .goreleaser.yaml publishes are the

@@ -3,6 +3,7 @@ package layout
 import (
 	"fmt"
 	"hash/fnv"
+	"slices"
 )
 
 // Shard is one of N deterministic parts of a repository's targets, for
@@ -46,3 +47,30 @@ func (s Shard) Targets(ts []Target) []Target {
 // First reports whether this is the first shard (or no sharding): the one
 // that reports what belongs to no target.
 func (s Shard) First() bool { return s.N <= 1 || s.I == 1 }
+
+// ClusterTargets returns the targets of ts whose cluster is in the shard,
+// in order: every target of a cluster is in the same part, so that the
+// checks across a cluster's targets (lint's admission policies, duplicate
+// objects, Secret conflicts, AppProject permissions) see all of them. The
+// clusters, sorted by name, are dealt to the parts in turn.
+func (s Shard) ClusterTargets(ts []Target) []Target {
+	if s.N <= 1 {
+		return ts
+	}
+	var clusters []string
+	for _, t := range ts {
+		clusters = append(clusters, t.Cluster)
+	}
+	slices.Sort(clusters)
+	clusters = slices.Compact(clusters)
+	var out []Target
+	for _, t := range ts {
+		if i, _ := slices.BinarySearch(clusters, t.Cluster); i%s.N+1 == s.I {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// String is "i/n".
+func (s Shard) String() string { return fmt.Sprintf("%d/%d", s.I, s.N) }

@@ -31,6 +31,11 @@ type Result struct {
 	finding.Report
 
 	err error
+	// suppressed are the findings suppressions left out (counted in
+	// Summary.Suppressed); unused is values-unused's judgment in a
+	// sharded run, which Merge decides (ShardReport).
+	suppressed []Finding
+	unused     *unusedScan
 }
 
 // Err is a failure of repotool itself during the checks (a schema folder

@@ -59,6 +59,9 @@ type asked struct {
 	celBudget  int64
 	// evidence renders again for the rules that decide by rendering.
 	evidence *evidence
+	// sharded: the run is one shard; values-unused leaves its judgment
+	// to the merge (unused).
+	sharded bool
 }
 
 // input is a run's facts, and what the rules share while they run.
@@ -80,6 +83,9 @@ type input struct {
 	// views are the clusters as the cross-object rules see them (see
 	// clusterViews), computed once.
 	views []*clusterView
+	// unused is values-unused's judgment, kept for the merge in a sharded
+	// run.
+	unused *unusedScan
 	// toolErr is a failure of repotool itself during a check (a schema
 	// location that cannot be read): Lint returns it instead of findings.
 	toolErr error
@@ -147,8 +153,12 @@ func buildInput(repo *layout.Repo, results []*render.Result, opts Options, facts
 	r.readScanned()
 	r.scanRaw()
 	r.loadSops()
-	r.collectCRDs(results, at)
-	in := &input{repo: r, results: results, compacted: facts, at: at, asked: asked{renderOpts: opts.Render, schemaDir: opts.SchemaDir,
+	crdFrom := results
+	if ev != nil {
+		crdFrom = slices.Concat(results, ev.crdSources) // a sharded run's: the other shards' CRDs
+	}
+	r.collectCRDs(crdFrom, at)
+	in := &input{repo: r, results: results, compacted: facts, at: at, asked: asked{renderOpts: opts.Render, schemaDir: opts.SchemaDir, sharded: opts.Shard.N > 1,
 		evidence: ev, keys: opts.Keys, celBudget: cmp.Or(opts.CELBudget, admission.RunBudget)},
 		versions: versions{repo: repo, override: opts.Render.KubeVersion}}
 	in.sup = r.loadSuppressions(func(f Finding) { in.suppressionFindings = append(in.suppressionFindings, f) })

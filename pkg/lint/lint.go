@@ -3,11 +3,9 @@ package lint
 import (
 	"context"
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/repotool/repotool/pkg/layout"
-	"github.com/repotool/repotool/pkg/manifest"
 	"github.com/repotool/repotool/pkg/render"
 	"github.com/repotool/repotool/pkg/sopsfile"
 )
@@ -28,11 +26,14 @@ type Options struct {
 	// (a CRD short name shared with a target outside the scope is not
 	// found). Empty: every target.
 	Cluster, Namespace string
-	// Shard lints one part of the targets (see layout.Shard), for spreading
-	// a large repository over CI jobs: findings about the shard's targets,
-	// and, in the first shard only, those about no target. Checks across
-	// targets see only the shard's renderings (CRDs in charts' crds/
-	// folders and plain files are seen by every shard).
+	// Shard lints one part of the clusters (layout.Shard.ClusterTargets),
+	// for spreading a large repository over CI jobs: findings about the
+	// shard's targets, and, in the first shard only, those about no
+	// target. Every check across a cluster's targets sees the whole
+	// cluster, and the CRD inventory is the whole repository's (the other
+	// shards' targets whose charts may render a CRD are rendered for their
+	// CRDs alone). values-unused, which looks across clusters, is decided
+	// when the shards' reports are merged (Result.ShardReport, Merge).
 	Shard layout.Shard
 	// Targets, when not nil, limits the run to the named targets
 	// ("cluster/namespace"; other names are ignored): only they are
@@ -73,7 +74,8 @@ func Lint(ctx context.Context, repo *layout.Repo, opts Options, extra ...render.
 	if err != nil {
 		return nil, err
 	}
-	targets = opts.Shard.Targets(targets)
+	all := targets
+	targets = opts.Shard.ClusterTargets(targets)
 	results := make([]*render.Result, len(targets))
 	facts := compacted{}
 	opts.Render.VerifyUnstable = true // unstable-render reports only calls that change the output
@@ -82,10 +84,14 @@ func Lint(ctx context.Context, repo *layout.Repo, opts Options, extra ...render.
 		facts.compact(res)
 		results[i] = res
 	})
+	var crdSources []*render.Result
+	if opts.Shard.N > 1 {
+		crdSources = otherShardsCRDs(ctx, r, all, targets)
+	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	res := check(repo, results, opts, facts, &evidence{ctx: ctx, renderer: r})
+	res := check(repo, results, opts, facts, &evidence{ctx: ctx, renderer: r, crdSources: crdSources})
 	if opts.Cluster != "" || opts.Shard.N > 1 || opts.Targets != nil {
 		res.keepTargets(targets, opts.Shard.First(), opts.Cluster != "")
 	}
@@ -131,34 +137,6 @@ func scope(repo *layout.Repo, opts Options) ([]layout.Target, error) {
 	return out, nil
 }
 
-// keepTargets keeps the findings about the targets, their Targets narrowed
-// to them, and recounts. Findings about no target are kept in the first
-// shard only and, with inFolders, only when they are about a file in the
-// targets' folders (cluster and namespace folders).
-func (r *Result) keepTargets(targets []layout.Target, first, inFolders bool) {
-	names := map[string]bool{}
-	var dirs []string
-	for _, t := range targets {
-		names[t.Name()] = true
-		for _, d := range t.Folders() {
-			dirs = append(dirs, d+"/")
-		}
-	}
-	kept := r.Findings[:0]
-	for _, f := range r.Findings {
-		in := slices.ContainsFunc(f.Targets, func(t string) bool { return names[t] })
-		if len(f.Targets) == 0 {
-			in = first && (!inFolders || slices.ContainsFunc(dirs, func(d string) bool { return strings.HasPrefix(manifest.ParseSource(f.File).File+"/", d) }))
-		}
-		if in {
-			f.Targets = slices.DeleteFunc(f.Targets, func(t string) bool { return !names[t] })
-			kept = append(kept, f)
-		}
-	}
-	r.Findings = kept
-	r.Finish()
-}
-
 // Check runs every rule over renderings already made (one per target of
 // repo, in target order, with RenderOptions), for callers that render
 // themselves. unstable-render reports the renderings' Unstable as they
@@ -179,42 +157,52 @@ func (a *asked) ctx() context.Context {
 
 // evidence is what the rules that decide by rendering again
 // (values-unused) render with: a renderer made as the renderings were.
+// crdSources are renderings of other shards' targets, kept for the CRDs
+// they render alone.
 type evidence struct {
-	ctx      context.Context
-	renderer *render.Renderer
+	ctx        context.Context
+	renderer   *render.Renderer
+	crdSources []*render.Result
+}
+
+// runRule runs one rule (check calls the rule's check with a function
+// taking each finding) at the severity repotool.yaml gives it, unless it
+// is off there, and hands out each finding.
+func runRule(repo *layout.Repo, r *Rule, check func(emit func(Finding)), out func(Finding)) {
+	override := repo.Config.Lint.Rules[r.ID].Severity
+	if r == ruleInvalidSuppression {
+		override = "" // a malformed suppression is always reported
+	}
+	if override == "off" || override == "" && r.Off {
+		return
+	}
+	check(func(f Finding) {
+		f.Rule = r.ID
+		if f.Severity == "" {
+			f.Severity = r.Severity
+		}
+		if override != "" {
+			f.Severity = Severity(override)
+		}
+		out(f)
+	})
 }
 
 // check is Check, for renderings compact let go of content in.
 func check(repo *layout.Repo, results []*render.Result, opts Options, facts compacted, ev *evidence) *Result {
 	in := buildInput(repo, results, opts, facts, ev)
-	var all []Finding
+	res := &Result{}
 	for _, r := range registry {
-		override := repo.Config.Lint.Rules[r.ID].Severity
-		if r == ruleInvalidSuppression {
-			override = "" // a malformed suppression is always reported
-		}
-		if override == "off" || override == "" && r.Off {
-			continue
-		}
-		r.check(in, func(f Finding) {
-			f.Rule = r.ID
-			if f.Severity == "" {
-				f.Severity = r.Severity
+		runRule(repo, r, func(emit func(Finding)) { r.check(in, emit) }, func(f Finding) {
+			if in.sup.suppressed(f) {
+				res.suppressed = append(res.suppressed, f)
+				res.Summary.Suppressed++
+				return
 			}
-			if override != "" {
-				f.Severity = Severity(override)
-			}
-			all = append(all, f)
+			res.Findings = append(res.Findings, f)
 		})
 	}
-	res := &Result{}
-	for _, f := range all {
-		if in.sup.suppressed(f) {
-			res.Summary.Suppressed++
-			continue
-		}
-		res.Findings = append(res.Findings, f)
-	}
+	res.unused = in.unused
 	res.Summary.Targets = len(results)
 	for _, r := range results {
 		if r.Err == nil {

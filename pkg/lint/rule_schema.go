@@ -79,14 +79,10 @@ func checkSchemas(r *repoFacts, results []*render.Result, vs versions, a asked, 
 		return err
 	}
 	defer v.Close()
-	newest, err := validateRendered(results, v, a.renderOpts.Concurrency, at, report)
-	if err != nil {
+	if err := validateRendered(results, v, a.renderOpts.Concurrency, at, report); err != nil {
 		return err
 	}
-	if newest == nil {
-		newest = vs.kubeVersion(r.Repo.Config.ClusterKubeVersion(""))
-	}
-	return validateRaw(r.Raw, v, newest, report)
+	return validateRaw(r.Raw, v, vs.newest(), report)
 }
 
 // newSchemaValidator is the run's validator: the schema locations
@@ -123,19 +119,14 @@ type schemaJob struct {
 }
 
 // validateRendered validates every rendered object, in parallel, and
-// reports in order. It returns the newest Kubernetes version a target
-// runs, or why repotool itself failed.
-func validateRendered(results []*render.Result, v *schema.Validator, workers int, at *positions, report func(Finding)) (*semver.Version, error) {
+// reports in order; an error is repotool's own failure.
+func validateRendered(results []*render.Result, v *schema.Validator, workers int, at *positions, report func(Finding)) error {
 	var jobs []schemaJob
-	var newest *semver.Version
 	for _, res := range results {
 		if res.Err != nil {
 			continue
 		}
 		kv := parseKubeVersion(res.Capabilities.KubeVersion)
-		if newest == nil || kv.GreaterThan(newest) {
-			newest = kv
-		}
 		for i := range res.Objects {
 			jobs = append(jobs, schemaJob{res, &res.Objects[i], kv})
 		}
@@ -159,11 +150,11 @@ func validateRendered(results []*render.Result, v *schema.Validator, workers int
 	wg.Wait()
 	for i, j := range jobs {
 		if checked[i].Internal {
-			return nil, fmt.Errorf("cannot validate %s %s: %w", j.obj.Kind, j.obj.Name, checked[i].Err)
+			return fmt.Errorf("cannot validate %s %s: %w", j.obj.Kind, j.obj.Name, checked[i].Err)
 		}
 		reportSchemaProblems(at, j, checked[i], report)
 	}
-	return newest, nil
+	return nil
 }
 
 // reportSchemaProblems reports a rendered object's problems at the values
@@ -191,8 +182,8 @@ func reportSchemaProblems(at *positions, j schemaJob, r schema.Result, report fu
 }
 
 // validateRaw validates the plain manifests of the repository, which
-// belong to no target, against the newest Kubernetes version any target
-// runs.
+// belong to no target, against the newest Kubernetes version any cluster
+// runs (versions.newest).
 func validateRaw(raw []rawObject, v *schema.Validator, newest *semver.Version, report func(Finding)) error {
 	for i := range raw {
 		o := &raw[i]

@@ -26,14 +26,19 @@ var ruleValuesUnused = &Rule{
 			"(`toYaml .Values.extra`) changes the output, so it is used. A key whose name some template of the chart contains is taken as read " +
 			"(never reported, never rendered again: a conservative shortcut that can miss a typo, never invent one); the others are rendered " +
 			"again, a target's together first; a target rendered with placeholders for secret values is not judged. A key from a secret values " +
-			"file is named, never its value.",
+			"file is named, never its value. A sharded run (lint --shard) leaves the decision to lint --merge, which sees every target of a file.",
 		Bad: finding.Example{File: "clusters/prod/shop/prod-values.yaml", Content: `replicasCount: 3   # the chart reads replicaCount
 `},
 		Good: finding.Example{File: "clusters/prod/shop/prod-values.yaml", Content: `replicaCount: 3
 `},
 	},
 	check: func(in *input, report func(Finding)) {
-		checkValuesUnused(in.repo.Repo, in.results, in.evidence, in.at.valuesDocs, report)
+		s := judgeValuesUnused(in.results, in.evidence, in.at.valuesDocs)
+		if in.sharded {
+			in.unused = s // decided when the shards are merged: a file's targets may be in other shards
+			return
+		}
+		s.report(in.repo.Repo, report)
 	},
 }
 
@@ -46,18 +51,24 @@ type unusedKey struct {
 	used    bool
 }
 
-func checkValuesUnused(repo *layout.Repo, results []*render.Result, ev *evidence, docs valuesDocs, report func(Finding)) {
+// judgeValuesUnused judges the undeclared keys of the values files of the
+// rendered targets; nil without evidence to judge by.
+func judgeValuesUnused(results []*render.Result, ev *evidence, docs valuesDocs) *unusedScan {
 	if ev == nil {
-		return
+		return nil
 	}
-	s := &unusedScan{keys: map[string]*unusedKey{}, candidates: map[string][]values.Candidate{}}
+	s := newUnusedScan()
 	for _, res := range results {
 		if res.Err != nil || len(res.Placeholders) > 0 {
 			continue // nothing to compare with, or placeholders
 		}
 		s.judge(docs, ev, res)
 	}
-	s.report(repo, report)
+	return s
+}
+
+func newUnusedScan() *unusedScan {
+	return &unusedScan{keys: map[string]*unusedKey{}, candidates: map[string][]values.Candidate{}}
 }
 
 // unusedScan are the undeclared keys of the values files, each with the
@@ -143,6 +154,9 @@ func (s *unusedScan) inQuestion(docs valuesDocs, ev *evidence, t *layout.Target,
 // targets; a target that did not render) may be read there: its keys are
 // not reported.
 func (s *unusedScan) report(repo *layout.Repo, report func(Finding)) {
+	if s == nil {
+		return
+	}
 	users := map[string]int{}
 	for _, t := range repo.Targets {
 		for _, vf := range t.Values {

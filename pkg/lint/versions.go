@@ -51,3 +51,20 @@ func parseKubeVersion(v string) *semver.Version {
 	}
 	return sv
 }
+
+// newest is the newest Kubernetes version a target of the repository runs
+// (as rendering decides it: --kube-version wins), else the default one:
+// what plain manifests, which belong to no target, are validated against,
+// whichever targets a run renders.
+func (vs versions) newest() *semver.Version {
+	var out *semver.Version
+	for _, t := range vs.repo.Targets {
+		if kv := vs.kubeVersion(t.KubeVersion); out == nil || kv.GreaterThan(out) {
+			out = kv
+		}
+	}
+	if out == nil {
+		out = vs.kubeVersion(vs.repo.Config.ClusterKubeVersion(""))
+	}
+	return out
+}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"path"
+	"slices"
 	"strings"
 
 	yaml "go.yaml.in/yaml/v3"
@@ -116,6 +117,31 @@ func (r *Renderer) TemplatesMention(ctx context.Context, dir, word string) (bool
 		return false, err
 	}
 	return strings.Contains(text, `"`+word+`"`) || strings.Contains(text, "'"+word+"'") || dotted(text, word), nil
+}
+
+// MayRenderCRDs reports whether the chart in dir, or a subchart it loads,
+// may render a CustomResourceDefinition: a template, or a file (.Files,
+// crds/ included) names the kind. Conservative: a chart this says no for
+// renders none.
+func (r *Renderer) MayRenderCRDs(ctx context.Context, dir string) (bool, error) {
+	entry, err := r.supply.Load(ctx, dir)
+	if err != nil {
+		return false, err
+	}
+	return mentions(entry.Chart, []byte("CustomResourceDefinition")), nil
+}
+
+// mentions reports whether a template or file of c or of its subcharts
+// holds word.
+func mentions(c *chart.Chart, word []byte) bool {
+	for _, list := range [][]*chart.File{c.Templates, c.Files} {
+		for _, f := range list {
+			if bytes.Contains(f.Data, word) {
+				return true
+			}
+		}
+	}
+	return slices.ContainsFunc(c.Dependencies(), func(sub *chart.Chart) bool { return mentions(sub, word) })
 }
 
 // dotted reports whether text has "."+word not followed by a character

@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -22,6 +23,10 @@ type lintFlags struct {
 	opts                                                                           lint.Options
 	format, failOn, sarifFile, baseline, writeBaseline, shard, changedSince, color string
 	noDecrypt, staged, strict                                                      bool
+	// shardReport is where a shard writes its report for --merge; merge
+	// the shards' reports to merge instead of linting.
+	shardReport string
+	merge       []string
 }
 
 func newLintCmd(env Env, v *globals) *cobra.Command {
@@ -46,7 +51,10 @@ func newLintCmd(env Env, v *globals) *cobra.Command {
 	fl.StringVar(&f.changedSince, "changed-since", "", "lint only the targets the change since this revision affects, and the checks about no target")
 	fl.BoolVar(&f.staged, "staged", false, "lint Git's index (what the next commit records): only the targets the staged change affects")
 	fl.BoolVar(&f.strict, "strict", false, "a values file Git ignores in the working tree is an error, not a warning (always when $CI is true)")
-	fl.StringVar(&f.shard, "shard", "", "lint part i of n of the targets (i/n), for spreading a large repository over CI jobs")
+	fl.StringVar(&f.shard, "shard", "", "lint part i of n of the clusters (i/n), for spreading a large repository over CI jobs; see --shard-report")
+	fl.StringVar(&f.shardReport, "shard-report", "", "with --shard: also write the shard's report to this file, for --merge")
+	fl.StringSliceVar(&f.merge, "merge", nil, "merge the reports of every shard (files, repeatable or comma-separated) into one run's findings, "+
+		"instead of linting")
 	fl.StringVar(&opts.SchemaDir, "schema-dir", "", "keep the JSON schemas the schema rule used in this folder, in kubeconform's layout")
 	fl.BoolVar(&f.noDecrypt, "no-decrypt", false, "do not decrypt secret values files: use typed placeholders (for runs without SOPS keys, such as pull "+
 		"requests from forks)")
@@ -76,20 +84,16 @@ func runLint(cmd *cobra.Command, env Env, v *globals, root string, f *lintFlags)
 	if opts.Shard, err = parseShard(f.shard); err != nil {
 		return usageErr(err)
 	}
+	switch {
+	case f.shardReport != "" && opts.Shard.N <= 1:
+		return usageErr(fmt.Errorf("--shard-report needs --shard"))
+	case len(f.merge) > 0 && (opts.Shard.N > 1 || f.changedSince != "" || f.staged):
+		return usageErr(fmt.Errorf("--merge merges the shards' reports: give it without --shard, --changed-since or --staged"))
+	}
 	if f.strict {
 		cmd.SetContext(context.WithValue(cmd.Context(), strictKey{}, true))
 	}
-	repo, err := lintRepo(cmd, v, root, f.changedSince, f.staged, opts)
-	if err != nil {
-		return err
-	}
-	opts.Render.CacheDir = cacheDir(env, opts.Render.CacheDir)
-	opts.Keys = v.policy
-	res, err := lint.Lint(cmd.Context(), repo, *opts, append(v.decrypter(f.noDecrypt), v.renderOptions(cmd.ErrOrStderr(), "rendering")...)...)
-	var se *lint.ScopeError
-	if errors.As(err, &se) {
-		return usageErr(err)
-	}
+	res, err := lintOrMerge(cmd, env, v, root, f)
 	if err != nil {
 		return err
 	}
@@ -110,6 +114,65 @@ func runLint(cmd *cobra.Command, env Env, v *globals, root string, f *lintFlags)
 	return nil
 }
 
+// lintOrMerge lints the repository as f says, writing the shard's report
+// with --shard-report, or, with --merge, merges the shards' reports.
+func lintOrMerge(cmd *cobra.Command, env Env, v *globals, root string, f *lintFlags) (*lint.Result, error) {
+	opts := &f.opts
+	if len(f.merge) > 0 {
+		return mergeShards(cmd, root, f.merge)
+	}
+	repo, err := lintRepo(cmd, v, root, f.changedSince, f.staged, opts)
+	if err != nil {
+		return nil, err
+	}
+	opts.Render.CacheDir = cacheDir(env, opts.Render.CacheDir)
+	opts.Keys = v.policy
+	res, err := lint.Lint(cmd.Context(), repo, *opts, append(v.decrypter(f.noDecrypt), v.renderOptions(cmd.ErrOrStderr(), "rendering")...)...)
+	var se *lint.ScopeError
+	if errors.As(err, &se) {
+		return nil, usageErr(err)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if f.shardReport != "" {
+		data, err := json.MarshalIndent(res.ShardReport(opts.Shard), "", "  ")
+		if err == nil {
+			err = fsutil.WriteFileAtomic(f.shardReport, append(data, '\n'))
+		}
+		if err != nil {
+			return nil, fmt.Errorf("--shard-report: %w", err)
+		}
+	}
+	return res, nil
+}
+
+// mergeShards merges the shards' reports in files, with the repository's
+// suppressions and severities.
+func mergeShards(cmd *cobra.Command, root string, files []string) (*lint.Result, error) {
+	repo, err := loadRepo(cmd, root)
+	if err != nil {
+		return nil, err
+	}
+	var reports []*lint.ShardReport
+	for _, file := range files {
+		data, err := fsutil.ReadOSFile(file, fsutil.DefaultMaxFileSize*8)
+		if err == nil {
+			var r *lint.ShardReport
+			if r, err = lint.ParseShardReport(data); err == nil {
+				reports = append(reports, r)
+				continue
+			}
+		}
+		return nil, usageErr(fmt.Errorf("--merge %s: %w", file, err))
+	}
+	res, err := lint.Merge(repo, reports)
+	if err != nil {
+		return nil, usageErr(fmt.Errorf("--merge: %w", err))
+	}
+	return res, nil
+}
+
 // lintLong is the command's help.
 const lintLong = `lint renders every target (as render does, secrets decrypted in memory) and
 runs every rule over the repository's files and the rendered manifests: see
@@ -126,6 +189,11 @@ about no target (files, layout, configuration). --staged lints Git's index,
 what the next commit records, and only the targets the staged change
 affects (since HEAD, or since --changed-since): the pre-commit hooks use it,
 so files that are not staged play no part.
+
+--shard i/n lints the i-th of n parts of the clusters (every target of a
+cluster in one part), for CI jobs side by side; --shard-report FILE writes
+the part's report too, and a last job's --merge FILE,... prints what one run
+would: the same findings, order and exit status (docs/ci.md).
 
 --sarif-file writes SARIF to a file as well, whatever -o is. --no-decrypt
 lints without SOPS keys: encrypted values become typed placeholders, so every

@@ -1,0 +1,174 @@
+package lint
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/repotool/repotool/pkg/finding"
+	"github.com/repotool/repotool/pkg/layout"
+	"github.com/repotool/repotool/pkg/values"
+)
+
+// ShardReportVersion is the version of ShardReport's JSON.
+const ShardReportVersion = 1
+
+// ShardReport is what one shard of a sharded run (Options.Shard) hands the
+// merge: its findings and counts, and values-unused's judgment of the
+// keys its targets set, which Merge decides across shards. It holds key
+// paths and positions, never a value.
+type ShardReport struct {
+	Version  int             `json:"version"`
+	Shard    string          `json:"shard"`
+	Findings []ShardFinding  `json:"findings"`
+	Summary  finding.Summary `json:"summary"`
+	Unused   []UnusedKey     `json:"unused"`
+	// ValuesUnused is false when the rule did not judge (it is off, or
+	// the run had nothing to judge by).
+	ValuesUnused bool `json:"valuesUnused"`
+}
+
+// ShardFinding is a finding with the key its fingerprint is made of,
+// which lint's JSON output leaves out.
+type ShardFinding struct {
+	finding.Finding
+	Key string `json:"key,omitempty"`
+}
+
+// UnusedKey is an undeclared key a values file sets: the shard's targets
+// that use the file, and whether one of them renders differently without
+// it.
+type UnusedKey struct {
+	File    string   `json:"file"`
+	Path    []string `json:"path"`
+	Line    int      `json:"line"`
+	Nearest string   `json:"nearest,omitempty"`
+	Targets []string `json:"targets"`
+	Used    bool     `json:"used,omitempty"`
+}
+
+// ShardReport is the run's report for the merge; shard is the run's
+// Options.Shard.
+func (r *Result) ShardReport(shard layout.Shard) *ShardReport {
+	out := &ShardReport{Version: ShardReportVersion, Shard: shard.String(), Findings: []ShardFinding{}, Summary: r.Summary, Unused: []UnusedKey{},
+		ValuesUnused: r.unused != nil}
+	for _, f := range r.Findings {
+		out.Findings = append(out.Findings, ShardFinding{f, f.Key})
+	}
+	if r.unused != nil {
+		for _, id := range r.unused.order {
+			k := r.unused.keys[id]
+			out.Unused = append(out.Unused, UnusedKey{File: k.file, Path: k.cand.Path, Line: k.cand.Line, Nearest: k.cand.Nearest,
+				Targets: slices.Compact(slices.Sorted(slices.Values(k.targets))), Used: k.used})
+		}
+	}
+	return out
+}
+
+// ParseShardReport reads a ShardReport's JSON.
+func ParseShardReport(data []byte) (*ShardReport, error) {
+	var r ShardReport
+	if err := json.Unmarshal(data, &r); err != nil {
+		return nil, fmt.Errorf("not a shard report: %w", err)
+	}
+	if r.Version != ShardReportVersion {
+		return nil, fmt.Errorf("shard report version %d, want %d: make every shard with the same repotool", r.Version, ShardReportVersion)
+	}
+	if _, err := layout.ParseShard(r.Shard); err != nil {
+		return nil, err
+	}
+	return &r, nil
+}
+
+// Merge makes one run's result of the reports of every shard of a sharded
+// run over repo (each shard once, all of one count): the findings the
+// shards made, and values-unused decided over every target that uses a
+// values file, with repo's suppressions and severities. It is what one
+// run without shards reports.
+func Merge(repo *layout.Repo, reports []*ShardReport) (*Result, error) {
+	if err := checkShards(reports); err != nil {
+		return nil, err
+	}
+	res := &Result{}
+	scan := newUnusedScan()
+	judged := false
+	for _, sr := range reports {
+		for _, f := range sr.Findings {
+			f.Finding.Key = f.Key
+			res.Findings = append(res.Findings, f.Finding)
+		}
+		s := sr.Summary
+		res.Summary.Suppressed += s.Suppressed
+		res.Summary.Targets += s.Targets
+		res.Summary.Rendered += s.Rendered
+		res.Summary.Placeholders = append(res.Summary.Placeholders, s.Placeholders...)
+		judged = judged || sr.ValuesUnused
+		for _, u := range sr.Unused {
+			scan.add(u)
+		}
+	}
+	slices.Sort(res.Summary.Placeholders)
+	if judged {
+		r := &repoFacts{Repo: repo, files: repo.Files}
+		if r.files == nil {
+			r.files = layout.NewFiles(repo.FS)
+		}
+		r.readScanned()
+		sup := r.loadSuppressions(func(Finding) {}) // their own findings are in the first shard's report
+		runRule(repo, ruleValuesUnused, func(emit func(Finding)) { scan.report(repo, emit) }, func(f Finding) {
+			if sup.suppressed(f) {
+				res.Summary.Suppressed++
+				return
+			}
+			res.Findings = append(res.Findings, f)
+		})
+	}
+	res.Finish()
+	return res, nil
+}
+
+// add merges a shard's judgment of a key into the scan.
+func (s *unusedScan) add(u UnusedKey) {
+	id := u.File + "\x00" + values.Key(u.Path)
+	k := s.keys[id]
+	if k == nil {
+		k = &unusedKey{file: u.File, cand: values.Candidate{Path: u.Path, Line: u.Line, Nearest: u.Nearest}}
+		s.keys[id] = k
+		s.order = append(s.order, id)
+	}
+	k.targets = append(k.targets, u.Targets...)
+	k.used = k.used || u.Used
+}
+
+// checkShards refuses reports that are not every shard of one run once.
+func checkShards(reports []*ShardReport) error {
+	if len(reports) == 0 {
+		return fmt.Errorf("no shard reports to merge")
+	}
+	seen := map[int]bool{}
+	n := 0
+	for _, r := range reports {
+		sh, err := layout.ParseShard(r.Shard)
+		if err != nil {
+			return err
+		}
+		switch {
+		case n != 0 && sh.N != n:
+			return fmt.Errorf("shard %s is of a run in %d shards, the others of one in %d", r.Shard, sh.N, n)
+		case seen[sh.I]:
+			return fmt.Errorf("shard %s is given twice", r.Shard)
+		}
+		n, seen[sh.I] = sh.N, true
+	}
+	var missing []string
+	for i := 1; i <= n; i++ {
+		if !seen[i] {
+			missing = append(missing, fmt.Sprintf("%d/%d", i, n))
+		}
+	}
+	if len(missing) > 0 {
+		return fmt.Errorf("shard %s is missing: merge the reports of every shard", strings.Join(missing, ", "))
+	}
+	return nil
+}

@@ -1,0 +1,78 @@
+package lint
+
+import (
+	"context"
+	"slices"
+	"strings"
+
+	"github.com/repotool/repotool/pkg/layout"
+	"github.com/repotool/repotool/pkg/manifest"
+	"github.com/repotool/repotool/pkg/render"
+)
+
+// A sharded run (Options.Shard) lints whole clusters, so the checks across
+// a cluster's targets are exact. Two things look further: the CRD
+// inventory, which is the whole repository's, and values-unused, which
+// judges a values file by every target that uses it, in any cluster. The
+// first is made exact here, by rendering the other shards' targets whose
+// charts may render a CRD (for their CRDs alone); the second by the merge
+// of the shards' reports (merge.go).
+
+// otherShardsCRDs renders the targets of all that are not in shard and
+// whose charts may render a CRD, and returns their renderings with the
+// CRDs alone.
+func otherShardsCRDs(ctx context.Context, r *render.Renderer, all, shard []layout.Target) []*render.Result {
+	in := map[string]bool{}
+	for _, t := range shard {
+		in[t.Name()] = true
+	}
+	var todo []layout.Target
+	for _, t := range all {
+		if in[t.Name()] {
+			continue
+		}
+		if may, err := r.MayRenderCRDs(ctx, t.ChartDir); err == nil && may {
+			todo = append(todo, t)
+		}
+	}
+	out := make([]*render.Result, len(todo))
+	r.RenderEach(ctx, todo, func(i int, res *render.Result) {
+		res.Objects = slices.DeleteFunc(res.Objects, func(o manifest.Object) bool { return !manifest.IsCRD(o.APIVersion, o.Kind) })
+		res.Manifest = nil
+		out[i] = res
+	})
+	return slices.DeleteFunc(out, func(res *render.Result) bool { return res == nil || res.Err != nil })
+}
+
+// keepTargets keeps the findings about the targets, their Targets narrowed
+// to them, and recounts, the suppressed ones too. Findings about no target
+// are kept in the first shard only and, with inFolders, only when they are
+// about a file in the targets' folders (cluster and namespace folders).
+func (r *Result) keepTargets(targets []layout.Target, first, inFolders bool) {
+	names := map[string]bool{}
+	var dirs []string
+	for _, t := range targets {
+		names[t.Name()] = true
+		for _, d := range t.Folders() {
+			dirs = append(dirs, d+"/")
+		}
+	}
+	keep := func(fs []Finding) []Finding {
+		kept := fs[:0]
+		for _, f := range fs {
+			in := slices.ContainsFunc(f.Targets, func(t string) bool { return names[t] })
+			if len(f.Targets) == 0 {
+				in = first && (!inFolders || slices.ContainsFunc(dirs, func(d string) bool { return strings.HasPrefix(manifest.ParseSource(f.File).File+"/", d) }))
+			}
+			if in {
+				f.Targets = slices.DeleteFunc(f.Targets, func(t string) bool { return !names[t] })
+				kept = append(kept, f)
+			}
+		}
+		return kept
+	}
+	r.Findings = keep(r.Findings)
+	r.suppressed = keep(r.suppressed)
+	r.Summary.Suppressed = len(r.suppressed)
+	r.Finish()
+}
