@@ -86,7 +86,11 @@ func Lint(ctx context.Context, repo *layout.Repo, opts Options, extra ...render.
 	})
 	var crdSources []*render.Result
 	if opts.Shard.N > 1 {
-		crdSources = otherShardsCRDs(ctx, r, all, targets)
+		files := repo.Files
+		if files == nil {
+			files = layout.NewFiles(repo.FS) // a Repo not made by layout.Load
+		}
+		crdSources = otherShardsCRDs(ctx, r, files, all, targets)
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err

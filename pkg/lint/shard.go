@@ -1,6 +1,7 @@
 package lint
 
 import (
+	"bytes"
 	"context"
 	"slices"
 	"strings"
@@ -19,9 +20,11 @@ import (
 // of the shards' reports (merge.go).
 
 // otherShardsCRDs renders the targets of all that are not in shard and
-// whose charts may render a CRD, and returns their renderings with the
-// CRDs alone.
-func otherShardsCRDs(ctx context.Context, r *render.Renderer, all, shard []layout.Target) []*render.Result {
+// may render a CRD (their chart's templates or files name the kind, or
+// one of their values files does: a manifest passed through tpl), and
+// returns their renderings with the CRDs alone. A CRD whose every mention
+// is inside an encrypted value is not seen.
+func otherShardsCRDs(ctx context.Context, r *render.Renderer, files *layout.Files, all, shard []layout.Target) []*render.Result {
 	in := map[string]bool{}
 	for _, t := range shard {
 		in[t.Name()] = true
@@ -31,7 +34,12 @@ func otherShardsCRDs(ctx context.Context, r *render.Renderer, all, shard []layou
 		if in[t.Name()] {
 			continue
 		}
-		if may, err := r.MayRenderCRDs(ctx, t.ChartDir); err == nil && may {
+		may, err := r.MayRenderCRDs(ctx, t.ChartDir)
+		may = may || slices.ContainsFunc(t.Values, func(v layout.ValueFile) bool {
+			data, _ := files.Get(v.Path).Data()
+			return bytes.Contains(data, []byte("CustomResourceDefinition"))
+		})
+		if err == nil && may {
 			todo = append(todo, t)
 		}
 	}

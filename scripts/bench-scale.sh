@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# shellcheck disable=SC2016 # the backticks in the Markdown tables are literal
+# Issue 47's table: time and peak memory of each command on generated
+# repositories of real community charts (internal/testing/synth, as
+# bench-real.sh), and of lint in shards and their merge, so that memory is
+# seen to follow the work (or not). Prints a Markdown table for
+# docs/performance.md.
+#
+#   scripts/bench-scale.sh [NAMESPACES...]   (default: 100 1000, with 20
+#                                              clusters: 2,000 and 20,000
+#                                              targets; the second needs
+#                                              several GB of memory)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+sizes=("$@")
+if [ ${#sizes[@]} -eq 0 ]; then sizes=(100 1000); fi
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+# shellcheck source=scripts/bench-lib.sh
+. scripts/bench-lib.sh
+bench_setup
+(cd internal/corpus && GOTOOLCHAIN=auto go mod download)
+clusters=20 shards=20
+
+# measure CMD... prints "seconds, MB" of one run: wall time and peak RSS.
+measure() {
+  local t0 t1
+  t0=$(now)
+  /usr/bin/time -f %M -o "$work/rss" "$@" >/dev/null 2>&1 || true
+  t1=$(now)
+  printf '%.1f s, %d MB' "$(echo "$t1 - $t0" | bc -l)" "$(( $(tail -1 "$work/rss") / 1024 ))"
+}
+
+echo "| run | $(for n in "${sizes[@]}"; do printf '%d targets (%d clusters × %d namespaces) | ' $((clusters * n)) "$clusters" "$n"; done)"
+echo "|---|$(for _ in "${sizes[@]}"; do printf -- '---|'; done)"
+declare -A cell
+for n in "${sizes[@]}"; do
+  repo=$work/r$n
+  go run -tags tools ./tools/gensynth -real -clusters "$clusters" -namespaces "$n" -out "$repo" >/dev/null
+  cell[layout.$n]=$(measure "$bin/repotool" layout "$repo")
+  cell[renderall.$n]=$(measure "$bin/repotool" render "$repo" --all --out-dir "$work/out$n")
+  cell[rendercluster.$n]=$(measure "$bin/repotool" render "$repo" --cluster cluster-003)
+  cell[lint.$n]=$(measure "$bin/repotool" lint "$repo")
+  cell[shard.$n]=$(measure "$bin/repotool" lint "$repo" --shard 1/$shards --shard-report "$work/s1.json")
+  reports=$work/s1.json
+  for i in $(seq 2 $shards); do
+    "$bin/repotool" lint "$repo" --shard "$i/$shards" --shard-report "$work/s$i.json" >/dev/null 2>&1 || true
+    reports+=,$work/s$i.json
+  done
+  cell[merge.$n]=$(measure "$bin/repotool" lint "$repo" --merge "$reports")
+  if ! cmp -s <("$bin/repotool" lint "$repo" -o json 2>/dev/null) <("$bin/repotool" lint "$repo" -o json --merge "$reports" 2>/dev/null); then
+    echo "merged shards differ from one run on $n namespaces" >&2
+    exit 1
+  fi
+  rm -rf "$repo" "$work/out$n" "$work"/s*.json
+done
+row() { printf '| %s |' "$1"; for n in "${sizes[@]}"; do printf ' %s |' "${cell[$2.$n]}"; done; echo; }
+row '`layout`' layout
+row '`render --all --out-dir`' renderall
+row '`render --cluster cluster-003`' rendercluster
+row '`lint`' lint
+row "\`lint --shard 1/$shards --shard-report\`" shard
+row "\`lint --merge\` of the $shards reports" merge
+echo
+echo "machine: $(nproc) cores, $(go version | cut -d' ' -f3); time and peak RSS of one run each"
