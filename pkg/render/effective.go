@@ -120,28 +120,33 @@ func (r *Renderer) TemplatesMention(ctx context.Context, dir, word string) (bool
 }
 
 // MayRenderCRDs reports whether the chart in dir, or a subchart it loads,
-// may render a CustomResourceDefinition: a template, or a file (.Files,
-// crds/ included) names the kind. Conservative: a chart this says no for
-// renders none.
+// may render a CustomResourceDefinition: a template names the kind, or a
+// template reads the chart's files (.Files) and one of them names it, or
+// its crds/ folder holds one. Conservative: a chart this says no for
+// renders none from its own files.
 func (r *Renderer) MayRenderCRDs(ctx context.Context, dir string) (bool, error) {
 	entry, err := r.supply.Load(ctx, dir)
 	if err != nil {
 		return false, err
 	}
-	return mentions(entry.Chart, []byte("CustomResourceDefinition")), nil
+	return mayRenderCRDs(entry.Chart), nil
 }
 
-// mentions reports whether a template or file of c or of its subcharts
-// holds word.
-func mentions(c *chart.Chart, word []byte) bool {
-	for _, list := range [][]*chart.File{c.Templates, c.Files} {
-		for _, f := range list {
-			if bytes.Contains(f.Data, word) {
-				return true
-			}
+func mayRenderCRDs(c *chart.Chart) bool {
+	kind := []byte("CustomResourceDefinition")
+	readsFiles := false
+	for _, t := range c.Templates {
+		if bytes.Contains(t.Data, kind) {
+			return true
+		}
+		readsFiles = readsFiles || bytes.Contains(t.Data, []byte(".Files"))
+	}
+	for _, f := range c.Files {
+		if (readsFiles || strings.HasPrefix(f.Name, "crds/")) && bytes.Contains(f.Data, kind) {
+			return true
 		}
 	}
-	return slices.ContainsFunc(c.Dependencies(), func(sub *chart.Chart) bool { return mentions(sub, word) })
+	return slices.ContainsFunc(c.Dependencies(), mayRenderCRDs)
 }
 
 // dotted reports whether text has "."+word not followed by a character
