@@ -31,6 +31,7 @@ func TestMayRenderCRDs(t *testing.T) {
 		{"a file the templates read", readsFiles, true},
 		{"a subchart's crds/ file", withSub, true},
 		{"only a README and a test snapshot", plain(file("README.md", "installs a "+crd), file("tests/__snapshot__/x.snap", crd)), false},
+		{"the chart's values.yaml", &chart.Chart{Metadata: &chart.Metadata{Name: "c"}, Raw: []*chart.File{file("values.yaml", "extraObjects:\n  - "+crd)}}, true},
 		{"nothing", plain(), false},
 	} {
 		if got := mayRenderCRDs(tc.c); got != tc.want {

@@ -122,7 +122,8 @@ func (r *Renderer) TemplatesMention(ctx context.Context, dir, word string) (bool
 // MayRenderCRDs reports whether the chart in dir, or a subchart it loads,
 // may render a CustomResourceDefinition: a template names the kind, or a
 // template reads the chart's files (.Files) and one of them names it, or
-// its crds/ folder holds one. Conservative: a chart this says no for
+// its crds/ folder holds one, or its values.yaml names it (a manifest in
+// the defaults, passed through tpl). Conservative: a chart this says no for
 // renders none from its own files.
 func (r *Renderer) MayRenderCRDs(ctx context.Context, dir string) (bool, error) {
 	entry, err := r.supply.Load(ctx, dir)
@@ -143,6 +144,11 @@ func mayRenderCRDs(c *chart.Chart) bool {
 	}
 	for _, f := range c.Files {
 		if (readsFiles || strings.HasPrefix(f.Name, "crds/")) && bytes.Contains(f.Data, kind) {
+			return true
+		}
+	}
+	for _, f := range c.Raw { // the chart's own values (extraObjects passed through tpl)
+		if f.Name == chartutil.ValuesfileName && bytes.Contains(f.Data, kind) {
 			return true
 		}
 	}
