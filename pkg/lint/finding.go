@@ -36,6 +36,7 @@ type Result struct {
 	// sharded run, which Merge decides (ShardReport).
 	suppressed []Finding
 	unused     *unusedScan
+	layout     string // layoutDigest, for ShardReport
 }
 
 // Err is a failure of repotool itself during the checks (a schema folder

@@ -99,6 +99,9 @@ func Lint(ctx context.Context, repo *layout.Repo, opts Options, extra ...render.
 	if opts.Cluster != "" || opts.Shard.N > 1 || opts.Targets != nil {
 		res.keepTargets(targets, opts.Shard.First(), opts.Cluster != "")
 	}
+	if opts.Shard.N > 1 {
+		res.layout = layoutDigest(repo)
+	}
 	return res, res.Err()
 }
 

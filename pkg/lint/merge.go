@@ -1,6 +1,8 @@
 package lint
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -27,6 +29,10 @@ type ShardReport struct {
 	// ValuesUnused is false when the rule did not judge (it is off, or
 	// the run had nothing to judge by).
 	ValuesUnused bool `json:"valuesUnused"`
+	// Layout identifies the repository's layout the shard linted (its
+	// targets, their charts and values files, repotool.yaml): Merge
+	// refuses shards of different layouts.
+	Layout string `json:"layout"`
 }
 
 // ShardFinding is a finding with the key its fingerprint is made of,
@@ -52,7 +58,7 @@ type UnusedKey struct {
 // Options.Shard.
 func (r *Result) ShardReport(shard layout.Shard) *ShardReport {
 	out := &ShardReport{Version: ShardReportVersion, Shard: shard.String(), Findings: []ShardFinding{}, Summary: r.Summary, Unused: []UnusedKey{},
-		ValuesUnused: r.unused != nil}
+		ValuesUnused: r.unused != nil, Layout: r.layout}
 	for _, f := range r.Findings {
 		out.Findings = append(out.Findings, ShardFinding{f, f.Key})
 	}
@@ -89,6 +95,13 @@ func ParseShardReport(data []byte) (*ShardReport, error) {
 func Merge(repo *layout.Repo, reports []*ShardReport) (*Result, error) {
 	if err := checkShards(reports); err != nil {
 		return nil, err
+	}
+	want := layoutDigest(repo)
+	for _, sr := range reports {
+		if sr.Layout != want {
+			return nil, fmt.Errorf("shard %s linted another layout than the repository's here (another commit, or another repotool.yaml): "+
+				"merge the reports of one run, in a checkout of the commit it linted", sr.Shard)
+		}
 	}
 	res := &Result{}
 	scan := newUnusedScan()
@@ -171,4 +184,25 @@ func checkShards(reports []*ShardReport) error {
 		return fmt.Errorf("shard %s is missing: merge the reports of every shard", strings.Join(missing, ", "))
 	}
 	return nil
+}
+
+// layoutDigest identifies a repository's layout: its configuration file,
+// and every target with its chart and values files, in order.
+func layoutDigest(repo *layout.Repo) string {
+	h := sha256.New()
+	if repo.ConfigFile != "" {
+		files := repo.Files
+		if files == nil {
+			files = layout.NewFiles(repo.FS)
+		}
+		data, _ := files.Get(repo.ConfigFile).Data()
+		h.Write(data)
+	}
+	for _, t := range repo.Targets {
+		fmt.Fprintf(h, "\x00%s %s", t.Name(), t.ChartDir)
+		for _, v := range t.Values {
+			fmt.Fprintf(h, " %s", v.Path)
+		}
+	}
+	return hex.EncodeToString(h.Sum(nil))
 }

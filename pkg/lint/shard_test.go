@@ -46,6 +46,16 @@ func shardedEqualsWhole(t *testing.T, repo *layout.Repo, opts lint.Options, n in
 	if err != nil {
 		t.Fatal(err)
 	}
+	if n == 2 {
+		otherDir := fixture
+		if repo.Root == fixture {
+			otherDir = filepath.Join(casesDir, "layout", "repo")
+		}
+		other, _ := loadCase(t, otherDir)
+		if _, err := lint.Merge(other, reports); err == nil || !strings.Contains(err.Error(), "another layout") {
+			t.Errorf("shards merged over another repository: %v", err)
+		}
+	}
 	if diff := cmp.Diff(whole.Report, merged.Report); diff != "" {
 		t.Errorf("%d shards, merged, differ from one run (-whole +merged):\n%s", n, diff)
 	}
