@@ -35,6 +35,10 @@ type Options struct {
 	// CRDs alone). values-unused, which looks across clusters, is decided
 	// when the shards' reports are merged (Result.ShardReport, Merge).
 	Shard layout.Shard
+	// CRDInventory, in a sharded run, is the repository's CRDs rendered
+	// once (Inventory), used instead of rendering the other shards'
+	// candidates.
+	CRDInventory *CRDInventory
 	// Targets, when not nil, limits the run to the named targets
 	// ("cluster/namespace"; other names are ignored): only they are
 	// rendered and reported on, with the repository-wide findings; an
@@ -85,12 +89,13 @@ func Lint(ctx context.Context, repo *layout.Repo, opts Options, extra ...render.
 		results[i] = res
 	})
 	var crdSources []*render.Result
-	if opts.Shard.N > 1 {
-		files := repo.Files
-		if files == nil {
-			files = layout.NewFiles(repo.FS) // a Repo not made by layout.Load
+	switch {
+	case opts.Shard.N > 1 && opts.CRDInventory != nil:
+		if crdSources, err = opts.CRDInventory.sources(repo, targets); err != nil {
+			return nil, err
 		}
-		crdSources = otherShardsCRDs(ctx, r, files, all, targets)
+	case opts.Shard.N > 1:
+		crdSources = otherShardsCRDs(ctx, r, repoFiles(repo), all, targets)
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err

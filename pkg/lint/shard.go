@@ -24,7 +24,7 @@ import (
 // one of their values files does: a manifest passed through tpl), and
 // returns their renderings with the CRDs alone. A CRD whose every mention
 // is inside an encrypted value is not seen.
-func otherShardsCRDs(ctx context.Context, r *render.Renderer, files *layout.Files, all, shard []layout.Target) []*render.Result {
+func otherShardsCRDs(ctx context.Context, r *render.Renderer, files *layout.Files, all, shard []layout.Target, keep ...bool) []*render.Result {
 	in := map[string]bool{}
 	for _, t := range shard {
 		in[t.Name()] = true
@@ -45,8 +45,10 @@ func otherShardsCRDs(ctx context.Context, r *render.Renderer, files *layout.File
 	}
 	out := make([]*render.Result, len(todo))
 	r.RenderEach(ctx, todo, func(i int, res *render.Result) {
-		res.Objects = slices.DeleteFunc(res.Objects, func(o manifest.Object) bool { return !manifest.IsCRD(o.APIVersion, o.Kind) })
-		res.Manifest = nil
+		if len(keep) == 0 { // Inventory keeps the whole rendering, to redact it
+			res.Objects = slices.DeleteFunc(res.Objects, func(o manifest.Object) bool { return !manifest.IsCRD(o.APIVersion, o.Kind) })
+			res.Manifest = nil
+		}
 		out[i] = res
 	})
 	return slices.DeleteFunc(out, func(res *render.Result) bool { return res == nil || res.Err != nil })
@@ -83,4 +85,13 @@ func (r *Result) keepTargets(targets []layout.Target, first, inFolders bool) {
 	r.suppressed = keep(r.suppressed)
 	r.Summary.Suppressed = len(r.suppressed)
 	r.Finish()
+}
+
+// repoFiles is repo's file index (a Repo not made by layout.Load has
+// none).
+func repoFiles(repo *layout.Repo) *layout.Files {
+	if repo.Files != nil {
+		return repo.Files
+	}
+	return layout.NewFiles(repo.FS)
 }

@@ -17,13 +17,40 @@ import (
 
 // shardedEqualsWhole lints repo whole and in n shards, merges the shards'
 // reports (through their JSON, as CI hands them over) and requires the
-// same findings, in the same order, and the same counts.
+// same findings, in the same order, and the same counts: with the shards
+// rendering the others' CRD candidates, and with a CRD inventory made once.
 func shardedEqualsWhole(t *testing.T, repo *layout.Repo, opts lint.Options, n int) *lint.Result {
 	t.Helper()
 	whole, err := lint.Lint(context.Background(), repo, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
+	inv, err := lint.Inventory(context.Background(), repo, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := json.Marshal(inv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if inv, err = lint.ParseCRDInventory(data); err != nil {
+		t.Fatal(err)
+	}
+	for _, withInventory := range []bool{false, true} {
+		o := opts
+		if withInventory {
+			o.CRDInventory = inv
+		}
+		if merged := mergedShards(t, repo, o, n); !cmp.Equal(whole.Report, merged.Report) {
+			t.Errorf("%d shards (inventory: %v), merged, differ from one run (-whole +merged):\n%s", n, withInventory, cmp.Diff(whole.Report, merged.Report))
+		}
+	}
+	return whole
+}
+
+// mergedShards lints repo in n shards and merges their reports.
+func mergedShards(t *testing.T, repo *layout.Repo, opts lint.Options, n int) *lint.Result {
+	t.Helper()
 	var reports []*lint.ShardReport
 	for i := n; i >= 1; i-- { // any order
 		o := opts
@@ -46,7 +73,7 @@ func shardedEqualsWhole(t *testing.T, repo *layout.Repo, opts lint.Options, n in
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n == 2 {
+	if n == 2 && opts.CRDInventory == nil {
 		otherDir := fixture
 		if repo.Root == fixture {
 			otherDir = filepath.Join(casesDir, "layout", "repo")
@@ -56,10 +83,7 @@ func shardedEqualsWhole(t *testing.T, repo *layout.Repo, opts lint.Options, n in
 			t.Errorf("shards merged over another repository: %v", err)
 		}
 	}
-	if diff := cmp.Diff(whole.Report, merged.Report); diff != "" {
-		t.Errorf("%d shards, merged, differ from one run (-whole +merged):\n%s", n, diff)
-	}
-	return whole
+	return merged
 }
 
 // TestShardsMergeExact: a sharded run, merged, reports exactly what one

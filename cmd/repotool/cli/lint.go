@@ -27,6 +27,9 @@ type lintFlags struct {
 	// the shards' reports to merge instead of linting.
 	shardReport string
 	merge       []string
+	// inventoryOut is where --crd-inventory-out writes the CRD inventory
+	// for the shards; inventory the one a shard reads.
+	inventoryOut, inventory string
 }
 
 func newLintCmd(env Env, v *globals) *cobra.Command {
@@ -53,6 +56,10 @@ func newLintCmd(env Env, v *globals) *cobra.Command {
 	fl.BoolVar(&f.strict, "strict", false, "a values file Git ignores in the working tree is an error, not a warning (always when $CI is true)")
 	fl.StringVar(&f.shard, "shard", "", "lint part i of n of the clusters (i/n), for spreading a large repository over CI jobs; see --shard-report")
 	fl.StringVar(&f.shardReport, "shard-report", "", "with --shard: also write the shard's report to this file, for --merge")
+	fl.StringVar(&f.inventoryOut, "crd-inventory-out", "", "render every target that may render a CRD, write their CRDs to this file for the shards "+
+		"(--crd-inventory), and lint nothing")
+	fl.StringVar(&f.inventory, "crd-inventory", "", "with --shard: take the other shards' CRDs from this file (made by --crd-inventory-out) instead "+
+		"of rendering them")
 	fl.StringSliceVar(&f.merge, "merge", nil, "merge the reports of every shard (files, repeatable or comma-separated) into one run's findings, "+
 		"instead of linting")
 	fl.StringVar(&opts.SchemaDir, "schema-dir", "", "keep the JSON schemas the schema rule used in this folder, in kubeconform's layout")
@@ -87,11 +94,16 @@ func runLint(cmd *cobra.Command, env Env, v *globals, root string, f *lintFlags)
 	switch {
 	case f.shardReport != "" && opts.Shard.N <= 1:
 		return usageErr(fmt.Errorf("--shard-report needs --shard"))
+	case f.inventory != "" && opts.Shard.N <= 1:
+		return usageErr(fmt.Errorf("--crd-inventory needs --shard"))
 	case len(f.merge) > 0 && (opts.Shard.N > 1 || f.changedSince != "" || f.staged):
 		return usageErr(fmt.Errorf("--merge merges the shards' reports: give it without --shard, --changed-since or --staged"))
 	}
 	if f.strict {
 		cmd.SetContext(context.WithValue(cmd.Context(), strictKey{}, true))
+	}
+	if f.inventoryOut != "" {
+		return writeInventory(cmd, env, v, root, f)
 	}
 	res, err := lintOrMerge(cmd, env, v, root, f)
 	if err != nil {
@@ -127,6 +139,15 @@ func lintOrMerge(cmd *cobra.Command, env Env, v *globals, root string, f *lintFl
 	}
 	opts.Render.CacheDir = cacheDir(env, opts.Render.CacheDir)
 	opts.Keys = v.policy
+	if f.inventory != "" {
+		data, err := fsutil.ReadOSFile(f.inventory, fsutil.DefaultMaxFileSize*8)
+		if err == nil {
+			opts.CRDInventory, err = lint.ParseCRDInventory(data)
+		}
+		if err != nil {
+			return nil, usageErr(fmt.Errorf("--crd-inventory %s: %w", f.inventory, err))
+		}
+	}
 	res, err := lint.Lint(cmd.Context(), repo, *opts, append(v.decrypter(f.noDecrypt), v.renderOptions(cmd.ErrOrStderr(), "rendering")...)...)
 	var se *lint.ScopeError
 	if errors.As(err, &se) {

@@ -1,0 +1,116 @@
+package lint
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/repotool/repotool/pkg/layout"
+	"github.com/repotool/repotool/pkg/manifest"
+	"github.com/repotool/repotool/pkg/render"
+)
+
+// A sharded run needs the whole repository's CRD inventory (shard.go).
+// Each shard can render the other shards' candidates itself, or one job
+// renders every candidate once and hands the shards a CRDInventory
+// (Options.CRDInventory), which cuts each shard's work to its own targets.
+
+// CRDInventoryVersion is the version of CRDInventory's JSON.
+const CRDInventoryVersion = 1
+
+// CRDInventory is every CRD the repository's targets render, with the
+// target and template of each: what a shard would render of the other
+// shards' targets for its inventory. The documents come from the rendering
+// with placeholders for secret values (render.Result.RedactedObjects), so
+// no decrypted value is ever in it; a CRD whose content depends on a
+// secret value is held as rendered with placeholders.
+type CRDInventory struct {
+	Version int            `json:"version"`
+	Layout  string         `json:"layout"`
+	CRDs    []InventoryCRD `json:"crds"`
+}
+
+// InventoryCRD is one rendered CRD: its target, its template and the
+// document.
+type InventoryCRD struct {
+	Target     string `json:"target"`
+	File       string `json:"file,omitempty"`
+	Member     string `json:"member,omitempty"`
+	Template   string `json:"template,omitempty"`
+	APIVersion string `json:"apiVersion"`
+	Name       string `json:"name"`
+	YAML       string `json:"yaml"`
+}
+
+// Inventory renders every target opts selects that may render a CRD (the
+// same candidates a shard renders of the others) and returns their CRDs,
+// for the shards of a run over repo.
+func Inventory(ctx context.Context, repo *layout.Repo, opts Options, extra ...render.Option) (*CRDInventory, error) {
+	opts.Shard = layout.Shard{}
+	targets, err := scope(repo, opts)
+	if err != nil {
+		return nil, err
+	}
+	r := render.New(repo, opts.Render, append(RenderOptions(), extra...)...)
+	inv := &CRDInventory{Version: CRDInventoryVersion, Layout: layoutDigest(repo), CRDs: []InventoryCRD{}}
+	var failed error
+	for _, res := range otherShardsCRDs(ctx, r, repoFiles(repo), targets, nil, true) {
+		objs, err := res.RedactedObjects()
+		if err != nil {
+			failed = fmt.Errorf("%s: %w", res.Target.Name(), err)
+			continue
+		}
+		for _, o := range objs {
+			if manifest.IsCRD(o.APIVersion, o.Kind) {
+				inv.CRDs = append(inv.CRDs, InventoryCRD{Target: res.Target.Name(), File: o.File, Member: o.Member, Template: o.Template,
+					APIVersion: o.APIVersion, Name: o.Name, YAML: string(o.YAML)})
+			}
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return inv, failed
+}
+
+// ParseCRDInventory reads a CRDInventory's JSON.
+func ParseCRDInventory(data []byte) (*CRDInventory, error) {
+	var inv CRDInventory
+	if err := json.Unmarshal(data, &inv); err != nil {
+		return nil, fmt.Errorf("not a CRD inventory: %w", err)
+	}
+	if inv.Version != CRDInventoryVersion {
+		return nil, fmt.Errorf("CRD inventory version %d, want %d: make it with the repotool the shards run", inv.Version, CRDInventoryVersion)
+	}
+	return &inv, nil
+}
+
+// sources are the inventory's CRDs of the targets outside shard, as the
+// renderings a shard would have made of them, once the inventory is found
+// to be of repo's layout.
+func (inv *CRDInventory) sources(repo *layout.Repo, shard []layout.Target) ([]*render.Result, error) {
+	if inv.Layout != layoutDigest(repo) {
+		return nil, fmt.Errorf("the CRD inventory was made of another layout than the repository's here (another commit, or another " +
+			"repotool.yaml): make it in the same run as the shards")
+	}
+	in := map[string]bool{}
+	for _, t := range shard {
+		in[t.Name()] = true
+	}
+	byTarget := map[string]*render.Result{}
+	var out []*render.Result
+	for _, c := range inv.CRDs {
+		if in[c.Target] {
+			continue // the shard renders its own targets
+		}
+		res := byTarget[c.Target]
+		if res == nil {
+			res = &render.Result{}
+			byTarget[c.Target] = res
+			out = append(out, res)
+		}
+		res.Objects = append(res.Objects, manifest.Object{APIVersion: c.APIVersion, Kind: "CustomResourceDefinition", Name: c.Name, Template: c.Template,
+			Source: manifest.Source{File: c.File, Member: c.Member}, YAML: []byte(c.YAML)})
+	}
+	return out, nil
+}
