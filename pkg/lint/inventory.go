@@ -2,7 +2,6 @@ package lint
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 
 	"github.com/repotool/repotool/pkg/layout"
@@ -75,14 +74,7 @@ func Inventory(ctx context.Context, repo *layout.Repo, opts Options, extra ...re
 
 // ParseCRDInventory reads a CRDInventory's JSON.
 func ParseCRDInventory(data []byte) (*CRDInventory, error) {
-	var inv CRDInventory
-	if err := json.Unmarshal(data, &inv); err != nil {
-		return nil, fmt.Errorf("not a CRD inventory: %w", err)
-	}
-	if inv.Version != CRDInventoryVersion {
-		return nil, fmt.Errorf("CRD inventory version %d, want %d: make it with the repotool the shards run", inv.Version, CRDInventoryVersion)
-	}
-	return &inv, nil
+	return decodeVersioned(data, "CRD inventory", CRDInventoryVersion, func(inv *CRDInventory) int { return inv.Version })
 }
 
 // sources are the inventory's CRDs of the targets outside shard, as the

@@ -74,17 +74,27 @@ func (r *Result) ShardReport(shard layout.Shard) *ShardReport {
 
 // ParseShardReport reads a ShardReport's JSON.
 func ParseShardReport(data []byte) (*ShardReport, error) {
-	var r ShardReport
-	if err := json.Unmarshal(data, &r); err != nil {
-		return nil, fmt.Errorf("not a shard report: %w", err)
-	}
-	if r.Version != ShardReportVersion {
-		return nil, fmt.Errorf("shard report version %d, want %d: make every shard with the same repotool", r.Version, ShardReportVersion)
+	r, err := decodeVersioned(data, "shard report", ShardReportVersion, func(r *ShardReport) int { return r.Version })
+	if err != nil {
+		return nil, err
 	}
 	if _, err := layout.ParseShard(r.Shard); err != nil {
 		return nil, err
 	}
-	return &r, nil
+	return r, nil
+}
+
+// decodeVersioned reads the JSON of a file one run of repotool hands
+// another (a shard report, a CRD inventory), refusing another version.
+func decodeVersioned[T any](data []byte, what string, want int, version func(*T) int) (*T, error) {
+	var v T
+	if err := json.Unmarshal(data, &v); err != nil {
+		return nil, fmt.Errorf("not a %s: %w", what, err)
+	}
+	if got := version(&v); got != want {
+		return nil, fmt.Errorf("%s version %d, want %d: make it with the repotool that reads it", what, got, want)
+	}
+	return &v, nil
 }
 
 // Merge makes one run's result of the reports of every shard of a sharded
