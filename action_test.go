@@ -200,10 +200,14 @@ func TestActionSteps(t *testing.T) {
 	// the merge annotates what one run does.
 	env := []string{"INPUT_PATH=deploy/gitops", "INPUT_FAIL_ON=error", "INPUT_SARIF_FILE=repotool.sarif", "INPUT_DECRYPT=false", "SOPS_AGE_KEY=",
 		"PATH=" + filepath.Dir(bin) + ":" + os.Getenv("PATH")}
-	for _, i := range []string{"1", "2"} {
-		runStep(t, steps["lint"], work, append(env, "INPUT_SHARD="+i+"/2", "INPUT_SHARD_REPORT=shard-"+i+".json", "INPUT_MERGE=")...)
+	none := []string{"INPUT_SHARD=", "INPUT_SHARD_REPORT=", "INPUT_MERGE=", "INPUT_CRD_INVENTORY=", "INPUT_CRD_INVENTORY_OUT="}
+	if _, _, out, err := runStep(t, steps["lint"], work, append(append(env, none...), "INPUT_CRD_INVENTORY_OUT=crds.json")...); err != nil {
+		t.Fatalf("the CRD inventory job: %v\n%s", err, out)
 	}
-	_, _, merged, err := runStep(t, steps["lint"], work, append(env, "INPUT_SHARD=", "INPUT_SHARD_REPORT=", "INPUT_MERGE=shard-1.json,shard-2.json")...)
+	for _, i := range []string{"1", "2"} {
+		runStep(t, steps["lint"], work, append(append(env, none...), "INPUT_SHARD="+i+"/2", "INPUT_SHARD_REPORT=shard-"+i+".json", "INPUT_CRD_INVENTORY=crds.json")...)
+	}
+	_, _, merged, err := runStep(t, steps["lint"], work, append(append(env, none...), "INPUT_MERGE=shard-1.json,shard-2.json")...)
 	if err == nil || strings.Count(merged, "::error ") != strings.Count(out, "::error ") || !strings.Contains(merged, "::error file=deploy/gitops/bootstrap/legacy-2019.yaml,line=4,") {
 		t.Errorf("merge of the shards' reports: %v\n%s\nwhere one run printed\n%s", err, merged, out)
 	}
