@@ -73,7 +73,8 @@ func compileForEvaluation(p *admissionv1.ValidatingAdmissionPolicy) *policyValid
 	withParams := p.Spec.ParamKind != nil
 	vars := cel.OptionalVariableDeclarations{HasParams: withParams, HasAuthorizer: true}
 	messageVars := cel.OptionalVariableDeclarations{HasParams: withParams}
-	v := &policyValidator{specs: p.Spec.Validations, ignore: p.Spec.FailurePolicy != nil && *p.Spec.FailurePolicy == admissionv1.Ignore}
+	v := &policyValidator{specs: p.Spec.Validations, auditSpecs: p.Spec.AuditAnnotations,
+		ignore: p.Spec.FailurePolicy != nil && *p.Spec.FailurePolicy == admissionv1.Ignore}
 	compiler, err := cel.NewCompositedCompiler(evaluationEnv())
 	if err != nil {
 		v.compileErr = err
@@ -93,15 +94,14 @@ func compileForEvaluation(p *admissionv1.ValidatingAdmissionPolicy) *policyValid
 	validations := make([]cel.ExpressionAccessor, len(p.Spec.Validations))
 	messages := make([]cel.ExpressionAccessor, len(p.Spec.Validations))
 	for i, x := range p.Spec.Validations {
-		validations[i] = &validationExpr{expr: x.Expression, message: x.Message}
+		validations[i] = &validationExpr{expr: x.Expression}
 		if x.MessageExpression != "" {
 			messages[i] = &messageExpr{expr: x.MessageExpression}
 		}
 	}
 	audits := make([]cel.ExpressionAccessor, len(p.Spec.AuditAnnotations))
 	for i, a := range p.Spec.AuditAnnotations {
-		audits[i] = &auditExpr{key: a.Key, expr: a.ValueExpression}
-		v.auditExprs = append(v.auditExprs, a.ValueExpression)
+		audits[i] = &auditExpr{expr: a.ValueExpression}
 	}
 	v.validations = budgeted{compiler.CompileCondition(validations, vars, mode)}
 	v.audits = budgeted{compiler.CompileCondition(audits, vars, mode)}
@@ -139,7 +139,7 @@ func expressions(p *admissionv1.ValidatingAdmissionPolicy) []expression {
 	}
 	for i, a := range p.Spec.AuditAnnotations {
 		add(fmt.Sprintf("/spec/auditAnnotations/%d/valueExpression", i), a.ValueExpression,
-			&auditExpr{key: a.Key, expr: a.ValueExpression}, false)
+			&auditExpr{expr: a.ValueExpression}, false)
 	}
 	return out
 }

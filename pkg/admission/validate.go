@@ -34,9 +34,9 @@ import (
 // declares the types its expression may return.
 type (
 	variableExpr   struct{ name, expr string }
-	validationExpr struct{ expr, message string }
+	validationExpr struct{ expr string }
 	messageExpr    struct{ expr string }
-	auditExpr      struct{ key, expr string }
+	auditExpr      struct{ expr string }
 )
 
 func (v *variableExpr) GetExpression() string { return v.expr }
@@ -88,7 +88,7 @@ type policyValidator struct {
 	messages    cel.ConditionEvaluator
 	audits      cel.ConditionEvaluator
 	specs       []admissionv1.Validation
-	auditExprs  []string
+	auditSpecs  []admissionv1.AuditAnnotation
 	ignore      bool // failurePolicy: Ignore
 }
 
@@ -181,18 +181,10 @@ func (v *policyValidator) auditFailures(results []cel.EvaluationResult) []string
 		case r.Error != nil:
 		case r.EvalResult.Type() != celtypes.StringType && r.EvalResult.Type() != celtypes.NullType:
 			out = append(out, fmt.Sprintf("valueExpression '%v' resulted in unsupported return type: %v. Return type must be either string or null.",
-				v.auditExpr(i), r.EvalResult.Type()))
+				v.auditSpecs[i].ValueExpression, r.EvalResult.Type()))
 		}
 	}
 	return out
-}
-
-// auditExpr is audit annotation i's valueExpression.
-func (v *policyValidator) auditExpr(i int) string {
-	if i < len(v.auditExprs) {
-		return v.auditExprs[i]
-	}
-	return ""
 }
 
 // selectors are a policy's or binding's match resources, as the matcher

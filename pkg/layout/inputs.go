@@ -135,6 +135,19 @@ func (r *Repo) cache() *inputCache {
 	return r.inputs
 }
 
+// Charts returns the folders of every chart a namespace deploys and of the
+// charts they depend on through file://, transitively, sorted.
+func (r *Repo) Charts() []string {
+	var out []string
+	for _, ns := range r.Namespaces {
+		if ns.Chart != nil {
+			out = append(out, r.chartClosure(ns.Chart.Dir)...)
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
 // chartClosure returns dir and the folders of the charts it depends on
 // through file://, transitively, sorted. A Chart.yaml that cannot be read
 // or parsed adds nothing: its targets fail to render (chart-invalid), and

@@ -87,7 +87,7 @@ func (l *loader) newTarget(cl *Cluster, name, dir string) (Target, *Namespace) {
 		// command fails it instead of acting as if it did not exist.
 		l.diag(SeverityError, CodeChartMissing, dir, 0,
 			fmt.Sprintf("cluster %q deploys namespace %q, but %s/Chart.yaml does not exist or is invalid", cl.Name, name, t.ChartDir),
-			fmt.Sprintf("add the chart at %s/, or remove %s if the namespace is gone", t.ChartDir, targetWhere(&t, cfg)))
+			fmt.Sprintf("add the chart at %s/, or remove %s if the namespace is gone", t.ChartDir, targetWhere(&t)))
 	}
 	if ns != nil {
 		t.Tier = ns.Tier
@@ -100,7 +100,7 @@ func (l *loader) newTarget(cl *Cluster, name, dir string) (Target, *Namespace) {
 }
 
 // targetWhere is what declares t: its folder, or its values list.
-func targetWhere(t *Target, cfg *config.Config) string {
+func targetWhere(t *Target) string {
 	if t.Declared {
 		return fmt.Sprintf("clusters.%s.values.%s from %s", t.Cluster, t.Namespace, config.FileName)
 	}

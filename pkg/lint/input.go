@@ -144,10 +144,7 @@ func str(n *yaml.Node, keys ...string) string {
 // buildInput assembles the rules' input for a run with opts; facts and ev
 // are Lint's (nil from Check).
 func buildInput(repo *layout.Repo, results []*render.Result, opts Options, facts compacted, ev *evidence) *input {
-	files := repo.Files
-	if files == nil {
-		files = layout.NewFiles(repo.FS) // a Repo not made by layout.Load
-	}
+	files := repoFiles(repo)
 	at := &positions{valuesDocs: valuesDocs{files: files, helm4: repo.Config.Render.Helm4(opts.Render.Helm)}}
 	r := &repoFacts{Repo: repo, files: files}
 	r.readScanned()

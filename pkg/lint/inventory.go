@@ -53,7 +53,7 @@ func Inventory(ctx context.Context, repo *layout.Repo, opts Options, extra ...re
 	r := render.New(repo, opts.Render, append(RenderOptions(), extra...)...)
 	inv := &CRDInventory{Version: CRDInventoryVersion, Layout: layoutDigest(repo), CRDs: []InventoryCRD{}}
 	var failed error
-	for _, res := range otherShardsCRDs(ctx, r, repoFiles(repo), targets, nil, true) {
+	for _, res := range renderAll(ctx, r, crdCandidates(ctx, r, repoFiles(repo), targets, nil), func(*render.Result) {}) { // whole: redacted below
 		objs, err := res.RedactedObjects()
 		if err != nil {
 			failed = fmt.Errorf("%s: %w", res.Target.Name(), err)

@@ -133,10 +133,7 @@ func Merge(repo *layout.Repo, reports []*ShardReport) (*Result, error) {
 	}
 	slices.Sort(res.Summary.Placeholders)
 	if judged {
-		r := &repoFacts{Repo: repo, files: repo.Files}
-		if r.files == nil {
-			r.files = layout.NewFiles(repo.FS)
-		}
+		r := &repoFacts{Repo: repo, files: repoFiles(repo)}
 		r.readScanned()
 		sup := r.loadSuppressions(func(Finding) {}) // their own findings are in the first shard's report
 		runRule(repo, ruleValuesUnused, func(emit func(Finding)) { scan.report(repo, emit) }, func(f Finding) {
@@ -201,11 +198,7 @@ func checkShards(reports []*ShardReport) error {
 func layoutDigest(repo *layout.Repo) string {
 	h := sha256.New()
 	if repo.ConfigFile != "" {
-		files := repo.Files
-		if files == nil {
-			files = layout.NewFiles(repo.FS)
-		}
-		data, _ := files.Get(repo.ConfigFile).Data()
+		data, _ := repoFiles(repo).Get(repo.ConfigFile).Data()
 		h.Write(data)
 	}
 	for _, t := range repo.Targets {

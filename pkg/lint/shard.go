@@ -19,17 +19,16 @@ import (
 // charts may render a CRD (for their CRDs alone); the second by the merge
 // of the shards' reports (merge.go).
 
-// otherShardsCRDs renders the targets of all that are not in shard and
-// may render a CRD (their chart's templates or files name the kind, or
-// one of their values files does: a manifest passed through tpl), and
-// returns their renderings with the CRDs alone. A CRD whose every mention
-// is inside an encrypted value is not seen.
-func otherShardsCRDs(ctx context.Context, r *render.Renderer, files *layout.Files, all, shard []layout.Target, keep ...bool) []*render.Result {
+// crdCandidates are the targets of all that are not in shard and may
+// render a CRD: their chart's templates or files name the kind, or one of
+// their values files does (a manifest passed through tpl). A CRD whose
+// every mention is inside an encrypted value is not seen.
+func crdCandidates(ctx context.Context, r *render.Renderer, files *layout.Files, all, shard []layout.Target) []layout.Target {
 	in := map[string]bool{}
 	for _, t := range shard {
 		in[t.Name()] = true
 	}
-	var todo []layout.Target
+	var out []layout.Target
 	for _, t := range all {
 		if in[t.Name()] {
 			continue
@@ -40,18 +39,30 @@ func otherShardsCRDs(ctx context.Context, r *render.Renderer, files *layout.File
 			return bytes.Contains(data, []byte("CustomResourceDefinition"))
 		})
 		if err == nil && may {
-			todo = append(todo, t)
+			out = append(out, t)
 		}
 	}
-	out := make([]*render.Result, len(todo))
-	r.RenderEach(ctx, todo, func(i int, res *render.Result) {
-		if len(keep) == 0 { // Inventory keeps the whole rendering, to redact it
-			res.Objects = slices.DeleteFunc(res.Objects, func(o manifest.Object) bool { return !manifest.IsCRD(o.APIVersion, o.Kind) })
-			res.Manifest = nil
-		}
+	return out
+}
+
+// renderAll renders targets and returns the renderings that did not fail,
+// in order, each handed to keep first.
+func renderAll(ctx context.Context, r *render.Renderer, targets []layout.Target, keep func(*render.Result)) []*render.Result {
+	out := make([]*render.Result, len(targets))
+	r.RenderEach(ctx, targets, func(i int, res *render.Result) {
+		keep(res)
 		out[i] = res
 	})
 	return slices.DeleteFunc(out, func(res *render.Result) bool { return res == nil || res.Err != nil })
+}
+
+// otherShardsCRDs renders the CRD candidates of the targets of all outside
+// shard, and returns their renderings with the CRDs alone.
+func otherShardsCRDs(ctx context.Context, r *render.Renderer, files *layout.Files, all, shard []layout.Target) []*render.Result {
+	return renderAll(ctx, r, crdCandidates(ctx, r, files, all, shard), func(res *render.Result) {
+		res.Objects = slices.DeleteFunc(res.Objects, func(o manifest.Object) bool { return !manifest.IsCRD(o.APIVersion, o.Kind) })
+		res.Manifest = nil
+	})
 }
 
 // keepTargets keeps the findings about the targets, their Targets narrowed

@@ -68,7 +68,7 @@ type DependenciesOptions struct {
 func (r *Renderer) Dependencies(ctx context.Context, opts DependenciesOptions) (*Dependencies, error) {
 	dirs := opts.Charts
 	if len(dirs) == 0 {
-		dirs = repositoryCharts(r.repo, r.files)
+		dirs = r.repo.Charts()
 	}
 	now := opts.Now
 	if now.IsZero() {
@@ -103,33 +103,6 @@ func (r *Renderer) Dependencies(ctx context.Context, opts DependenciesOptions) (
 	return out, errors.Join(errs...)
 }
 
-// repositoryCharts are the charts the repository's namespaces deploy and
-// the file:// charts they depend on, sorted.
-func repositoryCharts(repo *layout.Repo, files *layout.Files) []string {
-	seen := map[string]bool{}
-	var todo []string
-	for _, ns := range repo.Namespaces {
-		if ns.Chart != nil {
-			todo = append(todo, ns.Chart.Dir)
-		}
-	}
-	for len(todo) > 0 {
-		dir := todo[0]
-		todo = todo[1:]
-		if seen[dir] {
-			continue
-		}
-		seen[dir] = true
-		todo = append(todo, layout.ChartFileDependencies(files, dir)...)
-	}
-	out := make([]string, 0, len(seen))
-	for d := range seen {
-		out = append(out, d)
-	}
-	slices.Sort(out)
-	return out
-}
-
 // newLock is dir's Chart.lock recording lock, generated at now, and
 // whether it changes the one there (the time of an unchanged lock is
 // kept, so that a second update writes nothing).
@@ -161,7 +134,7 @@ func (r *Renderer) newSums(deps []Dependency) ([]byte, error) {
 	want := map[string]string{}
 	for _, d := range deps {
 		if d.Digest != "" {
-			want[strings.TrimSuffix(d.Repository, "/")+" "+d.Name+" "+strings.TrimPrefix(d.Version, "v")] = d.Digest
+			want[charts.SumKey(d.Repository, d.Name, d.Version)] = d.Digest
 		}
 	}
 	var lines []string
@@ -174,7 +147,7 @@ func (r *Renderer) newSums(deps []Dependency) ([]byte, error) {
 		if len(f) != 4 || strings.HasPrefix(line, "#") {
 			continue
 		}
-		key := strings.Join(f[:3], " ")
+		key := charts.SumKey(f[0], f[1], f[2]) // as rendering reads the pin
 		if d, ok := want[key]; ok {
 			if d != f[3] {
 				lines[i], changed = key+" "+d, true

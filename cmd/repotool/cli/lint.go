@@ -3,7 +3,6 @@ package cli
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -133,22 +132,16 @@ func lintOrMerge(cmd *cobra.Command, env Env, v *globals, root string, f *lintFl
 	if len(f.merge) > 0 {
 		return mergeShards(cmd, root, f.merge)
 	}
-	repo, err := lintRepo(cmd, v, root, f.changedSince, f.staged, opts)
+	repo, extra, err := prepareLint(cmd, env, v, root, f)
 	if err != nil {
 		return nil, err
 	}
-	opts.Render.CacheDir = cacheDir(env, opts.Render.CacheDir)
-	opts.Keys = v.policy
 	if f.inventory != "" {
-		data, err := fsutil.ReadOSFile(f.inventory, fsutil.DefaultMaxFileSize*8)
-		if err == nil {
-			opts.CRDInventory, err = lint.ParseCRDInventory(data)
-		}
-		if err != nil {
-			return nil, usageErr(fmt.Errorf("--crd-inventory %s: %w", f.inventory, err))
+		if opts.CRDInventory, err = readRunFile(f.inventory, "--crd-inventory", lint.ParseCRDInventory); err != nil {
+			return nil, err
 		}
 	}
-	res, err := lint.Lint(cmd.Context(), repo, *opts, append(v.decrypter(f.noDecrypt), v.renderOptions(cmd.ErrOrStderr(), "rendering")...)...)
+	res, err := lint.Lint(cmd.Context(), repo, *opts, extra...)
 	var se *lint.ScopeError
 	if errors.As(err, &se) {
 		return nil, usageErr(err)
@@ -157,39 +150,9 @@ func lintOrMerge(cmd *cobra.Command, env Env, v *globals, root string, f *lintFl
 		return nil, err
 	}
 	if f.shardReport != "" {
-		data, err := json.MarshalIndent(res.ShardReport(opts.Shard), "", "  ")
-		if err == nil {
-			err = fsutil.WriteFileAtomic(f.shardReport, append(data, '\n'))
+		if err := writeRunFile(f.shardReport, "--shard-report", res.ShardReport(opts.Shard)); err != nil {
+			return nil, err
 		}
-		if err != nil {
-			return nil, fmt.Errorf("--shard-report: %w", err)
-		}
-	}
-	return res, nil
-}
-
-// mergeShards merges the shards' reports in files, with the repository's
-// suppressions and severities.
-func mergeShards(cmd *cobra.Command, root string, files []string) (*lint.Result, error) {
-	repo, err := loadRepo(cmd, root)
-	if err != nil {
-		return nil, err
-	}
-	var reports []*lint.ShardReport
-	for _, file := range files {
-		data, err := fsutil.ReadOSFile(file, fsutil.DefaultMaxFileSize*8)
-		if err == nil {
-			var r *lint.ShardReport
-			if r, err = lint.ParseShardReport(data); err == nil {
-				reports = append(reports, r)
-				continue
-			}
-		}
-		return nil, usageErr(fmt.Errorf("--merge %s: %w", file, err))
-	}
-	res, err := lint.Merge(repo, reports)
-	if err != nil {
-		return nil, usageErr(fmt.Errorf("--merge: %w", err))
 	}
 	return res, nil
 }

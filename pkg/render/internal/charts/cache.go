@@ -48,14 +48,17 @@ func parseSums(fsys fs.FS) (map[string]string, error) {
 			return nil, &ChartError{Chart: fmt.Sprintf("%s:%d", layout.SumsFile, i+1), Err: errors.New("not a pin"),
 				Hint: "write each line as <repository> <name> <version> sha256:<64 hex digits>"}
 		}
-		out[sumKey(f[0], f[1], f[2])] = f[3]
+		out[SumKey(f[0], f[1], f[2])] = f[3]
 	}
 	return out, nil
 }
 
 var sumRE = regexp.MustCompile(`^sha256:[0-9a-f]{64}$`)
 
-func sumKey(repository, name, version string) string {
+// SumKey is the key of an archive's pin in layout.SumsFile: repository
+// (without a trailing /), chart name and version (without a leading v),
+// separated by spaces, as a pin's line starts.
+func SumKey(repository, name, version string) string {
 	return strings.TrimSuffix(repository, "/") + " " + name + " " + strings.TrimPrefix(version, "v")
 }
 

@@ -58,7 +58,7 @@ func (s *Supply) remoteChart(ctx context.Context, dir string, dep *chart.Depende
 	if err != nil {
 		return "", nil, err
 	}
-	pin := sums[sumKey(dep.Repository, dep.Name, version)]
+	pin := sums[SumKey(dep.Repository, dep.Name, version)]
 	oci := strings.HasPrefix(dep.Repository, "oci://")
 	file := filepath.Join(s.cfg.CacheDir, "charts", cacheKey(dep.Repository, dep.Name, version)+".tgz")
 	corrupt := ""
@@ -93,7 +93,7 @@ func (s *Supply) remoteChart(ctx context.Context, dir string, dep *chart.Depende
 		data, err = s.pullOCI(dep, version)
 	} else {
 		data, version, err = s.downloadHTTP(ctx, dep, version)
-		pin = sums[sumKey(dep.Repository, dep.Name, version)]
+		pin = sums[SumKey(dep.Repository, dep.Name, version)]
 	}
 	if err != nil {
 		return "", nil, depErr(err.Error(), "check the repository URL and your network; once fetched (`repotool deps build`), offline runs use the cache")
