@@ -340,9 +340,13 @@ func (l *loader) finish() {
 		t := &r.Targets[i]
 		for _, d := range r.Diagnostics {
 			// About the target's folders, what is in them, or a folder
-			// that holds them (a cluster folder with an invalid name).
-			reads := slices.ContainsFunc(t.Values, func(v ValueFile) bool { return v.Path == d.File })
-			if d.Severity == SeverityError && !slices.Contains(t.Errors, d) && (about(d, t.Folders()) || within(t.Dir, d.File) || reads) {
+			// that holds them (a cluster folder with an invalid name), or a
+			// values file it reads or would read.
+			if d.Severity != SeverityError || slices.Contains(t.Errors, d) {
+				continue
+			}
+			reads := slices.ContainsFunc(t.Values, func(v ValueFile) bool { return v.Path == d.File }) || l.wouldRead(t, d.File)
+			if about(d, t.Folders()) || within(t.Dir, d.File) || reads {
 				t.Errors = append(t.Errors, d)
 			}
 		}

@@ -210,3 +210,17 @@ func (l *loader) unread() {
 		}
 	}
 }
+
+// wouldRead reports whether t would read the values file p had it loaded:
+// a file its values list names, or, for a target without one, a
+// cluster-wide values file of its cluster. An error about such a file (a
+// link that leaves the repository or loops, a file Git ignores under
+// --strict) fails the target even though the file is not among its values.
+func (l *loader) wouldRead(t *Target, p string) bool {
+	cfg := &l.repo.Config
+	if list, ok, _ := cfg.TargetValues(t.Cluster, t.Namespace); ok {
+		return slices.ContainsFunc(list.Expand(t.Cluster, t.Namespace), func(f config.PathAt) bool { return f.Path == p })
+	}
+	cl, ok := l.repo.Cluster(t.Cluster)
+	return ok && cl.Dir != "" && path.Dir(p) == cl.Dir && matchAny(cfg.Layout.ClusterWideValues, path.Base(p)) && !isValuesSchema(path.Base(p))
+}

@@ -279,3 +279,30 @@ func TestTargetTemplateSkipsChartFolders(t *testing.T) {
 		t.Errorf("diagnostics (-want +got):\n%s", diff)
 	}
 }
+
+// TestUnloadableValuesFailTheirTargets: a values file a target would read
+// that cannot be loaded (a listed link leading out of the repository, a
+// cluster-wide values link that dangles) fails the target, although it is
+// not among the target's values; a target that would not read it is not
+// failed.
+func TestUnloadableValuesFailTheirTargets(t *testing.T) {
+	repo := load(t, map[string]string{
+		"repotool.yaml":                 "clusters:\n  c1:\n    values:\n      app: [shared/out.yaml]\nlayout:\n  clusterWideValues: ['values-*.yaml']\n",
+		"namespaces/app/Chart.yaml":     chart,
+		"namespaces/other/Chart.yaml":   chart,
+		"shared/out.yaml":               "symlink:../../outside.yaml",
+		"clusters/c1/values-x.yaml":     "symlink:../../nowhere.yaml",
+		"clusters/c1/other/values.yaml": "a: 1\n",
+		"clusters/c2/other/values.yaml": "a: 1\n",
+	})
+	want := map[string]layout.Code{"c1/app": layout.CodeSymlinkEscape, "c1/other": layout.CodeSymlinkBroken}
+	for _, tg := range repo.Targets {
+		var codes []layout.Code
+		for _, d := range tg.Errors {
+			codes = append(codes, d.Code)
+		}
+		if w, ok := want[tg.Name()]; ok && !slices.Equal(codes, []layout.Code{w}) || !ok && len(codes) > 0 {
+			t.Errorf("%s: errors %v, want %v", tg.Name(), codes, w)
+		}
+	}
+}
