@@ -39,7 +39,9 @@ func canaryFragments() []string {
 // whose secret values flow into templates in every encoding, into failing
 // templates, values.schema.json errors and schema errors, and checks that no
 // canary reaches any output (standard output, standard error, SARIF file,
-// step summary, diff of a namespace added since the last commit) or any
+// step summary, diff of a namespace added since the last commit, the CRD
+// inventory and shard reports of a sharded lint, whose inventory holds a
+// CRD built from a secret value) or any
 // file render --out-dir writes. Only the plain render
 // stream to standard output, what Argo CD deploys, holds them, and the test
 // checks that it does, so that the canaries are known to be decrypted.
@@ -114,6 +116,14 @@ func TestCanarySecrets(t *testing.T) {
 	}
 	// lint on a change: the leaky namespace is what changed.
 	runs = append(runs, run{name: "lint --changed-since", args: []string{"lint", repo, "--changed-since", "HEAD", "-o", "json"}})
+	// A sharded lint: the files one run hands another (the CRD inventory,
+	// each shard's report) and the merge.
+	inventory, shard1, shard2 := filepath.Join(tmp, "crds.json"), filepath.Join(tmp, "shard-1.json"), filepath.Join(tmp, "shard-2.json")
+	runs = append(runs,
+		run{name: "lint --crd-inventory-out", args: []string{"lint", repo, "--crd-inventory-out", inventory}, files: []string{inventory}},
+		run{name: "lint --shard 1/2", args: []string{"lint", repo, "--shard", "1/2", "--crd-inventory", inventory, "--shard-report", shard1}, files: []string{shard1}},
+		run{name: "lint --shard 2/2", args: []string{"lint", repo, "--shard", "2/2", "--shard-report", shard2}, files: []string{shard2}},
+		run{name: "lint --merge", args: []string{"lint", repo, "--merge", shard1 + "," + shard2, "-o", "json"}})
 	// diff: every format, every exit status. First the leaky namespace is
 	// added (exit 1 with --exit-code); then, committed, its chart changes
 	// (its objects change around secret values) and a target whose
@@ -272,6 +282,12 @@ func TestCanarySecrets(t *testing.T) {
 	}
 	if data, _ := os.ReadFile(baseline); !bytes.Contains(data, []byte(`"fingerprint"`)) {
 		t.Error("the baseline run wrote no findings, so it proves nothing")
+	}
+	inv, _ := os.ReadFile(inventory)
+	s1, _ := os.ReadFile(shard1)
+	s2, _ := os.ReadFile(shard2)
+	if !bytes.Contains(inv, []byte("gadgets.canary.example.com")) || !bytes.Contains(append(s1, s2...), []byte(`"rule"`)) {
+		t.Errorf("the sharded runs wrote no inventory or no findings, so checking them proves nothing:\n%s\n%s\n%s", inv, s1, s2)
 	}
 	if !decrypted {
 		t.Error("no plain render printed the canary: the secrets were not decrypted, so the test proves nothing")
