@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"path"
 	"slices"
 	"strings"
@@ -139,16 +140,20 @@ func Hydrate(ctx context.Context, r *render.Renderer, repo *layout.Repo, opts Op
 			}
 		}
 	}
-	r.RenderEach(ctx, targets, func(_ int, rr *render.Result) {
+	failed := map[int]error{} // by target, reported in target order
+	r.RenderEachByChart(ctx, targets, func(i int, rr *render.Result) {
 		files, err := targetFiles(ctx, rr, opts, mode(rr.Target.Cluster), enc)
 		if err != nil {
-			res.Errors = append(res.Errors, err)
+			failed[i] = err
 			return
 		}
 		res.Files = append(res.Files, files...)
 	})
 	if err := context.Cause(ctx); err != nil {
 		return nil, err
+	}
+	for _, i := range slices.Sorted(maps.Keys(failed)) {
+		res.Errors = append(res.Errors, failed[i])
 	}
 	slices.SortFunc(res.Files, func(a, b File) int { return strings.Compare(a.Path, b.Path) })
 	return res, nil

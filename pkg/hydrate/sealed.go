@@ -46,7 +46,7 @@ const maxCertificateSize = 1 << 20
 // sealer seals the Secrets of renderings for their clusters'
 // certificates, keeping the SealedSecrets of the previous output whose
 // digest is unchanged. Its methods are called from one goroutine at a
-// time (RenderEach's callback).
+// time (RenderEachByChart's callback).
 type sealer struct {
 	repo     *layout.Repo
 	previous fs.FS

@@ -157,57 +157,6 @@ func (r *Renderer) Render(ctx context.Context, t *layout.Target) (*Result, error
 	return res, res.Err
 }
 
-// RenderAll renders targets in parallel (at most Options.Concurrency at
-// once) and returns one Result per target in the order given. A target that
-// fails has Err set; the others are unaffected.
-func (r *Renderer) RenderAll(ctx context.Context, targets []layout.Target) []*Result {
-	results := make([]*Result, len(targets))
-	r.RenderEach(ctx, targets, func(i int, res *Result) { results[i] = res })
-	return results
-}
-
-// RenderEach renders targets in parallel, as RenderAll does, and hands
-// each Result to fn in target order as soon as it and the ones before it
-// are done, from one goroutine at a time: a caller that writes each one
-// out and lets it go holds a few renderings at once, not all of them.
-func (r *Renderer) RenderEach(ctx context.Context, targets []layout.Target, fn func(i int, res *Result)) {
-	sem := make(chan struct{}, r.opts.Concurrency)
-	// window bounds how far rendering runs ahead of the slowest target
-	// not yet handed over: the renderings waiting for it.
-	window := make(chan struct{}, 4*r.opts.Concurrency)
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	done, next := 0, 0
-	ready := map[int]*Result{}
-	for i := range targets {
-		wg.Add(1)
-		window <- struct{}{}
-		sem <- struct{}{}
-		go func() {
-			defer func() { <-sem; wg.Done() }()
-			res := r.render(ctx, &targets[i])
-			mu.Lock()
-			defer mu.Unlock()
-			done++
-			if r.progress != nil {
-				r.progress(done, len(targets))
-			}
-			ready[i] = res
-			for {
-				res, ok := ready[next]
-				if !ok {
-					break
-				}
-				delete(ready, next)
-				fn(next, res)
-				next++
-				<-window
-			}
-		}()
-	}
-	wg.Wait()
-}
-
 // render renders one target within Options.Timeout. Helm's templates
 // cannot be stopped once they run, so the work happens in a goroutine of its
 // own (bounded), and render returns as soon as the context ends or the time
@@ -285,15 +234,22 @@ func (r *Renderer) renderNow(ctx, callerCtx context.Context, t *layout.Target) *
 		// Redacted output comes from a rendering in which every secret
 		// value is a placeholder: decrypted bytes never reach it.
 		// It may run after this rendering's bounded context is gone (on
-		// demand), within the caller's: an interrupt stops it too.
-		safeCtx := callerCtx
+		// demand), within the caller's: an interrupt stops it too. It
+		// holds the target, not the chart: a rendering kept long after
+		// the run let its chart go (RenderEach) loads it again only if
+		// asked.
+		safeCtx, target := callerCtx, *t
 		res.safe = sync.OnceValues(func() ([]manifest.Object, error) {
 			type out struct {
 				objs []manifest.Object
 				err  error
 			}
 			o, err := bounded(safeCtx, r.opts.Timeout, func(ctx context.Context) out {
-				rd, err := r.renderPlaceholders(ctx, t, entry)
+				entry, err := r.targetChart(ctx, &target)
+				if err != nil {
+					return out{nil, err}
+				}
+				rd, err := r.renderPlaceholders(ctx, &target, entry)
 				return out{rd.objs, err}
 			})
 			if err != nil {

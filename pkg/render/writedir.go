@@ -1,9 +1,12 @@
 package render
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"maps"
 	"path/filepath"
+	"slices"
 
 	"github.com/repotool/repotool/internal/outdir"
 	"github.com/repotool/repotool/pkg/layout"
@@ -22,7 +25,8 @@ type DirResult struct {
 
 // WriteDir renders targets and writes each rendering, redacted, to
 // dir/<cluster>/<namespace>.yaml, atomically, as soon as it is made (a
-// rendering is let go once written). The file of a target that fails is
+// rendering is let go once written, and a chart after its last target:
+// RenderEachByChart). The file of a target that fails is
 // removed: the folder never mixes this run's renderings with stale ones.
 // A file that cannot be written or removed stops the run and is the
 // error, as is the end of ctx.
@@ -32,18 +36,21 @@ func (r *Renderer) WriteDir(ctx context.Context, dir string, targets []layout.Ta
 	ctx, stop := context.WithCancel(ctx)
 	defer stop()
 	fail := func(err error) { werr = err; stop() }
-	r.RenderEach(ctx, targets, func(_ int, rd *Result) {
+	var failed []int // the failed targets, as handed over
+	removed := map[int]string{}
+	r.RenderEachByChart(ctx, targets, func(i int, rd *Result) {
 		if werr != nil || ctx.Err() != nil {
 			return
 		}
 		rel := rd.Target.Cluster + "/" + rd.Target.Namespace + ".yaml"
 		file := filepath.Join(dir, filepath.FromSlash(rel))
 		if rd.Err != nil {
+			failed = append(failed, i)
 			res.Failed = append(res.Failed, rd.Err)
-			if removed, err := outdir.Remove(dir, rel); err != nil {
+			if gone, err := outdir.Remove(dir, rel); err != nil {
 				fail(fmt.Errorf("remove the stale %s: %w", file, err))
-			} else if removed {
-				res.Removed = append(res.Removed, file)
+			} else if gone {
+				removed[i] = file
 			}
 			return
 		}
@@ -58,8 +65,24 @@ func (r *Renderer) WriteDir(ctx context.Context, dir string, targets []layout.Ta
 		}
 		res.Written++
 	})
+	res.Failed = inTargetOrder(failed, res.Failed)
+	for _, i := range slices.Sorted(maps.Keys(removed)) {
+		res.Removed = append(res.Removed, removed[i])
+	}
 	if werr != nil {
 		return res, werr
 	}
 	return res, ctx.Err()
+}
+
+// inTargetOrder returns vs (vs[k] is the target at index at[k]'s) sorted
+// by target index.
+func inTargetOrder[T any](at []int, vs []T) []T {
+	k := identity(len(at))
+	slices.SortFunc(k, func(a, b int) int { return cmp.Compare(at[a], at[b]) })
+	out := make([]T, len(vs))
+	for n, j := range k {
+		out[n] = vs[j]
+	}
+	return out
 }

@@ -97,3 +97,9 @@ func (s *Supply) Load(ctx context.Context, dir string) (*Loaded, error) {
 	}
 	return s.load(ctx, dir, nil)
 }
+
+// Release lets the chart in dir go once no target of the run needs it
+// again, so that a run's memory follows the charts in use rather than
+// every chart it has loaded: a later Load reads it again. The charts it
+// depends on stay (others may share them).
+func (s *Supply) Release(dir string) { s.loaded.Forget(dir) }

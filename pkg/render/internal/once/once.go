@@ -1,6 +1,7 @@
 // Package once computes one value per key, once, however many goroutines
-// ask for it at the same time: a chart loaded once per run, a chart
-// repository's index downloaded once per run.
+// ask for it at the same time: a chart loaded once per run (or once per
+// stretch of a run that needs it: Forget), a chart repository's index
+// downloaded once per run.
 package once
 
 import "sync"
@@ -31,4 +32,12 @@ func (o *Map[T]) Get(key string, f func() (T, error)) (T, error) {
 	o.mu.Unlock()
 	e.once.Do(func() { e.v, e.err = f() })
 	return e.v, e.err
+}
+
+// Forget lets key's value go: the next Get computes it again. A Get
+// already holding the value keeps it.
+func (o *Map[T]) Forget(key string) {
+	o.mu.Lock()
+	delete(o.m, key)
+	o.mu.Unlock()
 }
