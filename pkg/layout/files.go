@@ -2,12 +2,14 @@ package layout
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"io"
 	"io/fs"
 	"path"
 	"sort"
 	"sync"
+	"sync/atomic"
 
 	yaml "go.yaml.in/yaml/v3"
 
@@ -18,39 +20,54 @@ import (
 )
 
 // Files is the repository's file index: the list of its files, and each
-// file's content, read at most once per run and parsed (as YAML documents,
-// with positions) only when a stage asks, once. Layout, render and lint
-// share it, so a values file is read once and its facts (is it
-// SOPS-encrypted, is it a mapping) are learnt once. It is safe for
-// concurrent use.
+// file's content, read when a stage asks and parsed (as YAML documents,
+// with positions) only when a stage asks. Layout, render and lint share
+// it, so a values file's facts (is it SOPS-encrypted, is it a mapping) are
+// learnt once. What it keeps of the files is bounded (MaxHeldData,
+// MaxHeldParsed), least recently used out first: a repository of any size
+// costs a run the files in use, not every file it has read. A file let go
+// is read (or parsed) again when asked. It is safe for concurrent use.
 type Files struct {
 	fsys     fs.FS
 	limit    int64
 	entries  sync.Map // path -> *File
 	listOnce sync.Once
 	paths    []string
+	data     held // the files' bytes, by their size
+	parsed   held // the files' documents, by the size of their bytes
 }
+
+// MaxHeldData bounds the bytes of the files a Files keeps read, and
+// MaxHeldParsed the bytes of those it keeps parsed (a parsed YAML file
+// takes some ten times its size).
+const (
+	MaxHeldData   = 32 << 20
+	MaxHeldParsed = 4 << 20
+)
 
 // File is one repository file as Files holds it.
 type File struct {
 	// Path is the file's repository path.
 	Path string
 
-	files     *Files
-	readOnce  sync.Once
-	data      []byte
-	readErr   error
-	parseOnce sync.Once
-	docs      []*yaml.Node
-	parseErr  error
-	sops      *sopsfile.Metadata
+	files *Files
+	mu    sync.Mutex // one read, one parse at a time
+	data  atomic.Pointer[[]byte]
+	docs  atomic.Pointer[[]*yaml.Node]
+	// What the first read and parse learnt, kept when the content goes.
+	read, parsed bool
+	readErr      error
+	parseErr     error
+	sops         *sopsfile.Metadata
 }
 
 // NewFiles returns an index of the files of fsys, which reads files of at
 // most fsutil.DefaultMaxFileSize bytes. Load makes one for each Repo
 // (Repo.Files, reading values files as large as Options.MaxValuesSize
 // too); a Repo built another way can be given one.
-func NewFiles(fsys fs.FS) *Files { return &Files{fsys: fsys, limit: fsutil.DefaultMaxFileSize} }
+func NewFiles(fsys fs.FS) *Files {
+	return &Files{fsys: fsys, limit: fsutil.DefaultMaxFileSize, data: held{budget: MaxHeldData}, parsed: held{budget: MaxHeldParsed}}
+}
 
 // Get returns the file at repository path p (following links inside the
 // repository). It reads nothing until asked.
@@ -85,52 +102,90 @@ func (f *Files) Paths() []string {
 	return f.paths
 }
 
-// Data returns the file's content, read once. A file that is not a
-// regular file (fsutil.ErrNotRegular) or is over the index's limit
-// (fsutil.ErrTooLarge) is not read.
+// Data returns the file's content. A file that is not a regular file
+// (fsutil.ErrNotRegular) or is over the index's limit (fsutil.ErrTooLarge)
+// is not read, and its error is kept.
 func (x *File) Data() ([]byte, error) {
-	x.readOnce.Do(func() {
-		real, err := fsutil.Resolve(x.files.fsys, x.Path)
-		if err == nil {
-			x.data, err = fsutil.ReadFile(x.files.fsys, real, x.files.limit)
-		}
-		x.readErr = err
-	})
-	return x.data, x.readErr
+	if p := x.data.Load(); p != nil {
+		x.files.data.touch(x)
+		return *p, nil
+	}
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	return x.dataLocked()
+}
+
+func (x *File) dataLocked() ([]byte, error) {
+	if p := x.data.Load(); p != nil {
+		return *p, nil
+	}
+	if x.read && x.readErr != nil {
+		return nil, x.readErr
+	}
+	real, err := fsutil.Resolve(x.files.fsys, x.Path)
+	var data []byte
+	if err == nil {
+		data, err = fsutil.ReadFile(x.files.fsys, real, x.files.limit)
+	}
+	x.read, x.readErr = true, err
+	if err != nil {
+		return nil, err
+	}
+	x.data.Store(&data)
+	x.files.data.keep(x, len(data), func() { x.data.Store(nil) })
+	return data, nil
 }
 
 // Docs returns the top-level node of each YAML document of the file (a
-// .json file is read as the YAML it is), parsed once. On a syntax error it
-// returns the documents before it and the error.
+// .json file is read as the YAML it is). On a syntax error it returns the
+// documents before it and the error. The nodes are shared: read them,
+// never change them.
 func (x *File) Docs() ([]*yaml.Node, error) {
-	x.parseOnce.Do(func() {
-		data, err := x.Data()
-		if err != nil {
-			x.parseErr = err
-			return
+	if p := x.docs.Load(); p != nil {
+		x.files.parsed.touch(x)
+		return *p, x.parseErr
+	}
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if p := x.docs.Load(); p != nil {
+		return *p, x.parseErr
+	}
+	data, err := x.dataLocked()
+	if err != nil {
+		return nil, err
+	}
+	docs, err := parseDocs(x.Path, data)
+	if !x.parsed {
+		x.parsed, x.parseErr = true, err
+		if len(docs) > 0 {
+			x.sops, _ = sopsfile.InspectNode(docs[0])
 		}
-		if path.Ext(x.Path) == ".json" {
-			// JSON is YAML, but for tabs: outside strings (where JSON
-			// escapes them) a tab is only white space, so this keeps the
-			// meaning and every line number.
-			data = bytes.ReplaceAll(data, []byte("\t"), []byte(" "))
-		}
-		dec := yaml.NewDecoder(bytes.NewReader(data))
-		for {
-			var n yaml.Node
-			if err := dec.Decode(&n); err != nil {
-				if !errors.Is(err, io.EOF) {
-					x.parseErr = err
-				}
-				break
+	}
+	x.docs.Store(&docs)
+	x.files.parsed.keep(x, len(data), func() { x.docs.Store(nil) })
+	return docs, err
+}
+
+// parseDocs parses the YAML documents of data, the file p's content.
+func parseDocs(p string, data []byte) ([]*yaml.Node, error) {
+	if path.Ext(p) == ".json" {
+		// JSON is YAML, but for tabs: outside strings (where JSON
+		// escapes them) a tab is only white space, so this keeps the
+		// meaning and every line number.
+		data = bytes.ReplaceAll(data, []byte("\t"), []byte(" "))
+	}
+	var docs []*yaml.Node
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	for {
+		var n yaml.Node
+		if err := dec.Decode(&n); err != nil {
+			if !errors.Is(err, io.EOF) {
+				return docs, err
 			}
-			x.docs = append(x.docs, yamlpos.Root(&n))
+			return docs, nil
 		}
-		if len(x.docs) > 0 {
-			x.sops, _ = sopsfile.InspectNode(x.docs[0])
-		}
-	})
-	return x.docs, x.parseErr
+		docs = append(docs, yamlpos.Root(&n))
+	}
 }
 
 // ValuesNode is the values a Helm reads from the file, as one node with
@@ -145,10 +200,31 @@ func (x *File) ValuesNode(helm4 bool) (*yaml.Node, error) {
 }
 
 // Sops returns the file's SOPS metadata, nil when it is not a
-// SOPS-encrypted YAML document.
+// SOPS-encrypted YAML document: learnt from its first parse, and kept.
 func (x *File) Sops() *sopsfile.Metadata {
-	x.Docs()
+	x.learn()
+	x.mu.Lock()
+	defer x.mu.Unlock()
 	return x.sops
+}
+
+// Err is why the file could not be read, or parsed (the documents before
+// the error are Docs'): learnt from its first parse, and kept.
+func (x *File) Err() error {
+	x.learn()
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	return cmp.Or(x.readErr, x.parseErr)
+}
+
+// learn parses the file unless it has been parsed, or could not be read.
+func (x *File) learn() {
+	x.mu.Lock()
+	known := x.parsed || x.read && x.readErr != nil
+	x.mu.Unlock()
+	if !known {
+		x.Docs()
+	}
 }
 
 // Encrypted reports whether the file is a SOPS-encrypted YAML document.
