@@ -46,42 +46,41 @@ type Options struct {
 // objects.
 func Run(ctx context.Context, base, head *layout.Repo, changed []string, opts Options) (*change.Result, error) {
 	res := &change.Result{Targets: scope.Affected(base, head, changed), Changes: []change.Change{}, ArgoCD: []change.Change{}}
-	pick := func(repo *layout.Repo) []layout.Target {
-		var out []layout.Target
-		for _, t := range repo.Targets {
-			if slices.ContainsFunc(res.Targets, func(a change.Target) bool { return a.Name == t.Name() }) {
-				out = append(out, t)
-			}
-		}
-		return out
-	}
 	extra := append([]render.Option{render.AllowLayoutErrors(layout.CodeSecretNotEncrypted)}, opts.Extra...)
 	baseR := render.New(base, opts.Render, extra...)
-	baseRes := baseR.RenderAll(ctx, pick(base))
 	headR := render.New(head, opts.Render, append(extra, render.SharingWith(baseR))...)
-	headRes := headR.RenderAll(ctx, pick(head))
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
 	var ig *ignorer
 	if !opts.NoIgnore {
 		var err error
 		if ig, err = newIgnorer(&head.Config); err != nil {
 			return nil, err
 		}
-		ig.regenerate(ctx, headR, headRes)
 	}
-	byName := func(results []*render.Result) map[string]*render.Result {
-		m := map[string]*render.Result{}
-		for _, r := range results {
-			m[r.Target.Name()] = r
+	// The targets are compared a batch at a time, each batch's
+	// renderings let go before the next: a change that affects every
+	// target holds a batch of renderings, not all of them.
+	batch := batchSize(baseR.Concurrency())
+	for from := 0; from < len(res.Targets); from += batch {
+		names := map[string]bool{}
+		for _, t := range res.Targets[from:min(from+batch, len(res.Targets))] {
+			names[t.Name] = true
 		}
-		return m
-	}
-	b, h := byName(baseRes), byName(headRes)
-	for _, t := range res.Targets {
-		compareTarget(res, pair{name: t.Name, base: b[t.Name], head: h[t.Name], labels: revisions, ig: ig,
-			origins: lazyOrigins(ctx, baseR, headR, b[t.Name], h[t.Name], changed)})
+		pick := func(repo *layout.Repo) []layout.Target {
+			return slices.DeleteFunc(slices.Clone(repo.Targets), func(t layout.Target) bool { return !names[t.Name()] })
+		}
+		baseRes := byName(baseR.RenderAll(ctx, pick(base)))
+		headList := headR.RenderAll(ctx, pick(head))
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		if ig != nil {
+			ig.regenerate(ctx, headR, headList)
+		}
+		headRes := byName(headList)
+		for _, t := range res.Targets[from:min(from+batch, len(res.Targets))] {
+			compareTarget(res, pair{name: t.Name, base: baseRes[t.Name], head: headRes[t.Name], labels: revisions, ig: ig,
+				origins: lazyOrigins(ctx, baseR, headR, baseRes[t.Name], headRes[t.Name], changed)})
+		}
 	}
 	argo, warnings, err := compareGenerated(base, head, generatedClusters(base, head, changed))
 	res.ArgoCD = append(res.ArgoCD, argo...)
@@ -90,6 +89,19 @@ func Run(ctx context.Context, base, head *layout.Repo, changed []string, opts Op
 		res.Errors = append(res.Errors, err.Error())
 	}
 	return res, nil
+}
+
+// batchSize is how many targets Run compares at a time, rendering
+// concurrency at once.
+var batchSize = func(concurrency int) int { return max(64, 16*concurrency) }
+
+// byName are results by their target's name.
+func byName(results []*render.Result) map[string]*render.Result {
+	m := map[string]*render.Result{}
+	for _, r := range results {
+		m[r.Target.Name()] = r
+	}
+	return m
 }
 
 // side is one revision's rendering of a target: the redacted objects (to

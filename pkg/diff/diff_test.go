@@ -1,6 +1,7 @@
 package diff_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/json"
@@ -15,6 +16,8 @@ import (
 
 	yaml "go.yaml.in/yaml/v3"
 
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/repotool/repotool/internal/testing/testtool"
 	"github.com/repotool/repotool/pkg/change"
 	"github.com/repotool/repotool/pkg/decrypt"
@@ -280,5 +283,41 @@ func TestLibraryChartChange(t *testing.T) {
 	}
 	if len(changedIn) < 5 {
 		t.Errorf("objects changed in %d targets: %v", len(changedIn), changedIn)
+	}
+}
+
+// TestBatches: comparing the affected targets a few at a time (each
+// batch's renderings let go before the next) gives what comparing them all
+// at once gives.
+func TestBatches(t *testing.T) {
+	testtool.UseTestKey(t)
+	dir := t.TempDir()
+	if err := os.CopyFS(dir, os.DirFS("../../testdata/monorepo")); err != nil {
+		t.Fatal(err)
+	}
+	testtool.GitCommit(t, dir, "base")
+	for p, edit := range map[string][2]string{
+		"namespaces/namespace-a/common-values-a.yaml":             {"containerPort: 8080", "containerPort: 8081"},
+		"clusters/prod-cluster/namespace-b/prod-values-b.yaml":    {"replicas: 12", "replicas: 10"},
+		"namespaces/cert-manager/common-values-cert-manager.yaml": {"platform-team@", "platform@"},
+	} {
+		data, err := os.ReadFile(filepath.Join(dir, p))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, p), bytes.Replace(data, []byte(edit[0]), []byte(edit[1]), 1), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	testtool.GitCommit(t, dir, "head")
+	whole := compare(t, dir)
+	restore := diff.SetBatch(2)
+	defer restore()
+	batched := compare(t, dir)
+	if len(whole.Targets) < 4 || len(whole.Changes) < 3 {
+		t.Fatalf("%d affected targets, %d changes: batches of 2 are not tried", len(whole.Targets), len(whole.Changes))
+	}
+	if !cmp.Equal(whole, batched, cmpopts.EquateEmpty()) {
+		t.Errorf("compared in batches of 2 (-all at once +batches):\n%s", cmp.Diff(whole, batched, cmpopts.EquateEmpty()))
 	}
 }
