@@ -49,7 +49,25 @@ type repoFacts struct {
 	// files, over the file index's limit, links that lead nowhere), by
 	// path: the layout rule reports them, the scans pass them by.
 	unread map[string]error
+	// others: the run is a part (a shard, a cluster) whose findings about
+	// no target another part reports (keepTargets), so the checks of the
+	// repository's files on their own are left to that part (rawAlone,
+	// fileChecks).
+	others bool
 }
+
+// rawAlone are the plain manifests to check on their own (not as what
+// rendered objects refer to): none in a part that leaves them to another.
+func (r *repoFacts) rawAlone() []rawObject {
+	if r.others {
+		return nil
+	}
+	return r.Raw
+}
+
+// fileChecks reports whether this part checks the repository's files on
+// their own (their encryption, their keys).
+func (r *repoFacts) fileChecks() bool { return !r.others }
 
 // asked is what the run was asked, beyond the repository.
 type asked struct {
@@ -62,6 +80,10 @@ type asked struct {
 	// sharded: the run is one shard; values-unused leaves its judgment
 	// to the merge (unused).
 	sharded bool
+	// validator, when not nil, is the schema validator the parts of the
+	// run share (lintByCluster: every cluster is checked with the same
+	// CRDs).
+	validator *sharedValidator
 }
 
 // input is a run's facts, and what the rules share while they run.
@@ -146,19 +168,29 @@ func str(n *yaml.Node, keys ...string) string {
 func buildInput(repo *layout.Repo, results []*render.Result, opts Options, facts compacted, ev *evidence) *input {
 	files := repoFiles(repo)
 	at := &positions{valuesDocs: valuesDocs{files: files, helm4: repo.Config.Render.Helm4(opts.Render.Helm)}}
-	r := &repoFacts{Repo: repo, files: files}
-	r.readScanned()
-	r.scanRaw()
-	r.loadSops()
-	crdFrom := results
+	var sh *shared
 	if ev != nil {
-		crdFrom = slices.Concat(results, ev.crdSources) // a sharded run's: the other shards' CRDs
+		sh = ev.shared
+	}
+	if sh == nil {
+		sh = readRepo(repo)
+	}
+	r := new(repoFacts)
+	*r = *sh.repo // the CRDs are this run's
+	r.others = opts.Shard.N > 1 && !opts.Shard.First()
+	crdFrom := results
+	if ev != nil && len(ev.crdSources) > 0 {
+		// A part's (a shard's, a cluster's): the other parts' CRDs, in
+		// the repository's target order with its own, so that where two
+		// targets render a CRD of one name, the one that wins is the one
+		// a whole run takes, in every part.
+		crdFrom = inTargetOrder(repo, slices.Concat(results, ev.crdSources))
 	}
 	r.collectCRDs(crdFrom, at)
 	in := &input{repo: r, results: results, compacted: facts, at: at, asked: asked{renderOpts: opts.Render, schemaDir: opts.SchemaDir, sharded: opts.Shard.N > 1,
-		evidence: ev, keys: opts.Keys, celBudget: cmp.Or(opts.CELBudget, admission.RunBudget)},
+		evidence: ev, keys: opts.Keys, celBudget: cmp.Or(opts.CELBudget, admission.RunBudget), validator: sh.validator},
 		versions: versions{repo: repo, override: opts.Render.KubeVersion}}
-	in.sup = r.loadSuppressions(func(f Finding) { in.suppressionFindings = append(in.suppressionFindings, f) })
+	in.sup, in.suppressionFindings = sh.sup, sh.supFindings
 	return in
 }
 

@@ -2,6 +2,7 @@ package lint
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/repotool/repotool/pkg/layout"
@@ -52,24 +53,34 @@ func Inventory(ctx context.Context, repo *layout.Repo, opts Options, extra ...re
 	}
 	r := render.New(repo, opts.Render, append(RenderOptions(), extra...)...)
 	inv := &CRDInventory{Version: CRDInventoryVersion, Layout: layoutDigest(repo), CRDs: []InventoryCRD{}}
-	var failed error
-	for _, res := range renderAll(ctx, r, crdCandidates(ctx, r, repoFiles(repo), targets, nil), func(*render.Result) {}) { // whole: redacted below
+	candidates := crdCandidates(ctx, r, repoFiles(repo), targets, nil)
+	byTarget := make([][]InventoryCRD, len(candidates))
+	failed := make([]error, len(candidates))
+	// Each rendering is let go as it comes, with its CRDs taken from the
+	// rendering with placeholders.
+	r.RenderEachByChart(ctx, candidates, func(i int, res *render.Result) {
+		if res.Err != nil {
+			return
+		}
 		objs, err := res.RedactedObjects()
 		if err != nil {
-			failed = fmt.Errorf("%s: %w", res.Target.Name(), err)
-			continue
+			failed[i] = fmt.Errorf("%s: %w", res.Target.Name(), err)
+			return
 		}
 		for _, o := range objs {
 			if manifest.IsCRD(o.APIVersion, o.Kind) {
-				inv.CRDs = append(inv.CRDs, InventoryCRD{Target: res.Target.Name(), File: o.File, Member: o.Member, Template: o.Template,
+				byTarget[i] = append(byTarget[i], InventoryCRD{Target: res.Target.Name(), File: o.File, Member: o.Member, Template: o.Template,
 					APIVersion: o.APIVersion, Name: o.Name, YAML: string(o.YAML)})
 			}
 		}
+	})
+	for _, crds := range byTarget {
+		inv.CRDs = append(inv.CRDs, crds...)
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	return inv, failed
+	return inv, errors.Join(failed...)
 }
 
 // ParseCRDInventory reads a CRDInventory's JSON.
@@ -89,6 +100,10 @@ func (inv *CRDInventory) sources(repo *layout.Repo, shard []layout.Target) ([]*r
 	for _, t := range shard {
 		in[t.Name()] = true
 	}
+	targets := map[string]layout.Target{}
+	for _, t := range repo.Targets {
+		targets[t.Name()] = t
+	}
 	byTarget := map[string]*render.Result{}
 	var out []*render.Result
 	for _, c := range inv.CRDs {
@@ -97,7 +112,7 @@ func (inv *CRDInventory) sources(repo *layout.Repo, shard []layout.Target) ([]*r
 		}
 		res := byTarget[c.Target]
 		if res == nil {
-			res = &render.Result{}
+			res = &render.Result{Target: targets[c.Target]} // its place in the target order
 			byTarget[c.Target] = res
 			out = append(out, res)
 		}

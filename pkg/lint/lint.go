@@ -35,6 +35,14 @@ type Options struct {
 	// CRDs alone). values-unused, which looks across clusters, is decided
 	// when the shards' reports are merged (Result.ShardReport, Merge).
 	Shard layout.Shard
+	// HeldTargets bounds how many targets' renderings a run holds at once
+	// (0: DefaultHeldTargets; negative: no bound). A run over more targets
+	// than that, in more than one cluster, is checked a cluster at a time
+	// (what it reports is the same): its memory follows the largest
+	// cluster, not the repository, for some more work (the targets whose
+	// charts may render a CRD are rendered twice, once for the inventory
+	// every cluster is checked with, and each cluster loads its charts).
+	HeldTargets int
 	// CRDInventory, in a sharded run, is the repository's CRDs rendered
 	// once (Inventory), used instead of rendering the other shards'
 	// candidates.
@@ -78,36 +86,55 @@ func Lint(ctx context.Context, repo *layout.Repo, opts Options, extra ...render.
 	if err != nil {
 		return nil, err
 	}
-	all := targets
-	targets = opts.Shard.ClusterTargets(targets)
-	results := make([]*render.Result, len(targets))
-	facts := compacted{}
 	opts.Render.VerifyUnstable = true // unstable-render reports only calls that change the output
+	if byCluster(opts, targets) {
+		return lintByCluster(ctx, repo, opts, targets, extra)
+	}
 	r := render.New(repo, opts.Render, extra...)
-	r.RenderEach(ctx, targets, func(i int, res *render.Result) {
-		facts.compact(res)
-		results[i] = res
-	})
+	part := opts.Shard.ClusterTargets(targets)
 	var crdSources []*render.Result
 	switch {
 	case opts.Shard.N > 1 && opts.CRDInventory != nil:
-		if crdSources, err = opts.CRDInventory.sources(repo, targets); err != nil {
+		if crdSources, err = opts.CRDInventory.sources(repo, part); err != nil {
 			return nil, err
 		}
 	case opts.Shard.N > 1:
-		crdSources = otherShardsCRDs(ctx, r, repoFiles(repo), all, targets)
+		crdSources = otherShardsCRDs(ctx, r, repoFiles(repo), targets, part)
 	}
+	res := lintPart(ctx, repo, opts, part, &evidence{ctx: ctx, renderer: r, crdSources: crdSources})
 	if err := ctx.Err(); err != nil {
 		return nil, err
-	}
-	res := check(repo, results, opts, facts, &evidence{ctx: ctx, renderer: r, crdSources: crdSources})
-	if opts.Cluster != "" || opts.Shard.N > 1 || opts.Targets != nil {
-		res.keepTargets(targets, opts.Shard.First(), opts.Cluster != "")
 	}
 	if opts.Shard.N > 1 {
 		res.layout = layoutDigest(repo)
 	}
 	return res, res.Err()
+}
+
+// lintPart renders targets (all of them, or a part: a shard's, one
+// cluster's) with ev's renderer, runs every rule and keeps the findings
+// of the part (keepTargets); an empty Result when ctx ends.
+func lintPart(ctx context.Context, repo *layout.Repo, opts Options, targets []layout.Target, ev *evidence) *Result {
+	results := make([]*render.Result, len(targets))
+	facts := compacted{}
+	ev.renderer.RenderEach(ctx, targets, func(i int, res *render.Result) {
+		facts.compact(res)
+		results[i] = res
+	})
+	if ctx.Err() != nil {
+		return &Result{}
+	}
+	return checkPart(repo, opts, targets, results, facts, ev)
+}
+
+// checkPart runs every rule over the renderings of targets and keeps the
+// findings of the part.
+func checkPart(repo *layout.Repo, opts Options, targets []layout.Target, results []*render.Result, facts compacted, ev *evidence) *Result {
+	res := check(repo, results, opts, facts, ev)
+	if opts.Cluster != "" || opts.Shard.N > 1 || opts.Targets != nil {
+		res.keepTargets(targets, opts.Shard.First(), opts.Cluster != "")
+	}
+	return res
 }
 
 // ScopeError is an Options.Cluster or Namespace that selects nothing.
@@ -175,18 +202,33 @@ type evidence struct {
 	ctx        context.Context
 	renderer   *render.Renderer
 	crdSources []*render.Result
+	// shared is the repository's facts when a run checks in parts
+	// (lintByCluster), read once for all of them; nil: read them.
+	shared *shared
+	// laterUnused: values-unused judges once after the last part, over
+	// the subjects the run gathered (lintByCluster).
+	laterUnused bool
+}
+
+// ruleOn reports whether repo's configuration leaves rule r on.
+func ruleOn(repo *layout.Repo, r *Rule) bool {
+	override := repo.Config.Lint.Rules[r.ID].Severity
+	if r == ruleInvalidSuppression {
+		return true // a malformed suppression is always reported
+	}
+	return override != "off" && (override != "" || !r.Off)
 }
 
 // runRule runs one rule (check calls the rule's check with a function
 // taking each finding) at the severity repotool.yaml gives it, unless it
 // is off there, and hands out each finding.
 func runRule(repo *layout.Repo, r *Rule, check func(emit func(Finding)), out func(Finding)) {
+	if !ruleOn(repo, r) {
+		return
+	}
 	override := repo.Config.Lint.Rules[r.ID].Severity
 	if r == ruleInvalidSuppression {
 		override = "" // a malformed suppression is always reported
-	}
-	if override == "off" || override == "" && r.Off {
-		return
 	}
 	check(func(f Finding) {
 		f.Rule = r.ID

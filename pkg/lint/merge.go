@@ -113,9 +113,20 @@ func Merge(repo *layout.Repo, reports []*ShardReport) (*Result, error) {
 				"merge the reports of one run, in a checkout of the commit it linted", sr.Shard)
 		}
 	}
+	return merge(repo, reports, nil, nil), nil
+}
+
+// merge is Merge of reports checked to be of one run over repo; sup are
+// repo's suppressions when they have been read (nil: read them), judged
+// values-unused's judgment of the whole run when it was made after the
+// parts (nil: the reports').
+func merge(repo *layout.Repo, reports []*ShardReport, sup *suppressor, judgedAfter *unusedScan) *Result {
 	res := &Result{}
 	scan := newUnusedScan()
-	judged := false
+	judged := judgedAfter != nil
+	if judged {
+		scan = judgedAfter
+	}
 	for _, sr := range reports {
 		for _, f := range sr.Findings {
 			f.Finding.Key = f.Key
@@ -133,9 +144,11 @@ func Merge(repo *layout.Repo, reports []*ShardReport) (*Result, error) {
 	}
 	slices.Sort(res.Summary.Placeholders)
 	if judged {
-		r := &repoFacts{Repo: repo, files: repoFiles(repo)}
-		r.readScanned()
-		sup := r.loadSuppressions(func(Finding) {}) // their own findings are in the first shard's report
+		if sup == nil {
+			r := &repoFacts{Repo: repo, files: repoFiles(repo)}
+			r.readScanned()
+			sup = r.loadSuppressions(func(Finding) {}) // their own findings are in the first shard's report
+		}
 		runRule(repo, ruleValuesUnused, func(emit func(Finding)) { scan.report(repo, emit) }, func(f Finding) {
 			if sup.suppressed(f) {
 				res.Summary.Suppressed++
@@ -145,7 +158,7 @@ func Merge(repo *layout.Repo, reports []*ShardReport) (*Result, error) {
 		})
 	}
 	res.Finish()
-	return res, nil
+	return res
 }
 
 // add merges a shard's judgment of a key into the scan.

@@ -117,7 +117,7 @@ func checkAPIVersions(r *repoFacts, results []*render.Result, vs versions, at *p
 			report(f)
 		}
 	}
-	checkRawAPIVersions(r.Raw, vs, table, report)
+	checkRawAPIVersions(r.rawAlone(), vs, table, report)
 }
 
 // checkRawAPIVersions checks the repository's plain manifests (outside

@@ -44,7 +44,7 @@ var ruleDeprecatedField = &Rule{
 `},
 	},
 	check: func(in *input, report func(Finding)) {
-		checkDeprecatedFields(in.repo.Raw, in.results, in.compacted, in.versions, in.at, report)
+		checkDeprecatedFields(in.repo.rawAlone(), in.results, in.compacted, in.versions, in.at, report)
 	},
 }
 

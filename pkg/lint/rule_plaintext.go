@@ -65,9 +65,12 @@ func checkPlaintext(r *repoFacts, results []*render.Result, at *positions, repor
 	if ss := r.Repo.Config.Layout.SecretSuffixes; len(ss) > 0 {
 		suffix = ss[0]
 	}
-	checkEncryptedFiles(r, layoutSecrets, report)
-	for i := range r.Raw {
-		checkRawSecret(&r.Raw[i], report)
+	if r.fileChecks() {
+		checkEncryptedFiles(r, layoutSecrets, report)
+	}
+	raw := r.rawAlone()
+	for i := range raw {
+		checkRawSecret(&raw[i], report)
 	}
 	for _, res := range results {
 		if res.Err != nil {
@@ -111,12 +114,14 @@ func checkEncryptedFiles(r *repoFacts, layoutSecrets map[string]bool, report fun
 		rule := r.Sops.RuleFor(p)
 		mustEncrypt := secretFiles[p] || (rule != nil && rule.PathRegex != "")
 		f := r.file(p)
-		docs, err := f.Docs()
-		if data, _ := f.Data(); err != nil || data == nil {
+		md := f.Sops() // the file's facts, learnt once
+		if f.Err() != nil {
 			continue
 		}
-		md := f.Sops()
 		if md == nil {
+			if data, _ := f.Data(); data == nil {
+				continue
+			}
 			if mustEncrypt && !layoutSecrets[p] {
 				line := 0
 				if rule != nil {
@@ -127,7 +132,7 @@ func checkEncryptedFiles(r *repoFacts, layoutSecrets map[string]bool, report fun
 			}
 			continue
 		}
-		if len(docs) > 0 {
+		if docs, _ := f.Docs(); len(docs) > 0 {
 			checkLeaves(p, docs[0], md, report)
 		}
 	}

@@ -74,15 +74,24 @@ spec:
 // checkSchemas returns an error when repotool itself fails (a schema
 // location that cannot be read), not a finding.
 func checkSchemas(r *repoFacts, results []*render.Result, vs versions, a asked, at *positions, report func(Finding)) error {
-	v, err := newSchemaValidator(r.Repo, r.CRDs, a)
+	newValidator := func() (*schema.Validator, error) { return newSchemaValidator(r.Repo, r.CRDs, a) }
+	var v *schema.Validator
+	var err error
+	if a.validator != nil {
+		v, err = a.validator.get(newValidator)
+	} else {
+		v, err = newValidator()
+		if err == nil {
+			defer v.Close()
+		}
+	}
 	if err != nil {
 		return err
 	}
-	defer v.Close()
 	if err := validateRendered(results, v, a.renderOpts.Concurrency, at, report); err != nil {
 		return err
 	}
-	return validateRaw(r.Raw, v, vs.newest(), report)
+	return validateRaw(r.rawAlone(), v, vs.newest(), report)
 }
 
 // newSchemaValidator is the run's validator: the schema locations

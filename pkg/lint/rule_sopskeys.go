@@ -37,6 +37,9 @@ var ruleSOPSKeyNotAllowed = &Rule{
 }
 
 func checkSOPSKeys(r *repoFacts, keys sopsfile.KeyPolicy, report func(Finding)) {
+	if !r.fileChecks() {
+		return
+	}
 	for _, p := range r.filesWithExt(manifestExts...) {
 		md := r.file(p).Sops()
 		if md == nil {

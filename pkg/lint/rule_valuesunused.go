@@ -1,7 +1,7 @@
 package lint
 
 import (
-	"bytes"
+	"crypto/sha256"
 	"fmt"
 	"slices"
 	"strings"
@@ -33,7 +33,10 @@ var ruleValuesUnused = &Rule{
 `},
 	},
 	check: func(in *input, report func(Finding)) {
-		s := judgeValuesUnused(in.results, in.evidence, in.at.valuesDocs)
+		if in.evidence != nil && in.evidence.laterUnused {
+			return // judged once every cluster is checked (lintByCluster)
+		}
+		s := judgeValuesUnused(subjectsOf(in.results), in.evidence, in.at.valuesDocs)
 		if in.sharded {
 			in.unused = s // decided when the shards are merged: a file's targets may be in other shards
 			return
@@ -53,18 +56,54 @@ type unusedKey struct {
 
 // judgeValuesUnused judges the undeclared keys of the values files of the
 // rendered targets; nil without evidence to judge by.
-func judgeValuesUnused(results []*render.Result, ev *evidence, docs valuesDocs) *unusedScan {
+func judgeValuesUnused(subjects []unusedSubject, ev *evidence, docs valuesDocs) *unusedScan {
 	if ev == nil {
 		return nil
 	}
 	s := newUnusedScan()
-	for _, res := range results {
-		if res.Err != nil || len(res.Placeholders) > 0 {
-			continue // nothing to compare with, or placeholders
+	targets := make([]layout.Target, len(subjects))
+	for i, sub := range subjects {
+		targets[i] = sub.target
+	}
+	// A chart at a time, let go after its last target: judging loads
+	// each chart again (its defaults, its templates, renderings without
+	// keys).
+	order := render.ByChart(targets)
+	for k, i := range order {
+		s.judge(docs, ev, &subjects[i])
+		if k+1 == len(order) || targets[order[k+1]].ChartDir != targets[i].ChartDir {
+			ev.renderer.ReleaseChart(targets[i].ChartDir)
 		}
-		s.judge(docs, ev, res)
 	}
 	return s
+}
+
+// unusedSubject is a target values-unused judges: one that rendered, with
+// its secret values (placeholders leave nothing to compare with), and the
+// digest of its rendering, what a rendering without a key must match.
+type unusedSubject struct {
+	target layout.Target
+	digest [sha256.Size]byte
+}
+
+// subjectsOf are the targets of results values-unused judges, in order.
+func subjectsOf(results []*render.Result) []unusedSubject {
+	var out []unusedSubject
+	for _, res := range results {
+		if sub, ok := subjectOf(res); ok {
+			out = append(out, sub)
+		}
+	}
+	return out
+}
+
+// subjectOf is res as values-unused judges it; false when it is not
+// judged.
+func subjectOf(res *render.Result) (unusedSubject, bool) {
+	if res.Err != nil || len(res.Placeholders) > 0 {
+		return unusedSubject{}, false
+	}
+	return unusedSubject{target: res.Target, digest: sha256.Sum256(res.Manifest)}, true
 }
 
 func newUnusedScan() *unusedScan {
@@ -83,8 +122,8 @@ type unusedScan struct {
 // keys it may read. One rendering without every key in question; only
 // when that changes the output are they tried one by one. A key is
 // reported only if, on its own, it changes nothing.
-func (s *unusedScan) judge(docs valuesDocs, ev *evidence, res *render.Result) {
-	t := &res.Target
+func (s *unusedScan) judge(docs valuesDocs, ev *evidence, sub *unusedSubject) {
+	t := &sub.target
 	defaults, err := ev.renderer.ChartDefaults(ev.ctx, t.ChartDir)
 	if err != nil {
 		return // the target rendered, so this cannot fail but by interrupt
@@ -95,7 +134,7 @@ func (s *unusedScan) judge(docs valuesDocs, ev *evidence, res *render.Result) {
 	}
 	same := func(ps ...[]string) bool {
 		without, err := ev.renderer.Without(ev.ctx, t, ps...)
-		return err == nil && bytes.Equal(without, res.Manifest)
+		return err == nil && sha256.Sum256(without) == sub.digest
 	}
 	all := same(paths...)
 	for _, p := range paths {

@@ -28,12 +28,23 @@ func crdCandidates(ctx context.Context, r *render.Renderer, files *layout.Files,
 	for _, t := range shard {
 		in[t.Name()] = true
 	}
+	type answer struct {
+		may bool
+		err error
+	}
+	charts := map[string]answer{} // by folder, each chart loaded once and let go
 	var out []layout.Target
 	for _, t := range all {
 		if in[t.Name()] {
 			continue
 		}
-		may, err := r.MayRenderCRDs(ctx, t.ChartDir)
+		a, ok := charts[t.ChartDir]
+		if !ok {
+			a.may, a.err = r.MayRenderCRDs(ctx, t.ChartDir)
+			charts[t.ChartDir] = a
+			r.ReleaseChart(t.ChartDir)
+		}
+		may, err := a.may, a.err
 		may = may || slices.ContainsFunc(t.Values, func(v layout.ValueFile) bool {
 			data, _ := files.Get(v.Path).Data()
 			return bytes.Contains(data, []byte("CustomResourceDefinition"))
@@ -45,24 +56,13 @@ func crdCandidates(ctx context.Context, r *render.Renderer, files *layout.Files,
 	return out
 }
 
-// renderAll renders targets and returns the renderings that did not fail,
-// in order, each handed to keep first.
-func renderAll(ctx context.Context, r *render.Renderer, targets []layout.Target, keep func(*render.Result)) []*render.Result {
-	out := make([]*render.Result, len(targets))
-	r.RenderEach(ctx, targets, func(i int, res *render.Result) {
-		keep(res)
-		out[i] = res
-	})
-	return slices.DeleteFunc(out, func(res *render.Result) bool { return res == nil || res.Err != nil })
-}
-
 // otherShardsCRDs renders the CRD candidates of the targets of all outside
-// shard, and returns their renderings with the CRDs alone.
+// shard, and returns their renderings with the CRDs alone, in order.
 func otherShardsCRDs(ctx context.Context, r *render.Renderer, files *layout.Files, all, shard []layout.Target) []*render.Result {
-	return renderAll(ctx, r, crdCandidates(ctx, r, files, all, shard), func(res *render.Result) {
-		res.Objects = slices.DeleteFunc(res.Objects, func(o manifest.Object) bool { return !manifest.IsCRD(o.APIVersion, o.Kind) })
-		res.Manifest = nil
-	})
+	targets := crdCandidates(ctx, r, files, all, shard)
+	out := make([]*render.Result, len(targets))
+	r.RenderEachByChart(ctx, targets, func(i int, res *render.Result) { out[i] = crdsOf(res) })
+	return slices.DeleteFunc(out, func(res *render.Result) bool { return res == nil || res.Err != nil })
 }
 
 // keepTargets keeps the findings about the targets, their Targets narrowed

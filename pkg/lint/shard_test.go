@@ -125,7 +125,8 @@ func TestShardsMergeExact(t *testing.T) {
 // clusters: the same ClusterRole rendered by two namespaces of one
 // cluster, a CRD one cluster's chart templates whose short name another's
 // plain CRD claims, a custom object in a cluster whose CRD another
-// cluster's chart renders, and a common values key no cluster reads.
+// cluster's chart renders (and a later cluster renders with another
+// schema), and a common values key no cluster reads.
 func plantedRepo(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
@@ -174,7 +175,7 @@ spec:
         openAPIV3Schema:
           type: object
           properties:
-            spec: {type: object, properties: {size: {type: integer}}}
+            spec: {type: object, properties: {size: {type: {{ .Values.plantedSizeType | default "integer" }}}}}
 {{- end }}
 `)
 	write("bootstrap/gadgets-crd.yaml", `apiVersion: apiextensions.k8s.io/v1
@@ -194,6 +195,9 @@ spec:
 `)
 	write("namespaces/"+apps[1]+"/templates/planted-widget.yaml", "apiVersion: planted.example.com/v1\nkind: Widget\nmetadata:\n  name: w\nspec:\n  size: \"big\"\n")
 	write("clusters/cluster-002/"+apps[0]+"/cluster-002-values-planted.yaml", "plantedCRD: true\n")
+	// A later cluster renders the CRD of the same name with another
+	// schema: the first in target order is the one every part takes.
+	write("clusters/cluster-003/"+apps[0]+"/cluster-003-values-planted.yaml", "plantedCRD: true\nplantedSizeType: string\n")
 	write("namespaces/"+apps[1]+"/common-values-planted.yaml", "plantedTypo: 1\n")
 	return dir
 }

@@ -67,6 +67,8 @@ func newLintCmd(env Env, v *globals) *cobra.Command {
 	fl.StringVar(&opts.Render.KubeVersion, "kube-version", "", "Kubernetes version for every target (default: from repotool.yaml)")
 	addDependencyFlags(fl, &opts.Render)
 	fl.IntVar(&opts.Render.Concurrency, "concurrency", opts.Render.Concurrency, "targets rendered at once")
+	fl.IntVar(&opts.HeldTargets, "held-targets", lint.DefaultHeldTargets, "hold at most this many targets' renderings at once: a larger run over "+
+		"several clusters is checked a cluster at a time, with the same findings (-1: no bound)")
 	addLimitFlags(fl, &opts.Render)
 	addHelmFlag(fl, &opts.Render)
 	return cmd

@@ -1,0 +1,143 @@
+package lint
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"slices"
+
+	"github.com/repotool/repotool/pkg/layout"
+	"github.com/repotool/repotool/pkg/manifest"
+	"github.com/repotool/repotool/pkg/render"
+)
+
+// DefaultHeldTargets is how many targets' renderings a run holds at once
+// unless Options.HeldTargets says otherwise: a run over more targets, in
+// more than one cluster, is checked a cluster at a time.
+const DefaultHeldTargets = 1000
+
+// byCluster reports whether a run of opts over targets is checked a
+// cluster at a time: a whole run (neither a shard nor scoped) over more
+// targets than it may hold at once, in more than one cluster.
+func byCluster(opts Options, targets []layout.Target) bool {
+	held := opts.HeldTargets
+	if held == 0 {
+		held = DefaultHeldTargets
+	}
+	if opts.Shard.N > 1 || opts.Cluster != "" || opts.Targets != nil || held < 0 || len(targets) <= held {
+		return false
+	}
+	return len(clustersOf(targets)) > 1
+}
+
+// lintByCluster lints targets a cluster at a time, so that a run holds
+// one cluster's renderings whole rather than the repository's. Every
+// target renders once, in chart order (each chart loaded once, and let go
+// after its last target), and is stored (store.go) with the facts the
+// checks across clusters need: its CRDs, kept whole for the inventory
+// every cluster is checked with, and what values-unused compares. Then
+// each cluster is a shard of as many as there are clusters (every check
+// across a cluster's targets sees the whole cluster): its renderings are
+// restored, checked and let go before the next; values-unused is judged
+// once over every target, and the parts merged as Merge merges shards.
+// It reports what one pass over every target reports
+// (TestByClusterExact).
+func lintByCluster(ctx context.Context, repo *layout.Repo, opts Options, targets []layout.Target, extra []render.Option) (*Result, error) {
+	r := render.New(repo, opts.Render, extra...)
+	facts := compacted{}
+	held := make([]*stored, len(targets))
+	crds := make([]*render.Result, len(targets))     // each target's CRDs alone
+	subjects := make([]*unusedSubject, len(targets)) // what values-unused compares
+	var failed []error
+	r.RenderEachByChart(ctx, targets, func(i int, res *render.Result) {
+		facts.compact(res)
+		if res.Err == nil && slices.ContainsFunc(res.Objects, func(o manifest.Object) bool { return manifest.IsCRD(o.APIVersion, o.Kind) }) {
+			crds[i] = crdsOf(res)
+		}
+		if sub, ok := subjectOf(res); ok {
+			subjects[i] = &sub
+		}
+		var err error
+		if held[i], err = store(res); err != nil {
+			failed = append(failed, err)
+		}
+	})
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if len(failed) > 0 {
+		return nil, errors.Join(failed...)
+	}
+	sh := readRepo(repo)
+	sh.validator = &sharedValidator{} // every cluster is checked with the same CRDs
+	clusters := clustersOf(targets)
+	var reports []*ShardReport
+	for c := range clusters {
+		o := opts
+		o.Shard = layout.Shard{I: c + 1, N: len(clusters)}
+		var part []layout.Target
+		var results, others []*render.Result
+		for i, t := range targets {
+			if t.Cluster != clusters[c] {
+				if crds[i] != nil {
+					others = append(others, crds[i])
+				}
+				continue
+			}
+			res, err := held[i].restore()
+			if err != nil {
+				return nil, err
+			}
+			part, results = append(part, t), append(results, res)
+			held[i] = nil // let go once checked
+		}
+		res := checkPart(repo, o, part, results, facts, &evidence{ctx: ctx, renderer: r, crdSources: others, shared: sh, laterUnused: true})
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		failed = append(failed, res.Err())
+		reports = append(reports, res.ShardReport(o.Shard))
+		for _, res := range results {
+			for k := range res.Objects {
+				delete(facts, &res.Objects[k])
+			}
+		}
+	}
+	var judged *unusedScan
+	if ruleOn(repo, ruleValuesUnused) {
+		var list []unusedSubject
+		for _, sub := range subjects {
+			if sub != nil {
+				list = append(list, *sub)
+			}
+		}
+		docs := valuesDocs{files: sh.repo.files, helm4: repo.Config.Render.Helm4(opts.Render.Helm)}
+		judged = judgeValuesUnused(list, &evidence{ctx: ctx, renderer: r}, docs)
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+	}
+	res := merge(repo, reports, sh.sup, judged)
+	res.err = errors.Join(failed...)
+	return res, res.err
+}
+
+// crdsOf is a rendering's CRDs alone, their YAML copied (not the whole
+// stream's memory).
+func crdsOf(res *render.Result) *render.Result {
+	out := res.Only(func(o *manifest.Object) bool { return manifest.IsCRD(o.APIVersion, o.Kind) })
+	for i := range out.Objects {
+		out.Objects[i].YAML = bytes.Clone(out.Objects[i].YAML)
+	}
+	return out
+}
+
+// clustersOf is the clusters of targets, sorted.
+func clustersOf(targets []layout.Target) []string {
+	var out []string
+	for _, t := range targets {
+		out = append(out, t.Cluster)
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
