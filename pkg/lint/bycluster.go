@@ -58,7 +58,7 @@ func lintByCluster(ctx context.Context, repo *layout.Repo, opts Options, targets
 			subjects[i] = &sub
 		}
 		var err error
-		if held[i], err = store(res); err != nil {
+		if held[i], err = store(res, facts); err != nil {
 			failed = append(failed, err)
 		}
 	})
@@ -84,7 +84,7 @@ func lintByCluster(ctx context.Context, repo *layout.Repo, opts Options, targets
 				}
 				continue
 			}
-			res, err := held[i].restore()
+			res, err := held[i].restore(facts)
 			if err != nil {
 				return nil, err
 			}
