@@ -3,8 +3,9 @@
 # Issue 47's table: time and peak memory of each command on generated
 # repositories of real community charts (internal/testing/synth, as
 # bench-real.sh), and of lint in shards and their merge, so that memory is
-# seen to follow the work (or not). Prints a Markdown table for
-# docs/performance.md.
+# seen to follow the work (or not), lint checked a cluster at a time (the
+# default above 1,000 targets) and in one pass. Prints a Markdown table
+# for docs/performance.md.
 #
 #   scripts/bench-scale.sh [NAMESPACES...]   (default: 100 1000, with 20
 #                                              clusters: 2,000 and 20,000
@@ -41,6 +42,7 @@ for n in "${sizes[@]}"; do
   cell[renderall.$n]=$(measure "$bin/repotool" render "$repo" --all --out-dir "$work/out$n")
   cell[rendercluster.$n]=$(measure "$bin/repotool" render "$repo" --cluster cluster-003)
   cell[lint.$n]=$(measure "$bin/repotool" lint "$repo")
+  cell[onepass.$n]=$(measure "$bin/repotool" lint "$repo" --held-targets -1)
   cell[shard.$n]=$(measure "$bin/repotool" lint "$repo" --shard 1/$shards --shard-report "$work/s1.json")
   reports=$work/s1.json
   for i in $(seq 2 $shards); do
@@ -58,7 +60,8 @@ row() { printf '| %s |' "$1"; for n in "${sizes[@]}"; do printf ' %s |' "${cell[
 row '`layout`' layout
 row '`render --all --out-dir`' renderall
 row '`render --cluster cluster-003`' rendercluster
-row '`lint`' lint
+row '`lint` (a cluster at a time above 1,000 targets)' lint
+row '`lint --held-targets -1` (one pass)' onepass
 row "\`lint --shard 1/$shards --shard-report\`" shard
 row "\`lint --merge\` of the $shards reports" merge
 echo
