@@ -17,14 +17,16 @@ import (
 const DefaultHeldTargets = 1000
 
 // byCluster reports whether a run of opts over targets is checked a
-// cluster at a time: a whole run (neither a shard nor scoped) over more
-// targets than it may hold at once, in more than one cluster.
+// cluster at a time: a run over every target, or over the targets a
+// change affects (Options.Targets), but neither a shard nor one
+// cluster's, over more targets than it may hold at once, in more than one
+// cluster.
 func byCluster(opts Options, targets []layout.Target) bool {
 	held := opts.HeldTargets
 	if held == 0 {
 		held = DefaultHeldTargets
 	}
-	if opts.Shard.N > 1 || opts.Cluster != "" || opts.Targets != nil || held < 0 || len(targets) <= held {
+	if opts.Shard.N > 1 || opts.Cluster != "" || held < 0 || len(targets) <= held {
 		return false
 	}
 	return len(clustersOf(targets)) > 1

@@ -7,13 +7,35 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/repotool/repotool/pkg/layout"
 	"github.com/repotool/repotool/pkg/lint"
 )
 
+// sameByCluster lints repo in one pass and a cluster at a time, requires
+// the same report, and returns it.
+func sameByCluster(t *testing.T, repo *layout.Repo, opts lint.Options) *lint.Result {
+	t.Helper()
+	opts.HeldTargets = -1
+	whole, err := lint.Lint(context.Background(), repo, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts.HeldTargets = 1
+	parts, err := lint.Lint(context.Background(), repo, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !cmp.Equal(whole.Report, parts.Report) {
+		t.Errorf("a cluster at a time differs from one pass, targets %v (-one pass +by cluster):\n%s", opts.Targets, cmp.Diff(whole.Report, parts.Report))
+	}
+	return whole
+}
+
 // TestByClusterExact: a run checked a cluster at a time (more targets than
-// Options.HeldTargets) reports exactly what one pass over every target
-// reports, on the fixture, every rule case with more than one cluster, and
-// the generated repository with problems planted across clusters.
+// Options.HeldTargets) reports exactly what one pass reports, over every
+// target and over the targets a change affects, on the fixture, every
+// rule case with more than one cluster, and the generated repository with
+// problems planted across clusters.
 func TestByClusterExact(t *testing.T) {
 	if testing.Short() {
 		t.Skip("lints every repository twice")
@@ -40,22 +62,19 @@ func TestByClusterExact(t *testing.T) {
 			name = "planted"
 		}
 		t.Run(name, func(t *testing.T) {
-			opts.HeldTargets = -1
-			whole, err := lint.Lint(context.Background(), repo, opts)
-			if err != nil {
-				t.Fatal(err)
-			}
-			opts.HeldTargets = 1
-			parts, err := lint.Lint(context.Background(), repo, opts)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !cmp.Equal(whole.Report, parts.Report) {
-				t.Errorf("a cluster at a time differs from one pass (-one pass +by cluster):\n%s", cmp.Diff(whole.Report, parts.Report))
-			}
+			whole := sameByCluster(t, repo, opts)
 			if len(whole.Findings) == 0 {
 				t.Error("the repository has no findings: nothing was compared")
 			}
+			// The targets a change affects (lint --changed-since): every
+			// other one, across the clusters.
+			opts.Targets = []string{}
+			for i, tg := range repo.Targets {
+				if i%2 == 0 {
+					opts.Targets = append(opts.Targets, tg.Name())
+				}
+			}
+			sameByCluster(t, repo, opts)
 		})
 	}
 	if clusters < 3 {

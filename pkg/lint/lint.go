@@ -35,13 +35,12 @@ type Options struct {
 	// CRDs alone). values-unused, which looks across clusters, is decided
 	// when the shards' reports are merged (Result.ShardReport, Merge).
 	Shard layout.Shard
-	// HeldTargets bounds how many targets' renderings a run holds at once
-	// (0: DefaultHeldTargets; negative: no bound). A run over more targets
-	// than that, in more than one cluster, is checked a cluster at a time
-	// (what it reports is the same): its memory follows the largest
-	// cluster, not the repository, for some more work (the targets whose
-	// charts may render a CRD are rendered twice, once for the inventory
-	// every cluster is checked with, and each cluster loads its charts).
+	// HeldTargets bounds how many targets' renderings a run holds whole
+	// at once (0: DefaultHeldTargets; negative: no bound). A run over more
+	// targets than that (every target, or Targets; not a shard or one
+	// cluster), in more than one cluster, is checked a cluster at a time,
+	// with the same findings: the others' renderings are held compressed
+	// (bycluster.go), for some more time.
 	HeldTargets int
 	// CRDInventory, in a sharded run, is the repository's CRDs rendered
 	// once (Inventory), used instead of rendering the other shards'
