@@ -42,7 +42,7 @@ func byCluster(opts Options, targets []layout.Target) bool {
 // across a cluster's targets sees the whole cluster): its renderings are
 // restored, checked and let go before the next; values-unused is judged
 // once over every target, and the parts merged as Merge merges shards.
-// It reports what one pass over every target reports
+// It reports what one pass over the same targets reports
 // (TestByClusterExact).
 func lintByCluster(ctx context.Context, repo *layout.Repo, opts Options, targets []layout.Target, extra []render.Option) (*Result, error) {
 	r := render.New(repo, opts.Render, extra...)
