@@ -166,8 +166,6 @@ func str(n *yaml.Node, keys ...string) string {
 // buildInput assembles the rules' input for a run with opts; facts and ev
 // are Lint's (nil from Check).
 func buildInput(repo *layout.Repo, results []*render.Result, opts Options, facts compacted, ev *evidence) *input {
-	files := repoFiles(repo)
-	at := &positions{valuesDocs: valuesDocs{files: files, helm4: repo.Config.Render.Helm4(opts.Render.Helm)}}
 	var sh *shared
 	if ev != nil {
 		sh = ev.shared
@@ -175,6 +173,10 @@ func buildInput(repo *layout.Repo, results []*render.Result, opts Options, facts
 	if sh == nil {
 		sh = readRepo(repo)
 	}
+	if sh.at == nil { // the positions found, shared by the parts of a run
+		sh.at = &positions{valuesDocs: valuesDocs{files: sh.repo.files, helm4: repo.Config.Render.Helm4(opts.Render.Helm)}}
+	}
+	at := sh.at
 	r := new(repoFacts)
 	*r = *sh.repo // the CRDs are this run's
 	r.others = opts.Shard.N > 1 && !opts.Shard.First()

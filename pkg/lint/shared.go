@@ -13,12 +13,13 @@ import (
 // shared is what every part of a run reads alike of the repository: its
 // files' facts and its suppressions, read once (lintByCluster checks a
 // cluster at a time with one), and the schema validator, made once when
-// every part has the same CRDs.
+// every part has the same CRDs, and where objects and values are found.
 type shared struct {
 	repo        *repoFacts
 	sup         *suppressor
 	supFindings []Finding
 	validator   *sharedValidator
+	at          *positions
 }
 
 // sharedValidator is the schema validator of the parts of one run, made
