@@ -39,13 +39,27 @@ type Options struct {
 	// NoIgnore shows every change: none is hidden by the ignore rules
 	// (head's diff.ignore and the defaults; see ignore.go).
 	NoIgnore bool
+	// Shard compares one part of the affected targets' clusters (the
+	// clusters, sorted by name, dealt to the parts in turn), and the
+	// generated Argo CD objects in the first part only, for spreading a
+	// large change over CI jobs (RunShard, Merge).
+	Shard layout.Shard
 }
 
 // Run compares base and head, given the paths that differ between them:
 // it renders the affected targets at both revisions and compares their
 // objects.
 func Run(ctx context.Context, base, head *layout.Repo, changed []string, opts Options) (*change.Result, error) {
+	res, _, err := run(ctx, base, head, changed, opts)
+	return res, err
+}
+
+// run is Run, with the target of each error about a target (the first
+// of res.Errors; the others are about the generated objects).
+func run(ctx context.Context, base, head *layout.Repo, changed []string, opts Options) (*change.Result, []string, error) {
 	res := &change.Result{Targets: scope.Affected(base, head, changed), Changes: []change.Change{}, ArgoCD: []change.Change{}}
+	var errorTargets []string
+	mine := shardTargets(res.Targets, opts.Shard)
 	extra := append([]render.Option{render.AllowLayoutErrors(layout.CodeSecretNotEncrypted)}, opts.Extra...)
 	baseR := render.New(base, opts.Render, extra...)
 	headR := render.New(head, opts.Render, append(extra, render.SharingWith(baseR))...)
@@ -53,16 +67,16 @@ func Run(ctx context.Context, base, head *layout.Repo, changed []string, opts Op
 	if !opts.NoIgnore {
 		var err error
 		if ig, err = newIgnorer(&head.Config); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	// The targets are compared a batch at a time, each batch's
 	// renderings let go before the next: a change that affects every
 	// target holds a batch of renderings, not all of them.
 	batch := batchSize(baseR.Concurrency())
-	for from := 0; from < len(res.Targets); from += batch {
+	for from := 0; from < len(mine); from += batch {
 		names := map[string]bool{}
-		for _, t := range res.Targets[from:min(from+batch, len(res.Targets))] {
+		for _, t := range mine[from:min(from+batch, len(mine))] {
 			names[t.Name] = true
 		}
 		pick := func(repo *layout.Repo) []layout.Target {
@@ -71,16 +85,23 @@ func Run(ctx context.Context, base, head *layout.Repo, changed []string, opts Op
 		baseRes := byName(baseR.RenderAll(ctx, pick(base)))
 		headList := headR.RenderAll(ctx, pick(head))
 		if err := ctx.Err(); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if ig != nil {
 			ig.regenerate(ctx, headR, headList)
 		}
 		headRes := byName(headList)
-		for _, t := range res.Targets[from:min(from+batch, len(res.Targets))] {
+		for _, t := range mine[from:min(from+batch, len(mine))] {
+			n := len(res.Errors)
 			compareTarget(res, pair{name: t.Name, base: baseRes[t.Name], head: headRes[t.Name], labels: revisions, ig: ig,
 				origins: lazyOrigins(ctx, baseR, headR, baseRes[t.Name], headRes[t.Name], changed)})
+			for range res.Errors[n:] {
+				errorTargets = append(errorTargets, t.Name)
+			}
 		}
+	}
+	if !opts.Shard.First() {
+		return res, errorTargets, nil // the first part compares the generated objects
 	}
 	argo, warnings, err := compareGenerated(base, head, generatedClusters(base, head, changed))
 	res.ArgoCD = append(res.ArgoCD, argo...)
@@ -88,7 +109,7 @@ func Run(ctx context.Context, base, head *layout.Repo, changed []string, opts Op
 	if err != nil {
 		res.Errors = append(res.Errors, err.Error())
 	}
-	return res, nil
+	return res, errorTargets, nil
 }
 
 // batchSize is how many targets Run compares at a time, rendering

@@ -290,6 +290,64 @@ func TestLibraryChartChange(t *testing.T) {
 // batch's renderings let go before the next) gives what comparing them all
 // at once gives.
 func TestBatches(t *testing.T) {
+	dir := batchFixture(t)
+	whole := compare(t, dir)
+	restore := diff.SetBatch(2)
+	defer restore()
+	batched := compare(t, dir)
+	if len(whole.Targets) < 4 || len(whole.Changes) < 3 {
+		t.Fatalf("%d affected targets, %d changes: batches of 2 are not tried", len(whole.Targets), len(whole.Changes))
+	}
+	if !cmp.Equal(whole, batched, cmpopts.EquateEmpty()) {
+		t.Errorf("compared in batches of 2 (-all at once +batches):\n%s", cmp.Diff(whole, batched, cmpopts.EquateEmpty()))
+	}
+}
+
+// TestShardsMerge: a change compared in 2 and 3 parts (each part's report
+// through its JSON), merged, is what one run reports; a set of parts that
+// is not complete is refused.
+func TestShardsMerge(t *testing.T) {
+	dir := batchFixture(t)
+	base, head, changed := commits(t, dir)
+	opts := diff.Options{Render: render.DefaultOptions()}
+	whole, err := diff.Run(context.Background(), base, head, changed, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []int{2, 3} {
+		var reports []*diff.ShardReport
+		for i := n; i >= 1; i-- {
+			o := opts
+			o.Shard = layout.Shard{I: i, N: n}
+			r, err := diff.RunShard(context.Background(), base, head, changed, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			data, err := json.Marshal(r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r, err = diff.ParseShardReport(data); err != nil {
+				t.Fatal(err)
+			}
+			reports = append(reports, r)
+		}
+		merged, err := diff.Merge(reports)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !cmp.Equal(whole, merged, cmpopts.EquateEmpty()) {
+			t.Errorf("%d parts, merged (-one run +merged):\n%s", n, cmp.Diff(whole, merged, cmpopts.EquateEmpty()))
+		}
+		if _, err := diff.Merge(reports[1:]); err == nil || !strings.Contains(err.Error(), "missing") {
+			t.Errorf("%d parts, one left out: %v", n, err)
+		}
+	}
+}
+
+// batchFixture is the fixture repository at two commits: values changed
+// in three namespaces, in both clusters.
+func batchFixture(t *testing.T) string {
 	testtool.UseTestKey(t)
 	dir := t.TempDir()
 	if err := os.CopyFS(dir, os.DirFS("../../testdata/monorepo")); err != nil {
@@ -310,14 +368,5 @@ func TestBatches(t *testing.T) {
 		}
 	}
 	testtool.GitCommit(t, dir, "head")
-	whole := compare(t, dir)
-	restore := diff.SetBatch(2)
-	defer restore()
-	batched := compare(t, dir)
-	if len(whole.Targets) < 4 || len(whole.Changes) < 3 {
-		t.Fatalf("%d affected targets, %d changes: batches of 2 are not tried", len(whole.Targets), len(whole.Changes))
-	}
-	if !cmp.Equal(whole, batched, cmpopts.EquateEmpty()) {
-		t.Errorf("compared in batches of 2 (-all at once +batches):\n%s", cmp.Diff(whole, batched, cmpopts.EquateEmpty()))
-	}
+	return dir
 }

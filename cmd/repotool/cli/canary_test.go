@@ -146,6 +146,12 @@ func TestCanarySecrets(t *testing.T) {
 		}
 		runs = append(runs, r)
 	}
+	// The same change compared in one part, its report, and the merge.
+	diffReport := filepath.Join(tmp, "diff-1.json")
+	runs = append(runs,
+		run{name: "diff changed --shard 1/1 --shard-report", args: []string{"diff", repo, "--base", "HEAD", "--shard", "1/1", "--shard-report", diffReport}, files: []string{diffReport},
+			code: cli.ExitError},
+		run{name: "diff changed --merge markdown", args: []string{"diff", "--merge", diffReport, "-o", "markdown", "--out-dir", parts}, outDirs: []string{parts}, code: cli.ExitError})
 	for _, ns := range []string{"leaky", "failing", "strict"} {
 		for _, format := range []string{"yaml", "json"} {
 			runs = append(runs,

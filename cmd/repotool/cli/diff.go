@@ -16,7 +16,7 @@ import (
 )
 
 func newDiffCmd(env Env, v *globals) *cobra.Command {
-	var base, head, format, outDir, color string
+	var base, head, format, outDir, color, shard, shardReport, merge string
 	var exitCode, staged, noDecrypt, failOnDelete, allowDelete, noIgnore bool
 	opts := render.DefaultOptions()
 	cmd := &cobra.Command{
@@ -29,6 +29,21 @@ func newDiffCmd(env Env, v *globals) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			exit := diffExit{errors: true, failOnDelete: failOnDelete && !allowDelete, exitCode: exitCode}
+			if merge != "" {
+				if base != "" || shard != "" || shardReport != "" {
+					return usageErr(fmt.Errorf("--merge prints the shards' comparison: it takes no --base, --shard or --shard-report"))
+				}
+				res, err := mergeDiffReports(merge)
+				if err != nil {
+					return err
+				}
+				return writeDiff(cmd, res, f, fo, outDir, exit)
+			}
+			sh, err := parseShard(shard)
+			if err != nil {
+				return usageErr(err)
+			}
 			if base == "" {
 				return usageErr(fmt.Errorf("--base is required: the revision to compare with (a branch, tag or commit)"))
 			}
@@ -40,34 +55,20 @@ func newDiffCmd(env Env, v *globals) *cobra.Command {
 				return err
 			}
 			opts.CacheDir = cacheDir(env, opts.CacheDir)
-			res, err := diff.Run(
-				cmd.Context(),
-				s.Base,
-				s.Head,
-				s.Changed,
-				diff.Options{Render: opts, Extra: append(v.decrypter(noDecrypt), v.renderOptions(cmd.ErrOrStderr(), "rendering")...), NoIgnore: noIgnore},
-			)
+			report, err := diff.RunShard(cmd.Context(), s.Base, s.Head, s.Changed,
+				diff.Options{Render: opts, Extra: append(v.decrypter(noDecrypt), v.renderOptions(cmd.ErrOrStderr(), "rendering")...), NoIgnore: noIgnore, Shard: sh})
 			if err != nil {
 				return err
 			}
+			res := report.Result
 			res.Base, res.Head, res.NotDecrypted = base, s.HeadName, noDecrypt
-			if outDir != "" {
-				if err := output.WriteParts(outDir, output.MarkdownParts(res, fo)); err != nil {
-					return fmt.Errorf("--out-dir: %w", err)
+			report.Base, report.Head = res.Base, res.Head
+			if shardReport != "" {
+				if err := writeRunFile(shardReport, "--shard-report", report); err != nil {
+					return err
 				}
 			}
-			if err := f.Write(cmd.OutOrStdout(), res, fo); err != nil {
-				return err
-			}
-			switch {
-			case len(res.Errors) > 0:
-				return &exitError{Code: ExitError, Err: fmt.Errorf("%d target(s) could not be rendered", len(res.Errors))}
-			case failOnDelete && !allowDelete && len(res.Deletions()) > 0:
-				return deletionError(res.Deletions())
-			case exitCode && res.Changed():
-				return findings()
-			}
-			return nil
+			return writeDiff(cmd, res, f, fo, outDir, exit)
 		},
 	}
 	fl := cmd.Flags()
@@ -85,6 +86,10 @@ func newDiffCmd(env Env, v *globals) *cobra.Command {
 	fl.BoolVar(&allowDelete, "allow-delete", false, "approve the deletions --fail-on-delete refuses")
 	fl.BoolVar(&noDecrypt, "no-decrypt", false, "do not decrypt secret values files: compare with typed placeholders (for runs without SOPS keys, such as "+
 		"pull requests from forks)")
+	fl.StringVar(&shard, "shard", "", "compare part i of n of the affected targets' clusters (i/n), for spreading a large change over CI jobs; see --shard-report")
+	fl.StringVar(&shardReport, "shard-report", "", "also write the comparison, for --merge, to this file")
+	fl.StringVar(&merge, "merge", "", "print the comparison of these shard reports (every part of one run, separated by commas), as one run prints it, "+
+		"instead of comparing")
 	addDependencyFlags(fl, &opts)
 	addLimitFlags(fl, &opts)
 	addHelmFlag(fl, &opts)
@@ -128,6 +133,12 @@ request can make: when the change removes a generated Application or
 AppProject, or a target with every object it deployed, diff names them and
 exits 3, unless --allow-delete approves it (the GitHub Action passes it
 when the pull request's description has a line "repotool: allow-delete").
+
+A large change can be compared in parts, one CI job each: --shard i/n
+compares the affected targets of part i of the clusters (the first part
+also the generated Argo CD objects) and --shard-report FILE keeps the
+part's comparison; --merge FILE,FILE,... then prints every part's as one
+run prints it (every format, --out-dir, the same exit status).
 
 Exit status: 0, or with --exit-code 0 when nothing changes and 1 when
 something does; 2 on a usage error or when a target cannot be rendered; 3

@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/repotool/repotool/cmd/repotool/cli"
-	"github.com/repotool/repotool/internal/testing/testtool"
 )
 
 // TestDiffFailOnDelete: removing a cluster's namespace folder deletes its
@@ -16,12 +15,7 @@ import (
 // change that deletes nothing wholesale passes, and without the flag
 // nothing is refused.
 func TestDiffFailOnDelete(t *testing.T) {
-	testtool.UseTestKey(t)
-	dir := t.TempDir()
-	if err := os.CopyFS(dir, os.DirFS(monorepo)); err != nil {
-		t.Fatal(err)
-	}
-	testtool.GitCommit(t, dir, "base")
+	dir := committedMonorepo(t)
 	values := filepath.Join(dir, "clusters", "prod-cluster", "namespace-a", "prod-values-a.yaml")
 	data, err := os.ReadFile(values)
 	if err != nil {
