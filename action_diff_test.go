@@ -220,3 +220,75 @@ func TestActionDiffDeletion(t *testing.T) {
 		t.Errorf("the failing step runs %s", fail.If)
 	}
 }
+
+// TestActionDiffShards runs the diff step as a job matrix would: two parts
+// (shard, shard-report), then the merge job (merge); the merge job's
+// comment parts and outputs are those of one unsharded run.
+func TestActionDiffShards(t *testing.T) {
+	bin := testtool.Repotool(t)
+	var diffStep actionStep
+	for _, s := range actionSteps(t) {
+		if s.ID == "diff" {
+			diffStep = s
+		}
+	}
+	work := t.TempDir()
+	repo := filepath.Join(work, "gitops")
+	if err := os.CopyFS(repo, os.DirFS("testdata/monorepo")); err != nil {
+		t.Fatal(err)
+	}
+	testtool.GitCommit(t, work, "base")
+	for file, edit := range map[string][2]string{
+		"clusters/prod-cluster/namespace-a/prod-values-a.yaml": {"LOG_LEVEL: info", "LOG_LEVEL: trace"},
+		"namespaces/namespace-a/common-values-a.yaml":          {"containerPort: 8080", "containerPort: 8081"},
+	} {
+		data, err := os.ReadFile(filepath.Join(repo, file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		write(t, filepath.Join(repo, file), []byte(strings.Replace(string(data), edit[0], edit[1], 1)))
+	}
+	reports := t.TempDir()
+	run := func(env ...string) (outputs, parts string) {
+		t.Helper()
+		outputs, _, out, err := runStep(t, diffStep, work, append([]string{"INPUT_PATH=gitops", "INPUT_BASE=HEAD", "INPUT_DECRYPT=false", "SOPS_AGE_KEY=",
+			"PATH=" + filepath.Dir(bin) + ":" + os.Getenv("PATH")}, env...)...)
+		if err != nil {
+			t.Fatalf("diff step %v: %v\n%s", env, err, out)
+		}
+		for _, l := range strings.Split(outputs, "\n") {
+			if d, ok := strings.CutPrefix(l, "dir="); ok {
+				parts = readParts(t, d)
+			}
+		}
+		return outputs, parts
+	}
+	wholeOutputs, wholeParts := run()
+	run("INPUT_SHARD=1/2", "INPUT_SHARD_REPORT="+filepath.Join(reports, "1.json"))
+	run("INPUT_SHARD=2/2", "INPUT_SHARD_REPORT="+filepath.Join(reports, "2.json"))
+	mergedOutputs, mergedParts := run("INPUT_MERGE="+filepath.Join(reports, "1.json")+","+filepath.Join(reports, "2.json"), "INPUT_BASE=")
+	if mergedParts != wholeParts || !strings.Contains(wholeParts, "LOG_LEVEL") || !strings.Contains(wholeParts, "8081") {
+		t.Errorf("the merge job's comment parts differ from one run's:\n%s\n---\n%s", mergedParts, wholeParts)
+	}
+	if strip := func(s string) string { return s[strings.Index(s, "\n")+1:] }; strip(mergedOutputs) != strip(wholeOutputs) {
+		t.Errorf("outputs: merged %q, one run %q", mergedOutputs, wholeOutputs)
+	}
+}
+
+// readParts is the markdown parts in dir, in order.
+func readParts(t *testing.T, dir string) string {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(dir, "diff-*.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.Write(data)
+	}
+	return b.String()
+}
