@@ -70,8 +70,7 @@ func lintByCluster(ctx context.Context, repo *layout.Repo, opts Options, targets
 	if len(failed) > 0 {
 		return nil, errors.Join(failed...)
 	}
-	sh := readRepo(repo)
-	sh.validator = &sharedValidator{} // every cluster is checked with the same CRDs
+	sh := readRepo(repo) // its schema validator serves every cluster: all have the same CRDs
 	clusters := clustersOf(targets)
 	var reports []*ShardReport
 	for c := range clusters {

@@ -80,9 +80,9 @@ type asked struct {
 	// sharded: the run is one shard; values-unused leaves its judgment
 	// to the merge (unused).
 	sharded bool
-	// validator, when not nil, is the schema validator the parts of the
-	// run share (lintByCluster: every cluster is checked with the same
-	// CRDs).
+	// validator is the run's schema validator, made once: the parts of a
+	// run checked a cluster at a time share it (every cluster is checked
+	// with the same CRDs).
 	validator *sharedValidator
 }
 

@@ -74,17 +74,7 @@ spec:
 // checkSchemas returns an error when repotool itself fails (a schema
 // location that cannot be read), not a finding.
 func checkSchemas(r *repoFacts, results []*render.Result, vs versions, a asked, at *positions, report func(Finding)) error {
-	newValidator := func() (*schema.Validator, error) { return newSchemaValidator(r.Repo, r.CRDs, a) }
-	var v *schema.Validator
-	var err error
-	if a.validator != nil {
-		v, err = a.validator.get(newValidator)
-	} else {
-		v, err = newValidator()
-		if err == nil {
-			defer v.Close()
-		}
-	}
+	v, err := a.validator.get(func() (*schema.Validator, error) { return newSchemaValidator(r.Repo, r.CRDs, a) })
 	if err != nil {
 		return err
 	}

@@ -54,7 +54,7 @@ func readRepo(repo *layout.Repo) *shared {
 	r.readScanned()
 	r.scanRaw()
 	r.loadSops()
-	sh := &shared{repo: r}
+	sh := &shared{repo: r, validator: &sharedValidator{}}
 	sh.sup = r.loadSuppressions(func(f Finding) { sh.supFindings = append(sh.supFindings, f) })
 	return sh
 }

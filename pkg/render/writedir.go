@@ -1,7 +1,6 @@
 package render
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"maps"
@@ -36,8 +35,7 @@ func (r *Renderer) WriteDir(ctx context.Context, dir string, targets []layout.Ta
 	ctx, stop := context.WithCancel(ctx)
 	defer stop()
 	fail := func(err error) { werr = err; stop() }
-	var failed []int // the failed targets, as handed over
-	removed := map[int]string{}
+	failed, removed := map[int]error{}, map[int]string{} // by target, reported in target order
 	r.RenderEachByChart(ctx, targets, func(i int, rd *Result) {
 		if werr != nil || ctx.Err() != nil {
 			return
@@ -45,8 +43,7 @@ func (r *Renderer) WriteDir(ctx context.Context, dir string, targets []layout.Ta
 		rel := rd.Target.Cluster + "/" + rd.Target.Namespace + ".yaml"
 		file := filepath.Join(dir, filepath.FromSlash(rel))
 		if rd.Err != nil {
-			failed = append(failed, i)
-			res.Failed = append(res.Failed, rd.Err)
+			failed[i] = rd.Err
 			if gone, err := outdir.Remove(dir, rel); err != nil {
 				fail(fmt.Errorf("remove the stale %s: %w", file, err))
 			} else if gone {
@@ -65,7 +62,9 @@ func (r *Renderer) WriteDir(ctx context.Context, dir string, targets []layout.Ta
 		}
 		res.Written++
 	})
-	res.Failed = inTargetOrder(failed, res.Failed)
+	for _, i := range slices.Sorted(maps.Keys(failed)) {
+		res.Failed = append(res.Failed, failed[i])
+	}
 	for _, i := range slices.Sorted(maps.Keys(removed)) {
 		res.Removed = append(res.Removed, removed[i])
 	}
@@ -73,16 +72,4 @@ func (r *Renderer) WriteDir(ctx context.Context, dir string, targets []layout.Ta
 		return res, werr
 	}
 	return res, ctx.Err()
-}
-
-// inTargetOrder returns vs (vs[k] is the target at index at[k]'s) sorted
-// by target index.
-func inTargetOrder[T any](at []int, vs []T) []T {
-	k := identity(len(at))
-	slices.SortFunc(k, func(a, b int) int { return cmp.Compare(at[a], at[b]) })
-	out := make([]T, len(vs))
-	for n, j := range k {
-		out[n] = vs[j]
-	}
-	return out
 }

@@ -29,7 +29,7 @@ func newDiffCmd(env Env, v *globals) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			exit := diffExit{errors: true, failOnDelete: failOnDelete && !allowDelete, exitCode: exitCode}
+			exit := diffExit{failOnDelete: failOnDelete && !allowDelete, exitCode: exitCode}
 			if merge != "" {
 				if base != "" || shard != "" || shardReport != "" {
 					return usageErr(fmt.Errorf("--merge prints the shards' comparison: it takes no --base, --shard or --shard-report"))

@@ -11,9 +11,9 @@ import (
 	"github.com/repotool/repotool/pkg/output"
 )
 
-// diffExit is what makes diff exit other than 0.
+// diffExit is what makes diff exit other than 0 besides a target that
+// could not be rendered.
 type diffExit struct {
-	errors       bool // a target that could not be rendered (always)
 	failOnDelete bool // --fail-on-delete without --allow-delete
 	exitCode     bool // --exit-code
 }
@@ -30,7 +30,7 @@ func writeDiff(cmd *cobra.Command, res *change.Result, f output.DiffFormatter, f
 		return err
 	}
 	switch {
-	case exit.errors && len(res.Errors) > 0:
+	case len(res.Errors) > 0:
 		return &exitError{Code: ExitError, Err: fmt.Errorf("%d target(s) could not be rendered", len(res.Errors))}
 	case exit.failOnDelete && len(res.Deletions()) > 0:
 		return deletionError(res.Deletions())
