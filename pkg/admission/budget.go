@@ -98,3 +98,23 @@ func (f budgeted) ForInput(ctx context.Context, attr *admission.VersionedAttribu
 	b.spend(limit-left, limit, perEval, left < 0 || errors.Is(err, apiservercel.ErrOutOfBudget))
 	return res, perEval - (limit - left), err
 }
+
+// budgetedMutation is a mutation's compiled expression held to the run's
+// budget, as budgeted holds a validation.
+type budgetedMutation struct{ cel.MutatingEvaluator }
+
+func (f budgetedMutation) ForInput(ctx context.Context, attr *admission.VersionedAttributes, req *admissionv1.AdmissionRequest,
+	vars cel.OptionalVariableBindings, ns *corev1.Namespace, perEval int64) (cel.EvaluationResult, int64, error) {
+	b := budgetOf(ctx)
+	if b == nil {
+		return f.MutatingEvaluator.ForInput(ctx, attr, req, vars, ns, perEval)
+	}
+	limit := b.remaining(perEval)
+	if limit <= 0 {
+		b.exceeded.Store(true)
+		return cel.EvaluationResult{}, -1, apiservercel.ErrOutOfBudget
+	}
+	res, left, err := f.MutatingEvaluator.ForInput(ctx, attr, req, vars, ns, limit)
+	b.spend(limit-left, limit, perEval, left < 0 || errors.Is(err, apiservercel.ErrOutOfBudget))
+	return res, perEval - (limit - left), err
+}

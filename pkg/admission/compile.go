@@ -19,8 +19,9 @@ import (
 // however many clusters deploy it (a cache keyed by the policy's content).
 // It is safe for concurrent use.
 type Compiler struct {
-	mu    sync.Mutex
-	cache map[compileKey]*compiled
+	mu       sync.Mutex
+	cache    map[compileKey]*compiled
+	mutating map[compileKey]*compiledMutation
 }
 
 type compileKey struct{ version, policy string }
@@ -36,7 +37,9 @@ type compiled struct {
 }
 
 // NewCompiler returns an empty Compiler.
-func NewCompiler() *Compiler { return &Compiler{cache: map[compileKey]*compiled{}} }
+func NewCompiler() *Compiler {
+	return &Compiler{cache: map[compileKey]*compiled{}, mutating: map[compileKey]*compiledMutation{}}
+}
 
 // evaluationEnv is the environment the admission plugin compiles policies
 // in: the base environment at the API server's compatibility version, with
@@ -81,16 +84,7 @@ func compileForEvaluation(p *admissionv1.ValidatingAdmissionPolicy) *policyValid
 		return v
 	}
 	mode := environment.StoredExpressions
-	for _, x := range p.Spec.Variables {
-		compiler.CompileAndStoreVariable(&variableExpr{name: x.Name, expr: x.Expression}, vars, mode)
-	}
-	if len(p.Spec.MatchConditions) > 0 {
-		conds := make([]cel.ExpressionAccessor, len(p.Spec.MatchConditions))
-		for i := range p.Spec.MatchConditions {
-			conds[i] = (*matchconditions.MatchCondition)(&p.Spec.MatchConditions[i])
-		}
-		v.conditions = matchconditions.NewMatcher(compiler.CompileCondition(conds, vars, mode), p.Spec.FailurePolicy, "policy", "validate", p.Name)
-	}
+	v.conditions = compileVariablesAndConditions(compiler, p.Name, p.Spec.Variables, p.Spec.MatchConditions, p.Spec.FailurePolicy, vars)
 	validations := make([]cel.ExpressionAccessor, len(p.Spec.Validations))
 	messages := make([]cel.ExpressionAccessor, len(p.Spec.Validations))
 	for i, x := range p.Spec.Validations {
@@ -107,6 +101,24 @@ func compileForEvaluation(p *admissionv1.ValidatingAdmissionPolicy) *policyValid
 	v.audits = budgeted{compiler.CompileCondition(audits, vars, mode)}
 	v.messages = budgeted{compiler.CompileCondition(messages, messageVars, mode)}
 	return v
+}
+
+// compileVariablesAndConditions stores a policy's variables in compiler
+// and compiles its match conditions, as both admission plugins do first;
+// nil when it has none.
+func compileVariablesAndConditions(compiler *cel.CompositedCompiler, name string, variables []admissionv1.Variable,
+	conditions []admissionv1.MatchCondition, failure *admissionv1.FailurePolicyType, vars cel.OptionalVariableDeclarations) matchconditions.Matcher {
+	for _, x := range variables {
+		compiler.CompileAndStoreVariable(&variableExpr{name: x.Name, expr: x.Expression}, vars, environment.StoredExpressions)
+	}
+	if len(conditions) == 0 {
+		return nil
+	}
+	conds := make([]cel.ExpressionAccessor, len(conditions))
+	for i := range conditions {
+		conds[i] = (*matchconditions.MatchCondition)(&conditions[i])
+	}
+	return matchconditions.NewMatcher(compiler.CompileCondition(conds, vars, environment.StoredExpressions), failure, "policy", "validate", name)
 }
 
 // expression is one CEL expression of a policy, with its field.
@@ -149,11 +161,7 @@ func expressions(p *admissionv1.ValidatingAdmissionPolicy) []expression {
 // expressions environment of its compatibility version (the minor before
 // its own), where a function newer than that does not exist yet.
 func compileProblems(p *admissionv1.ValidatingAdmissionPolicy, kubeVersion string) []Problem {
-	env := evaluationEnv()
-	if v, err := version.ParseGeneric(kubeVersion); err == nil && v.Minor() > 0 {
-		env = environment.MustBaseEnvSet(version.MajorMinor(v.Major(), v.Minor()-1))
-	}
-	compiler, err := cel.NewCompositedCompiler(env)
+	compiler, err := newExpressionsCompiler(kubeVersion)
 	if err != nil {
 		return []Problem{{Message: "the CEL environment cannot be built: " + err.Error()}}
 	}
@@ -178,6 +186,16 @@ func compileProblems(p *admissionv1.ValidatingAdmissionPolicy, kubeVersion strin
 		}
 	}
 	return out
+}
+
+// newExpressionsCompiler is the compiler the API server of kubeVersion
+// ("": the library's own) checks a new policy's expressions with.
+func newExpressionsCompiler(kubeVersion string) (*cel.CompositedCompiler, error) {
+	env := evaluationEnv()
+	if v, err := version.ParseGeneric(kubeVersion); err == nil && v.Minor() > 0 {
+		env = environment.MustBaseEnvSet(version.MajorMinor(v.Major(), v.Minor()-1))
+	}
+	return cel.NewCompositedCompiler(env)
 }
 
 // pointerToPath writes a JSON pointer as kubectl explain's path:

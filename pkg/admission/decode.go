@@ -129,26 +129,36 @@ func decodeBinding(in Input) (*admissionv1.ValidatingAdmissionPolicyBinding, *Pr
 			return bad(fmt.Sprintf("/spec/validationActions/%d", i), fmt.Sprintf("validation action %q is not Deny, Warn or Audit", a), "use Deny, Warn or Audit")
 		}
 	}
-	if r := b.Spec.ParamRef; r != nil {
-		switch {
-		case r.Name != "" && r.Selector != nil:
-			return bad("/spec/paramRef", "paramRef gives both name and selector", "give one of them")
-		case r.Name == "" && r.Selector == nil:
-			return bad("/spec/paramRef", "paramRef gives neither name nor selector", "give the param object's name, or a selector")
-		case r.ParameterNotFoundAction == nil:
-			return bad("/spec/paramRef", "paramRef has no parameterNotFoundAction, which the API server requires", "give parameterNotFoundAction: Deny (deny "+
-				"when no param is found) or Allow")
-		}
-		if r.Selector != nil {
-			if _, err := metav1.LabelSelectorAsSelector(r.Selector); err != nil {
-				return bad("/spec/paramRef/selector", "paramRef.selector is not a valid label selector: "+err.Error(), "correct the selector")
-			}
-		}
+	if field, msg, fix := checkParamRef(b.Spec.ParamRef); msg != "" {
+		return bad(field, msg, fix)
 	}
 	if b.Spec.MatchResources != nil {
 		defaultMatchResources(b.Spec.MatchResources)
 	}
 	return &b, nil
+}
+
+// checkParamRef refuses what the API server's validation refuses of a
+// binding's paramRef: the field, what is wrong and the fix; msg is empty
+// when nothing is.
+func checkParamRef(r *admissionv1.ParamRef) (field, msg, fix string) {
+	switch {
+	case r == nil:
+		return "", "", ""
+	case r.Name != "" && r.Selector != nil:
+		return "/spec/paramRef", "paramRef gives both name and selector", "give one of them"
+	case r.Name == "" && r.Selector == nil:
+		return "/spec/paramRef", "paramRef gives neither name nor selector", "give the param object's name, or a selector"
+	case r.ParameterNotFoundAction == nil:
+		return "/spec/paramRef", "paramRef has no parameterNotFoundAction, which the API server requires", "give parameterNotFoundAction: Deny (deny " +
+			"when no param is found) or Allow"
+	}
+	if r.Selector != nil {
+		if _, err := metav1.LabelSelectorAsSelector(r.Selector); err != nil {
+			return "/spec/paramRef/selector", "paramRef.selector is not a valid label selector: " + err.Error(), "correct the selector"
+		}
+	}
+	return "", "", ""
 }
 
 // defaultMatchResources applies the API server's defaults to match

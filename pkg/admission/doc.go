@@ -1,7 +1,19 @@
-// Package admission evaluates a cluster's ValidatingAdmissionPolicies
-// offline: every object the repository deploys is put to the policies and
-// bindings the cluster will have, as the API server's admission plugin puts
-// a CREATE request to them.
+// Package admission evaluates a cluster's admission policies offline:
+// every object the repository deploys is put to the
+// MutatingAdmissionPolicies and ValidatingAdmissionPolicies, and their
+// bindings, that the cluster will have, as the API server's admission
+// plugins put a CREATE request to them: mutating policies first (Admit:
+// what the API server would store, and which policy changed which field),
+// then validating ones on the result (Evaluate).
+//
+// Mutating policies are compiled and applied with k8s.io/apiserver's
+// patchers (JSON Patch, and apply configurations merged with server-side
+// apply's semantics: typeconverter.go), in the plugin's order of
+// invocations and with its second pass for reinvocationPolicy IfNeeded
+// (admit.go); policies run in name order, where the API server's order is
+// not defined. The mutating parity test holds the admitted objects to the
+// plugin itself. They run on a cluster by its version and feature gate
+// (1.36 on; 1.32 to 1.35 with the MutatingAdmissionPolicy gate).
 //
 // The decisions come from Kubernetes' own code (k8s.io/apiserver): the CEL
 // environment with its libraries and cost limits, the compilation of a

@@ -50,6 +50,10 @@ type Decision struct {
 	// EvalError is true when the expression could not be evaluated (a
 	// runtime error, the cost limit) and the failurePolicy is Fail.
 	EvalError bool
+	// Mutating is true for a mutating policy's denial: a mutation that
+	// failed, or a policy or binding the API server cannot configure,
+	// under failurePolicy Fail (see Admit).
+	Mutating bool
 	// BudgetExceeded is true on the last decision of an evaluation the
 	// run's budget (WithBudget) stopped, while Policy ran: the object was
 	// not put to the remaining policies, whatever their failurePolicy.
@@ -97,7 +101,7 @@ func (s *Set) Evaluate(ctx context.Context, in Input) []Decision {
 		if len(p.bindings) == 0 || p.c.usesAuthorizer {
 			continue
 		}
-		matches, resource, kind, err := policyMatches(s.matcher, attrs, s.ifaces, p.obj)
+		matches, resource, kind, err := policyMatches(s.matcher, attrs, s.ifaces, p.obj.Spec.MatchConstraints)
 		if err != nil {
 			out = appendConfigError(out, p, nil, err)
 			continue
@@ -105,12 +109,12 @@ func (s *Set) Evaluate(ctx context.Context, in Input) []Decision {
 		if !matches {
 			continue
 		}
-		if p.paramErr != nil {
-			out = appendConfigError(out, p, nil, p.paramErr)
+		if p.params.err != nil {
+			out = appendConfigError(out, p, nil, p.params.err)
 			continue
 		}
 		for _, b := range p.bindings {
-			ok, err := bindingMatches(s.matcher, attrs, s.ifaces, b.obj)
+			ok, err := bindingMatches(s.matcher, attrs, s.ifaces, b.obj.Spec.MatchResources)
 			if err != nil {
 				out = appendConfigError(out, p, &b, err)
 				continue
@@ -118,7 +122,7 @@ func (s *Set) Evaluate(ctx context.Context, in Input) []Decision {
 			if !ok {
 				continue
 			}
-			params, err := s.params(p, b.obj.Spec.ParamRef, attrs.GetNamespace())
+			params, err := s.params(p.params, b.obj.Spec.ParamRef, attrs.GetNamespace())
 			if err != nil {
 				out = appendConfigError(out, p, &b, err)
 				continue
@@ -235,12 +239,12 @@ type selected struct {
 // params returns the params a binding's paramRef selects for an object in
 // namespace, as the API server's CollectParams does: one nil param when
 // the policy or the binding has none.
-func (s *Set) params(p *boundPolicy, ref *admissionv1.ParamRef, namespace string) ([]selected, error) {
-	if p.obj.Spec.ParamKind == nil || ref == nil {
+func (s *Set) params(p paramSource, ref *admissionv1.ParamRef, namespace string) ([]selected, error) {
+	if p.kind == nil || ref == nil {
 		return []selected{{}}, nil
 	}
 	ns := ""
-	if p.paramNamespaced {
+	if p.namespaced {
 		ns = namespace
 		if ref.Namespace != "" {
 			ns = ref.Namespace
@@ -255,8 +259,8 @@ func (s *Set) params(p *boundPolicy, ref *admissionv1.ParamRef, namespace string
 	if ref.Selector != nil {
 		sel, _ = metav1.LabelSelectorAsSelector(ref.Selector) // checked by decodeBinding
 	}
-	for _, c := range s.cluster.params[p.paramKind] {
-		if c.obj.GetNamespace() != ns && p.paramNamespaced {
+	for _, c := range s.cluster.params[p.gvk] {
+		if c.obj.GetNamespace() != ns && p.namespaced {
 			continue
 		}
 		if ref.Name != "" && c.obj.GetName() != ref.Name || ref.Name == "" && !sel.Matches(labels.Set(c.obj.GetLabels())) {

@@ -76,23 +76,14 @@ var allowAll = authorizer.AuthorizerFunc(func(context.Context, authorizer.Attrib
 // oracle runs the admission plugin on object.
 func oracle(t *testing.T, policies []*admissionv1.ValidatingAdmissionPolicy, bindings []*admissionv1.ValidatingAdmissionPolicyBinding, namespaces map[string]map[string]string, params []*corev1.ConfigMap, object map[string]any) outcome {
 	t.Helper()
-	var objs []runtime.Object
-	for name, l := range namespaces {
-		objs = append(objs, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: l}})
-	}
+	objs := []runtime.Object{}
 	for _, p := range policies {
 		objs = append(objs, p)
 	}
 	for _, b := range bindings {
 		objs = append(objs, b)
 	}
-	for _, p := range params {
-		objs = append(objs, p)
-	}
-	client := fake.NewSimpleClientset(objs...)
-	factory := informers.NewSharedInformerFactory(client, 0)
-	mapper := meta.NewDefaultRESTMapper(nil)
-	mapper.Add(corev1.SchemeGroupVersion.WithKind("ConfigMap"), meta.RESTScopeNamespace)
+	client, factory, mapper := oracleClients(namespaces, params, objs...)
 	plugin, err := validating.NewPlugin(nil)
 	if err != nil {
 		t.Fatal(err)
@@ -155,6 +146,22 @@ func oracle(t *testing.T, policies []*admissionv1.ValidatingAdmissionPolicy, bin
 	return out
 }
 
+// oracleClients are the fake clients, informers and REST mapper of a
+// cluster holding namespaces, params and objs.
+func oracleClients(namespaces map[string]map[string]string, params []*corev1.ConfigMap, objs ...runtime.Object) (*fake.Clientset,
+	informers.SharedInformerFactory, meta.RESTMapper) {
+	for name, l := range namespaces {
+		objs = append(objs, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: l}})
+	}
+	for _, p := range params {
+		objs = append(objs, p)
+	}
+	client := fake.NewSimpleClientset(objs...)
+	mapper := meta.NewDefaultRESTMapper(nil)
+	mapper.Add(corev1.SchemeGroupVersion.WithKind("ConfigMap"), meta.RESTScopeNamespace)
+	return client, informers.NewSharedInformerFactory(client, 0), mapper
+}
+
 // recording keeps the annotations the plugin adds to a request.
 type recording struct {
 	admission.Attributes
@@ -178,6 +185,8 @@ func testResource(gvk schema.GroupVersionKind) (string, bool, bool) {
 		return "deployments", true, true
 	case "ConfigMap":
 		return "configmaps", true, true
+	case "Pod":
+		return "pods", true, true
 	case "Namespace":
 		return "namespaces", false, true
 	case "ClusterRole":

@@ -34,11 +34,16 @@ var parityNamespaces = map[string]map[string]string{
 }
 
 func loadParityCases(t testing.TB) []parityCase {
-	data, err := os.ReadFile("testdata/parity.yaml")
+	return loadCases[parityCase](t, "testdata/parity.yaml")
+}
+
+// loadCases reads a YAML list of cases.
+func loadCases[C any](t testing.TB, file string) []C {
+	data, err := os.ReadFile(file)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var cases []parityCase
+	var cases []C
 	if err := yaml.Unmarshal(data, &cases); err != nil {
 		t.Fatal(err)
 	}

@@ -30,6 +30,10 @@ type Options struct {
 	// User is who asks the API server; nil: Argo CD's application
 	// controller (ArgoCDController).
 	User user.Info
+	// FeatureGates are the cluster's API server feature gates that differ
+	// from their defaults: MutatingAdmissionPolicy turns mutating policies
+	// on in Kubernetes 1.32 to 1.35 (off there by default; on from 1.36).
+	FeatureGates map[string]bool
 }
 
 // ArgoCDController is the requester of every object Argo CD syncs: its
@@ -43,6 +47,7 @@ var ArgoCDController user.Info = &user.DefaultInfo{
 // objects.
 type Set struct {
 	policies []*boundPolicy
+	mutating []*mutatingPolicy
 	cluster  *Cluster
 	matcher  *matching.Matcher
 	ifaces   admission.ObjectInterfaces
@@ -55,12 +60,7 @@ type boundPolicy struct {
 	obj      *admissionv1.ValidatingAdmissionPolicy
 	c        *compiled
 	bindings []boundBinding
-	// paramKind is the policy's param kind, when it has one; paramErr the
-	// configuration error the API server reports when the cluster does not
-	// serve it.
-	paramKind       schema.GroupVersionKind
-	paramNamespaced bool
-	paramErr        error
+	params   paramSource
 }
 
 type boundBinding struct {
@@ -68,11 +68,12 @@ type boundBinding struct {
 	obj *admissionv1.ValidatingAdmissionPolicyBinding
 }
 
-// New decodes and compiles a cluster's policies and bindings. Problems are
-// what the API server would refuse (an unreadable object, an expression
-// that does not compile, a binding of a policy the cluster does not have)
-// and what cannot be evaluated offline; a policy or binding with a problem
-// that makes it unusable is left out of the Set, and said so.
+// New decodes and compiles a cluster's policies and bindings, validating
+// and mutating ones alike (told by their kinds). Problems are what the API
+// server would refuse (an unreadable object, an expression that does not
+// compile, a binding of a policy the cluster does not have) and what
+// cannot be evaluated offline; a policy or binding with a problem that
+// makes it unusable is left out of the Set, and said so.
 func New(policies, bindings []Input, cluster *Cluster, opts Options) (*Set, []Problem) {
 	if opts.Compiler == nil {
 		opts.Compiler = NewCompiler()
@@ -89,48 +90,20 @@ func New(policies, bindings []Input, cluster *Cluster, opts Options) (*Set, []Pr
 	}
 	var problems []Problem
 	byName := map[string]*boundPolicy{}
+	mutatingByName := map[string]*mutatingPolicy{}
 	for _, in := range policies {
-		p, prob := decodePolicy(in)
-		if prob != nil {
-			problems = append(problems, *prob)
-			continue
+		if isMutating(in) {
+			problems = append(problems, s.addMutating(in, mutatingByName)...)
+		} else {
+			problems = append(problems, s.addValidating(in, byName)...)
 		}
-		if _, dup := byName[p.Name]; dup {
-			problems = append(problems, Problem{Ref: in.Ref, Message: fmt.Sprintf("ValidatingAdmissionPolicy %s is deployed twice to the cluster; the last one "+
-				"applied wins", p.Name), Fix: "keep one"})
-			continue
-		}
-		bp := &boundPolicy{in: in, obj: p, c: opts.Compiler.compile(p, opts.KubeVersion)}
-		for _, cp := range bp.c.problems {
-			cp.Ref = in.Ref
-			problems = append(problems, cp)
-		}
-		if pk := p.Spec.ParamKind; pk != nil {
-			gv, err := schema.ParseGroupVersion(pk.APIVersion)
-			bp.paramKind = gv.WithKind(pk.Kind)
-			_, namespaced, known := opts.Resource(bp.paramKind)
-			bp.paramNamespaced = namespaced
-			if err != nil || !known {
-				bp.paramErr = fmt.Errorf("failed to find resource referenced by paramKind: '%v'", bp.paramKind)
-			}
-		}
-		byName[p.Name] = bp
-		s.policies = append(s.policies, bp)
 	}
 	for _, in := range bindings {
-		b, prob := decodeBinding(in)
-		if prob != nil {
-			problems = append(problems, *prob)
-			continue
+		if isMutating(in) {
+			problems = append(problems, s.bindMutating(in, mutatingByName)...)
+		} else {
+			problems = append(problems, bindValidating(in, byName)...)
 		}
-		bp := byName[b.Spec.PolicyName]
-		if bp == nil {
-			problems = append(problems, Problem{Ref: in.Ref, Field: "/spec/policyName", Message: fmt.Sprintf("ValidatingAdmissionPolicyBinding %s binds "+
-				"ValidatingAdmissionPolicy %s, which the cluster does not have", b.Name, b.Spec.PolicyName), Fix: "deploy the policy to this cluster, name " +
-				"it in clusters.<cluster>.admissionPolicies of repotool.yaml, or correct spec.policyName", Missing: true})
-			continue
-		}
-		bp.bindings = append(bp.bindings, boundBinding{in, b})
 	}
 	slices.SortFunc(s.policies, func(a, b *boundPolicy) int { return strings.Compare(a.obj.Name, b.obj.Name) })
 	for _, bp := range s.policies {
@@ -140,13 +113,58 @@ func New(policies, bindings []Input, cluster *Cluster, opts Options) (*Set, []Pr
 				"can answer: repotool does not evaluate it", bp.obj.Name), Fix: "none needed; the cluster still enforces it", Limit: true})
 		}
 	}
-	return s, problems
+	return s, append(problems, s.sortMutating()...)
 }
 
-// Bound reports whether the Set has any binding: a cluster without one
-// admits everything.
+// isMutating reports whether in is a mutating policy or binding.
+func isMutating(in Input) bool {
+	api, _ := in.Content["apiVersion"].(string)
+	kind, _ := in.Content["kind"].(string)
+	return IsMutatingPolicy(api, kind) || IsMutatingBinding(api, kind)
+}
+
+// addValidating decodes and compiles a ValidatingAdmissionPolicy.
+func (s *Set) addValidating(in Input, byName map[string]*boundPolicy) []Problem {
+	p, prob := decodePolicy(in)
+	if prob != nil {
+		return []Problem{*prob}
+	}
+	if _, dup := byName[p.Name]; dup {
+		return []Problem{{Ref: in.Ref, Message: fmt.Sprintf("ValidatingAdmissionPolicy %s is deployed twice to the cluster; the last one "+
+			"applied wins", p.Name), Fix: "keep one"}}
+	}
+	bp := &boundPolicy{in: in, obj: p, c: s.opts.Compiler.compile(p, s.opts.KubeVersion)}
+	var problems []Problem
+	for _, cp := range bp.c.problems {
+		cp.Ref = in.Ref
+		problems = append(problems, cp)
+	}
+	bp.params = newParamSource(p.Spec.ParamKind, s.opts.Resource)
+	byName[p.Name] = bp
+	s.policies = append(s.policies, bp)
+	return problems
+}
+
+// bindValidating adds a ValidatingAdmissionPolicyBinding to its policy.
+func bindValidating(in Input, byName map[string]*boundPolicy) []Problem {
+	b, prob := decodeBinding(in)
+	if prob != nil {
+		return []Problem{*prob}
+	}
+	bp := byName[b.Spec.PolicyName]
+	if bp == nil {
+		return []Problem{{Ref: in.Ref, Field: "/spec/policyName", Message: fmt.Sprintf("ValidatingAdmissionPolicyBinding %s binds "+
+			"ValidatingAdmissionPolicy %s, which the cluster does not have", b.Name, b.Spec.PolicyName), Fix: "deploy the policy to this cluster, name " +
+			"it in clusters.<cluster>.admissionPolicies of repotool.yaml, or correct spec.policyName", Missing: true}}
+	}
+	bp.bindings = append(bp.bindings, boundBinding{in, b})
+	return nil
+}
+
+// Bound reports whether the Set has any binding, validating or mutating: a
+// cluster without one admits everything as it is.
 func (s *Set) Bound() bool {
-	return slices.ContainsFunc(s.policies, func(p *boundPolicy) bool { return len(p.bindings) > 0 })
+	return slices.ContainsFunc(s.policies, func(p *boundPolicy) bool { return len(p.bindings) > 0 }) || s.Mutates()
 }
 
 // attributes are a CREATE of o by the Set's user, as the API server hands
@@ -174,22 +192,27 @@ func (s *Set) attributes(o *unstructured.Unstructured) (admission.Attributes, bo
 }
 
 // MayMatch reports whether an object of kind gvk may match a bound
-// policy: whether a CREATE rule of some policy's matchConstraints names
+// policy, validating or mutating: whether a CREATE rule of some policy's
+// matchConstraints names
 // its group and resource (or "*"). It looks at nothing else, so an object
 // it rules out needs no evaluation, nor even its content read.
 func (s *Set) MayMatch(gvk schema.GroupVersionKind) bool {
 	resource, _, _ := s.opts.Resource(gvk)
 	for _, p := range s.policies {
-		if len(p.bindings) == 0 || p.c.usesAuthorizer {
-			continue
+		if len(p.bindings) > 0 && !p.c.usesAuthorizer && rulesMayMatch(p.obj.Spec.MatchConstraints.ResourceRules, gvk.Group, resource) {
+			return true
 		}
-		for _, r := range p.obj.Spec.MatchConstraints.ResourceRules {
-			if mayMatch(r, gvk.Group, resource) {
-				return true
-			}
+	}
+	for _, p := range s.mutating {
+		if p.applied() && rulesMayMatch(p.obj.Spec.MatchConstraints.ResourceRules, gvk.Group, resource) {
+			return true
 		}
 	}
 	return false
+}
+
+func rulesMayMatch(rules []admissionv1.NamedRuleWithOperations, group, resource string) bool {
+	return slices.ContainsFunc(rules, func(r admissionv1.NamedRuleWithOperations) bool { return mayMatch(r, group, resource) })
 }
 
 func mayMatch(r admissionv1.NamedRuleWithOperations, group, resource string) bool {

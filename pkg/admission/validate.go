@@ -207,9 +207,8 @@ var _ matching.MatchCriteria = selectors{}
 // request, and as which resource and kind (matchPolicy Equivalent may
 // match another version); a policy without them, or with a nil selector,
 // is an error as in the API server.
-func policyMatches(m *matching.Matcher, a admission.Attributes, o admission.ObjectInterfaces, p *admissionv1.ValidatingAdmissionPolicy) (bool,
+func policyMatches(m *matching.Matcher, a admission.Attributes, o admission.ObjectInterfaces, c *admissionv1.MatchResources) (bool,
 	schema.GroupVersionResource, schema.GroupVersionKind, error) {
-	c := p.Spec.MatchConstraints
 	err := checkSelectors(c)
 	if c == nil {
 		err = errors.New("policy contained no match constraints, a required field")
@@ -222,8 +221,7 @@ func policyMatches(m *matching.Matcher, a admission.Attributes, o admission.Obje
 
 // bindingMatches reports whether a binding's match resources select the
 // request; a binding without them selects every request its policy does.
-func bindingMatches(m *matching.Matcher, a admission.Attributes, o admission.ObjectInterfaces, b *admissionv1.ValidatingAdmissionPolicyBinding) (bool, error) {
-	c := b.Spec.MatchResources
+func bindingMatches(m *matching.Matcher, a admission.Attributes, o admission.ObjectInterfaces, c *admissionv1.MatchResources) (bool, error) {
 	if c == nil {
 		return true, nil
 	}

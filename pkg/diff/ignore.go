@@ -116,7 +116,7 @@ func (ig *ignorer) hidden(target string, k manifest.Key, b, h map[string]any) st
 	if ig == nil {
 		return ""
 	}
-	changed := changedFields("", b, h)
+	changed := jsonptr.Changed("", b, h)
 	if len(changed) == 0 {
 		return ""
 	}
@@ -175,49 +175,6 @@ func (ig *ignorer) rule(ns string, k manifest.Key, p string) *ignoreRule {
 	return nil
 }
 
-// changedFields are the JSON pointers where a and b differ (eachChange).
-func changedFields(p string, a, b any) []string {
-	var out []string
-	eachChange(p, a, b, func(ptr string, _, _ any) { out = append(out, ptr) })
-	return out
-}
-
-// eachChange calls f, in field order, with each JSON pointer where a and b
-// differ and the values there: the leaves, the keys only one side has, the
-// list items only one side has, and a node whose type differs. ignore.go
-// matches the pointers, provenance.go the values.
-func eachChange(p string, a, b any, f func(ptr string, old, new any)) {
-	switch av := a.(type) {
-	case map[string]any:
-		bv, ok := b.(map[string]any)
-		if !ok {
-			f(p, a, b)
-			return
-		}
-		for _, k := range slices.Sorted(maps.Keys(mergeKeys(av, bv))) {
-			eachChange(p+"/"+jsonptr.Escape(k), av[k], bv[k], f)
-		}
-		return
-	case []any:
-		bv, ok := b.([]any)
-		if !ok {
-			f(p, a, b)
-			return
-		}
-		for i := range max(len(av), len(bv)) {
-			if i >= len(av) || i >= len(bv) {
-				f(fmt.Sprintf("%s/%d", p, i), at(av, i), at(bv, i))
-				continue
-			}
-			eachChange(fmt.Sprintf("%s/%d", p, i), av[i], bv[i], f)
-		}
-		return
-	}
-	if fmt.Sprintf("%T %v", a, a) != fmt.Sprintf("%T %v", b, b) {
-		f(p, a, b)
-	}
-}
-
 // regenerate finds, for each head rendering that calls an unstable
 // function (render.Result.Unstable), the fields that differ on a second
 // rendering of the same input: they are regenerated on every render.
@@ -240,7 +197,7 @@ func (ig *ignorer) regenerate(ctx context.Context, r *render.Renderer, results [
 			o := &first.Objects[i]
 			k := keyIn(o, first.Target.Namespace)
 			if c, ok := by[k]; ok {
-				if f := changedFields("", o.Content, c); len(f) > 0 {
+				if f := jsonptr.Changed("", o.Content, c); len(f) > 0 {
 					fields[k] = f
 				}
 			}

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/repotool/repotool/internal/jsonptr"
 	"github.com/repotool/repotool/pkg/change"
 	"github.com/repotool/repotool/pkg/manifest"
 	"github.com/repotool/repotool/pkg/render"
@@ -48,7 +49,7 @@ func originsOf(ctx context.Context, baseR, headR *render.Renderer, base, head *r
 }
 
 // leafChange is a field whose value differs between two objects
-// (eachChange): a scalar, or a value that changed shape.
+// (jsonptr.EachChange): a scalar, or a value that changed shape.
 type leafChange struct {
 	ptr      string
 	old, new any
@@ -67,7 +68,7 @@ func (o *origins) provenance(base, head *manifest.Object, secretFields []string)
 		return nil
 	}
 	var out []change.Provenance
-	eachChange("", base.Content, head.Content, func(ptr string, old, new any) {
+	jsonptr.EachChange("", base.Content, head.Content, func(ptr string, old, new any) {
 		for _, d := range o.diffs {
 			if p, ok := explains(d, leafChange{ptr, old, new}); ok {
 				out = append(out, p)
