@@ -35,6 +35,15 @@ func Split(pointer string) []string {
 // "/" as "~1".
 func Escape(token string) string { return escaper.Replace(token) }
 
+// Join writes tokens as a JSON pointer, each escaped: Split's inverse.
+func Join(tokens []string) string {
+	var b strings.Builder
+	for _, t := range tokens {
+		b.WriteString("/" + Escape(t))
+	}
+	return b.String()
+}
+
 // Get returns the value that tokens (a JSON pointer's tokens, unescaped)
 // lead to in v, a decoded JSON or YAML value: a key of each map, an index
 // of each list. ok is false when a token leads nowhere.

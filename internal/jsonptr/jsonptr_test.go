@@ -1,6 +1,7 @@
 package jsonptr_test
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -81,4 +82,21 @@ func FuzzSplit(f *testing.F) {
 			t.Errorf("Split(Escape(%q, %q)) = %q", a, b, got)
 		}
 	})
+}
+
+func TestJoinSplit(t *testing.T) {
+	for _, p := range []string{"", "/a", "/metadata/labels/app.kubernetes.io~1name", "/a~0b/0"} {
+		if got := jsonptr.Join(jsonptr.Split(p)); got != p {
+			t.Errorf("Join(Split(%q)) = %q", p, got)
+		}
+	}
+}
+
+func TestChanged(t *testing.T) {
+	a := map[string]any{"spec": map[string]any{"tags": []any{"a"}, "n": int64(1)}, "keep": "x"}
+	b := map[string]any{"spec": map[string]any{"tags": []any{"a", "b"}, "n": int64(2)}, "keep": "x", "new": map[string]any{"k/1": true}}
+	want := []string{"/new", "/spec/n", "/spec/tags/1"}
+	if got := jsonptr.Changed("", a, b); !slices.Equal(got, want) {
+		t.Errorf("Changed = %q, want %q", got, want)
+	}
 }

@@ -65,6 +65,9 @@ func (g *generator) application(cl *layout.Cluster, name, ns, project string, ti
 	}
 	app.Metadata.Finalizers = []string{Finalizer}
 	app.Metadata.Annotations = map[string]string{ManifestGeneratePaths: paths}
+	if g.cfg.ArgoCD.ServerSideDiff {
+		app.Metadata.Annotations[CompareOptions] = "ServerSideDiff=true"
+	}
 	for _, n := range g.cfg.Namespaces[ns].Notifications {
 		app.Metadata.Annotations["notifications.argoproj.io/subscribe."+n.Trigger+"."+n.Service] = strings.Join(n.Recipients, ";")
 	}

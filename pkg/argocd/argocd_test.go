@@ -273,3 +273,41 @@ func TestGenerateSourcesGolden(t *testing.T) {
 		}
 	}
 }
+
+// TestGenerateServerSideDiff: argocd.serverSideDiff gives every target's
+// Application Argo CD's compare option, and nothing else changes.
+func TestGenerateServerSideDiff(t *testing.T) {
+	repo := loadFixture(t)
+	plain, err := argocd.Generate(repo, argocd.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	repo.Config.ArgoCD.ServerSideDiff = true
+	files, err := argocd.Generate(repo, argocd.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) != len(plain) {
+		t.Fatalf("%d files, %d without the option", len(files), len(plain))
+	}
+	apps := 0
+	for i, f := range files {
+		app, ok := f.Object.(*argocd.Application)
+		if !ok || app.Metadata.Name == argocd.RootName {
+			continue // the root deploys Applications, which no policy of the cluster mutates
+		}
+		apps++
+		if got := app.Metadata.Annotations[argocd.CompareOptions]; got != "ServerSideDiff=true" {
+			t.Errorf("%s: compare options %q", f.Path(), got)
+		}
+		delete(app.Metadata.Annotations, argocd.CompareOptions)
+		a, _ := f.Bytes()
+		b, _ := plain[i].Bytes()
+		if string(a) != string(b) {
+			t.Errorf("%s differs beyond the annotation", f.Path())
+		}
+	}
+	if apps < 5 {
+		t.Errorf("%d Applications", apps)
+	}
+}

@@ -30,6 +30,10 @@ const Finalizer = "resources-finalizer.argocd.argoproj.io"
 // repositories").
 const ManifestGeneratePaths = "argocd.argoproj.io/manifest-generate-paths"
 
+// CompareOptions is the annotation of an Application's compare options:
+// ServerSideDiff=true when repotool.yaml's argocd.serverSideDiff is set.
+const CompareOptions = "argocd.argoproj.io/compare-options"
+
 // Defaults for repotool.yaml's argocd settings.
 const (
 	DefaultNamespace  = "argocd"

@@ -57,11 +57,21 @@ func (c *Config) ClusterAdmissionPolicies(cluster string) []PathAt {
 	return c.Clusters[cluster].AdmissionPolicies
 }
 
+// ClusterFeatureGates returns the feature gates repotool.yaml declares for
+// a cluster's API server.
+func (c *Config) ClusterFeatureGates(cluster string) map[string]bool {
+	return c.Clusters[cluster].FeatureGates
+}
+
 // NamespaceLabels returns the labels repotool.yaml declares for a
 // namespace.
 func (c *Config) NamespaceLabels(ns string) map[string]string {
 	return c.Namespaces[ns].Labels
 }
+
+// featureGateRE is a feature gate's name, as the API server's
+// --feature-gates takes it.
+var featureGateRE = regexp.MustCompile(`^[A-Z][A-Za-z0-9]*$`)
 
 // PathAt is a repository path given in repotool.yaml, and its line there.
 type PathAt struct {
@@ -86,6 +96,12 @@ func (p PathAt) MarshalJSON() ([]byte, error) { return []byte(fmt.Sprintf("%q", 
 func validateAdmission(file string, root *yaml.Node, cfg *Config) error {
 	bad := badAt(file, root)
 	for _, name := range slices.Sorted(maps.Keys(cfg.Clusters)) {
+		for _, g := range slices.Sorted(maps.Keys(cfg.Clusters[name].FeatureGates)) {
+			if !featureGateRE.MatchString(g) {
+				return bad(fmt.Sprintf("clusters.%s.featureGates: %q is not a feature gate's name (such as MutatingAdmissionPolicy)", name, g),
+					"clusters", name, "featureGates")
+			}
+		}
 		for _, p := range cfg.Clusters[name].AdmissionPolicies {
 			if p.Path == "" || path.IsAbs(p.Path) || !fs.ValidPath(path.Clean(p.Path)) {
 				return &Error{File: file, Line: p.Line, Message: fmt.Sprintf("clusters.%s.admissionPolicies: %q is not a path inside the repository: give it "+

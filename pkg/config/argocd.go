@@ -37,6 +37,11 @@ type ArgoCDConfig struct {
 	// repository twice per render (once to ask, once to generate). Only
 	// for Applications written by hand without a plugin name.
 	PluginDiscovery bool `yaml:"pluginDiscovery" json:"pluginDiscovery,omitempty"`
+	// ServerSideDiff makes every target's Application compare with Argo
+	// CD's server-side diff (the compare option ServerSideDiff=true): the
+	// API server's dry run, admission included, predicts the live object,
+	// so what the cluster's mutating policies change is not drift.
+	ServerSideDiff bool `yaml:"serverSideDiff" json:"serverSideDiff,omitempty"`
 	// SREGroups are the SSO groups that may sync every project.
 	SREGroups []string `yaml:"sreGroups" json:"sreGroups,omitempty"`
 	// OwnerActions are the Argo CD actions on an application's resources

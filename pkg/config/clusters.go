@@ -49,6 +49,11 @@ type ClusterConfig struct {
 	// besides those the repository deploys to it, with the params they
 	// name: what the admission-policy lint rule puts objects to.
 	AdmissionPolicies []PathAt `yaml:"admissionPolicies" json:"admissionPolicies,omitempty"`
+	// FeatureGates are the cluster's API server feature gates that differ
+	// from their defaults, as its --feature-gates sets them; admission
+	// reads MutatingAdmissionPolicy (on by default from Kubernetes 1.36,
+	// off before).
+	FeatureGates map[string]bool `yaml:"featureGates" json:"featureGates,omitempty"`
 	// Values list, by namespace, the values files of the cluster's
 	// targets in merge order (see ClusterDefaults.Values); a namespace
 	// listed here is not looked up in the defaults.

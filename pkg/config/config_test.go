@@ -48,6 +48,8 @@ func TestParseErrors(t *testing.T) {
 		{"resource exclusion with a bad glob", "argocd:\n  resourceExclusions:\n    - apiGroups: [\"[a-\"]\n", 2, `argocd.resourceExclusions[0]: "[a-" is not a glob`},
 		{"owner action on the application", "argocd:\n  ownerActions: [delete]\n", 2, `argocd.ownerActions: "delete" is not an action on an application's resources`},
 		{"owner action with an empty part", "argocd:\n  ownerActions: [\"update/\"]\n", 2, "is not an action"},
+		{"bad feature gate", "clusters:\n  dev:\n    featureGates: {mutating-admission-policy: true}\n", 3, `clusters.dev.featureGates: "mutating-admission-policy" is not a feature gate's name`},
+		{"feature gate that is not a bool", "clusters:\n  dev:\n    featureGates: {MutatingAdmissionPolicy: on-ish}\n", 3, "expected true or false here"},
 		{"unknown Helm", "render:\n  helm: \"4\"\n", 2, `render.helm: "4" is not a Helm version repotool renders as: use v3 or v4`},
 		{"owner action that breaks the policy line", "argocd:\n  ownerActions: [\"update/*, shop/*, allow\\np, x\"]\n", 2, "is not an action"},
 	}

@@ -105,6 +105,9 @@ type input struct {
 	// views are the clusters as the cross-object rules see them (see
 	// clusterViews), computed once.
 	views []*clusterView
+	// admission is what the admission rules found, computed once (see
+	// admitted).
+	admission *admissionOutcome
 	// unused is values-unused's judgment, kept for the merge in a sharded
 	// run.
 	unused *unusedScan

@@ -20,6 +20,7 @@ type Rule struct {
 
 // registry holds every rule, sorted by ID (a test keeps it so).
 var registry = []*Rule{
+	ruleAdmissionDrift,
 	ruleAdmissionPolicy,
 	ruleArgoCDExcluded,
 	ruleCustomCheck,

@@ -10,12 +10,10 @@ import (
 	"strings"
 
 	yaml "go.yaml.in/yaml/v3"
-	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	sigsyaml "sigs.k8s.io/yaml"
 
 	"github.com/repotool/repotool/pkg/admission"
-	"github.com/repotool/repotool/pkg/config"
 	"github.com/repotool/repotool/pkg/finding"
 	"github.com/repotool/repotool/pkg/render"
 )
@@ -23,7 +21,7 @@ import (
 var ruleAdmissionPolicy = &Rule{
 	Rule: finding.Rule{
 		ID: "admission-policy",
-		Summary: "An object the repository deploys would be denied (or warned about, or audited) by a ValidatingAdmissionPolicy of its cluster, or a " +
+		Summary: "An object the repository deploys would be denied (or warned about, or audited) by an admission policy of its cluster, or a " +
 			"policy or binding the cluster would refuse.",
 		Remediation: "Change the value the finding points at so that the object passes the policy, or change the policy; for a policy, binding or param " +
 			"problem, follow the finding's fix.",
@@ -36,7 +34,12 @@ var ruleAdmissionPolicy = &Rule{
 			"objectSelector), the binding's matchResources, paramKind and paramRef (params among the cluster's objects), matchConditions, " +
 			"variables, validations with message, messageExpression and reason, and failurePolicy. The policies of a cluster share a CEL " +
 			"cost budget for the run (twice Kubernetes' per-evaluation budget, on top of it): policies that spend it are an error at the policy " +
-			"that was running, and the cluster's remaining objects are not checked, whatever the failurePolicy. Namespace selectors see the labels of the " +
+			"that was running, and the cluster's remaining objects are not checked, whatever the failurePolicy. The cluster's " +
+			"MutatingAdmissionPolicies (from Kubernetes 1.36, or 1.32 to 1.35 with `clusters.<cluster>.featureGates: {MutatingAdmissionPolicy: " +
+			"true}`) run first, as the API server runs them (JSON patches and apply configurations, match conditions, params, reinvocationPolicy " +
+			"IfNeeded, failurePolicy; in name order, where the API server's is not defined), and the validating policies see the object as " +
+			"admitted: a validation that fails on a field a mutating policy set is placed at that policy. A mutation that fails under " +
+			"failurePolicy Fail, or makes an object the API server cannot decode, denies the object. Namespace selectors see the labels of the " +
 			"Namespace objects the repository deploys, the label the API server sets on every namespace, the labels repotool's own Namespace " +
 			"objects carry, and `namespaces.<ns>.labels` of repotool.yaml. A binding's Deny is an error, Warn a warning, Audit an info. The " +
 			"finding is placed at the values file line that set the field the failing expression reads when it can be traced, else at the " +
@@ -53,11 +56,30 @@ var ruleAdmissionPolicy = &Rule{
 `},
 	},
 	check: func(in *input, report func(Finding)) {
-		ac := &admissionCheck{ctx: in.ctx(), repo: in.repo, results: in.results, at: in.at, budget: in.celBudget, run: newAdmissionRun()}
-		for _, v := range in.clusterViews() {
-			ac.checkCluster(v, report)
+		for _, f := range in.admitted().policy {
+			report(f)
 		}
 	},
+}
+
+// admissionOutcome is what putting every cluster's objects to its
+// admission policies found, once per run: the admission-policy rule's
+// findings and the admission-drift rule's.
+type admissionOutcome struct {
+	policy, drift []Finding
+}
+
+// admitted runs the admission check once per run.
+func (in *input) admitted() *admissionOutcome {
+	if in.admission == nil {
+		ac := &admissionCheck{ctx: in.ctx(), repo: in.repo, results: in.results, at: in.at, budget: in.celBudget, run: newAdmissionRun()}
+		out := &admissionOutcome{}
+		for _, v := range in.clusterViews() {
+			ac.checkCluster(v, func(f Finding) { out.policy = append(out.policy, f) }, func(f Finding) { out.drift = append(out.drift, f) })
+		}
+		in.admission = out
+	}
+	return in.admission
 }
 
 // admissionRef is where a policy, binding or param is: a rendered object,
@@ -69,6 +91,9 @@ type admissionRef struct {
 	node       *yaml.Node
 	id, source string
 	content    map[string]any
+	// mutations are what the cluster's mutating policies changed in the
+	// object: content is then the admitted object.
+	mutations []admission.Mutation
 }
 
 // admissionCheck is what the admission rule reads: the repository (its
@@ -164,7 +189,7 @@ func (a *admissionRun) content(p *placed) map[string]any {
 // is read of a cluster without any: the policies and bindings are told by
 // their kinds, the params by the policies' paramKinds, and the objects no
 // policy's rules name are not decoded.
-func (ac *admissionCheck) checkCluster(v *clusterView, report func(Finding)) {
+func (ac *admissionCheck) checkCluster(v *clusterView, report, drift func(Finding)) {
 	a := ac.run
 	policies, bindings, params, rest := ac.admissionInputs(v, report)
 	if len(bindings) == 0 && len(policies) == 0 {
@@ -176,6 +201,7 @@ func (ac *admissionCheck) checkCluster(v *clusterView, report func(Finding)) {
 	cluster := &admission.Cluster{Namespaces: namespaces, Objects: params}
 	set, problems := admission.New(policies, bindings, cluster, admission.Options{
 		KubeVersion: ac.repo.Repo.Config.ClusterKubeVersion(v.name), Resource: ac.resourceOf(v), Compiler: a.compiler,
+		FeatureGates: ac.repo.Repo.Config.ClusterFeatureGates(v.name),
 	})
 	for _, pr := range problems {
 		if pr.Missing && !v.complete {
@@ -193,7 +219,7 @@ func (ac *admissionCheck) checkCluster(v *clusterView, report func(Finding)) {
 	if !set.Bound() {
 		return
 	}
-	missing := ac.admit(v, set, env, namespaces, rest, report)
+	missing := ac.admit(v, set, env, namespaces, rest, report, drift)
 	for b, objs := range missing {
 		f := ac.admissionFinding(b, "/spec/paramRef")
 		what := "the object it matches"
@@ -215,9 +241,9 @@ func (ac *admissionCheck) admissionInputs(v *clusterView, report func(Finding)) 
 	for i := range v.objs {
 		p := &v.objs[i]
 		switch {
-		case admission.IsPolicy(p.o.APIVersion, p.o.Kind):
+		case isAdmissionPolicy(p.o.APIVersion, p.o.Kind):
 			policies = append(policies, admission.Input{Content: withNamespace(contentOf(p.o), p.ns), Ref: &admissionRef{p: p}})
-		case admission.IsBinding(p.o.APIVersion, p.o.Kind):
+		case isAdmissionBinding(p.o.APIVersion, p.o.Kind):
 			bindings = append(bindings, admission.Input{Content: withNamespace(contentOf(p.o), p.ns), Ref: &admissionRef{p: p}})
 		default:
 			rest = append(rest, p)
@@ -227,15 +253,25 @@ func (ac *admissionCheck) admissionInputs(v *clusterView, report func(Finding)) 
 		api, _ := f.content["apiVersion"].(string)
 		kind, _ := f.content["kind"].(string)
 		switch i := (admission.Input{Content: f.content, Ref: f.ref}); {
-		case admission.IsPolicy(api, kind):
+		case isAdmissionPolicy(api, kind):
 			policies = append(policies, i)
-		case admission.IsBinding(api, kind):
+		case isAdmissionBinding(api, kind):
 			bindings = append(bindings, i)
 		default:
 			params = append(params, i)
 		}
 	}
 	return policies, bindings, params, rest
+}
+
+// isAdmissionPolicy and isAdmissionBinding tell a validating or mutating
+// policy, and a binding of one.
+func isAdmissionPolicy(apiVersion, kind string) bool {
+	return admission.IsPolicy(apiVersion, kind) || admission.IsMutatingPolicy(apiVersion, kind)
+}
+
+func isAdmissionBinding(apiVersion, kind string) bool {
+	return admission.IsBinding(apiVersion, kind) || admission.IsMutatingBinding(apiVersion, kind)
 }
 
 // params are the rendered objects of a kind some policy takes its params
@@ -263,7 +299,7 @@ func (a *admissionRun) params(policies []admission.Input, rest []*placed) []admi
 // violations, and returns the bindings whose param is missing with the
 // objects they would deny.
 func (ac *admissionCheck) admit(v *clusterView, set *admission.Set, env []byte, namespaces map[string]map[string]string,
-	rest []*placed, report func(Finding)) map[*admissionRef][]string {
+	rest []*placed, report, drift func(Finding)) map[*admissionRef][]string {
 	a := ac.run
 	missing := map[*admissionRef][]string{}
 	ctx := admission.WithBudget(ac.ctx, admission.NewBudget(ac.budget))
@@ -279,14 +315,18 @@ func (ac *admissionCheck) admit(v *clusterView, set *admission.Set, env []byte, 
 		if c == nil {
 			continue
 		}
-		ref := &admissionRef{p: p, content: c}
-		decisions := set.Evaluate(ctx, admission.Input{Content: c, Ref: ref, Normalized: true})
+		admitted := set.Admit(ctx, admission.Input{Content: c, Ref: &admissionRef{p: p, content: c}, Normalized: true})
+		decisions := admitted.Decisions
 		if n := len(decisions); n > 0 && decisions[n-1].BudgetExceeded {
 			report(ac.budgetFinding(v.name, p, decisions[n-1]))
 			return missing // the rest of the cluster is not checked: the finding fails the run
 		}
-		if len(decisions) == 0 && len(a.admitted) < maxSharedContents {
+		if len(decisions) == 0 && len(admitted.Mutations) == 0 && len(a.admitted) < maxSharedContents {
 			a.admitted[key] = true
+		}
+		ref := &admissionRef{p: p, content: c, mutations: admitted.Mutations}
+		if admitted.Object != nil {
+			ref.content = admitted.Object
 		}
 		for _, d := range decisions {
 			if d.IsMissingParam() {
@@ -299,62 +339,11 @@ func (ac *admissionCheck) admit(v *clusterView, set *admission.Set, env []byte, 
 			}
 			report(ac.violation(set, v.name, ref, d))
 		}
+		if admitted.Object != nil {
+			ac.drift(v, p, c, admitted.Mutations, drift)
+		}
 	}
 	return missing
-}
-
-// admissionNamespaces are the cluster's namespaces with the labels
-// namespace selectors see: those of the Namespace objects it deploys (and
-// the one the API server sets), of the Namespace repotool writes for an
-// application namespace, and repotool.yaml's.
-func (ac *admissionCheck) admissionNamespaces(v *clusterView) map[string]map[string]string {
-	out := map[string]map[string]string{}
-	apps := map[string]bool{}
-	for _, res := range ac.results {
-		if res.Target.Cluster == v.name && res.Target.Tier != config.TierCluster {
-			apps[res.Target.Namespace] = true
-		}
-	}
-	for ns, labels := range v.namespaces {
-		l := map[string]string{}
-		if v.plan != nil && apps[ns] && !v.rendersNamespace(ns) {
-			if generated, ok := v.plan.NamespaceLabels(ns); ok {
-				for k, x := range generated {
-					l[k] = x
-				}
-			}
-		}
-		for k, x := range ac.repo.Repo.Config.NamespaceLabels(ns) {
-			l[k] = x
-		}
-		for k, x := range labels {
-			l[k] = x
-		}
-		out[ns] = l
-	}
-	return out
-}
-
-// rendersNamespace reports whether the cluster's renderings hold the
-// Namespace ns.
-func (v *clusterView) rendersNamespace(ns string) bool {
-	return slices.ContainsFunc(v.objs, func(p placed) bool {
-		return p.o.Kind == "Namespace" && p.o.APIVersion == "v1" && p.o.Name == ns
-	})
-}
-
-// resourceOf names a kind's resource and scope as the cluster's discovery
-// would: a CRD the repository installs, else a built-in kind.
-func (ac *admissionCheck) resourceOf(v *clusterView) func(schema.GroupVersionKind) (string, bool, bool) {
-	return func(gvk schema.GroupVersionKind) (string, bool, bool) {
-		if c, ok := ac.repo.CRDs.Lookup(gvk.Group, gvk.Kind); ok {
-			return c.Plural, c.Scope != "Cluster", true
-		}
-		plural, _ := meta.UnsafeGuessKindToResource(gvk)
-		known := builtinKind(gvk)
-		namespaced := v.plan == nil || !v.plan.ClusterScoped(gvk.Group, gvk.Kind)
-		return plural.Resource, namespaced, known
-	}
 }
 
 func nameOf(r *admissionRef) string {

@@ -40,9 +40,15 @@ func (ac *admissionCheck) violation(set *admission.Set, cluster string, ref *adm
 	if d.Binding != "" {
 		binding = fmt.Sprintf(" (binding %s)", d.Binding)
 	}
+	kind, after := "ValidatingAdmissionPolicy", ""
+	if d.Mutating {
+		kind = admission.KindMutatingPolicy
+	} else if len(ref.mutations) > 0 {
+		after = fmt.Sprintf(" (as admitted, after MutatingAdmissionPolicy %s)", mutatingPolicies(ref.mutations))
+	}
 	f := Finding{
 		Severity: severity, Object: p.o.ID(), Targets: []string{p.res.Target.Name()},
-		Message: fmt.Sprintf("ValidatingAdmissionPolicy %s%s %s %s in cluster %s: %s", d.Policy, binding, verb, p.o.ID(), cluster, msg),
+		Message: fmt.Sprintf("%s %s%s %s %s%s in cluster %s: %s", kind, d.Policy, binding, verb, p.o.ID(), after, cluster, msg),
 		Key:     fmt.Sprintf("%s/%s/%d", d.Policy, d.Binding, d.Validation),
 	}
 	f.File, f.Line = ac.violationPosition(set, ref, d)
@@ -66,6 +72,12 @@ func (ac *admissionCheck) violationPosition(set *admission.Set, ref *admissionRe
 	p := ref.p
 	fields := set.Fields(ac.ctx, d)
 	for _, ptr := range fields {
+		if m := mutationOf(ref.mutations, ptr); m != nil { // set by a mutating policy: fixed there
+			loc := ac.admissionLocation(m.PolicyRef.(*admissionRef), "/spec/mutations", "")
+			return loc.File, loc.Line
+		}
+	}
+	for _, ptr := range fields {
 		if file, line := valueOriginIn(ac.at, p.res, ref.content, ptr); line > 0 {
 			return file, line
 		}
@@ -81,6 +93,30 @@ func (ac *admissionCheck) violationPosition(set *admission.Set, ref *admissionRe
 		}
 	}
 	return p.o.Source.String(), ac.at.objectPosition(p.o)
+}
+
+// mutationOf is the last mutation that changed the field at ptr, or a
+// field under it or above it; nil when none did.
+func mutationOf(mutations []admission.Mutation, ptr string) *admission.Mutation {
+	for i := len(mutations) - 1; i >= 0; i-- {
+		for _, f := range mutations[i].Fields {
+			if f == ptr || strings.HasPrefix(f, ptr+"/") || strings.HasPrefix(ptr, f+"/") {
+				return &mutations[i]
+			}
+		}
+	}
+	return nil
+}
+
+// mutatingPolicies names the policies of mutations, in order, once each.
+func mutatingPolicies(mutations []admission.Mutation) string {
+	var names []string
+	for _, m := range mutations {
+		if !slices.Contains(names, m.Policy) {
+			names = append(names, m.Policy)
+		}
+	}
+	return strings.Join(names, ", ")
 }
 
 // shownMessage is the decision's message as a finding may show it: the

@@ -1,0 +1,206 @@
+package lint
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/repotool/repotool/internal/jsonptr"
+	"github.com/repotool/repotool/pkg/admission"
+	"github.com/repotool/repotool/pkg/config"
+	"github.com/repotool/repotool/pkg/finding"
+)
+
+var ruleAdmissionDrift = &Rule{
+	Rule: finding.Rule{
+		ID: "admission-drift",
+		Summary: "A MutatingAdmissionPolicy of the cluster changes a field of an object that Argo CD compares, and the Application's ignoreDifferences " +
+			"does not cover it: the Application never stays in sync.",
+		Remediation: "Set the value the policy sets in the chart's values, add the entry the finding gives to the namespace's ignoreDifferences in " +
+			"repotool.yaml, or compare with Argo CD's server-side diff (argocd.serverSideDiff).",
+		Severity: SeverityWarning,
+		Description: "For each cluster, repotool applies the MutatingAdmissionPolicies and bindings the cluster has (from the renderings of every " +
+			"tier and `clusters.<cluster>.admissionPolicies`; from Kubernetes 1.36, or 1.32 to 1.35 with `clusters.<cluster>.featureGates: " +
+			"{MutatingAdmissionPolicy: true}`) to every object the repository deploys there, as the admission-policy rule describes, and " +
+			"compares the admitted object with the rendered one. Argo CD's default (three-way) diff keeps a field the cluster adds where the " +
+			"manifest has none, as it keeps the API server's defaults; it shows as drift a value the manifest sets that the cluster changed or " +
+			"removed, and, for a custom resource (whose lists Argo CD replaces whole), any change inside a list the manifest sets. Such a field " +
+			"keeps the Application OutOfSync, and with self-heal Argo CD applies the manifest again, the policy changes it again, in a loop. " +
+			"The finding names the Application, the object, the JSON pointers and the policy, and gives the ignoreDifferences entry that covers " +
+			"them. An Application's ignoreDifferences (argocd.ignoreDifferences and namespaces.<ns>.ignoreDifferences) covers a field by " +
+			"jsonPointers, or by jqPathExpressions written as a plain path (.spec.template.spec.containers[0].image, [] for any item); " +
+			"managedFieldsManagers does not cover it (the API server records no manager for a policy's change). With argocd.serverSideDiff, " +
+			"Argo CD asks the API server for the admitted object and the rule has nothing to say.",
+		Bad: finding.Example{File: "repotool.yaml", Content: `# the cluster's registry policy rewrites every container image to registry.corp/...
+namespaces:
+  shop: {}
+`},
+		Good: finding.Example{File: "repotool.yaml", Content: `namespaces:
+  shop:
+    ignoreDifferences:
+      - {group: apps, kind: Deployment, jsonPointers: [/spec/template/spec/containers/0/image]}
+`},
+	},
+	check: func(in *input, report func(Finding)) {
+		for _, f := range in.admitted().drift {
+			report(f)
+		}
+	},
+}
+
+// drift reports the fields of p that the cluster's mutating policies
+// change and Argo CD would show as drift; rendered is p as the API server
+// decodes it, before admission.
+func (ac *admissionCheck) drift(v *clusterView, p *placed, rendered map[string]any, mutations []admission.Mutation, report func(Finding)) {
+	cfg := &ac.repo.Repo.Config
+	if len(mutations) == 0 || cfg.ArgoCD.ServerSideDiff || v.plan == nil {
+		return
+	}
+	builtin := builtinKind(schema.FromAPIVersionAndKind(p.o.APIVersion, p.o.Kind))
+	ignores := cfg.IgnoreDifferencesFor(p.res.Target.Namespace)
+	type byBinding struct {
+		m      admission.Mutation
+		fields []string
+	}
+	var found []*byBinding
+	for _, m := range mutations {
+		i := slices.IndexFunc(found, func(b *byBinding) bool { return b.m.Policy == m.Policy && b.m.Binding == m.Binding })
+		if i < 0 {
+			found = append(found, &byBinding{m: m})
+			i = len(found) - 1
+		}
+		for _, ptr := range m.Fields {
+			if at, ok := driftField(rendered, ptr, builtin); ok && !ignored(ignores, p, at) && !slices.Contains(found[i].fields, at) {
+				found[i].fields = append(found[i].fields, at)
+			}
+		}
+	}
+	app := v.plan.Place(&p.res.Target, p.o).Application
+	for _, b := range found {
+		if len(b.fields) > 0 {
+			report(ac.driftFinding(v.name, app, p, b.m, b.fields))
+		}
+	}
+}
+
+// driftFinding is the finding of the fields one policy's binding changes.
+func (ac *admissionCheck) driftFinding(cluster, app string, p *placed, m admission.Mutation, fields []string) Finding {
+	shown := strings.Join(fields, ", ")
+	if slices.ContainsFunc(fields, func(f string) bool { return slices.ContainsFunc(jsonptr.Split(f), p.res.FromSecrets) }) {
+		shown = "fields whose names hold a secret value"
+	}
+	entry := fmt.Sprintf("{group: %q, kind: %s, name: %s, jsonPointers: [%s]}", p.o.Group(), p.o.Kind, p.o.Name, strings.Join(fields, ", "))
+	if strings.HasPrefix(shown, "fields whose") {
+		entry = fmt.Sprintf("{group: %q, kind: %s, name: %s} with the fields' pointers", p.o.Group(), p.o.Kind, p.o.Name)
+	}
+	f := Finding{
+		Object: p.o.ID(), Targets: []string{p.res.Target.Name()}, Key: m.Policy + "/" + m.Binding,
+		Message: fmt.Sprintf("%s %s (binding %s) changes %s of %s in cluster %s, which Argo CD compares: Application %s would stay OutOfSync "+
+			"(and self-heal would apply it again, in a loop); add %s to namespaces.%s.ignoreDifferences in repotool.yaml, set the value the "+
+			"policy sets, or compare with server-side diff (argocd.serverSideDiff)", admission.KindMutatingPolicy, m.Policy, m.Binding, shown, p.o.ID(),
+			cluster, app, entry, p.res.Target.Namespace),
+		File: p.o.Source.String(), Line: ac.at.objectPosition(p.o),
+	}
+	if l := ac.at.templateLine(p.o, fields[0]); l > 0 {
+		f.Line = l
+	}
+	f.Related = append(f.Related, ac.admissionLocation(m.PolicyRef.(*admissionRef), "/spec/mutations", "the policy"))
+	if m.BindingRef != nil {
+		f.Related = append(f.Related, ac.admissionLocation(m.BindingRef.(*admissionRef), "", "the binding"))
+	}
+	return f
+}
+
+// driftField reports whether Argo CD's three-way diff shows a change at
+// ptr as drift, and at which field: ptr itself when the manifest sets it
+// (the policy changed or removed its value); for a custom resource, the
+// list the manifest sets that ptr is inside (Argo CD replaces its lists
+// whole).
+func driftField(rendered map[string]any, ptr string, builtin bool) (string, bool) {
+	tokens := jsonptr.Split(ptr)
+	if _, ok := jsonptr.Get(rendered, tokens); ok {
+		return ptr, true
+	}
+	if builtin {
+		return "", false
+	}
+	for i := len(tokens) - 1; i > 0; i-- {
+		if v, ok := jsonptr.Get(rendered, tokens[:i]); ok {
+			if _, list := v.([]any); list {
+				return jsonptr.Join(tokens[:i]), true
+			}
+		}
+	}
+	return "", false
+}
+
+// ignored reports whether an ignoreDifferences entry covers field ptr of
+// object p.
+func ignored(ignores []config.IgnoreDifference, p *placed, ptr string) bool {
+	for _, d := range ignores {
+		if d.Group != p.o.Group() || d.Kind != p.o.Kind || d.Name != "" && d.Name != p.o.Name || d.Namespace != "" && d.Namespace != p.ns {
+			continue
+		}
+		for _, jp := range d.JSONPointers {
+			if ptr == jp || strings.HasPrefix(ptr, strings.TrimSuffix(jp, "/")+"/") {
+				return true
+			}
+		}
+		for _, jq := range d.JQPathExpressions {
+			if tokens, ok := jqPath(jq); ok && tokensCover(tokens, jsonptr.Split(ptr)) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// jqStep is one step of a plain jq path: .name, ["name"], [N] or [].
+var jqStep = regexp.MustCompile(`^(?:\.([A-Za-z_][A-Za-z0-9_-]*)|\.?\["((?:[^"\\]|\\.)*)"\]|\.?\[(\d+)\]|\.?\[\])`)
+
+// jqPath reads a jq path expression written as a plain path into pointer
+// tokens, "*" for []; ok is false for any other jq.
+func jqPath(expr string) ([]string, bool) {
+	rest := strings.TrimSpace(expr)
+	var tokens []string
+	for rest != "" {
+		m := jqStep.FindStringSubmatchIndex(rest)
+		if m == nil {
+			return nil, false
+		}
+		switch {
+		case m[2] >= 0:
+			tokens = append(tokens, rest[m[2]:m[3]])
+		case m[4] >= 0:
+			s, err := strconv.Unquote(`"` + rest[m[4]:m[5]] + `"`)
+			if err != nil {
+				return nil, false
+			}
+			tokens = append(tokens, s)
+		case m[6] >= 0:
+			tokens = append(tokens, rest[m[6]:m[7]])
+		default:
+			tokens = append(tokens, "*")
+		}
+		rest = rest[m[1]:]
+	}
+	return tokens, len(tokens) > 0
+}
+
+// tokensCover reports whether the path pattern covers the field: it is the
+// field or above it, "*" matching any item.
+func tokensCover(pattern, field []string) bool {
+	if len(pattern) > len(field) {
+		return false
+	}
+	for i, t := range pattern {
+		if t != "*" && t != field[i] {
+			return false
+		}
+	}
+	return true
+}
