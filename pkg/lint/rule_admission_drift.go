@@ -82,13 +82,14 @@ func (ac *admissionCheck) drift(v *clusterView, p *placed, rendered map[string]a
 	app := v.plan.Place(&p.res.Target, p.o).Application
 	for _, b := range found {
 		if len(b.fields) > 0 {
-			report(ac.driftFinding(v.name, app, p, b.m, b.fields))
+			report(ac.driftFinding(v.name, app, p, rendered, b.m, b.fields))
 		}
 	}
 }
 
-// driftFinding is the finding of the fields one policy's binding changes.
-func (ac *admissionCheck) driftFinding(cluster, app string, p *placed, m admission.Mutation, fields []string) Finding {
+// driftFinding is the finding of the fields one policy's binding changes,
+// at the values line (or template line) that sets the first of them.
+func (ac *admissionCheck) driftFinding(cluster, app string, p *placed, rendered map[string]any, m admission.Mutation, fields []string) Finding {
 	shown := strings.Join(fields, ", ")
 	if slices.ContainsFunc(fields, func(f string) bool { return slices.ContainsFunc(jsonptr.Split(f), p.res.FromSecrets) }) {
 		shown = "fields whose names hold a secret value"
@@ -103,10 +104,10 @@ func (ac *admissionCheck) driftFinding(cluster, app string, p *placed, m admissi
 			"(and self-heal would apply it again, in a loop); add %s to namespaces.%s.ignoreDifferences in repotool.yaml, set the value the "+
 			"policy sets, or compare with server-side diff (argocd.serverSideDiff)", admission.KindMutatingPolicy, m.Policy, m.Binding, shown, p.o.ID(),
 			cluster, app, entry, p.res.Target.Namespace),
-		File: p.o.Source.String(), Line: ac.at.objectPosition(p.o),
 	}
-	if l := ac.at.templateLine(p.o, fields[0]); l > 0 {
-		f.Line = l
+	f.File, f.Line = ac.fieldPosition(p, rendered, fields)
+	if f.File != p.o.Source.String() {
+		f.Template = p.o.Source.String()
 	}
 	f.Related = append(f.Related, ac.admissionLocation(m.PolicyRef.(*admissionRef), "/spec/mutations", "the policy"))
 	if m.BindingRef != nil {

@@ -65,9 +65,9 @@ func (ac *admissionCheck) violation(set *admission.Set, cluster string, ref *adm
 	return f
 }
 
-// violationPosition is where to fix a failed validation: the values line
-// that set a field the expression reads, else that field's template line,
-// else the object's.
+// violationPosition is where to fix a failed validation: the mutating
+// policy that set a field the expression reads, else where the field's
+// value is set (fieldPosition).
 func (ac *admissionCheck) violationPosition(set *admission.Set, ref *admissionRef, d admission.Decision) (string, int) {
 	p := ref.p
 	fields := set.Fields(ac.ctx, d)
@@ -77,13 +77,20 @@ func (ac *admissionCheck) violationPosition(set *admission.Set, ref *admissionRe
 			return loc.File, loc.Line
 		}
 	}
+	return ac.fieldPosition(p, ref.content, fields)
+}
+
+// fieldPosition is where the value of one of fields of p (as content
+// holds it) is set: the values line, else the template line, else the
+// object's.
+func (ac *admissionCheck) fieldPosition(p *placed, content map[string]any, fields []string) (string, int) {
 	for _, ptr := range fields {
-		if file, line := valueOriginIn(ac.at, p.res, ref.content, ptr); line > 0 {
+		if file, line := valueOriginIn(ac.at, p.res, content, ptr); line > 0 {
 			return file, line
 		}
 	}
 	for _, ptr := range fields {
-		if file, line := valuePartOrigin(ac.at, p.res, ref.content, ptr); line > 0 {
+		if file, line := valuePartOrigin(ac.at, p.res, content, ptr); line > 0 {
 			return file, line
 		}
 	}

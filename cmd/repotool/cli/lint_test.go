@@ -100,7 +100,7 @@ func TestLintNoDecrypt(t *testing.T) {
 	if out, code := runCLI(t, "lint", monorepo); code != cli.ExitFindings || !strings.Contains(out, "[render]") {
 		t.Errorf("without a key: exit %d\n%s", code, out)
 	}
-	if out, code := runCLI(t, "lint", monorepo, "--no-decrypt"); code != cli.ExitOK || !strings.HasSuffix(out, "0 errors, 1 warning, 0 infos in 11 targets (11 rendered)\n") {
+	if out, code := runCLI(t, "lint", monorepo, "--no-decrypt"); code != cli.ExitOK || !strings.HasSuffix(out, "0 errors, 2 warnings, 0 infos in 11 targets (11 rendered)\n") {
 		t.Errorf("--no-decrypt: exit %d\n%s", code, out)
 	}
 }

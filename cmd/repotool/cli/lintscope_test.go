@@ -234,7 +234,7 @@ func TestLintStagedFirstCommit(t *testing.T) {
 			t.Fatalf("git %v: %v\n%s", args, err, out)
 		}
 	}
-	if out, code := runCLI(t, "lint", dir, "--staged"); code != 0 || !strings.Contains(out, "0 errors, 1 warning, 0 infos in 11 targets") {
+	if out, code := runCLI(t, "lint", dir, "--staged"); code != 0 || !strings.Contains(out, "0 errors, 2 warnings, 0 infos in 11 targets") {
 		t.Errorf("lint --staged before the first commit: exit %d\n%s", code, out)
 	}
 	if out, code := runCLI(t, "diff", dir, "--base", "HEAD", "--staged"); code != cli.ExitError || !strings.Contains(out, `revision "HEAD"`) {
