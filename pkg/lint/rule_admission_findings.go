@@ -102,12 +102,12 @@ func (ac *admissionCheck) fieldPosition(p *placed, content map[string]any, field
 	return p.o.Source.String(), ac.at.objectPosition(p.o)
 }
 
-// mutationOf is the last mutation that changed the field at ptr, or a
-// field under it or above it; nil when none did.
+// mutationOf is the last mutation that set the field at ptr, or a field
+// that holds it; nil when none did.
 func mutationOf(mutations []admission.Mutation, ptr string) *admission.Mutation {
 	for i := len(mutations) - 1; i >= 0; i-- {
 		for _, f := range mutations[i].Fields {
-			if f == ptr || strings.HasPrefix(f, ptr+"/") || strings.HasPrefix(ptr, f+"/") {
+			if f == ptr || strings.HasPrefix(ptr, f+"/") {
 				return &mutations[i]
 			}
 		}
