@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 )
 
 // EachChange calls f, in field order, with each JSON pointer (under
@@ -59,4 +60,52 @@ func item(l []any, i int) any {
 		return l[i]
 	}
 	return nil
+}
+
+// With returns a copy of v whose field at tokens holds x, or, when remove
+// is true, has no such field; the maps and lists on the way are copied, v
+// itself is not changed. Missing maps on the way are made; a list index
+// one past the end appends. A path that runs through a scalar, or a list
+// index beyond the end, leaves v as it is.
+func With(v any, tokens []string, x any, remove bool) any {
+	if len(tokens) == 0 {
+		if remove {
+			return nil
+		}
+		return x
+	}
+	tok, rest := tokens[0], tokens[1:]
+	switch c := v.(type) {
+	case map[string]any:
+		out := maps.Clone(c)
+		if remove && len(rest) == 0 {
+			delete(out, tok)
+			return out
+		}
+		if _, ok := c[tok]; !ok && remove {
+			return v
+		}
+		out[tok] = With(c[tok], rest, x, remove)
+		return out
+	case []any:
+		i, err := strconv.Atoi(tok)
+		if err != nil || i < 0 || i > len(c) || i == len(c) && (remove || len(rest) > 0) {
+			return v
+		}
+		if remove && len(rest) == 0 {
+			return slices.Delete(slices.Clone(c), i, i+1)
+		}
+		if i == len(c) {
+			return append(slices.Clone(c), With(nil, rest, x, remove))
+		}
+		out := slices.Clone(c)
+		out[i] = With(c[i], rest, x, remove)
+		return out
+	case nil:
+		if remove {
+			return nil
+		}
+		return map[string]any{tok: With(nil, rest, x, remove)}
+	}
+	return v
 }

@@ -1,6 +1,7 @@
 package jsonptr_test
 
 import (
+	"encoding/json"
 	"slices"
 	"strings"
 	"testing"
@@ -98,5 +99,32 @@ func TestChanged(t *testing.T) {
 	want := []string{"/new", "/spec/n", "/spec/tags/1"}
 	if got := jsonptr.Changed("", a, b); !slices.Equal(got, want) {
 		t.Errorf("Changed = %q, want %q", got, want)
+	}
+}
+
+func TestWith(t *testing.T) {
+	orig := map[string]any{"spec": map[string]any{"tags": []any{"a", "b"}, "n": 1}}
+	for _, tc := range []struct {
+		ptr    string
+		x      any
+		remove bool
+		want   string
+	}{
+		{"/spec/n", 2, false, `{"spec":{"n":2,"tags":["a","b"]}}`},
+		{"/spec/tags/2", "c", false, `{"spec":{"n":1,"tags":["a","b","c"]}}`},
+		{"/spec/tags/0", nil, true, `{"spec":{"n":1,"tags":["b"]}}`},
+		{"/spec/new/deep", true, false, `{"spec":{"n":1,"new":{"deep":true},"tags":["a","b"]}}`},
+		{"/spec/n", nil, true, `{"spec":{"tags":["a","b"]}}`},
+		{"/spec/missing/x", nil, true, `{"spec":{"n":1,"tags":["a","b"]}}`},
+		{"/spec/tags/9", "z", false, `{"spec":{"n":1,"tags":["a","b"]}}`},
+		{"/spec/n/x", "z", false, `{"spec":{"n":1,"tags":["a","b"]}}`},
+	} {
+		got, _ := json.Marshal(jsonptr.With(orig, jsonptr.Split(tc.ptr), tc.x, tc.remove))
+		if string(got) != tc.want {
+			t.Errorf("With(%s, %v, %v) = %s, want %s", tc.ptr, tc.x, tc.remove, got, tc.want)
+		}
+	}
+	if b, _ := json.Marshal(orig); string(b) != `{"spec":{"n":1,"tags":["a","b"]}}` {
+		t.Errorf("With changed its input: %s", b)
 	}
 }

@@ -106,6 +106,11 @@ type admissionCheck struct {
 	at      *positions
 	budget  int64
 	run     *admissionRun
+	// admitted, when set, is told each object's admission (see Admit),
+	// and problem each finding that a policy, binding or file cannot be
+	// applied.
+	admitted func(p *placed, a admission.Admitted)
+	problem  func(Finding)
 }
 
 func newAdmissionRun() *admissionRun {
@@ -191,7 +196,7 @@ func (a *admissionRun) content(p *placed) map[string]any {
 // policy's rules name are not decoded.
 func (ac *admissionCheck) checkCluster(v *clusterView, report, drift func(Finding)) {
 	a := ac.run
-	policies, bindings, params, rest := ac.admissionInputs(v, report)
+	policies, bindings, params, rest := ac.admissionInputs(v, ac.alsoProblem(report))
 	if len(bindings) == 0 && len(policies) == 0 {
 		return
 	}
@@ -213,6 +218,8 @@ func (ac *admissionCheck) checkCluster(v *clusterView, report, drift func(Findin
 				"correct the object at this line", v.name), pr.Ref.(*admissionRef))
 		if pr.Limit {
 			f.Severity = SeverityInfo
+		} else if ac.problem != nil && !pr.Ref.(*admissionRef).validating() {
+			ac.problem(f)
 		}
 		report(f)
 	}
@@ -262,6 +269,17 @@ func (ac *admissionCheck) admissionInputs(v *clusterView, report func(Finding)) 
 		}
 	}
 	return policies, bindings, params, rest
+}
+
+// alsoProblem is report, telling ac.problem too when it is set.
+func (ac *admissionCheck) alsoProblem(report func(Finding)) func(Finding) {
+	if ac.problem == nil {
+		return report
+	}
+	return func(f Finding) {
+		ac.problem(f)
+		report(f)
+	}
 }
 
 // isAdmissionPolicy and isAdmissionBinding tell a validating or mutating
@@ -318,11 +336,18 @@ func (ac *admissionCheck) admit(v *clusterView, set *admission.Set, env []byte, 
 		admitted := set.Admit(ctx, admission.Input{Content: c, Ref: &admissionRef{p: p, content: c}, Normalized: true})
 		decisions := admitted.Decisions
 		if n := len(decisions); n > 0 && decisions[n-1].BudgetExceeded {
-			report(ac.budgetFinding(v.name, p, decisions[n-1]))
+			f := ac.budgetFinding(v.name, p, decisions[n-1])
+			if ac.problem != nil {
+				ac.problem(f)
+			}
+			report(f)
 			return missing // the rest of the cluster is not checked: the finding fails the run
 		}
 		if len(decisions) == 0 && len(admitted.Mutations) == 0 && len(a.admitted) < maxSharedContents {
 			a.admitted[key] = true
+		}
+		if ac.admitted != nil {
+			ac.admitted(p, admitted)
 		}
 		ref := &admissionRef{p: p, content: c, mutations: admitted.Mutations}
 		if admitted.Object != nil {

@@ -32,6 +32,7 @@ type renderFlags struct {
 	tier               string
 	secrets            string
 	redact             bool
+	asAdmitted         bool
 	opts               render.Options
 }
 
@@ -81,6 +82,9 @@ interrupted.`,
 		"$ARGOCD_ENV_TIER)")
 	fl.BoolVar(&f.noDecrypt, "no-decrypt", false, "do not decrypt secret values files: render typed placeholders instead (never with --argocd)")
 	fl.BoolVar(&f.redact, "redact", false, "mask secret values on standard output (always on with --out-dir)")
+	fl.BoolVar(&f.asAdmitted, "as-admitted", false, "print the objects as the API server would store them, after the cluster's "+
+		"MutatingAdmissionPolicies (a comment before each changed object names the policies and fields); renders every target of the "+
+		"selected clusters, where the policies are")
 	fl.StringVar(&f.secrets, "secrets", "", "print Secrets as hydrate writes them: sops (encrypted for .sops.yaml's rule for "+
 		"<cluster>/<namespace>/manifest.yaml), sealed-secrets, or refuse (fail a target that renders one); the command a hydrated folder's "+
 		"hydrator.metadata records")
@@ -96,54 +100,9 @@ interrupted.`,
 	return cmd
 }
 
-// selection is what --cluster/--namespace/--all select: the targets, and
-// the layout's errors outside any target in what was selected (a cluster
-// folder replaced by a file, for --all), which fail the run too.
-type selection struct {
-	targets []layout.Target
-	outside error
-}
-
-// selectTargets applies --cluster/--namespace/--all.
-func selectTargets(repo *layout.Repo, f *renderFlags) (selection, error) {
-	switch {
-	case f.all && (f.cluster != "" || f.namespace != ""):
-		return selection{}, errors.New("--all renders every target: do not combine it with --cluster or --namespace")
-	case f.all:
-		return selection{repo.Targets, repo.ErrorsOutside("")}, nil
-	case f.cluster == "":
-		return selection{}, errors.New("say what to render: --cluster C [--namespace N], or --all")
-	case f.namespace != "":
-		t, ok := repo.Target(f.cluster, f.namespace)
-		if !ok {
-			return selection{}, notFound(repo, fmt.Sprintf("no target %s/%s: run `repotool layout` to list the targets", f.cluster, f.namespace))
-		}
-		return selection{targets: []layout.Target{*t}}, nil
-	}
-	cl, ok := repo.Cluster(f.cluster)
-	if !ok {
-		return selection{}, notFound(repo, fmt.Sprintf("no cluster %q: run `repotool layout` to list the clusters", f.cluster))
-	}
-	var out []layout.Target
-	for _, ns := range cl.Namespaces {
-		t, _ := repo.Target(cl.Name, ns)
-		out = append(out, *t)
-	}
-	return selection{out, repo.ErrorsOutside(cl.Dir)}, nil
-}
-
-// notFound is the error for a target or cluster that is not in the
-// layout, with the layout's errors outside any target, which may be why.
-func notFound(repo *layout.Repo, msg string) error {
-	if err := repo.ErrorsOutside(""); err != nil {
-		return fmt.Errorf("%s; %w", msg, err)
-	}
-	return errors.New(msg)
-}
-
 func runRender(cmd *cobra.Command, env Env, f *renderFlags, args []string, v *globals) error {
 	var only *layout.TargetRef
-	if f.cluster != "" && f.namespace != "" && !f.all {
+	if f.cluster != "" && f.namespace != "" && !f.all && !f.asAdmitted {
 		only = &layout.TargetRef{Cluster: f.cluster, Namespace: f.namespace} // one target: load what it needs
 	}
 	repo, err := loadRepoOnly(cmd, repoArg(args), only, &f.opts)
@@ -183,6 +142,9 @@ func runRender(cmd *cobra.Command, env Env, f *renderFlags, args []string, v *gl
 	}
 	if f.outDir != "" {
 		return writeOutDir(cmd, f.outDir, r, sel.targets, sel.outside, v)
+	}
+	if f.asAdmitted {
+		return printAdmitted(cmd, repo, r, sel, f)
 	}
 	return printAll(cmd, repo, r, sel, f, v)
 }
@@ -243,6 +205,9 @@ func checkOutputFlags(f *renderFlags) error {
 		return errors.New("--tier writes to standard output: do not combine it with --out-dir or --redact")
 	case f.secrets != "" && (f.outDir != "" || f.redact || f.noDecrypt):
 		return errors.New("--secrets writes Secrets as hydrate does, from their real values: do not combine it with --out-dir, --redact or --no-decrypt")
+	case f.asAdmitted && (f.outDir != "" || f.redact || f.tier != "" || f.secrets != "" || f.shard != ""):
+		return errors.New("--as-admitted prints every object of the selected targets to standard output: do not combine it with --out-dir, " +
+			"--redact, --tier, --secrets or --shard")
 	}
 	return nil
 }

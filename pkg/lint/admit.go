@@ -1,0 +1,132 @@
+package lint
+
+import (
+	"context"
+	"fmt"
+	"path"
+	"strings"
+
+	"github.com/repotool/repotool/internal/jsonptr"
+	"github.com/repotool/repotool/pkg/admission"
+	"github.com/repotool/repotool/pkg/layout"
+	"github.com/repotool/repotool/pkg/render"
+)
+
+// Admitted is what a cluster's MutatingAdmissionPolicies make of one
+// rendered object: the object the API server would store, or its denial.
+// The admission rules find it; render --as-admitted and diff --as-admitted
+// show it.
+type Admitted struct {
+	// Target is the rendering's target ("cluster/namespace") and Object
+	// the object's index in its Objects.
+	Target string
+	Object int
+	// Content is the object as rendered with the policies' changes to its
+	// fields (Changes) made: the other fields stay as the chart wrote them,
+	// without the API server's defaults. Nil when the object is denied.
+	Content map[string]any
+	// Changes are the policies that changed it, in the order they ran.
+	Changes []AdmissionChange
+	// Denied says why a mutating policy denies the object (its failure
+	// under failurePolicy Fail), never quoting a value.
+	Denied string
+}
+
+// AdmissionChange is what one mutating policy, through one binding, did to
+// an object: the fields (JSON pointers) it set, changed or removed.
+type AdmissionChange struct {
+	Policy, Binding string
+	Fields          []string
+}
+
+// String is the change as a line: the policy, its binding and the fields.
+func (c AdmissionChange) String() string {
+	return fmt.Sprintf("MutatingAdmissionPolicy %s (binding %s): %s", c.Policy, c.Binding, strings.Join(c.Fields, ", "))
+}
+
+// Admit puts the objects of results to the admission policies of their
+// clusters, as the admission rules do, and returns those a mutating policy
+// changes or denies, in target and object order. The policies of a cluster
+// are read from all its renderings among results and from
+// clusters.<c>.admissionPolicies, so results should hold every target of
+// the clusters asked about. A policy, binding or file the cluster would
+// refuse, or that cannot be read, is an error: the objects would be shown
+// as no cluster stores them (a validating policy's problems are not: they
+// change no object).
+func Admit(ctx context.Context, repo *layout.Repo, results []*render.Result, opts Options) ([]Admitted, error) {
+	in := buildInput(repo, results, opts, nil, nil)
+	ac := &admissionCheck{ctx: ctx, repo: in.repo, results: results, at: in.at, budget: in.celBudget, run: newAdmissionRun()}
+	var out []Admitted
+	var problems []string
+	ac.admitted = func(p *placed, a admission.Admitted) {
+		if len(a.Mutations) == 0 && !deniedByMutation(a) {
+			return
+		}
+		out = append(out, admittedObject(p, a))
+	}
+	ac.problem = func(f Finding) { problems = append(problems, fmt.Sprintf("%s:%d: %s", f.File, f.Line, f.Message)) }
+	for _, v := range in.clusterViews() {
+		ac.checkCluster(v, func(Finding) {}, func(Finding) {})
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if len(problems) > 0 {
+		return nil, fmt.Errorf("the clusters' admission policies cannot all be applied (repotool lint reports them):\n  %s", strings.Join(problems, "\n  "))
+	}
+	return out, nil
+}
+
+// validating reports whether r is a ValidatingAdmissionPolicy or a
+// binding of one: its problems leave the mutations as they are.
+func (r *admissionRef) validating() bool {
+	api, kind := "", ""
+	if r.p != nil {
+		api, kind = r.p.o.APIVersion, r.p.o.Kind
+	} else if typ, _, ok := strings.Cut(r.id, " "); ok {
+		api, kind = path.Dir(typ), path.Base(typ)
+	}
+	return admission.IsPolicy(api, kind) || admission.IsBinding(api, kind)
+}
+
+// deniedByMutation reports whether a mutating policy denies the object.
+func deniedByMutation(a admission.Admitted) bool {
+	return len(a.Decisions) > 0 && a.Decisions[0].Mutating
+}
+
+// admittedObject is p as the mutating policies admit it: their changed
+// fields taken from the admitted object and set in the rendered content.
+func admittedObject(p *placed, a admission.Admitted) Admitted {
+	out := Admitted{Target: p.res.Target.Name(), Object: objectIndex(p)}
+	if deniedByMutation(a) {
+		d := a.Decisions[0]
+		out.Denied = fmt.Sprintf("MutatingAdmissionPolicy %s (binding %s) denies it: %s", d.Policy, d.Binding, d.StaticMessage)
+		return out
+	}
+	var content any = contentOf(p.o)
+	for _, m := range a.Mutations {
+		c := AdmissionChange{Policy: m.Policy, Binding: m.Binding}
+		for _, f := range m.Fields {
+			tokens := jsonptr.Split(f)
+			v, ok := jsonptr.Get(a.Object, tokens)
+			content = jsonptr.With(content, tokens, v, !ok)
+			if p.res.FromSecrets(f) {
+				f = "(a field whose name holds a secret value)"
+			}
+			c.Fields = append(c.Fields, f)
+		}
+		out.Changes = append(out.Changes, c)
+	}
+	out.Content, _ = content.(map[string]any)
+	return out
+}
+
+// objectIndex is p's index in its rendering's objects.
+func objectIndex(p *placed) int {
+	for i := range p.res.Objects {
+		if &p.res.Objects[i] == p.o {
+			return i
+		}
+	}
+	return -1
+}
