@@ -52,6 +52,11 @@ type Change struct {
 	// Provenance says which values made the changed fields, sorted by
 	// field: the same origins `repotool values --origin` shows.
 	Provenance []Provenance `json:"provenance,omitempty"`
+	// Admission says what the cluster's mutating admission policies did
+	// to the object (diff --as-admitted): one line per policy and
+	// binding, "head: MutatingAdmissionPolicy P (binding B): /field, ...",
+	// and "base: ..." for what they did at base when it differs.
+	Admission []string `json:"admission,omitempty"`
 }
 
 // Provenance is where a changed field's new value comes from: the values

@@ -39,6 +39,11 @@ type Options struct {
 	// NoIgnore shows every change: none is hidden by the ignore rules
 	// (head's diff.ignore and the defaults; see ignore.go).
 	NoIgnore bool
+	// AsAdmitted, when set, compares the objects as the clusters'
+	// mutating admission policies admit them, at each revision: every
+	// target of the affected targets' clusters is compared, and each
+	// change says what the policies did (Change.Admission).
+	AsAdmitted Admitter
 	// Shard compares one part of the affected targets' clusters (the
 	// clusters, sorted by name, dealt to the parts in turn), and the
 	// generated Argo CD objects in the first part only, for spreading a
@@ -58,6 +63,9 @@ func Run(ctx context.Context, base, head *layout.Repo, changed []string, opts Op
 // of res.Errors; the others are about the generated objects).
 func run(ctx context.Context, base, head *layout.Repo, changed []string, opts Options) (*change.Result, []string, error) {
 	res := &change.Result{Targets: scope.Affected(base, head, changed), Changes: []change.Change{}, ArgoCD: []change.Change{}}
+	if opts.AsAdmitted != nil {
+		res.Targets = clustersOf(res.Targets, base, head)
+	}
 	var errorTargets []string
 	mine := shardTargets(res.Targets, opts.Shard)
 	extra := append([]render.Option{render.AllowLayoutErrors(layout.CodeSecretNotEncrypted)}, opts.Extra...)
@@ -73,16 +81,15 @@ func run(ctx context.Context, base, head *layout.Repo, changed []string, opts Op
 	// The targets are compared a batch at a time, each batch's
 	// renderings let go before the next: a change that affects every
 	// target holds a batch of renderings, not all of them.
-	batch := batchSize(baseR.Concurrency())
-	for from := 0; from < len(mine); from += batch {
+	for _, b := range batches(mine, batchSize(baseR.Concurrency()), opts.AsAdmitted != nil) {
 		names := map[string]bool{}
-		for _, t := range mine[from:min(from+batch, len(mine))] {
+		for _, t := range b {
 			names[t.Name] = true
 		}
 		pick := func(repo *layout.Repo) []layout.Target {
 			return slices.DeleteFunc(slices.Clone(repo.Targets), func(t layout.Target) bool { return !names[t.Name()] })
 		}
-		baseRes := byName(baseR.RenderAll(ctx, pick(base)))
+		baseList := baseR.RenderAll(ctx, pick(base))
 		headList := headR.RenderAll(ctx, pick(head))
 		if err := ctx.Err(); err != nil {
 			return nil, nil, err
@@ -90,14 +97,26 @@ func run(ctx context.Context, base, head *layout.Repo, changed []string, opts Op
 		if ig != nil {
 			ig.regenerate(ctx, headR, headList)
 		}
-		headRes := byName(headList)
-		for _, t := range mine[from:min(from+batch, len(mine))] {
-			n := len(res.Errors)
+		var baseAdm, headAdm admittedSide
+		if opts.AsAdmitted != nil {
+			var err error
+			if baseAdm, err = admitSide(ctx, opts.AsAdmitted, base, baseList); err != nil {
+				return nil, nil, fmt.Errorf("at %s: %w", cmp.Or(res.Base, "base"), err)
+			}
+			if headAdm, err = admitSide(ctx, opts.AsAdmitted, head, headList); err != nil {
+				return nil, nil, fmt.Errorf("at %s: %w", cmp.Or(res.Head, "head"), err)
+			}
+			baseList, headList = baseAdm.results, headAdm.results
+		}
+		baseRes, headRes := byName(baseList), byName(headList)
+		for _, t := range b {
+			n, c := len(res.Errors), len(res.Changes)
 			compareTarget(res, pair{name: t.Name, base: baseRes[t.Name], head: headRes[t.Name], labels: revisions, ig: ig,
 				origins: lazyOrigins(ctx, baseR, headR, baseRes[t.Name], headRes[t.Name], changed)})
 			for range res.Errors[n:] {
 				errorTargets = append(errorTargets, t.Name)
 			}
+			noteAdmission(res.Changes, c, t.Name, baseAdm, headAdm)
 		}
 	}
 	if !opts.Shard.First() {
@@ -115,6 +134,19 @@ func run(ctx context.Context, base, head *layout.Repo, changed []string, opts Op
 // batchSize is how many targets Run compares at a time, rendering
 // concurrency at once.
 var batchSize = func(concurrency int) int { return max(64, 16*concurrency) }
+
+// batches splits targets into batches of size, or, as admitted, of whole
+// clusters (clusterBatches).
+func batches(targets []change.Target, size int, wholeClusters bool) [][]change.Target {
+	if wholeClusters {
+		return clusterBatches(targets, size)
+	}
+	var out [][]change.Target
+	for from := 0; from < len(targets); from += size {
+		out = append(out, targets[from:min(from+size, len(targets))])
+	}
+	return out
+}
 
 // byName are results by their target's name.
 func byName(results []*render.Result) map[string]*render.Result {

@@ -262,7 +262,10 @@ func objectBlock(ch change.Change, base, open, reopen, full string) mdBlock {
 	for _, p := range ch.Provenance {
 		fmt.Fprintf(&head, "- from values: %s\n", provenance(p, base, code))
 	}
-	if len(ch.SecretFields) > 0 || ch.Cause != "" || len(ch.Provenance) > 0 {
+	for _, a := range ch.Admission {
+		fmt.Fprintf(&head, "- admitted: %s\n", code(a))
+	}
+	if len(ch.SecretFields) > 0 || ch.Cause != "" || len(ch.Provenance) > 0 || len(ch.Admission) > 0 {
 		head.WriteString("\n")
 	}
 	bl := mdBlock{section: open, reopen: reopen, close: "</details>\n\n", text: head.String()}

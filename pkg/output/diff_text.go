@@ -118,6 +118,9 @@ func (diffText) Write(w io.Writer, res *change.Result, opts DiffOptions) error {
 		for _, pv := range c.Provenance {
 			ew.printf("  %s %s\n", p.paint(ansiCyan, "from values:"), provenance(pv, res.BaseSide, func(s string) string { return s }))
 		}
+		for _, a := range c.Admission {
+			ew.printf("  %s %s\n", p.paint(ansiCyan, "admitted:"), a)
+		}
 		if c.Diff != "" {
 			ew.printf("%s", p.diffLines(c.Diff))
 			if !strings.HasSuffix(c.Diff, "\n") {

@@ -106,3 +106,25 @@ func redactSecret(doc []byte) ([]byte, error) {
 	}
 	return out.Bytes(), nil
 }
+
+// WithObjects returns a copy of res whose objects are objs and whose
+// redacted objects (RedactedObjects) are safe: a rendering as a later
+// stage changed it (diff --as-admitted compares objects as the cluster's
+// admission policies change them). Its Manifest is not kept.
+func (res *Result) WithObjects(objs, safe []manifest.Object) *Result {
+	out := *res
+	out.Manifest, out.Objects = nil, objs
+	out.safe = func() ([]manifest.Object, error) { return safe, nil }
+	return &out
+}
+
+// Safe returns a copy of res whose objects are its redacted objects, for
+// a stage that evaluates the objects and shows what it finds: nothing it
+// shows can then hold a secret value.
+func (res *Result) Safe() (*Result, error) {
+	objs, err := res.RedactedObjects()
+	if err != nil {
+		return nil, err
+	}
+	return res.WithObjects(objs, objs), nil
+}

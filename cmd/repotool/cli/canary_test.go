@@ -146,6 +146,12 @@ func TestCanarySecrets(t *testing.T) {
 		}
 		runs = append(runs, r)
 	}
+	// The same change as the cluster admits it: the mutating policies copy
+	// secret values into the objects, and one fails quoting one.
+	for _, format := range []string{"text", "json", "markdown"} {
+		runs = append(runs, run{name: "diff changed --as-admitted " + format, args: []string{"diff", repo, "--base", "HEAD", "-o", format, "--as-admitted"},
+			code: cli.ExitError})
+	}
 	// The same change compared in one part, its report, and the merge.
 	diffReport := filepath.Join(tmp, "diff-1.json")
 	runs = append(runs,
@@ -270,6 +276,9 @@ func TestCanarySecrets(t *testing.T) {
 		case strings.HasPrefix(r.name, "diff changed "):
 			if !strings.Contains(outputs["stdout"], "leaky-v2") || !strings.Contains(outputs["stdout"], "dev/failing at head") {
 				t.Errorf("%s shows no changed object and no failing target, so it proves nothing:\n%s", r.name, outputs["stdout"])
+			}
+			if strings.Contains(r.name, "--as-admitted") && !strings.Contains(outputs["stdout"], "MutatingAdmissionPolicy copies-secrets") {
+				t.Errorf("%s does not say what the mutating policies did, so it proves nothing:\n%s", r.name, outputs["stdout"])
 			}
 		case strings.HasPrefix(r.name, "diff "):
 			if !strings.Contains(outputs["stdout"], "dev/leaky") || !strings.Contains(outputs["stdout"], "added") || strings.Contains(outputs["stdout"], "error") {

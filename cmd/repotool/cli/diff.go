@@ -15,85 +15,101 @@ import (
 	"github.com/repotool/repotool/pkg/scope"
 )
 
+// diffFlags are the diff command's flags.
+type diffFlags struct {
+	base, head, format, outDir, color, shard, shardReport, merge                 string
+	exitCode, staged, noDecrypt, failOnDelete, allowDelete, noIgnore, asAdmitted bool
+	opts                                                                         render.Options
+}
+
 func newDiffCmd(env Env, v *globals) *cobra.Command {
-	var base, head, format, outDir, color, shard, shardReport, merge string
-	var exitCode, staged, noDecrypt, failOnDelete, allowDelete, noIgnore bool
-	opts := render.DefaultOptions()
+	d := diffFlags{opts: render.DefaultOptions()}
 	cmd := &cobra.Command{
 		Use:   "diff [REPO] --base REV [--head REV]",
 		Short: "Show what a change deploys: the objects it adds, removes and changes in every target",
 		Long:  diffLong,
 		Args:  cobra.MaximumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			f, fo, err := diffFormat(cmd, env, format, color)
-			if err != nil {
-				return err
-			}
-			exit := diffExit{failOnDelete: failOnDelete && !allowDelete, exitCode: exitCode}
-			if merge != "" {
-				if base != "" || shard != "" || shardReport != "" {
-					return usageErr(fmt.Errorf("--merge prints the shards' comparison: it takes no --base, --shard or --shard-report"))
-				}
-				res, err := mergeDiffReports(merge)
-				if err != nil {
-					return err
-				}
-				return writeDiff(cmd, res, f, fo, outDir, exit)
-			}
-			sh, err := parseShard(shard)
-			if err != nil {
-				return usageErr(err)
-			}
-			if base == "" {
-				return usageErr(fmt.Errorf("--base is required: the revision to compare with (a branch, tag or commit)"))
-			}
-			s, err := loadSides(cmd, repoArg(args), base, head, staged, false, &opts)
-			if err != nil {
-				return err
-			}
-			if err := v.trustBase(s.Base); err != nil {
-				return err
-			}
-			opts.CacheDir = cacheDir(env, opts.CacheDir)
-			report, err := diff.RunShard(cmd.Context(), s.Base, s.Head, s.Changed,
-				diff.Options{Render: opts, Extra: append(v.decrypter(noDecrypt), v.renderOptions(cmd.ErrOrStderr(), "rendering")...), NoIgnore: noIgnore, Shard: sh})
-			if err != nil {
-				return err
-			}
-			res := report.Result
-			res.Base, res.Head, res.NotDecrypted = base, s.HeadName, noDecrypt
-			report.Base, report.Head = res.Base, res.Head
-			if shardReport != "" {
-				if err := writeRunFile(shardReport, "--shard-report", report); err != nil {
-					return err
-				}
-			}
-			return writeDiff(cmd, res, f, fo, outDir, exit)
-		},
+		RunE:  func(cmd *cobra.Command, args []string) error { return runDiff(cmd, env, v, &d, args) },
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&base, "base", "", "the revision to compare with (required)")
-	fl.StringVar(&head, "head", "", "the revision to compare (default: the working tree)")
-	fl.BoolVar(&staged, "staged", false, "compare Git's index (what the next commit records) instead of the working tree")
-	fl.StringVarP(&format, "output", "o", "text", "output format: "+strings.Join(output.DiffFormats(), "|"))
-	fl.StringVar(&outDir, "out-dir", "", "also write the markdown, in comment-sized parts, as numbered files in this folder")
-	fl.StringVar(&color, "color", "auto", "colour text output: auto (on a terminal, unless NO_COLOR is set)|always|never")
-	fl.BoolVar(&exitCode, "exit-code", false, "exit 1 when anything changes, as git diff --exit-code")
-	fl.BoolVar(&noIgnore, "no-ignore", false, "show every change: none is hidden by diff.ignore or the default ignores (webhook caBundles, checksum/ "+
+	fl.StringVar(&d.base, "base", "", "the revision to compare with (required)")
+	fl.StringVar(&d.head, "head", "", "the revision to compare (default: the working tree)")
+	fl.BoolVar(&d.staged, "staged", false, "compare Git's index (what the next commit records) instead of the working tree")
+	fl.StringVarP(&d.format, "output", "o", "text", "output format: "+strings.Join(output.DiffFormats(), "|"))
+	fl.StringVar(&d.outDir, "out-dir", "", "also write the markdown, in comment-sized parts, as numbered files in this folder")
+	fl.StringVar(&d.color, "color", "auto", "colour text output: auto (on a terminal, unless NO_COLOR is set)|always|never")
+	fl.BoolVar(&d.exitCode, "exit-code", false, "exit 1 when anything changes, as git diff --exit-code")
+	fl.BoolVar(&d.asAdmitted, "as-admitted", false, "compare the objects as the API server would store them, after each revision's mutating "+
+		"admission policies; every target of the affected clusters is compared, and each change names the policies that changed the object")
+	fl.BoolVar(&d.noIgnore, "no-ignore", false, "show every change: none is hidden by diff.ignore or the default ignores (webhook caBundles, checksum/ "+
 		"annotations, fields regenerated on every render)")
-	fl.BoolVar(&failOnDelete, "fail-on-delete", false, "exit 3 when the change deletes a generated Application or AppProject, or a target's objects "+
+	fl.BoolVar(&d.failOnDelete, "fail-on-delete", false, "exit 3 when the change deletes a generated Application or AppProject, or a target's objects "+
 		"wholesale, unless --allow-delete")
-	fl.BoolVar(&allowDelete, "allow-delete", false, "approve the deletions --fail-on-delete refuses")
-	fl.BoolVar(&noDecrypt, "no-decrypt", false, "do not decrypt secret values files: compare with typed placeholders (for runs without SOPS keys, such as "+
-		"pull requests from forks)")
-	fl.StringVar(&shard, "shard", "", "compare part i of n of the affected targets' clusters (i/n), for spreading a large change over CI jobs; see --shard-report")
-	fl.StringVar(&shardReport, "shard-report", "", "also write the comparison, for --merge, to this file")
-	fl.StringVar(&merge, "merge", "", "print the comparison of these shard reports (every part of one run, separated by commas), as one run prints it, "+
+	fl.BoolVar(&d.allowDelete, "allow-delete", false, "approve the deletions --fail-on-delete refuses")
+	fl.BoolVar(&d.noDecrypt, "no-decrypt", false, "do not decrypt secret values files: compare with typed placeholders (for runs without SOPS keys, such "+
+		"as pull requests from forks)")
+	fl.StringVar(&d.shard, "shard", "", "compare part i of n of the affected targets' clusters (i/n), for spreading a large change over CI jobs; see "+
+		"--shard-report")
+	fl.StringVar(&d.shardReport, "shard-report", "", "also write the comparison, for --merge, to this file")
+	fl.StringVar(&d.merge, "merge", "", "print the comparison of these shard reports (every part of one run, separated by commas), as one run prints it, "+
 		"instead of comparing")
-	addDependencyFlags(fl, &opts)
-	addLimitFlags(fl, &opts)
-	addHelmFlag(fl, &opts)
+	addDependencyFlags(fl, &d.opts)
+	addLimitFlags(fl, &d.opts)
+	addHelmFlag(fl, &d.opts)
 	return cmd
+}
+
+// runDiff compares the revisions, or merges the shards' reports, and
+// prints the comparison.
+func runDiff(cmd *cobra.Command, env Env, v *globals, d *diffFlags, args []string) error {
+	f, fo, err := diffFormat(cmd, env, d.format, d.color)
+	if err != nil {
+		return err
+	}
+	exit := diffExit{failOnDelete: d.failOnDelete && !d.allowDelete, exitCode: d.exitCode}
+	if d.merge != "" {
+		if d.base != "" || d.shard != "" || d.shardReport != "" {
+			return usageErr(fmt.Errorf("--merge prints the shards' comparison: it takes no --base, --shard or --shard-report"))
+		}
+		res, err := mergeDiffReports(d.merge)
+		if err != nil {
+			return err
+		}
+		return writeDiff(cmd, res, f, fo, d.outDir, exit)
+	}
+	sh, err := parseShard(d.shard)
+	if err != nil {
+		return usageErr(err)
+	}
+	if d.base == "" {
+		return usageErr(fmt.Errorf("--base is required: the revision to compare with (a branch, tag or commit)"))
+	}
+	s, err := loadSides(cmd, repoArg(args), d.base, d.head, d.staged, false, &d.opts)
+	if err != nil {
+		return err
+	}
+	if err := v.trustBase(s.Base); err != nil {
+		return err
+	}
+	d.opts.CacheDir = cacheDir(env, d.opts.CacheDir)
+	dopts := diff.Options{Render: d.opts, Extra: append(v.decrypter(d.noDecrypt), v.renderOptions(cmd.ErrOrStderr(), "rendering")...),
+		NoIgnore: d.noIgnore, Shard: sh}
+	if d.asAdmitted {
+		dopts.AsAdmitted = admitter(d.opts)
+	}
+	report, err := diff.RunShard(cmd.Context(), s.Base, s.Head, s.Changed, dopts)
+	if err != nil {
+		return err
+	}
+	res := report.Result
+	res.Base, res.Head, res.NotDecrypted = d.base, s.HeadName, d.noDecrypt
+	report.Base, report.Head = res.Base, res.Head
+	if d.shardReport != "" {
+		if err := writeRunFile(d.shardReport, "--shard-report", report); err != nil {
+			return err
+		}
+	}
+	return writeDiff(cmd, res, f, fo, d.outDir, exit)
 }
 
 // diffLong is the command's help.

@@ -3,12 +3,14 @@ package cli
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"fmt"
 	"slices"
 
 	"github.com/spf13/cobra"
 	sigsyaml "sigs.k8s.io/yaml"
 
+	"github.com/repotool/repotool/pkg/diff"
 	"github.com/repotool/repotool/pkg/layout"
 	"github.com/repotool/repotool/pkg/lint"
 	"github.com/repotool/repotool/pkg/render"
@@ -105,4 +107,25 @@ func admittedManifest(res *render.Result, admitted map[int]lint.Admitted) ([]byt
 	}
 	out.Write(rest)
 	return out.Bytes(), nil
+}
+
+// admitter is lint.Admit for diff --as-admitted, with renderings made with
+// opts.
+func admitter(opts render.Options) diff.Admitter {
+	return func(ctx context.Context, repo *layout.Repo, results []*render.Result) ([]diff.Admitted, error) {
+		lo := lint.DefaultOptions()
+		lo.Render = opts
+		admitted, err := lint.Admit(ctx, repo, results, lo)
+		if err != nil {
+			return nil, err
+		}
+		out := make([]diff.Admitted, len(admitted))
+		for i, a := range admitted {
+			out[i] = diff.Admitted{Target: a.Target, Object: a.Object, Content: a.Content, Denied: a.Denied}
+			for _, c := range a.Changes {
+				out[i].Changes = append(out[i].Changes, c.String())
+			}
+		}
+		return out, nil
+	}
 }
