@@ -7,8 +7,14 @@
 # and their param ConfigMap), twice: as written, where many fail on the
 # charts (a first run, findings and their values-line tracing included),
 # and with every validation written "(expression) || true", which
-# evaluates the same expressions and passes (a repository that complies).
-# Prints a Markdown table for docs/performance.md.
+# evaluates the same expressions and passes (a repository that complies);
+# and that compliant repository with 20 MutatingAdmissionPolicies bound in
+# every cluster besides (its clusters run Kubernetes 1.36), which change
+# most objects on their way in (labels and annotations on every kind,
+# image pull policy, security context, limits and defaults on workloads,
+# Services, Jobs, Ingresses, RBAC): the validating policies then see the
+# admitted objects, and admission-drift compares them with the rendered
+# ones. Prints a Markdown table for docs/performance.md.
 #
 #   scripts/bench-admission.sh [RUNS]    (default 3)
 set -euo pipefail
@@ -98,20 +104,81 @@ bound=$(grep -c '^kind: ValidatingAdmissionPolicyBinding' "$work/policies/polici
 cp -r "$work/policies" "$work/passing"
 sed -i 's/^    - expression: "\(.*\)"$/    - expression: "(\1) || true"/' "$work/passing/policies/all.yaml"
 
-plain_times=() policy_times=() passing_times=()
+# mutating NAME RESOURCES GROUP TYPE EXPRESSION [CONDITION]: one mutating
+# policy (TYPE ApplyConfiguration or JSONPatch) and its binding.
+mutating() {
+  local name=$1 resources=$2 group=$3 type=$4 expression=$5 condition=${6:-}
+  local field=applyConfiguration
+  if [[ $type == JSONPatch ]]; then field=jsonPatch; fi
+  cat <<YAML
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: MutatingAdmissionPolicy
+metadata: {name: $name}
+spec:
+  matchConstraints:
+    resourceRules:
+      - {apiGroups: ["$group"], apiVersions: ["*"], operations: [CREATE, UPDATE], resources: ["${resources//, /\", \"}"]}
+$(if [[ -n $condition ]]; then printf '  matchConditions:\n    - name: needed\n      expression: >-\n        %s\n' "$condition"; fi)
+  reinvocationPolicy: IfNeeded
+  mutations:
+    - patchType: $type
+      $field:
+        expression: >-
+          $expression
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: MutatingAdmissionPolicyBinding
+metadata: {name: $name}
+spec:
+  policyName: $name
+YAML
+}
+cp -r "$work/passing" "$work/mutating"
+tmpl='Object.spec.template'
+pod="$tmpl.spec"
+{
+  mutating cost-center '*' '*' ApplyConfiguration 'Object{metadata: Object.metadata{labels: {"cost-center": "platform"}}}'
+  mutating admitted-by '*' '*' ApplyConfiguration 'Object{metadata: Object.metadata{annotations: {"policy.example.com/admitted": "true"}}}'
+  mutating pull-always deployments apps ApplyConfiguration "Object{spec: Object.spec{template: $tmpl{spec: $pod{containers: object.spec.template.spec.containers.map(c, $pod.containers{name: c.name, imagePullPolicy: \"Always\"})}}}}"
+  mutating pull-always-sts statefulsets apps ApplyConfiguration "Object{spec: Object.spec{template: $tmpl{spec: $pod{containers: object.spec.template.spec.containers.map(c, $pod.containers{name: c.name, imagePullPolicy: \"Always\"})}}}}"
+  mutating non-root 'deployments, statefulsets, daemonsets' apps ApplyConfiguration "Object{spec: Object.spec{template: $tmpl{spec: $pod{securityContext: $pod.securityContext{runAsNonRoot: true}}}}}"
+  mutating memory-limit deployments apps ApplyConfiguration "Object{spec: Object.spec{template: $tmpl{spec: $pod{containers: object.spec.template.spec.containers.filter(c, !has(c.resources) || !has(c.resources.limits)).map(c, $pod.containers{name: c.name, resources: $pod.containers.resources{limits: {\"memory\": \"512Mi\"}}})}}}}"
+  mutating no-sidecar deployments apps ApplyConfiguration "Object{spec: Object.spec{template: $tmpl{metadata: $tmpl.metadata{annotations: {\"sidecar.example.com/inject\": \"false\"}}}}}"
+  mutating history deployments apps ApplyConfiguration 'Object{spec: Object.spec{revisionHistoryLimit: 5}}'
+  mutating progress deployments apps JSONPatch '[JSONPatch{op: "add", path: "/spec/progressDeadlineSeconds", value: 600}]'
+  mutating sa-automount serviceaccounts '' ApplyConfiguration 'Object{automountServiceAccountToken: false}'
+  mutating service-checked services '' ApplyConfiguration 'Object{metadata: Object.metadata{annotations: {"service.example.com/checked": "true"}}}'
+  mutating config-label configmaps '' JSONPatch '[JSONPatch{op: "add", path: "/metadata/labels", value: {"config": "true"}}]' '!has(object.metadata.labels)'
+  mutating secret-label secrets '' ApplyConfiguration 'Object{metadata: Object.metadata{labels: {"secret": "true"}}}'
+  mutating job-ttl jobs batch ApplyConfiguration 'Object{spec: Object.spec{ttlSecondsAfterFinished: 3600}}' '!has(object.spec.ttlSecondsAfterFinished)'
+  mutating ingress-class ingresses networking.k8s.io ApplyConfiguration 'Object{spec: Object.spec{ingressClassName: "nginx"}}' '!has(object.spec.ingressClassName)'
+  mutating hpa-label horizontalpodautoscalers autoscaling ApplyConfiguration 'Object{metadata: Object.metadata{labels: {"scaled": "true"}}}'
+  mutating netpol-label networkpolicies networking.k8s.io ApplyConfiguration 'Object{metadata: Object.metadata{labels: {"network": "true"}}}'
+  mutating rbac-label 'roles, rolebindings, clusterroles, clusterrolebindings' rbac.authorization.k8s.io ApplyConfiguration 'Object{metadata: Object.metadata{labels: {"rbac": "true"}}}'
+  mutating pdb-label poddisruptionbudgets policy ApplyConfiguration 'Object{metadata: Object.metadata{labels: {"budget": "true"}}}'
+  mutating crd-label customresourcedefinitions apiextensions.k8s.io ApplyConfiguration 'Object{metadata: Object.metadata{labels: {"crd": "true"}}}'
+} >"$work/mutating/policies/mutating.yaml"
+mutating_bound=$(grep -c '^kind: MutatingAdmissionPolicyBinding' "$work/mutating/policies/mutating.yaml")
+sed -i 's/^\(  [a-z0-9-]*:\)$/\1\n    kubeVersion: v1.36.0/' "$work/mutating/repotool.yaml"
+
+plain_times=() policy_times=() passing_times=() mutating_times=()
 for _ in $(seq "$runs"); do
   plain_times+=("$(elapsed "$bin/repotool" lint "$work/plain")")
   passing_times+=("$(elapsed "$bin/repotool" lint "$work/passing")")
   policy_times+=("$(elapsed "$bin/repotool" lint "$work/policies")")
+  mutating_times+=("$(elapsed "$bin/repotool" lint "$work/mutating")")
 done
 plain=$(printf '%s\n' "${plain_times[@]}" | median)
 passing=$(printf '%s\n' "${passing_times[@]}" | median)
 with=$(printf '%s\n' "${policy_times[@]}" | median)
-count() { { "$bin/repotool" lint "$1" -o json || true; } | jq '[.findings[] | select(.rule == "admission-policy")] | length'; }
+mutated=$(printf '%s\n' "${mutating_times[@]}" | median)
+count() { { "$bin/repotool" lint "$1" -o json || true; } | jq "[.findings[] | select(.rule == \"${2:-admission-policy}\")] | length"; }
 
 echo "| figure | measured (median of $runs runs) | goal |"
 echo "|---|---|---|"
 printf '| lint, 2,000 real-chart targets: without policies, and with %d bound policies in each of 200 clusters that every object passes | without: %.1f s; with: %.1f s (%d admission-policy findings); **%.2fx** | 1.3x |\n' "$bound" "$plain" "$passing" "$(count "$work/passing")" "$(echo "$passing / $plain" | bc -l)"
 printf '| the same, the policies as written (many fail: a first run) | with: %.1f s (%d admission-policy findings); **%.2fx** | |\n' "$with" "$(count "$work/policies")" "$(echo "$with / $plain" | bc -l)"
+printf '| the passing policies and %d bound mutating policies in each cluster (Kubernetes 1.36) | with: %.1f s (%d admission-policy, %d admission-drift findings); **%.2fx** | 1.3x |\n' "$mutating_bound" "$mutated" "$(count "$work/mutating")" "$(count "$work/mutating" admission-drift)" "$(echo "$mutated / $plain" | bc -l)"
 echo
 echo "machine: $(nproc) cores, $(go version | cut -d' ' -f3)"

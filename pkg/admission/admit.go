@@ -12,6 +12,7 @@ import (
 	k8serrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	serializerjson "k8s.io/apimachinery/pkg/runtime/serializer/json"
 	"k8s.io/apiserver/pkg/admission"
@@ -274,10 +275,15 @@ func (s *Set) applyMutation(ctx context.Context, p patch.Patcher, va *admission.
 	if !ok {
 		return k8serrors.NewInternalError(fmt.Errorf("a mutation returned %T", out))
 	}
-	if err := decodeBuiltin(u); err != nil {
+	if before, ok := va.GetObject().(*unstructured.Unstructured); ok && reflect.DeepEqual(before.Object, u.Object) {
+		va.UpdateObject(before) // unchanged: already decoded and defaulted
+		return nil
+	}
+	content, err := admittedContent(u)
+	if err != nil {
 		return k8serrors.NewInternalError(err)
 	}
-	va.UpdateObject(normalizeObject(u))
+	va.UpdateObject(&unstructured.Unstructured{Object: content})
 	return nil
 }
 
@@ -288,24 +294,28 @@ var strictJSON = sync.OnceValue(func() *serializerjson.Serializer {
 		serializerjson.SerializerOptions{Strict: true})
 })
 
-// decodeBuiltin decodes a mutated object of a built-in kind into its Go
-// type, as the API server holds it: a mutation that gives a field a value
-// of the wrong type, or a field the kind does not have, fails there.
-func decodeBuiltin(u *unstructured.Unstructured) error {
+// admittedContent is a mutated object as the API server holds it: a
+// built-in kind decoded strictly into its Go type (a mutation that gives a
+// field a value of the wrong type, or a field the kind does not have,
+// fails there) and defaulted; any kind as NormalizeJSON gives it.
+func admittedContent(u *unstructured.Unstructured) (map[string]any, error) {
 	gvk := u.GroupVersionKind()
 	if !kubescheme.Scheme.Recognizes(gvk) {
-		return nil
+		return normalizeContent(u.Object), nil
 	}
 	data, err := u.MarshalJSON()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	into, err := kubescheme.Scheme.New(gvk)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	_, _, err = strictJSON().Decode(data, nil, into)
-	return err
+	if _, _, err = strictJSON().Decode(data, nil, into); err != nil {
+		return nil, err
+	}
+	defaultObject(into)
+	return runtime.DefaultUnstructuredConverter.ToUnstructured(into)
 }
 
 // appendMutatingError adds the denial of a mutating policy's error under

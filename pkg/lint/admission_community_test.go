@@ -3,6 +3,7 @@ package lint_test
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/repotool/repotool/internal/testing/testtool"
@@ -74,6 +75,73 @@ spec:
 	for _, g := range got {
 		if !want[g] {
 			t.Errorf("unexpected finding %s", g)
+		}
+	}
+}
+
+// TestCommunityChartsMutating deploys the community charts to a
+// Kubernetes 1.36 cluster whose mutating policies are those of
+// pkg/admission/testdata/docs-mutating-policies.yaml (deployed by a
+// cluster-tier namespace), with an application namespace whose Deployment
+// sets its image pull policy and has no memory limit. Every policy applies
+// (no mutation fails on a real chart: no admission-policy finding); the
+// only drift is the image pull policy each chart's Deployments set, which
+// pull-always changes; the labels, annotations and limits the policies add
+// are fields the manifests do not set.
+func TestCommunityChartsMutating(t *testing.T) {
+	policies, err := os.ReadFile(filepath.Join("..", "admission", "testdata", "docs-mutating-policies.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := filepath.Join(t.TempDir(), "repo")
+	cfg := "clusters:\n  c1:\n    kubeVersion: v1.36.0\nnamespaces:\n  policies: {tier: cluster}\n"
+	files := map[string]string{
+		"namespaces/policies/Chart.yaml":              "apiVersion: v2\nname: policies\nversion: 1.0.0\n",
+		"namespaces/policies/templates/policies.yaml": string(policies),
+		"clusters/c1/policies/c1-values.yaml":         "{}\n",
+		"namespaces/shop/Chart.yaml":                  "apiVersion: v2\nname: shop\nversion: 1.0.0\n",
+		"clusters/c1/shop/c1-values.yaml":             "{}\n",
+		"namespaces/shop/templates/app.yaml": `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+spec:
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      containers:
+        - name: web
+          image: registry.example.com/shop:1.0
+          imagePullPolicy: IfNotPresent
+`,
+	}
+	for _, c := range testtool.CommunityCharts {
+		for p, data := range c.Files(t) {
+			files["namespaces/"+c.Name+"/"+p] = data
+		}
+		cfg += "  " + c.Name + ": {tier: cluster}\n"
+		files["clusters/c1/"+c.Name+"/c1-values.yaml"] = "{}\n"
+	}
+	files["repotool.yaml"] = cfg
+	testtool.WriteFiles(t, root, files)
+	res := lintDir(t, root)
+	drifted := map[string]bool{}
+	for _, f := range res.Findings {
+		switch f.Rule {
+		case "admission-policy":
+			t.Errorf("a mutating or validating policy fails: %s:%d: %s", f.File, f.Line, f.Message)
+		case "admission-drift":
+			if !strings.HasPrefix(f.Message, "MutatingAdmissionPolicy pull-always.example.com ") || !strings.Contains(f.Message, "/imagePullPolicy") ||
+				!strings.HasPrefix(f.Object, "apps/v1/Deployment ") {
+				t.Errorf("unexpected drift: %s:%d: %s", f.File, f.Line, f.Message)
+			}
+			drifted[f.Targets[0]] = true
+		}
+	}
+	for _, target := range []string{"c1/shop", "c1/cert-manager", "c1/external-secrets", "c1/ingress-nginx"} {
+		if !drifted[target] {
+			t.Errorf("no drift in %s, whose Deployments set imagePullPolicy", target)
 		}
 	}
 }

@@ -106,8 +106,9 @@ type input struct {
 	// clusterViews), computed once.
 	views []*clusterView
 	// admission is what the admission rules found, computed once (see
-	// admitted).
-	admission *admissionOutcome
+	// admitted), with what the parts of the run share (admissionRun).
+	admission    *admissionOutcome
+	admissionRun *admissionRun
 	// unused is values-unused's judgment, kept for the merge in a sharded
 	// run.
 	unused *unusedScan
@@ -195,7 +196,7 @@ func buildInput(repo *layout.Repo, results []*render.Result, opts Options, facts
 	in := &input{repo: r, results: results, compacted: facts, at: at, asked: asked{renderOpts: opts.Render, schemaDir: opts.SchemaDir, sharded: opts.Shard.N > 1,
 		evidence: ev, keys: opts.Keys, celBudget: cmp.Or(opts.CELBudget, admission.RunBudget), validator: sh.validator},
 		versions: versions{repo: repo, override: opts.Render.KubeVersion}}
-	in.sup, in.suppressionFindings = sh.sup, sh.supFindings
+	in.sup, in.suppressionFindings, in.admissionRun = sh.sup, sh.supFindings, sh.admission
 	return in
 }
 

@@ -1,6 +1,7 @@
 package lint
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/json"
@@ -10,7 +11,6 @@ import (
 	"strings"
 
 	yaml "go.yaml.in/yaml/v3"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	sigsyaml "sigs.k8s.io/yaml"
 
 	"github.com/repotool/repotool/pkg/admission"
@@ -72,7 +72,7 @@ type admissionOutcome struct {
 // admitted runs the admission check once per run.
 func (in *input) admitted() *admissionOutcome {
 	if in.admission == nil {
-		ac := &admissionCheck{ctx: in.ctx(), repo: in.repo, results: in.results, at: in.at, budget: in.celBudget, run: newAdmissionRun()}
+		ac := &admissionCheck{ctx: in.ctx(), repo: in.repo, results: in.results, at: in.at, budget: in.celBudget, run: cmp.Or(in.admissionRun, newAdmissionRun())}
 		out := &admissionOutcome{}
 		for _, v := range in.clusterViews() {
 			ac.checkCluster(v, func(f Finding) { out.policy = append(out.policy, f) }, func(f Finding) { out.drift = append(out.drift, f) })
@@ -114,7 +114,7 @@ type admissionCheck struct {
 }
 
 func newAdmissionRun() *admissionRun {
-	return &admissionRun{compiler: admission.NewCompiler(), contents: map[[sha256.Size]byte]map[string]any{}, admitted: map[[sha256.Size]byte]bool{}}
+	return &admissionRun{compiler: admission.NewCompiler(), contents: map[[sha256.Size]byte]map[string]any{}, admitted: map[[sha256.Size]byte]*admittedFacts{}}
 }
 
 // admissionRun is what the clusters of a run share: the compiled policies
@@ -123,10 +123,12 @@ func newAdmissionRun() *admissionRun {
 type admissionRun struct {
 	compiler *admission.Compiler
 	contents map[[sha256.Size]byte]map[string]any
-	// admitted are the objects admitted silently under a cluster's
-	// policies, bindings, params and namespace labels (admittedKey): the
-	// same object under the same ones in another cluster is too.
-	admitted map[[sha256.Size]byte]bool
+	// admitted are the objects admitted without a decision under a
+	// cluster's policies, bindings, params and namespace labels
+	// (admittedKey), with what the mutating policies did to them: the
+	// same object under the same ones in another cluster is admitted the
+	// same way.
+	admitted map[[sha256.Size]byte]*admittedFacts
 }
 
 // admittedKey identifies an object's evaluation: its bytes and namespace,
@@ -226,7 +228,7 @@ func (ac *admissionCheck) checkCluster(v *clusterView, report, drift func(Findin
 	if !set.Bound() {
 		return
 	}
-	missing := ac.admit(v, set, env, namespaces, rest, report, drift)
+	missing := ac.admit(v, set, admittedScope{env: env, namespaces: namespaces, refs: policyRefs(policies, bindings)}, rest, report, drift)
 	for b, objs := range missing {
 		f := ac.admissionFinding(b, "/spec/paramRef")
 		what := "the object it matches"
@@ -311,64 +313,6 @@ func (a *admissionRun) params(policies []admission.Input, rest []*placed) []admi
 		}
 	}
 	return params
-}
-
-// admit puts each object some policy may match to the set, reporting the
-// violations, and returns the bindings whose param is missing with the
-// objects they would deny.
-func (ac *admissionCheck) admit(v *clusterView, set *admission.Set, env []byte, namespaces map[string]map[string]string,
-	rest []*placed, report, drift func(Finding)) map[*admissionRef][]string {
-	a := ac.run
-	missing := map[*admissionRef][]string{}
-	ctx := admission.WithBudget(ac.ctx, admission.NewBudget(ac.budget))
-	for _, p := range rest {
-		if !set.MayMatch(schema.FromAPIVersionAndKind(p.o.APIVersion, p.o.Kind)) {
-			continue
-		}
-		key := admittedKey(p, env, namespaces[p.ns])
-		if a.admitted[key] {
-			continue
-		}
-		c := a.content(p)
-		if c == nil {
-			continue
-		}
-		admitted := set.Admit(ctx, admission.Input{Content: c, Ref: &admissionRef{p: p, content: c}, Normalized: true})
-		decisions := admitted.Decisions
-		if n := len(decisions); n > 0 && decisions[n-1].BudgetExceeded {
-			f := ac.budgetFinding(v.name, p, decisions[n-1])
-			if ac.problem != nil {
-				ac.problem(f)
-			}
-			report(f)
-			return missing // the rest of the cluster is not checked: the finding fails the run
-		}
-		if len(decisions) == 0 && len(admitted.Mutations) == 0 && len(a.admitted) < maxSharedContents {
-			a.admitted[key] = true
-		}
-		if ac.admitted != nil {
-			ac.admitted(p, admitted)
-		}
-		ref := &admissionRef{p: p, content: c, mutations: admitted.Mutations}
-		if admitted.Object != nil {
-			ref.content = admitted.Object
-		}
-		for _, d := range decisions {
-			if d.IsMissingParam() {
-				if !v.complete {
-					continue // the param may be in a target this run does not render
-				}
-				b := d.BindingRef.(*admissionRef)
-				missing[b] = append(missing[b], p.o.ID())
-				continue
-			}
-			report(ac.violation(set, v.name, ref, d))
-		}
-		if admitted.Object != nil {
-			ac.drift(v, p, c, admitted.Mutations, drift)
-		}
-	}
-	return missing
 }
 
 func nameOf(r *admissionRef) string {

@@ -13,13 +13,16 @@ import (
 // shared is what every part of a run reads alike of the repository: its
 // files' facts and its suppressions, read once (lintByCluster checks a
 // cluster at a time with one), and the schema validator, made once when
-// every part has the same CRDs, and where objects and values are found.
+// every part has the same CRDs, where objects and values are found, and
+// the admission policies compiled and the objects admitted (the parts run
+// one after the other: admissionRun is not safe for concurrent use).
 type shared struct {
 	repo        *repoFacts
 	sup         *suppressor
 	supFindings []Finding
 	validator   *sharedValidator
 	at          *positions
+	admission   *admissionRun
 }
 
 // sharedValidator is the schema validator of the parts of one run, made
@@ -54,7 +57,7 @@ func readRepo(repo *layout.Repo) *shared {
 	r.readScanned()
 	r.scanRaw()
 	r.loadSops()
-	sh := &shared{repo: r, validator: &sharedValidator{}}
+	sh := &shared{repo: r, validator: &sharedValidator{}, admission: newAdmissionRun()}
 	sh.sup = r.loadSuppressions(func(f Finding) { sh.supFindings = append(sh.supFindings, f) })
 	return sh
 }
