@@ -152,8 +152,9 @@ func (m *mutationRun) pass(ctx context.Context, attrs admission.Attributes, rein
 			continue
 		}
 		before := m.object(m.attrs)
-		for _, p := range inv.p.c.patchers {
-			err := m.s.applyMutation(cctx, p, va, ns, inv)
+		for i, p := range inv.p.c.patchers {
+			strict := inv.p.obj.Spec.Mutations[i].PatchType == admissionv1.PatchTypeJSONPatch
+			err := m.s.applyMutation(cctx, p, va, ns, inv, strict)
 			if b := budgetOf(ctx); b != nil && b.Exceeded() {
 				m.denials = []Decision{{Policy: inv.p.obj.Name, PolicyRef: inv.p.in.Ref, Validation: -1, Mutating: true, BudgetExceeded: true,
 					StaticMessage: ErrBudget.Error()}}
@@ -173,10 +174,9 @@ func (m *mutationRun) pass(ctx context.Context, attrs admission.Attributes, rein
 			dirty = true
 			m.attrs = withObject(m.attrs, va.GetObject().(*unstructured.Unstructured))
 		}
-		after := m.object(m.attrs)
-		if !reflect.DeepEqual(before, after) {
+		if fields := jsonptr.Changed("", before, m.object(m.attrs)); len(fields) > 0 {
 			m.mutations = append(m.mutations, Mutation{Policy: inv.p.obj.Name, Binding: inv.b.obj.Name, PolicyRef: inv.p.in.Ref, BindingRef: inv.b.in.Ref,
-				ParamRef: inv.param.ref, Fields: jsonptr.Changed("", before, after), Reinvoked: reinvoking})
+				ParamRef: inv.param.ref, Fields: fields, Reinvoked: reinvoking})
 			m.requireReinvoke()
 		}
 		if inv.p.obj.Spec.ReinvocationPolicy == admissionv1.IfNeededReinvocationPolicy {
@@ -257,8 +257,11 @@ func (s *Set) invocations(attrs admission.Attributes) ([]invocation, []Decision)
 }
 
 // applyMutation runs one mutation of an invocation and, as the API server
-// does, defaults its result.
-func (s *Set) applyMutation(ctx context.Context, p patch.Patcher, va *admission.VersionedAttributes, ns *corev1.Namespace, inv invocation) error {
+// does, defaults its result; strict when the result is to be decoded as
+// the JSON patcher decodes it (an apply configuration's result was checked
+// against the kind's schema when it was merged).
+func (s *Set) applyMutation(ctx context.Context, p patch.Patcher, va *admission.VersionedAttributes, ns *corev1.Namespace, inv invocation,
+	strict bool) error {
 	if p == nil {
 		return k8serrors.NewInternalError(fmt.Errorf("policy evaluator is nil"))
 	}
@@ -279,7 +282,7 @@ func (s *Set) applyMutation(ctx context.Context, p patch.Patcher, va *admission.
 		va.UpdateObject(before) // unchanged: already decoded and defaulted
 		return nil
 	}
-	content, err := admittedContent(u)
+	content, err := admittedContent(u, strict)
 	if err != nil {
 		return k8serrors.NewInternalError(err)
 	}
@@ -295,23 +298,28 @@ var strictJSON = sync.OnceValue(func() *serializerjson.Serializer {
 })
 
 // admittedContent is a mutated object as the API server holds it: a
-// built-in kind decoded strictly into its Go type (a mutation that gives a
-// field a value of the wrong type, or a field the kind does not have,
-// fails there) and defaulted; any kind as NormalizeJSON gives it.
-func admittedContent(u *unstructured.Unstructured) (map[string]any, error) {
+// built-in kind decoded into its Go type (strictly, as the JSON patcher
+// decodes: a mutation that gives a field a value of the wrong type, or a
+// field the kind does not have, fails there) and defaulted; any kind as
+// NormalizeJSON gives it.
+func admittedContent(u *unstructured.Unstructured, strict bool) (map[string]any, error) {
 	gvk := u.GroupVersionKind()
 	if !kubescheme.Scheme.Recognizes(gvk) {
 		return normalizeContent(u.Object), nil
-	}
-	data, err := u.MarshalJSON()
-	if err != nil {
-		return nil, err
 	}
 	into, err := kubescheme.Scheme.New(gvk)
 	if err != nil {
 		return nil, err
 	}
-	if _, _, err = strictJSON().Decode(data, nil, into); err != nil {
+	if !strict {
+		err = runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, into)
+	} else {
+		var data []byte
+		if data, err = u.MarshalJSON(); err == nil {
+			_, _, err = strictJSON().Decode(data, nil, into)
+		}
+	}
+	if err != nil {
 		return nil, err
 	}
 	defaultObject(into)

@@ -19,7 +19,7 @@ func (g *generator) application(cl *layout.Cluster, name, ns, project string, ti
 			Project:           project,
 			Destination:       g.dest(cl, ns),
 			SyncPolicy:        g.syncPolicy(tier, ns),
-			IgnoreDifferences: g.cfg.IgnoreDifferencesFor(ns),
+			IgnoreDifferences: slices.Concat(g.cfg.IgnoreDifferencesFor(ns), g.extraIgnores[cl.Name+"/"+name]),
 		},
 	}
 	plugin := &ApplicationSourcePlugin{Name: g.set.PluginName, Env: []EnvEntry{

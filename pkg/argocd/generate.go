@@ -52,6 +52,10 @@ type Options struct {
 	// (ChartCRDs); lint's inventory also has those charts render from
 	// templates.
 	CRDs *manifest.CRDs
+	// IgnoreDifferences are added to the ignoreDifferences of Applications,
+	// by "cluster/application" (the entries argocd.admissionIgnoreDifferences
+	// asks for: lint.DriftIgnores).
+	IgnoreDifferences map[string][]config.IgnoreDifference
 }
 
 // File is one generated object and the file it is written to.
@@ -134,7 +138,7 @@ func Generate(repo *layout.Repo, opts Options) ([]File, error) {
 		}
 		crds = manifest.NewCRDs(found...)
 	}
-	g := &generator{repo: repo, cfg: cfg, set: SettingsOf(cfg), tiers: NewTiers(repo, crds)}
+	g := &generator{repo: repo, cfg: cfg, set: SettingsOf(cfg), tiers: NewTiers(repo, crds), extraIgnores: opts.IgnoreDifferences}
 	var files []File
 	for _, cl := range repo.Clusters {
 		if len(opts.Clusters) > 0 && !slices.Contains(opts.Clusters, cl.Name) {
@@ -153,10 +157,11 @@ func Generate(repo *layout.Repo, opts Options) ([]File, error) {
 }
 
 type generator struct {
-	repo  *layout.Repo
-	cfg   *config.Config
-	set   Settings
-	tiers *Tiers
+	repo         *layout.Repo
+	cfg          *config.Config
+	set          Settings
+	tiers        *Tiers
+	extraIgnores map[string][]config.IgnoreDifference
 }
 
 func (g *generator) cluster(cl *layout.Cluster) ([]File, error) {

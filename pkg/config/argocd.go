@@ -42,6 +42,12 @@ type ArgoCDConfig struct {
 	// API server's dry run, admission included, predicts the live object,
 	// so what the cluster's mutating policies change is not drift.
 	ServerSideDiff bool `yaml:"serverSideDiff" json:"serverSideDiff,omitempty"`
+	// AdmissionIgnoreDifferences makes generate write, into each
+	// Application's ignoreDifferences, the fields of its objects that the
+	// cluster's mutating admission policies change and Argo CD would show
+	// as drift (what the lint rule admission-drift reports otherwise):
+	// generate then renders every target of the clusters it generates.
+	AdmissionIgnoreDifferences bool `yaml:"admissionIgnoreDifferences" json:"admissionIgnoreDifferences,omitempty"`
 	// SREGroups are the SSO groups that may sync every project.
 	SREGroups []string `yaml:"sreGroups" json:"sreGroups,omitempty"`
 	// OwnerActions are the Argo CD actions on an application's resources

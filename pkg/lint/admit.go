@@ -1,13 +1,17 @@
 package lint
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"path"
+	"slices"
 	"strings"
 
 	"github.com/repotool/repotool/internal/jsonptr"
 	"github.com/repotool/repotool/pkg/admission"
+	"github.com/repotool/repotool/pkg/argocd"
+	"github.com/repotool/repotool/pkg/config"
 	"github.com/repotool/repotool/pkg/layout"
 	"github.com/repotool/repotool/pkg/render"
 )
@@ -129,4 +133,50 @@ func objectIndex(p *placed) int {
 		}
 	}
 	return -1
+}
+
+// DriftIgnores are the ignoreDifferences entries that cover what the
+// clusters' mutating policies change in the objects of results and Argo
+// CD would show as drift (the fields the rule admission-drift reports),
+// by "cluster/application": one entry per object, with its group, kind,
+// name and namespace and the fields' JSON pointers, entries and pointers
+// sorted. Fields the configured ignoreDifferences cover are left out.
+// results should hold every target of the clusters; a policy that cannot
+// be applied is an error, as in Admit.
+func DriftIgnores(ctx context.Context, repo *layout.Repo, results []*render.Result, opts Options) (map[string][]config.IgnoreDifference, error) {
+	in := buildInput(repo, results, opts, nil, nil)
+	ac := &admissionCheck{ctx: ctx, repo: in.repo, results: results, at: in.at, budget: in.celBudget, run: newAdmissionRun()}
+	type object struct{ group, kind, namespace, name string }
+	byApp := map[string]map[object][]string{}
+	ac.driftEntry = func(cluster string, place argocd.Placement, p *placed, fields []string) {
+		app := cluster + "/" + place.Application
+		if byApp[app] == nil {
+			byApp[app] = map[object][]string{}
+		}
+		k := object{p.o.Group(), p.o.Kind, place.Namespace, p.o.Name}
+		byApp[app][k] = append(byApp[app][k], fields...)
+	}
+	var problems []string
+	ac.problem = func(f Finding) { problems = append(problems, fmt.Sprintf("%s:%d: %s", f.File, f.Line, f.Message)) }
+	for _, v := range in.clusterViews() {
+		ac.checkCluster(v, func(Finding) {}, func(Finding) {})
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if len(problems) > 0 {
+		return nil, fmt.Errorf("the clusters' admission policies cannot all be applied (repotool lint reports them):\n  %s", strings.Join(problems, "\n  "))
+	}
+	out := map[string][]config.IgnoreDifference{}
+	for app, objects := range byApp {
+		for o, fields := range objects {
+			slices.Sort(fields)
+			out[app] = append(out[app], config.IgnoreDifference{Group: o.group, Kind: o.kind, Namespace: o.namespace, Name: o.name,
+				JSONPointers: slices.Compact(fields)})
+		}
+		slices.SortFunc(out[app], func(a, b config.IgnoreDifference) int {
+			return cmp.Or(cmp.Compare(a.Group, b.Group), cmp.Compare(a.Kind, b.Kind), cmp.Compare(a.Namespace, b.Namespace), cmp.Compare(a.Name, b.Name))
+		})
+	}
+	return out, nil
 }

@@ -14,6 +14,7 @@ import (
 	sigsyaml "sigs.k8s.io/yaml"
 
 	"github.com/repotool/repotool/pkg/admission"
+	"github.com/repotool/repotool/pkg/argocd"
 	"github.com/repotool/repotool/pkg/finding"
 	"github.com/repotool/repotool/pkg/render"
 )
@@ -109,8 +110,9 @@ type admissionCheck struct {
 	// admitted, when set, is told each object's admission (see Admit),
 	// and problem each finding that a policy, binding or file cannot be
 	// applied.
-	admitted func(p *placed, a admission.Admitted)
-	problem  func(Finding)
+	admitted   func(p *placed, a admission.Admitted)
+	problem    func(Finding)
+	driftEntry func(cluster string, place argocd.Placement, p *placed, fields []string)
 }
 
 func newAdmissionRun() *admissionRun {

@@ -34,7 +34,9 @@ var ruleAdmissionDrift = &Rule{
 			"them. An Application's ignoreDifferences (argocd.ignoreDifferences and namespaces.<ns>.ignoreDifferences) covers a field by " +
 			"jsonPointers, or by jqPathExpressions written as a plain path (.spec.template.spec.containers[0].image, [] for any item); " +
 			"managedFieldsManagers does not cover it (the API server records no manager for a policy's change). With argocd.serverSideDiff, " +
-			"Argo CD asks the API server for the admitted object and the rule has nothing to say.",
+			"Argo CD asks the API server for the admitted object and the rule has nothing to say; with argocd.admissionIgnoreDifferences, " +
+			"`repotool generate` writes the entries into the Applications (and `generate --check` keeps them current), and the rule has " +
+			"nothing to say either.",
 		Bad: finding.Example{File: "repotool.yaml", Content: `# the cluster's registry policy rewrites every container image to registry.corp/...
 namespaces:
   shop: {}
@@ -79,10 +81,22 @@ func (ac *admissionCheck) drift(v *clusterView, p *placed, rendered map[string]a
 			}
 		}
 	}
-	app := v.plan.Place(&p.res.Target, p.o).Application
+	place := v.plan.Place(&p.res.Target, p.o)
+	if ac.driftEntry != nil || cfg.ArgoCD.AdmissionIgnoreDifferences {
+		// generate writes the fields into the Application's
+		// ignoreDifferences (DriftIgnores): no finding.
+		var fields []string
+		for _, b := range found {
+			fields = append(fields, b.fields...)
+		}
+		if ac.driftEntry != nil && len(fields) > 0 {
+			ac.driftEntry(v.name, place, p, fields)
+		}
+		return
+	}
 	for _, b := range found {
 		if len(b.fields) > 0 {
-			report(ac.driftFinding(v.name, app, p, rendered, b.m, b.fields))
+			report(ac.driftFinding(v.name, place.Application, p, rendered, b.m, b.fields))
 		}
 	}
 }
