@@ -268,7 +268,9 @@ func (s *Set) applyMutation(ctx context.Context, p patch.Patcher, va *admission.
 	req := patch.Request{
 		MatchedResource: inv.resource, VersionedAttributes: va, ObjectInterfaces: s.ifaces, Namespace: ns,
 		OptionalVariables: cel.OptionalVariableBindings{VersionedParams: inv.param.obj},
-		TypeConverter:     typeConverterFor(va.VersionedKind),
+	}
+	if !strict { // an apply configuration: merged by the kind's schema
+		req.TypeConverter = typeConverterFor(va.VersionedKind)
 	}
 	out, err := p.Patch(ctx, req, celconfig.RuntimeCELCostBudget)
 	if err != nil {
