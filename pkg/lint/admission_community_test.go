@@ -18,19 +18,7 @@ import (
 // about them. The application's Deployment is the control: exactly the
 // replica limit from the param (3) and the registry are reported.
 func TestCommunityChartsAdmission(t *testing.T) {
-	policies, err := os.ReadFile(filepath.Join("..", "admission", "testdata", "docs-policies.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	root := filepath.Join(t.TempDir(), "repo")
-	cfg := "clusters:\n  c1:\n    kubeVersion: v1.34.0\nnamespaces:\n  policies: {tier: cluster}\n  shop:\n    labels: {environment: test}\n"
-	files := map[string]string{
-		"namespaces/policies/Chart.yaml":              "apiVersion: v2\nname: policies\nversion: 1.0.0\n",
-		"namespaces/policies/templates/policies.yaml": string(policies),
-		"clusters/c1/policies/c1-values.yaml":         "{}\n",
-		"namespaces/shop/Chart.yaml":                  "apiVersion: v2\nname: shop\nversion: 1.0.0\n",
-		"clusters/c1/shop/c1-values.yaml":             "replicas: 4\n",
-		"namespaces/shop/templates/app.yaml": `apiVersion: apps/v1
+	root := communityRepo(t, "v1.34.0", "docs-policies.yaml", "  shop:\n    labels: {environment: test}\n", `apiVersion: apps/v1
 kind: Deployment
 metadata:
   name: web
@@ -43,17 +31,7 @@ spec:
       containers:
         - name: web
           image: docker.io/shop:1.0
-`,
-	}
-	for _, c := range testtool.CommunityCharts {
-		for p, data := range c.Files(t) {
-			files["namespaces/"+c.Name+"/"+p] = data
-		}
-		cfg += "  " + c.Name + ": {tier: cluster}\n"
-		files["clusters/c1/"+c.Name+"/c1-values.yaml"] = "{}\n"
-	}
-	files["repotool.yaml"] = cfg
-	testtool.WriteFiles(t, root, files)
+`, "replicas: 4\n")
 	res := lintDir(t, root)
 	var got []string
 	for _, f := range res.Findings {
@@ -89,19 +67,7 @@ spec:
 // pull-always changes; the labels, annotations and limits the policies add
 // are fields the manifests do not set.
 func TestCommunityChartsMutating(t *testing.T) {
-	policies, err := os.ReadFile(filepath.Join("..", "admission", "testdata", "docs-mutating-policies.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	root := filepath.Join(t.TempDir(), "repo")
-	cfg := "clusters:\n  c1:\n    kubeVersion: v1.36.0\nnamespaces:\n  policies: {tier: cluster}\n"
-	files := map[string]string{
-		"namespaces/policies/Chart.yaml":              "apiVersion: v2\nname: policies\nversion: 1.0.0\n",
-		"namespaces/policies/templates/policies.yaml": string(policies),
-		"clusters/c1/policies/c1-values.yaml":         "{}\n",
-		"namespaces/shop/Chart.yaml":                  "apiVersion: v2\nname: shop\nversion: 1.0.0\n",
-		"clusters/c1/shop/c1-values.yaml":             "{}\n",
-		"namespaces/shop/templates/app.yaml": `apiVersion: apps/v1
+	root := communityRepo(t, "v1.36.0", "docs-mutating-policies.yaml", "", `apiVersion: apps/v1
 kind: Deployment
 metadata:
   name: web
@@ -114,17 +80,7 @@ spec:
         - name: web
           image: registry.example.com/shop:1.0
           imagePullPolicy: IfNotPresent
-`,
-	}
-	for _, c := range testtool.CommunityCharts {
-		for p, data := range c.Files(t) {
-			files["namespaces/"+c.Name+"/"+p] = data
-		}
-		cfg += "  " + c.Name + ": {tier: cluster}\n"
-		files["clusters/c1/"+c.Name+"/c1-values.yaml"] = "{}\n"
-	}
-	files["repotool.yaml"] = cfg
-	testtool.WriteFiles(t, root, files)
+`, "{}\n")
 	res := lintDir(t, root)
 	drifted := map[string]bool{}
 	for _, f := range res.Findings {
@@ -144,4 +100,36 @@ spec:
 			t.Errorf("no drift in %s, whose Deployments set imagePullPolicy", target)
 		}
 	}
+}
+
+// communityRepo writes a repository deploying the community charts to a
+// cluster c1 of kubeVersion, with policiesFile (under pkg/admission's
+// testdata) deployed by a cluster-tier namespace, and an application
+// namespace shop of one template; cfg adds namespaces' settings.
+func communityRepo(t *testing.T, kubeVersion, policiesFile, cfg, shopTemplate, shopValues string) string {
+	t.Helper()
+	policies, err := os.ReadFile(filepath.Join("..", "admission", "testdata", policiesFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := filepath.Join(t.TempDir(), "repo")
+	cfg = "clusters:\n  c1:\n    kubeVersion: " + kubeVersion + "\nnamespaces:\n  policies: {tier: cluster}\n" + cfg
+	files := map[string]string{
+		"namespaces/policies/Chart.yaml":              "apiVersion: v2\nname: policies\nversion: 1.0.0\n",
+		"namespaces/policies/templates/policies.yaml": string(policies),
+		"clusters/c1/policies/c1-values.yaml":         "{}\n",
+		"namespaces/shop/Chart.yaml":                  "apiVersion: v2\nname: shop\nversion: 1.0.0\n",
+		"clusters/c1/shop/c1-values.yaml":             shopValues,
+		"namespaces/shop/templates/app.yaml":          shopTemplate,
+	}
+	for _, c := range testtool.CommunityCharts {
+		for p, data := range c.Files(t) {
+			files["namespaces/"+c.Name+"/"+p] = data
+		}
+		cfg += "  " + c.Name + ": {tier: cluster}\n"
+		files["clusters/c1/"+c.Name+"/c1-values.yaml"] = "{}\n"
+	}
+	files["repotool.yaml"] = cfg
+	testtool.WriteFiles(t, root, files)
+	return root
 }

@@ -58,27 +58,36 @@ func (c AdmissionChange) String() string {
 // as no cluster stores them (a validating policy's problems are not: they
 // change no object).
 func Admit(ctx context.Context, repo *layout.Repo, results []*render.Result, opts Options) ([]Admitted, error) {
+	var out []Admitted
+	err := runAdmission(ctx, repo, results, opts, func(ac *admissionCheck) {
+		ac.admitted = func(p *placed, a admission.Admitted) {
+			if len(a.Mutations) > 0 || deniedByMutation(a) {
+				out = append(out, admittedObject(p, a))
+			}
+		}
+	})
+	return out, err
+}
+
+// runAdmission puts the objects of results to their clusters' policies as
+// the admission rules do, with ac's callbacks set by configure, for Admit
+// and DriftIgnores; an error when a policy cannot be applied.
+func runAdmission(ctx context.Context, repo *layout.Repo, results []*render.Result, opts Options, configure func(*admissionCheck)) error {
 	in := buildInput(repo, results, opts, nil, nil)
 	ac := &admissionCheck{ctx: ctx, repo: in.repo, results: results, at: in.at, budget: in.celBudget, run: newAdmissionRun()}
-	var out []Admitted
 	var problems []string
-	ac.admitted = func(p *placed, a admission.Admitted) {
-		if len(a.Mutations) == 0 && !deniedByMutation(a) {
-			return
-		}
-		out = append(out, admittedObject(p, a))
-	}
 	ac.problem = func(f Finding) { problems = append(problems, fmt.Sprintf("%s:%d: %s", f.File, f.Line, f.Message)) }
+	configure(ac)
 	for _, v := range in.clusterViews() {
 		ac.checkCluster(v, func(Finding) {}, func(Finding) {})
 	}
 	if err := ctx.Err(); err != nil {
-		return nil, err
+		return err
 	}
 	if len(problems) > 0 {
-		return nil, fmt.Errorf("the clusters' admission policies cannot all be applied (repotool lint reports them):\n  %s", strings.Join(problems, "\n  "))
+		return fmt.Errorf("the clusters' admission policies cannot all be applied (repotool lint reports them):\n  %s", strings.Join(problems, "\n  "))
 	}
-	return out, nil
+	return nil
 }
 
 // validating reports whether r is a ValidatingAdmissionPolicy or a
@@ -144,28 +153,20 @@ func objectIndex(p *placed) int {
 // results should hold every target of the clusters; a policy that cannot
 // be applied is an error, as in Admit.
 func DriftIgnores(ctx context.Context, repo *layout.Repo, results []*render.Result, opts Options) (map[string][]config.IgnoreDifference, error) {
-	in := buildInput(repo, results, opts, nil, nil)
-	ac := &admissionCheck{ctx: ctx, repo: in.repo, results: results, at: in.at, budget: in.celBudget, run: newAdmissionRun()}
 	type object struct{ group, kind, namespace, name string }
 	byApp := map[string]map[object][]string{}
-	ac.driftEntry = func(cluster string, place argocd.Placement, p *placed, fields []string) {
-		app := cluster + "/" + place.Application
-		if byApp[app] == nil {
-			byApp[app] = map[object][]string{}
+	err := runAdmission(ctx, repo, results, opts, func(ac *admissionCheck) {
+		ac.driftEntry = func(cluster string, place argocd.Placement, p *placed, fields []string) {
+			app := cluster + "/" + place.Application
+			if byApp[app] == nil {
+				byApp[app] = map[object][]string{}
+			}
+			k := object{p.o.Group(), p.o.Kind, place.Namespace, p.o.Name}
+			byApp[app][k] = append(byApp[app][k], fields...)
 		}
-		k := object{p.o.Group(), p.o.Kind, place.Namespace, p.o.Name}
-		byApp[app][k] = append(byApp[app][k], fields...)
-	}
-	var problems []string
-	ac.problem = func(f Finding) { problems = append(problems, fmt.Sprintf("%s:%d: %s", f.File, f.Line, f.Message)) }
-	for _, v := range in.clusterViews() {
-		ac.checkCluster(v, func(Finding) {}, func(Finding) {})
-	}
-	if err := ctx.Err(); err != nil {
+	})
+	if err != nil {
 		return nil, err
-	}
-	if len(problems) > 0 {
-		return nil, fmt.Errorf("the clusters' admission policies cannot all be applied (repotool lint reports them):\n  %s", strings.Join(problems, "\n  "))
 	}
 	out := map[string][]config.IgnoreDifference{}
 	for app, objects := range byApp {
