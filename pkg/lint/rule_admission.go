@@ -337,10 +337,14 @@ func firstAnd(ids []string) string {
 // budgetFinding is the error of a cluster whose admission policies spent
 // the run's CEL budget, at the policy that was running.
 func (ac *admissionCheck) budgetFinding(cluster string, p *placed, d admission.Decision) Finding {
-	f := ac.admissionFinding(d.PolicyRef.(*admissionRef), "/spec/validations")
+	kind, field := "ValidatingAdmissionPolicy", "/spec/validations"
+	if d.Mutating {
+		kind, field = admission.KindMutatingPolicy, "/spec/mutations"
+	}
+	f := ac.admissionFinding(d.PolicyRef.(*admissionRef), field)
 	f.Severity = SeverityError
-	f.Message = fmt.Sprintf("the cluster's admission policies %s (%d cost units) while ValidatingAdmissionPolicy %s ran on %s in cluster "+
-		"%s: the cluster's remaining objects were not checked; make the policies cheaper (fewer or smaller params, no nested iteration over "+
-		"large lists)", admission.ErrBudget, ac.budget, d.Policy, p.o.ID(), cluster)
+	f.Message = fmt.Sprintf("the cluster's admission policies %s (%d cost units) while %s %s ran on %s in cluster %s: the cluster's "+
+		"remaining objects were not checked; make the policies cheaper (fewer or smaller params, no nested iteration over large lists)",
+		admission.ErrBudget, ac.budget, kind, d.Policy, p.o.ID(), cluster)
 	return f
 }
