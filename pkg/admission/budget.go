@@ -118,3 +118,12 @@ func (f budgetedMutation) ForInput(ctx context.Context, attr *admission.Versione
 	b.spend(limit-left, limit, perEval, left < 0 || errors.Is(err, apiservercel.ErrOutOfBudget))
 	return res, perEval - (limit - left), err
 }
+
+// Charge counts cost spent by an evaluation made with a budget of its own
+// (one object admitted apart from the others, as lint admits a cluster's
+// objects on every core), exceeding the budget when it reaches the limit.
+func (b *Budget) Charge(cost int64) {
+	if b.spent.Add(cost) >= b.limit {
+		b.exceeded.Store(true)
+	}
+}

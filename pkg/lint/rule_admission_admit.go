@@ -1,6 +1,11 @@
 package lint
 
 import (
+	"context"
+	"crypto/sha256"
+	"runtime"
+	"sync"
+
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/repotool/repotool/pkg/admission"
@@ -56,64 +61,165 @@ func (sc admittedScope) inCluster(mutations []admission.Mutation) []admission.Mu
 // violations and the drift, and returns the bindings whose param is
 // missing with the objects they would deny. An object admitted without a
 // decision is remembered (admittedKey): the same object in a cluster with
-// the same policies is not evaluated again.
+// the same policies is not evaluated again. The objects are admitted on
+// every core, each with a budget of its own (admitAll), and their outcomes
+// taken in object order, the run's budget charged with each object's cost
+// as evaluating one object after the other would spend it: the object at
+// which it runs out is admitted again with what is left of it, so that it
+// runs out at the same policy.
 func (ac *admissionCheck) admit(v *clusterView, set *admission.Set, sc admittedScope, rest []*placed, report, drift func(Finding)) map[*admissionRef][]string {
 	a := ac.run
 	missing := map[*admissionRef][]string{}
-	ctx := admission.WithBudget(ac.ctx, admission.NewBudget(ac.budget))
-	for _, p := range rest {
-		if !set.MayMatch(schema.FromAPIVersionAndKind(p.o.APIVersion, p.o.Kind)) {
+	items := ac.admissionItems(set, sc, rest)
+	outcomes := admitAll(ac.ctx, set, items, ac.budget)
+	budget := admission.NewBudget(ac.budget)
+	for i, it := range items {
+		if ac.ctx.Err() != nil {
+			return missing
+		}
+		if ac.remembered(it.key) {
+			ac.admittedAgain(v, it.p, sc, a.admitted[it.key], drift)
 			continue
 		}
-		key := admittedKey(p, sc.env, sc.namespaces[p.ns])
-		if facts, ok := a.admitted[key]; ok && (ac.admitted == nil || facts.object != nil || len(facts.mutations) == 0) {
-			ac.admittedAgain(v, p, sc, facts, drift)
-			continue
+		admitted := outcomes[i].admitted
+		if outcomes[i].exceeded || budget.Spent()+outcomes[i].cost >= budget.Limit() {
+			admitted = set.Admit(admission.WithBudget(ac.ctx, budget), admission.Input{Content: it.c, Ref: &admissionRef{p: it.p, content: it.c}, Normalized: true})
+		} else {
+			budget.Charge(outcomes[i].cost)
 		}
-		c := a.content(p)
-		if c == nil {
-			continue
-		}
-		admitted := set.Admit(ctx, admission.Input{Content: c, Ref: &admissionRef{p: p, content: c}, Normalized: true})
 		decisions := admitted.Decisions
 		if n := len(decisions); n > 0 && decisions[n-1].BudgetExceeded {
-			f := ac.budgetFinding(v.name, p, decisions[n-1])
+			f := ac.budgetFinding(v.name, it.p, decisions[n-1])
 			if ac.problem != nil {
 				ac.problem(f)
 			}
 			report(f)
 			return missing // the rest of the cluster is not checked: the finding fails the run
 		}
-		if len(decisions) == 0 && len(a.admitted) < maxSharedContents {
-			facts := &admittedFacts{mutations: admitted.Mutations}
-			if ac.admitted != nil && len(admitted.Mutations) > 0 {
-				facts.object = admitted.Object
-			}
-			a.admitted[key] = facts
-		}
-		if ac.admitted != nil {
-			ac.admitted(p, admitted)
-		}
-		ref := &admissionRef{p: p, content: c, mutations: admitted.Mutations}
-		if admitted.Object != nil {
-			ref.content = admitted.Object
-		}
-		for _, d := range decisions {
-			if d.IsMissingParam() {
-				if !v.complete {
-					continue // the param may be in a target this run does not render
-				}
-				b := d.BindingRef.(*admissionRef)
-				missing[b] = append(missing[b], p.o.ID())
-				continue
-			}
-			report(ac.violation(set, v.name, ref, d))
-		}
-		if admitted.Object != nil {
-			ac.drift(v, p, c, admitted.Mutations, drift)
-		}
+		ac.admittedOnce(v, set, it, admitted, missing, report, drift)
 	}
 	return missing
+}
+
+// remembered reports whether the object of key was admitted before with
+// what the caller needs of it: its mutations, and the admitted object for
+// Admit.
+func (ac *admissionCheck) remembered(key [sha256.Size]byte) bool {
+	facts, ok := ac.run.admitted[key]
+	return ok && (ac.admitted == nil || facts.object != nil || len(facts.mutations) == 0)
+}
+
+// admissionItem is an object to admit: its key (admittedKey) and content
+// as the API server decodes it.
+type admissionItem struct {
+	p   *placed
+	key [sha256.Size]byte
+	c   map[string]any
+}
+
+// admissionItems are the objects of rest some policy of set may match, in
+// order.
+func (ac *admissionCheck) admissionItems(set *admission.Set, sc admittedScope, rest []*placed) []admissionItem {
+	var items []admissionItem
+	for _, p := range rest {
+		if !set.MayMatch(schema.FromAPIVersionAndKind(p.o.APIVersion, p.o.Kind)) {
+			continue
+		}
+		it := admissionItem{p: p, key: admittedKey(p, sc.env, sc.namespaces[p.ns])}
+		if !ac.remembered(it.key) {
+			if it.c = ac.run.content(p); it.c == nil {
+				continue
+			}
+		}
+		items = append(items, it)
+	}
+	return items
+}
+
+// itemOutcome is one object admitted with a budget of its own.
+type itemOutcome struct {
+	admitted admission.Admitted
+	cost     int64
+	exceeded bool
+}
+
+// admitAll admits the items not admitted before (no content: remembered)
+// on every core, each with a budget of limit of its own, once per
+// distinct object.
+func admitAll(ctx context.Context, set *admission.Set, items []admissionItem, limit int64) []itemOutcome {
+	out := make([]itemOutcome, len(items))
+	first := map[[sha256.Size]byte]int{}
+	var work []int
+	for i, it := range items {
+		if _, seen := first[it.key]; !seen && it.c != nil {
+			first[it.key] = i
+			work = append(work, i)
+		}
+	}
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), max(len(work), 1)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				b := admission.NewBudget(limit)
+				it := items[i]
+				a := set.Admit(admission.WithBudget(ctx, b), admission.Input{Content: it.c, Ref: &admissionRef{p: it.p, content: it.c}, Normalized: true})
+				out[i] = itemOutcome{admitted: a, cost: b.Spent(), exceeded: b.Exceeded()}
+			}
+		}()
+	}
+	for _, i := range work {
+		if ctx.Err() != nil {
+			break
+		}
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	for i, it := range items {
+		if j, ok := first[it.key]; ok && j != i {
+			out[i] = out[j] // the same object again: the same outcome and cost (decisions name no object)
+		}
+	}
+	return out
+}
+
+// admittedOnce reports what admitting one object found, and remembers an
+// object admitted without a decision.
+func (ac *admissionCheck) admittedOnce(v *clusterView, set *admission.Set, it admissionItem, admitted admission.Admitted,
+	missing map[*admissionRef][]string, report, drift func(Finding)) {
+	a, p, c := ac.run, it.p, it.c
+	decisions := admitted.Decisions
+	if len(decisions) == 0 && len(a.admitted) < maxSharedContents {
+		facts := &admittedFacts{mutations: admitted.Mutations}
+		if ac.admitted != nil && len(admitted.Mutations) > 0 {
+			facts.object = admitted.Object
+		}
+		a.admitted[it.key] = facts
+	}
+	if ac.admitted != nil {
+		ac.admitted(p, admitted)
+	}
+	ref := &admissionRef{p: p, content: c, mutations: admitted.Mutations}
+	if admitted.Object != nil {
+		ref.content = admitted.Object
+	}
+	for _, d := range decisions {
+		if d.IsMissingParam() {
+			if !v.complete {
+				continue // the param may be in a target this run does not render
+			}
+			b := d.BindingRef.(*admissionRef)
+			missing[b] = append(missing[b], p.o.ID())
+			continue
+		}
+		report(ac.violation(set, v.name, ref, d))
+	}
+	if admitted.Object != nil {
+		ac.drift(v, p, c, admitted.Mutations, drift)
+	}
 }
 
 // admittedAgain reports what the mutating policies do to p, admitted the
