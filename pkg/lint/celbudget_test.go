@@ -2,8 +2,10 @@ package lint_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -68,5 +70,43 @@ func TestCELBudget(t *testing.T) {
 	}
 	if len(stopped) == 0 || stopped[0].Severity != lint.SeverityError || !strings.HasSuffix(stopped[0].File, ".yaml") || stopped[0].Line == 0 {
 		t.Errorf("policies over the budget: %+v", stopped)
+	}
+}
+
+// TestCELBudgetOrder: the cluster's objects are admitted on every core,
+// but the run's budget runs out at the same object and policy, with the
+// same findings before it, whatever the cores and however small the
+// budget (as one object after the other would spend it).
+func TestCELBudgetOrder(t *testing.T) {
+	useTestKey(t)
+	run := func(budget int64, procs int) string {
+		t.Helper()
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
+		r, opts := loadCase(t, filepath.Join(casesDir, "admission-drift", "repo"))
+		opts.CELBudget = budget
+		res, err := lint.Lint(context.Background(), r, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, f := range res.Findings {
+			if strings.HasPrefix(f.Rule, "admission-") {
+				out = append(out, fmt.Sprintf("%s:%d %s", f.File, f.Line, f.Message))
+			}
+		}
+		return strings.Join(out, "\n")
+	}
+	exhausted := 0
+	for _, budget := range []int64{5, 40, 120, 400, 1500, 6000, 0} {
+		one, many := run(budget, 1), run(budget, 4)
+		if one != many {
+			t.Errorf("budget %d: one core and four differ:\n%s\n---\n%s", budget, one, many)
+		}
+		if strings.Contains(one, "exceeded the run's CEL cost budget") {
+			exhausted++
+		}
+	}
+	if exhausted < 3 {
+		t.Errorf("the budget ran out in %d runs: the test does not reach it", exhausted)
 	}
 }

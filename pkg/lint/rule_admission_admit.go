@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"runtime"
 	"sync"
+	"sync/atomic"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
@@ -65,8 +66,8 @@ func (sc admittedScope) inCluster(mutations []admission.Mutation) []admission.Mu
 // every core, each with a budget of its own (admitAll), and their outcomes
 // taken in object order, the run's budget charged with each object's cost
 // as evaluating one object after the other would spend it: the object at
-// which it runs out is admitted again with what is left of it, so that it
-// runs out at the same policy.
+// which it runs out (or one skipped once the budget was spent) is admitted
+// again with what is left of it, so that it runs out at the same policy.
 func (ac *admissionCheck) admit(v *clusterView, set *admission.Set, sc admittedScope, rest []*placed, report, drift func(Finding)) map[*admissionRef][]string {
 	a := ac.run
 	missing := map[*admissionRef][]string{}
@@ -82,7 +83,7 @@ func (ac *admissionCheck) admit(v *clusterView, set *admission.Set, sc admittedS
 			continue
 		}
 		admitted := outcomes[i].admitted
-		if outcomes[i].exceeded || budget.Spent()+outcomes[i].cost >= budget.Limit() {
+		if outcomes[i].skipped || outcomes[i].exceeded || budget.Spent()+outcomes[i].cost >= budget.Limit() {
 			admitted = set.Admit(admission.WithBudget(ac.ctx, budget), admission.Input{Content: it.c, Ref: &admissionRef{p: it.p, content: it.c}, Normalized: true})
 		} else {
 			budget.Charge(outcomes[i].cost)
@@ -141,11 +142,17 @@ type itemOutcome struct {
 	admitted admission.Admitted
 	cost     int64
 	exceeded bool
+	// skipped: not admitted ahead, the run's budget being spent by the
+	// objects admitted so far.
+	skipped bool
 }
 
 // admitAll admits the items not admitted before (no content: remembered)
 // on every core, each with a budget of limit of its own, once per
-// distinct object.
+// distinct object. Once the objects admitted so far have spent limit
+// together, the others are skipped: the run's budget is spent, and the
+// work stays bounded (limit, and what the objects being admitted then
+// spend) however many objects there are.
 func admitAll(ctx context.Context, set *admission.Set, items []admissionItem, limit int64) []itemOutcome {
 	out := make([]itemOutcome, len(items))
 	first := map[[sha256.Size]byte]int{}
@@ -157,16 +164,22 @@ func admitAll(ctx context.Context, set *admission.Set, items []admissionItem, li
 		}
 	}
 	next := make(chan int)
+	var spent atomic.Int64
 	var wg sync.WaitGroup
 	for range min(runtime.GOMAXPROCS(0), max(len(work), 1)) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for i := range next {
+				if spent.Load() >= limit {
+					out[i].skipped = true
+					continue
+				}
 				b := admission.NewBudget(limit)
 				it := items[i]
 				a := set.Admit(admission.WithBudget(ctx, b), admission.Input{Content: it.c, Ref: &admissionRef{p: it.p, content: it.c}, Normalized: true})
 				out[i] = itemOutcome{admitted: a, cost: b.Spent(), exceeded: b.Exceeded()}
+				spent.Add(b.Spent())
 			}
 		}()
 	}
