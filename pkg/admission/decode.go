@@ -38,6 +38,10 @@ type Problem struct {
 	// policy a binding names): a caller that sees only part of the
 	// cluster cannot tell.
 	Missing bool
+	// Validating is true when the problem is about a
+	// ValidatingAdmissionPolicy or a binding of one, which changes no
+	// object (what Admit makes of objects does not depend on it).
+	Validating bool
 }
 
 // Policy kinds, as the API serves them. v1beta1 has the same fields and is

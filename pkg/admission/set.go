@@ -95,14 +95,14 @@ func New(policies, bindings []Input, cluster *Cluster, opts Options) (*Set, []Pr
 		if isMutating(in) {
 			problems = append(problems, s.addMutating(in, mutatingByName)...)
 		} else {
-			problems = append(problems, s.addValidating(in, byName)...)
+			problems = append(problems, aboutValidating(s.addValidating(in, byName))...)
 		}
 	}
 	for _, in := range bindings {
 		if isMutating(in) {
 			problems = append(problems, s.bindMutating(in, mutatingByName)...)
 		} else {
-			problems = append(problems, bindValidating(in, byName)...)
+			problems = append(problems, aboutValidating(bindValidating(in, byName))...)
 		}
 	}
 	slices.SortFunc(s.policies, func(a, b *boundPolicy) int { return strings.Compare(a.obj.Name, b.obj.Name) })
@@ -110,10 +110,18 @@ func New(policies, bindings []Input, cluster *Cluster, opts Options) (*Set, []Pr
 		slices.SortFunc(bp.bindings, func(a, b boundBinding) int { return strings.Compare(a.obj.Name, b.obj.Name) })
 		if bp.c.usesAuthorizer && len(bp.bindings) > 0 {
 			problems = append(problems, Problem{Ref: bp.in.Ref, Message: fmt.Sprintf("ValidatingAdmissionPolicy %s asks the authorizer, which only the cluster "+
-				"can answer: repotool does not evaluate it", bp.obj.Name), Fix: "none needed; the cluster still enforces it", Limit: true})
+				"can answer: repotool does not evaluate it", bp.obj.Name), Fix: "none needed; the cluster still enforces it", Limit: true, Validating: true})
 		}
 	}
 	return s, append(problems, s.sortMutating()...)
+}
+
+// aboutValidating marks problems as about a validating policy or binding.
+func aboutValidating(problems []Problem) []Problem {
+	for i := range problems {
+		problems[i].Validating = true
+	}
+	return problems
 }
 
 // isMutating reports whether in is a mutating policy or binding.

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"fmt"
-	"path"
 	"slices"
 	"strings"
 
@@ -88,18 +87,6 @@ func runAdmission(ctx context.Context, repo *layout.Repo, results []*render.Resu
 		return fmt.Errorf("the clusters' admission policies cannot all be applied (repotool lint reports them):\n  %s", strings.Join(problems, "\n  "))
 	}
 	return nil
-}
-
-// validating reports whether r is a ValidatingAdmissionPolicy or a
-// binding of one: its problems leave the mutations as they are.
-func (r *admissionRef) validating() bool {
-	api, kind := "", ""
-	if r.p != nil {
-		api, kind = r.p.o.APIVersion, r.p.o.Kind
-	} else if typ, _, ok := strings.Cut(r.id, " "); ok {
-		api, kind = path.Dir(typ), path.Base(typ)
-	}
-	return admission.IsPolicy(api, kind) || admission.IsBinding(api, kind)
 }
 
 // deniedByMutation reports whether a mutating policy denies the object.

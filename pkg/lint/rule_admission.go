@@ -222,7 +222,7 @@ func (ac *admissionCheck) checkCluster(v *clusterView, report, drift func(Findin
 				"correct the object at this line", v.name), pr.Ref.(*admissionRef))
 		if pr.Limit {
 			f.Severity = SeverityInfo
-		} else if ac.problem != nil && !pr.Ref.(*admissionRef).validating() {
+		} else if ac.problem != nil && !pr.Validating {
 			ac.problem(f)
 		}
 		report(f)
