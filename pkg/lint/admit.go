@@ -110,7 +110,7 @@ func admittedObject(p *placed, a admission.Admitted) Admitted {
 			tokens := jsonptr.Split(f)
 			v, ok := jsonptr.Get(a.Object, tokens)
 			content = jsonptr.With(content, tokens, v, !ok)
-			if p.res.FromSecrets(f) {
+			if namesSecret(p.res, f) {
 				f = "(a field whose name holds a secret value)"
 			}
 			c.Fields = append(c.Fields, f)
@@ -119,6 +119,14 @@ func admittedObject(p *placed, a admission.Admitted) Admitted {
 	}
 	out.Content, _ = content.(map[string]any)
 	return out
+}
+
+// namesSecret reports whether a key on the JSON pointer ptr is, or holds,
+// a value decrypted for the rendering res: the pointer may not be shown.
+// Each key is asked alone, as a value is (a short value is found only
+// whole).
+func namesSecret(res *render.Result, ptr string) bool {
+	return slices.ContainsFunc(jsonptr.Split(ptr), res.FromSecrets)
 }
 
 // objectIndex is p's index in its rendering's objects.
@@ -136,14 +144,20 @@ func objectIndex(p *placed) int {
 // CD would show as drift (the fields the rule admission-drift reports),
 // by "cluster/application": one entry per object, with its group, kind,
 // name and namespace and the fields' JSON pointers, entries and pointers
-// sorted. Fields the configured ignoreDifferences cover are left out.
+// sorted. Fields the configured ignoreDifferences cover are left out. A
+// field whose name holds a secret value is an error: no entry may write it.
 // results should hold every target of the clusters; a policy that cannot
 // be applied is an error, as in Admit.
 func DriftIgnores(ctx context.Context, repo *layout.Repo, results []*render.Result, opts Options) (map[string][]config.IgnoreDifference, error) {
 	type object struct{ group, kind, namespace, name string }
 	byApp := map[string]map[object][]string{}
+	var secretKeyed []string
 	err := runAdmission(ctx, repo, results, opts, func(ac *admissionCheck) {
 		ac.driftEntry = func(cluster string, place argocd.Placement, p *placed, fields []string) {
+			if slices.ContainsFunc(fields, func(f string) bool { return namesSecret(p.res, f) }) {
+				secretKeyed = append(secretKeyed, fmt.Sprintf("%s in cluster %s", p.o.ID(), cluster))
+				return
+			}
 			app := cluster + "/" + place.Application
 			if byApp[app] == nil {
 				byApp[app] = map[object][]string{}
@@ -154,6 +168,11 @@ func DriftIgnores(ctx context.Context, repo *layout.Repo, results []*render.Resu
 	})
 	if err != nil {
 		return nil, err
+	}
+	if len(secretKeyed) > 0 {
+		return nil, fmt.Errorf("a mutating policy changes a field whose name holds a secret value in %s: an ignoreDifferences entry would write "+
+			"the secret into the Application; cover the field in repotool.yaml's ignoreDifferences with a jqPathExpression that does not name it, "+
+			"or compare server-side (argocd.serverSideDiff)", strings.Join(secretKeyed, ", "))
 	}
 	out := map[string][]config.IgnoreDifference{}
 	for app, objects := range byApp {

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/repotool/repotool/cmd/repotool/cli"
+	"github.com/repotool/repotool/internal/testing/testtool"
 )
 
 // TestGenerateAdmissionIgnores: with argocd.admissionIgnoreDifferences,
@@ -63,5 +64,42 @@ func TestGenerateAdmissionIgnores(t *testing.T) {
 	}
 	if out, code := runCLI(t, "generate", dir, "--check"); code != cli.ExitFindings || !strings.Contains(out, "application-namespace-b.yaml") {
 		t.Errorf("generate --check once the policy is gone: exit %d\n%s", code, out)
+	}
+}
+
+// TestGenerateAdmissionIgnoresSecretKey: on the canary repository, a
+// mutating policy changes the value of a data key that is a secret value:
+// generate with argocd.admissionIgnoreDifferences refuses to write an
+// entry naming it, writes nothing, and says why without the value.
+func TestGenerateAdmissionIgnoresSecretKey(t *testing.T) {
+	testtool.UseTestKey(t)
+	repo := t.TempDir()
+	if err := os.CopyFS(repo, os.DirFS("../../../testdata/canary")); err != nil {
+		t.Fatal(err)
+	}
+	for _, ns := range []string{"failing", "strict"} { // they fail to render, and so would generate
+		if err := os.RemoveAll(filepath.Join(repo, "clusters", "dev", ns)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f, err := os.OpenFile(filepath.Join(repo, "repotool.yaml"), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteString("argocd:\n  admissionIgnoreDifferences: true\n"); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	out, code := runCLI(t, "generate", repo)
+	if code == cli.ExitOK || !strings.Contains(out, "a field whose name holds a secret value in v1/ConfigMap leaky-keyed in cluster dev") {
+		t.Errorf("generate: exit %d\n%s", code, out)
+	}
+	if _, err := os.Stat(filepath.Join(repo, "argocd")); !os.IsNotExist(err) {
+		t.Errorf("generate wrote its folder: %v", err)
+	}
+	for _, frag := range canaryFragments() {
+		if strings.Contains(out, frag) {
+			t.Errorf("generate's output holds the canary fragment %q:\n%s", frag, out)
+		}
 	}
 }
