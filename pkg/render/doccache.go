@@ -10,25 +10,33 @@ import (
 // maxCachedText bounds the text of the documents a docCache keeps parsed.
 const maxCachedText = 4 << 20
 
-// maxSeen bounds how many documents a docCache remembers having seen.
-const maxSeen = 1 << 20
+// maxSeen bounds how many documents a docCache remembers having seen, in
+// each of its two generations.
+const maxSeen = 1 << 17
 
 // docCache parses a rendered document once however many renderings print
 // it: the targets of one chart on many clusters print most of their
 // documents alike, and a diff renders most of them at both revisions. A
 // document is kept parsed from its second sighting (the first leaves only
-// its hash), within maxCachedText; each caller gets its own copy of the
-// content. Safe for concurrent use.
+// its hash); each caller gets its own copy of the content. What it keeps
+// is in two generations, the current and the one before: when the current
+// is full (half of the text budget, or maxSeen hashes) it becomes the one
+// before, and the one before is let go. Renderings come in chart order,
+// so what is kept follows the charts in hand, and a run of any size holds
+// at most the budget. A document found in the generation before is moved
+// into the current. Safe for concurrent use.
 type docCache struct {
-	seed   maphash.Seed
-	mu     sync.Mutex
-	seen   map[uint64]bool
-	parsed map[string]map[string]any
-	size   int
+	seed            maphash.Seed
+	budget, seenCap int // the text budget of both generations; hashes in each
+	mu              sync.Mutex
+	seen, seenOld   map[uint64]struct{}
+	parsed, old     map[string]map[string]any
+	size            int // the text in parsed
 }
 
 func newDocCache() *docCache {
-	return &docCache{seed: maphash.MakeSeed(), seen: map[uint64]bool{}, parsed: map[string]map[string]any{}}
+	return &docCache{seed: maphash.MakeSeed(), budget: maxCachedText, seenCap: maxSeen,
+		seen: map[uint64]struct{}{}, parsed: map[string]map[string]any{}}
 }
 
 // decode is manifest.Decode of text, through the cache.
@@ -36,10 +44,12 @@ func (c *docCache) decode(text []byte) (map[string]any, error) {
 	h := maphash.Bytes(c.seed, text)
 	c.mu.Lock()
 	content, hit := c.parsed[string(text)]
-	again := c.seen[h]
-	if !again && len(c.seen) < maxSeen {
-		c.seen[h] = true
+	if !hit {
+		if content, hit = c.old[string(text)]; hit {
+			c.keep(text, content)
+		}
 	}
+	again := c.sawAgain(h)
 	c.mu.Unlock()
 	if hit {
 		return manifest.CopyContent(content), nil
@@ -50,10 +60,37 @@ func (c *docCache) decode(text []byte) (map[string]any, error) {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if _, ok := c.parsed[string(text)]; !ok && c.size+len(text) <= maxCachedText {
-		c.parsed[string(text)] = content
-		c.size += len(text)
-		return manifest.CopyContent(content), nil
+	if _, ok := c.parsed[string(text)]; ok || !c.keep(text, content) {
+		return content, nil
 	}
-	return content, nil
+	return manifest.CopyContent(content), nil
+}
+
+// sawAgain records a sighting of the document of hash h, and reports
+// whether it was seen before.
+func (c *docCache) sawAgain(h uint64) bool {
+	if _, ok := c.seen[h]; ok {
+		return true
+	}
+	_, again := c.seenOld[h]
+	if len(c.seen) >= c.seenCap {
+		c.seenOld, c.seen = c.seen, map[uint64]struct{}{}
+	}
+	c.seen[h] = struct{}{}
+	return again
+}
+
+// keep puts text's content in the current generation, starting a new one
+// when it is full; a document over half the budget is not kept.
+func (c *docCache) keep(text []byte, content map[string]any) bool {
+	half := c.budget / 2
+	if len(text) > half {
+		return false
+	}
+	if c.size+len(text) > half {
+		c.old, c.parsed, c.size = c.parsed, map[string]map[string]any{}, 0
+	}
+	c.parsed[string(text)] = content
+	c.size += len(text)
+	return true
 }

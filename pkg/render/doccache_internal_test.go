@@ -1,7 +1,9 @@
 package render
 
 import (
+	"fmt"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -37,4 +39,62 @@ func TestDocCache(t *testing.T) {
 	if len(c.parsed) != 1 {
 		t.Errorf("%d documents kept parsed after failures, want 1", len(c.parsed))
 	}
+}
+
+// TestDocCacheGenerations: what the cache keeps follows the documents in
+// hand within its budget: a document kept long ago is let go, one found in
+// the generation before is moved into the current, the text kept never
+// passes the budget, and a document over half of it is not kept.
+func TestDocCacheGenerations(t *testing.T) {
+	c := newDocCache()
+	c.budget, c.seenCap = 400, 8
+	doc := func(i int) []byte { return fmt.Appendf(nil, "kind: ConfigMap\nmetadata:\n  name: doc-%03d\n", i) } // 40 bytes
+	twice := func(b []byte) {
+		for range 2 {
+			if _, err := c.decode(b); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	kept := func(b []byte) bool {
+		_, cur := c.parsed[string(b)]
+		_, old := c.old[string(b)]
+		return cur || old
+	}
+	first := doc(0)
+	twice(first)
+	for i := 1; i < 50; i++ {
+		twice(doc(i))
+		if i == 7 {
+			if !kept(first) {
+				t.Fatal("a document of the generation before was let go early")
+			}
+			twice(first) // served from the generation before: moved into the current
+			if _, ok := c.parsed[string(first)]; !ok {
+				t.Fatal("a document found in the generation before was not moved into the current")
+			}
+		}
+		if text := c.size + textOf(c.old); text > c.budget {
+			t.Fatalf("after %d documents the cache keeps %d bytes of text, over its budget of %d", i+1, text, c.budget)
+		}
+		if len(c.seen) > c.seenCap || len(c.seenOld) > c.seenCap {
+			t.Fatalf("after %d documents the cache remembers %d+%d hashes, over %d each", i+1, len(c.seen), len(c.seenOld), c.seenCap)
+		}
+	}
+	if kept(first) || !kept(doc(49)) {
+		t.Errorf("kept: the first document %v (want false), the last %v (want true)", kept(first), kept(doc(49)))
+	}
+	big := []byte("kind: ConfigMap\ndata:\n  k: " + strings.Repeat("x", 300) + "\n")
+	twice(big)
+	if kept(big) {
+		t.Error("a document over half the budget was kept")
+	}
+}
+
+func textOf(m map[string]map[string]any) int {
+	n := 0
+	for k := range m {
+		n += len(k)
+	}
+	return n
 }
