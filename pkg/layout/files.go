@@ -41,8 +41,8 @@ type Files struct {
 // MaxHeldParsed the bytes of those it keeps parsed (a parsed YAML file
 // takes some ten times its size).
 const (
-	MaxHeldData   = 32 << 20
-	MaxHeldParsed = 4 << 20
+	MaxHeldData   = 16 << 20
+	MaxHeldParsed = 1 << 20
 )
 
 // File is one repository file as Files holds it.
