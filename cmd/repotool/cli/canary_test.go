@@ -39,7 +39,8 @@ func canaryFragments() []string {
 // whose secret values flow into templates in every encoding, into failing
 // templates, values.schema.json errors and schema errors, and checks that no
 // canary reaches any output (standard output, standard error, SARIF file,
-// step summary, diff of a namespace added since the last commit, the CRD
+// step summary, lint checked a cluster at a time, diff of a namespace
+// added since the last commit, the CRD
 // inventory and shard reports of a sharded lint, whose inventory holds a
 // CRD built from a secret value) or any
 // file render --out-dir writes. Only the plain render
@@ -113,6 +114,22 @@ func TestCanarySecrets(t *testing.T) {
 			}
 			runs = append(runs, run{name: strings.Join(args[2:], " "), args: args, env: slices.Concat(env, []string{"GITHUB_STEP_SUMMARY=" + summary}), files: []string{sarif, summary}})
 		}
+	}
+	// lint a cluster at a time (the renderings stored, compressed, between
+	// their rendering and their cluster's checks), as a run over more
+	// targets than --held-targets does.
+	// The canary has one cluster: this copy has a second, its copy of dev.
+	twoClusters := filepath.Join(t.TempDir(), "repo")
+	if err := os.CopyFS(twoClusters, os.DirFS(filepath.Join(root, "testdata", "canary"))); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.CopyFS(filepath.Join(twoClusters, "clusters", "stage"), os.DirFS(filepath.Join(twoClusters, "clusters", "dev"))); err != nil {
+		t.Fatal(err)
+	}
+	edit(t, filepath.Join(twoClusters, "repotool.yaml"), "clusters:\n", "clusters:\n  stage:\n    kubeVersion: v1.35.0\n")
+	for _, format := range []string{"text", "json", "sarif"} {
+		args := []string{"lint", twoClusters, "--held-targets", "1", "-o", format, "--sarif-file", sarif}
+		runs = append(runs, run{name: "lint by cluster " + format, args: args, files: []string{sarif}})
 	}
 	// lint on a change: the leaky namespace is what changed.
 	runs = append(runs, run{name: "lint --changed-since", args: []string{"lint", repo, "--changed-since", "HEAD", "-o", "json"}})
