@@ -191,26 +191,11 @@ func (r *Report) ExitCode(failOn Severity) int {
 // Finish puts the findings in their printed order: it merges findings that
 // differ only by target, sorts them, and counts them by severity.
 func (r *Report) Finish() {
-	merged := map[string]int{}
-	var out []Finding
+	var fo Folder
 	for _, f := range r.Findings {
-		k := f.key()
-		if i, ok := merged[k]; ok {
-			out[i].Targets = append(out[i].Targets, f.Targets...)
-			continue
-		}
-		merged[k] = len(out)
-		f.Targets = slices.Clone(f.Targets)
-		out = append(out, f)
+		fo.Add(f)
 	}
-	for i := range out {
-		slices.Sort(out[i].Targets)
-		out[i].Targets = slices.Compact(out[i].Targets)
-	}
-	slices.SortFunc(out, compareFindings)
-	if out == nil {
-		out = []Finding{}
-	}
+	out := fo.Findings()
 	r.Findings = out
 	r.Summary.Errors, r.Summary.Warnings, r.Summary.Infos = 0, 0, 0
 	for _, f := range out {
@@ -223,4 +208,44 @@ func (r *Report) Finish() {
 			r.Summary.Infos++
 		}
 	}
+}
+
+// A Folder merges findings that differ only by target as they are added,
+// so that the parts of a run (a shard's, a cluster's) are folded one
+// after the other, each finding held once however many parts report it.
+// The zero Folder is empty and ready.
+type Folder struct {
+	index map[[sha256.Size]byte]int
+	out   []Finding
+}
+
+// Add adds f, or its targets to the finding added before that differs
+// from it only by target.
+func (fo *Folder) Add(f Finding) {
+	if fo.index == nil {
+		fo.index = map[[sha256.Size]byte]int{}
+	}
+	k := sha256.Sum256([]byte(f.key()))
+	if i, ok := fo.index[k]; ok {
+		fo.out[i].Targets = append(fo.out[i].Targets, f.Targets...)
+		return
+	}
+	fo.index[k] = len(fo.out)
+	f.Targets = slices.Clone(f.Targets)
+	fo.out = append(fo.out, f)
+}
+
+// Findings are the findings added, merged, each one's targets sorted, in
+// their printed order (never nil).
+func (fo *Folder) Findings() []Finding {
+	out := fo.out
+	for i := range out {
+		slices.Sort(out[i].Targets)
+		out[i].Targets = slices.Compact(out[i].Targets)
+	}
+	slices.SortFunc(out, compareFindings)
+	if out == nil {
+		out = []Finding{}
+	}
+	return out
 }

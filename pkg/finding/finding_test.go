@@ -46,3 +46,47 @@ func TestFingerprint(t *testing.T) {
 		t.Errorf("fingerprints: %s %s %s", a.Fingerprint(), b.Fingerprint(), c.Fingerprint())
 	}
 }
+
+// TestFolder: the parts of a run folded one after the other give what
+// Finish gives their findings together.
+func TestFolder(t *testing.T) {
+	rel := []finding.Location{{File: "b.yaml", Line: 3, Target: "dev/app"}}
+	parts := [][]finding.Finding{
+		{
+			{Rule: "dup", Severity: finding.SeverityError, File: "a.yaml", Line: 1, Message: "m", Targets: []string{"prod/app"}},
+			{Rule: "dup", Severity: finding.SeverityError, File: "a.yaml", Line: 1, Column: 2, Message: "m", Targets: []string{"prod/app"}},
+			{Rule: "dup", Severity: finding.SeverityError, File: "a.yaml", Line: 1, Message: "m", Related: rel, Targets: []string{"prod/b"}},
+		},
+		{},
+		{
+			{Rule: "dup", Severity: finding.SeverityError, File: "a.yaml", Line: 1, Message: "m", Targets: []string{"dev/app", "prod/app"}},
+			{Rule: "dup", Severity: finding.SeverityError, File: "a.yaml", Line: 1, Message: "m", Related: rel, Targets: []string{"dev/b"}},
+			{Rule: "dup", Severity: finding.SeverityWarning, File: "a.yaml", Line: 1, Message: "m", Targets: []string{"dev/app"}},
+			{Rule: "values", Severity: finding.SeverityInfo, File: "v.yaml", Line: 1, Message: "m", Key: "k"},
+		},
+		{
+			{Rule: "values", Severity: finding.SeverityInfo, File: "v.yaml", Line: 1, Message: "m", Key: "k"},
+			{Rule: "dup", Severity: finding.SeverityError, File: "a.yaml", Line: 1, Message: "m", Targets: []string{"ci/app"}},
+		},
+	}
+	var all []finding.Finding
+	var fo finding.Folder
+	for _, p := range parts {
+		all = append(all, p...)
+		for _, f := range p {
+			fo.Add(f)
+		}
+	}
+	want := &finding.Report{Findings: all}
+	want.Finish()
+	got := fo.Findings()
+	if diff := cmp.Diff(want.Findings, got); diff != "" {
+		t.Errorf("folded (-Finish +Folder):\n%s", diff)
+	}
+	if len(got) != 5 || len(got[0].Targets) != 3 {
+		t.Errorf("folded into %d findings, the first with targets %v: want 5, and 3 targets", len(got), got[0].Targets)
+	}
+	if got := (&finding.Folder{}).Findings(); got == nil || len(got) != 0 {
+		t.Errorf("empty Folder's findings = %#v, want empty and not nil", got)
+	}
+}

@@ -46,7 +46,7 @@ func byCluster(opts Options, targets []layout.Target) bool {
 // (TestByClusterExact).
 func lintByCluster(ctx context.Context, repo *layout.Repo, opts Options, targets []layout.Target, extra []render.Option) (*Result, error) {
 	r := render.New(repo, opts.Render, extra...)
-	facts := compacted{}
+	facts, texts := compacted{}, newTextPool()
 	held := make([]*stored, len(targets))
 	crds := make([]*render.Result, len(targets))     // each target's CRDs alone
 	subjects := make([]*unusedSubject, len(targets)) // what values-unused compares
@@ -60,7 +60,7 @@ func lintByCluster(ctx context.Context, repo *layout.Repo, opts Options, targets
 			subjects[i] = &sub
 		}
 		var err error
-		if held[i], err = store(res, facts); err != nil {
+		if held[i], err = store(res, facts, texts); err != nil {
 			failed = append(failed, err)
 		}
 	})
@@ -72,7 +72,7 @@ func lintByCluster(ctx context.Context, repo *layout.Repo, opts Options, targets
 	}
 	sh := readRepo(repo) // its schema validator serves every cluster: all have the same CRDs
 	clusters := clustersOf(targets)
-	var reports []*ShardReport
+	m := &merger{scan: newUnusedScan()} // each part folded in once checked
 	for c := range clusters {
 		o := opts
 		o.Shard = layout.Shard{I: c + 1, N: len(clusters)}
@@ -85,7 +85,7 @@ func lintByCluster(ctx context.Context, repo *layout.Repo, opts Options, targets
 				}
 				continue
 			}
-			res, err := held[i].restore(facts)
+			res, err := held[i].restore(facts, texts)
 			if err != nil {
 				return nil, err
 			}
@@ -97,14 +97,13 @@ func lintByCluster(ctx context.Context, repo *layout.Repo, opts Options, targets
 			return nil, err
 		}
 		failed = append(failed, res.Err())
-		reports = append(reports, res.ShardReport(o.Shard))
+		m.add(res.ShardReport(o.Shard))
 		for _, res := range results {
 			for k := range res.Objects {
 				delete(facts, &res.Objects[k])
 			}
 		}
 	}
-	var judged *unusedScan
 	if ruleOn(repo, ruleValuesUnused) {
 		var list []unusedSubject
 		for _, sub := range subjects {
@@ -113,12 +112,14 @@ func lintByCluster(ctx context.Context, repo *layout.Repo, opts Options, targets
 			}
 		}
 		docs := valuesDocs{files: sh.repo.files, helm4: repo.Config.Render.Helm4(opts.Render.Helm)}
-		judged = judgeValuesUnused(list, &evidence{ctx: ctx, renderer: r}, docs)
+		if judged := judgeValuesUnused(list, &evidence{ctx: ctx, renderer: r}, docs); judged != nil {
+			m.scan, m.judged = judged, true
+		}
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
 	}
-	res := merge(repo, reports, sh.sup, judged)
+	res := m.finish(repo, sh.sup)
 	res.err = errors.Join(failed...)
 	return res, res.err
 }

@@ -30,6 +30,9 @@ type objectFacts struct {
 	deprecated []int
 }
 
+// noFacts are the facts of an object with none; never changed.
+var noFacts = &objectFacts{}
+
 // keepsContent reports whether the cross-object rules read o's content.
 func keepsContent(o *manifest.Object) bool {
 	switch {
@@ -56,6 +59,9 @@ func (c compacted) compact(res *render.Result) {
 		f := &objectFacts{uses: secretUsesOf(o), deprecated: deprecatedFieldsOf(o)}
 		if isKind(o, "batch", "Job") {
 			f.jobWords = jobWords(o.Content)
+		}
+		if f.uses == nil && f.deprecated == nil && f.jobWords == nil {
+			f = noFacts // most objects: one value for them all, not one each
 		}
 		c[o] = f
 		o.Content = nil

@@ -2,6 +2,7 @@ package lint
 
 import (
 	"reflect"
+	"slices"
 	"testing"
 
 	"github.com/repotool/repotool/pkg/manifest"
@@ -75,5 +76,55 @@ metadata:
 		if got := contentOf(&res.Objects[i]); !reflect.DeepEqual(got, before[i]) {
 			t.Errorf("contentOf(%s) = %v, want %v", res.Objects[i].ID(), got, before[i])
 		}
+	}
+}
+
+// TestStoreRestore: renderings stored and restored come back as they were
+// (objects, texts, the content of the kinds kept parsed, facts), a text two
+// renderings share is held once, and the pool is empty once every
+// rendering is restored.
+func TestStoreRestore(t *testing.T) {
+	shared := "apiVersion: v1\nkind: ServiceAccount\nmetadata:\n  name: web\n"
+	streams := []string{
+		"---\n" + shared + "---\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  replicas: 1\n",
+		"---\n" + shared + "---\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  replicas: 3\n",
+	}
+	facts, texts := compacted{}, newTextPool()
+	var want [][]manifest.Object
+	var held []*stored
+	for _, s := range streams {
+		objs, err := manifest.Read([]byte(s))
+		if err != nil {
+			t.Fatal(err)
+		}
+		res := &render.Result{Objects: objs}
+		facts.compact(res)
+		want = append(want, slices.Clone(res.Objects))
+		st, err := store(res, facts, texts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		held = append(held, st)
+	}
+	if len(texts.texts) != 3 || len(facts) != 0 {
+		t.Fatalf("the pool holds %d texts (want 3: the shared one once) and %d facts are left out of the stored renderings", len(texts.texts), len(facts))
+	}
+	for i, st := range held {
+		res, err := st.restore(facts, texts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for k := range want[i] {
+			w, g := want[i][k], res.Objects[k]
+			if w.ID() != g.ID() || string(w.YAML) != string(g.YAML) || !reflect.DeepEqual(w.Content, g.Content) || w.Line != g.Line {
+				t.Errorf("rendering %d, object %d restored as %s (content %v), want %s (content %v)", i, k, g.ID(), g.Content, w.ID(), w.Content)
+			}
+			if _, kept := facts[&res.Objects[k]]; kept != (w.Content == nil) {
+				t.Errorf("rendering %d, object %s: facts given back %v, want %v", i, g.ID(), kept, w.Content == nil)
+			}
+		}
+	}
+	if len(texts.texts) != 0 || len(texts.ids) != 0 {
+		t.Errorf("the pool holds %d texts once every rendering is restored", len(texts.texts))
 	}
 }

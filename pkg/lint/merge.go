@@ -113,50 +113,67 @@ func Merge(repo *layout.Repo, reports []*ShardReport) (*Result, error) {
 				"merge the reports of one run, in a checkout of the commit it linted", sr.Shard)
 		}
 	}
-	return merge(repo, reports, nil, nil), nil
+	return merge(repo, reports), nil
 }
 
-// merge is Merge of reports checked to be of one run over repo; sup are
-// repo's suppressions when they have been read (nil: read them), judged
-// values-unused's judgment of the whole run when it was made after the
-// parts (nil: the reports').
-func merge(repo *layout.Repo, reports []*ShardReport, sup *suppressor, judgedAfter *unusedScan) *Result {
-	res := &Result{}
-	scan := newUnusedScan()
-	judged := judgedAfter != nil
-	if judged {
-		scan = judgedAfter
-	}
+// merge is Merge of reports checked to be of one run over repo.
+func merge(repo *layout.Repo, reports []*ShardReport) *Result {
+	m := &merger{scan: newUnusedScan()}
 	for _, sr := range reports {
-		for _, f := range sr.Findings {
-			f.Finding.Key = f.Key
-			res.Findings = append(res.Findings, f.Finding)
-		}
-		s := sr.Summary
-		res.Summary.Suppressed += s.Suppressed
-		res.Summary.Targets += s.Targets
-		res.Summary.Rendered += s.Rendered
-		res.Summary.Placeholders = append(res.Summary.Placeholders, s.Placeholders...)
-		judged = judged || sr.ValuesUnused
-		for _, u := range sr.Unused {
-			scan.add(u)
-		}
+		m.add(sr)
 	}
+	return m.finish(repo, nil)
+}
+
+// A merger folds the reports of a run's parts one at a time (Merge's
+// shards, or the clusters of a run checked a cluster at a time), each
+// finding held once however many parts report it.
+type merger struct {
+	found  finding.Folder
+	sum    finding.Summary
+	scan   *unusedScan
+	judged bool
+}
+
+// add folds a part's report in.
+func (m *merger) add(sr *ShardReport) {
+	for _, f := range sr.Findings {
+		f.Finding.Key = f.Key
+		m.found.Add(f.Finding)
+	}
+	s := sr.Summary
+	m.sum.Suppressed += s.Suppressed
+	m.sum.Targets += s.Targets
+	m.sum.Rendered += s.Rendered
+	m.sum.Placeholders = append(m.sum.Placeholders, s.Placeholders...)
+	m.judged = m.judged || sr.ValuesUnused
+	for _, u := range sr.Unused {
+		m.scan.add(u)
+	}
+}
+
+// finish is one run's result of the parts added, with values-unused
+// decided over every part and repo's suppressions: sup when they have
+// been read (nil: read them).
+func (m *merger) finish(repo *layout.Repo, sup *suppressor) *Result {
+	res := &Result{}
+	res.Summary = m.sum
 	slices.Sort(res.Summary.Placeholders)
-	if judged {
+	if m.judged {
 		if sup == nil {
 			r := &repoFacts{Repo: repo, files: repoFiles(repo)}
 			r.readScanned()
 			sup = r.loadSuppressions(func(Finding) {}) // their own findings are in the first shard's report
 		}
-		runRule(repo, ruleValuesUnused, func(emit func(Finding)) { scan.report(repo, emit) }, func(f Finding) {
+		runRule(repo, ruleValuesUnused, func(emit func(Finding)) { m.scan.report(repo, emit) }, func(f Finding) {
 			if sup.suppressed(f) {
 				res.Summary.Suppressed++
 				return
 			}
-			res.Findings = append(res.Findings, f)
+			m.found.Add(f)
 		})
 	}
+	res.Findings = m.found.Findings()
 	res.Finish()
 	return res
 }

@@ -3,7 +3,9 @@ package lint
 import (
 	"bytes"
 	"compress/flate"
+	"crypto/sha256"
 	"encoding/gob"
+	"fmt"
 
 	"github.com/repotool/repotool/pkg/manifest"
 	"github.com/repotool/repotool/pkg/render"
@@ -11,28 +13,80 @@ import (
 
 // A run checked a cluster at a time (lintByCluster) renders every target
 // once, in chart order, and holds each rendering stored until its
-// cluster's checks: its objects (their YAML, names and sources) encoded
-// and compressed in memory, never on disk, their parsed content let go
-// (compact keeps the facts of the kinds the cross-object rules do not
-// read; the others are parsed again when their cluster is checked), the
-// stream dropped. A stored rendering takes a fraction of a parsed one.
+// cluster's checks, in memory, never on disk: each object's text in a
+// pool that holds every distinct text once (the targets of one chart on
+// many clusters render most objects alike: on the generated repositories
+// of scripts/bench-scale.sh, 6% of the text is distinct), the rest of the
+// objects (names, sources, lines) encoded and compressed, their parsed
+// content let go (compact keeps the facts of the kinds the cross-object
+// rules do not read; the others are parsed again when their cluster is
+// checked), the stream dropped. A stored rendering takes a fraction of a
+// parsed one.
 
 // stored is a rendering held for its cluster's checks.
 type stored struct {
 	res   *render.Result // without its objects and stream
-	blob  []byte         // the objects, gob-encoded and compressed
+	blob  []byte         // the objects without their text, gob-encoded and compressed
+	texts []uint32       // each object's text in the pool
 	facts []*objectFacts // compact's facts of each object, nil for none
 }
 
-// store keeps res stored, taking its objects' facts out of facts; res
-// must not be read until restore.
-func store(res *render.Result, facts compacted) (*stored, error) {
-	s := &stored{res: res, facts: make([]*objectFacts, len(res.Objects))}
+// A textPool holds the object texts of the stored renderings, each
+// distinct text once, until the last rendering holding it is restored.
+type textPool struct {
+	ids   map[[sha256.Size]byte]uint32
+	texts map[uint32]*pooledText
+	next  uint32
+}
+
+type pooledText struct {
+	text []byte
+	sum  [sha256.Size]byte
+	refs int
+}
+
+func newTextPool() *textPool {
+	return &textPool{ids: map[[sha256.Size]byte]uint32{}, texts: map[uint32]*pooledText{}}
+}
+
+// put holds text (copied the first time) and returns its id.
+func (p *textPool) put(text []byte) uint32 {
+	sum := sha256.Sum256(text)
+	id, ok := p.ids[sum]
+	if !ok {
+		id = p.next
+		p.next++
+		p.ids[sum] = id
+		p.texts[id] = &pooledText{text: bytes.Clone(text), sum: sum}
+	}
+	p.texts[id].refs++
+	return id
+}
+
+// take returns the text of id for one of its holders, letting it go after
+// the last; the text is shared, and full (appending to it copies it).
+func (p *textPool) take(id uint32) ([]byte, error) {
+	t := p.texts[id]
+	if t == nil {
+		return nil, fmt.Errorf("stored rendering: object text %d is not held", id) // not reached: each is taken once
+	}
+	if t.refs--; t.refs == 0 {
+		delete(p.texts, id)
+		delete(p.ids, t.sum)
+	}
+	return t.text[:len(t.text):len(t.text)], nil
+}
+
+// store keeps res stored, its objects' texts in texts and their facts
+// taken out of facts; res must not be read until restore.
+func store(res *render.Result, facts compacted, texts *textPool) (*stored, error) {
+	s := &stored{res: res, facts: make([]*objectFacts, len(res.Objects)), texts: make([]uint32, len(res.Objects))}
 	for i := range res.Objects {
 		o := &res.Objects[i]
 		s.facts[i] = facts[o]
 		delete(facts, o)
-		o.Content = nil
+		s.texts[i] = texts.put(o.YAML)
+		o.Content, o.YAML = nil, nil
 	}
 	var buf bytes.Buffer
 	w, err := flate.NewWriter(&buf, flate.BestSpeed)
@@ -50,16 +104,24 @@ func store(res *render.Result, facts compacted) (*stored, error) {
 	return s, nil
 }
 
-// restore gives the rendering its objects back, their facts to facts, and
-// the parsed content of the kinds the cross-object rules read
-// (keepsContent), as compact left them.
-func (s *stored) restore(facts compacted) (*render.Result, error) {
+// restore gives the rendering its objects back, with their texts from
+// texts, their facts to facts, and the parsed content of the kinds the
+// cross-object rules read (keepsContent), as compact left them.
+func (s *stored) restore(facts compacted, texts *textPool) (*render.Result, error) {
 	var objs []manifest.Object
 	if err := gob.NewDecoder(flate.NewReader(bytes.NewReader(s.blob))).Decode(&objs); err != nil {
 		return nil, err
 	}
+	if len(objs) != len(s.texts) {
+		return nil, fmt.Errorf("stored rendering: %d objects, %d texts", len(objs), len(s.texts)) // not reached
+	}
 	for i := range objs {
 		o := &objs[i]
+		text, err := texts.take(s.texts[i])
+		if err != nil {
+			return nil, err
+		}
+		o.YAML = text
 		if s.facts[i] != nil {
 			facts[o] = s.facts[i]
 		}
