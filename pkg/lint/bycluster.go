@@ -41,7 +41,8 @@ func byCluster(opts Options, targets []layout.Target) bool {
 // each cluster is a shard of as many as there are clusters (every check
 // across a cluster's targets sees the whole cluster): its renderings are
 // restored, checked and let go before the next; values-unused is judged
-// once over every target, and the parts merged as Merge merges shards.
+// once over every target, and each part folded in as Merge folds shards,
+// once checked (its findings held once however many clusters report them).
 // It reports what one pass over the same targets reports
 // (TestByClusterExact).
 func lintByCluster(ctx context.Context, repo *layout.Repo, opts Options, targets []layout.Target, extra []render.Option) (*Result, error) {
@@ -72,7 +73,7 @@ func lintByCluster(ctx context.Context, repo *layout.Repo, opts Options, targets
 	}
 	sh := readRepo(repo) // its schema validator serves every cluster: all have the same CRDs
 	clusters := clustersOf(targets)
-	m := &merger{scan: newUnusedScan()} // each part folded in once checked
+	m := &fold{scan: newUnusedScan()} // each part folded in once checked
 	for c := range clusters {
 		o := opts
 		o.Shard = layout.Shard{I: c + 1, N: len(clusters)}

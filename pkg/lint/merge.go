@@ -101,34 +101,59 @@ func decodeVersioned[T any](data []byte, what string, want int, version func(*T)
 // run over repo (each shard once, all of one count): the findings the
 // shards made, and values-unused decided over every target that uses a
 // values file, with repo's suppressions and severities. It is what one
-// run without shards reports.
+// run without shards reports. A Merger does the same one report at a time.
 func Merge(repo *layout.Repo, reports []*ShardReport) (*Result, error) {
-	if err := checkShards(reports); err != nil {
-		return nil, err
-	}
-	want := layoutDigest(repo)
+	mg := NewMerger(repo)
 	for _, sr := range reports {
-		if sr.Layout != want {
-			return nil, fmt.Errorf("shard %s linted another layout than the repository's here (another commit, or another repotool.yaml): "+
-				"merge the reports of one run, in a checkout of the commit it linted", sr.Shard)
+		if err := mg.Add(sr); err != nil {
+			return nil, err
 		}
 	}
-	return merge(repo, reports), nil
+	return mg.Result()
 }
 
-// merge is Merge of reports checked to be of one run over repo.
-func merge(repo *layout.Repo, reports []*ShardReport) *Result {
-	m := &merger{scan: newUnusedScan()}
-	for _, sr := range reports {
-		m.add(sr)
+// A Merger merges the reports of a sharded run's shards as Merge does,
+// one at a time: each report can be let go once added, so that the merge
+// holds the findings once, not every shard's report.
+type Merger struct {
+	repo   *layout.Repo
+	layout string
+	shards shardSet
+	fold   fold
+}
+
+// NewMerger returns a Merger for the shards of a run over repo.
+func NewMerger(repo *layout.Repo) *Merger {
+	return &Merger{repo: repo, layout: layoutDigest(repo), fold: fold{scan: newUnusedScan()}}
+}
+
+// Add adds a shard's report, refusing one of another run (another shard
+// count, another layout) or a shard given before.
+func (mg *Merger) Add(sr *ShardReport) error {
+	if err := mg.shards.add(sr.Shard); err != nil {
+		return err
 	}
-	return m.finish(repo, nil)
+	if sr.Layout != mg.layout {
+		return fmt.Errorf("shard %s linted another layout than the repository's here (another commit, or another repotool.yaml): "+
+			"merge the reports of one run, in a checkout of the commit it linted", sr.Shard)
+	}
+	mg.fold.add(sr)
+	return nil
 }
 
-// A merger folds the reports of a run's parts one at a time (Merge's
+// Result is one run's result of the reports added, refused unless every
+// shard was.
+func (mg *Merger) Result() (*Result, error) {
+	if err := mg.shards.complete(); err != nil {
+		return nil, err
+	}
+	return mg.fold.finish(mg.repo, nil), nil
+}
+
+// A fold folds the reports of a run's parts one at a time (Merge's
 // shards, or the clusters of a run checked a cluster at a time), each
 // finding held once however many parts report it.
-type merger struct {
+type fold struct {
 	found  finding.Folder
 	sum    finding.Summary
 	scan   *unusedScan
@@ -136,7 +161,7 @@ type merger struct {
 }
 
 // add folds a part's report in.
-func (m *merger) add(sr *ShardReport) {
+func (m *fold) add(sr *ShardReport) {
 	for _, f := range sr.Findings {
 		f.Finding.Key = f.Key
 		m.found.Add(f.Finding)
@@ -155,7 +180,7 @@ func (m *merger) add(sr *ShardReport) {
 // finish is one run's result of the parts added, with values-unused
 // decided over every part and repo's suppressions: sup when they have
 // been read (nil: read them).
-func (m *merger) finish(repo *layout.Repo, sup *suppressor) *Result {
+func (m *fold) finish(repo *layout.Repo, sup *suppressor) *Result {
 	res := &Result{}
 	res.Summary = m.sum
 	slices.Sort(res.Summary.Placeholders)
@@ -191,30 +216,41 @@ func (s *unusedScan) add(u UnusedKey) {
 	k.used = k.used || u.Used
 }
 
-// checkShards refuses reports that are not every shard of one run once.
-func checkShards(reports []*ShardReport) error {
-	if len(reports) == 0 {
+// A shardSet is the shards of one run given to a merge, each once.
+type shardSet struct {
+	n    int
+	seen map[int]bool
+}
+
+// add adds shard ("i/n"), refusing one of another count than those before
+// or given before.
+func (s *shardSet) add(shard string) error {
+	sh, err := layout.ParseShard(shard)
+	if err != nil {
+		return err
+	}
+	switch {
+	case s.n != 0 && sh.N != s.n:
+		return fmt.Errorf("shard %s is of a run in %d shards, the others of one in %d", shard, sh.N, s.n)
+	case s.seen[sh.I]:
+		return fmt.Errorf("shard %s is given twice", shard)
+	}
+	if s.seen == nil {
+		s.seen = map[int]bool{}
+	}
+	s.n, s.seen[sh.I] = sh.N, true
+	return nil
+}
+
+// complete refuses a set that is not every shard of one run.
+func (s *shardSet) complete() error {
+	if s.n == 0 {
 		return fmt.Errorf("no shard reports to merge")
 	}
-	seen := map[int]bool{}
-	n := 0
-	for _, r := range reports {
-		sh, err := layout.ParseShard(r.Shard)
-		if err != nil {
-			return err
-		}
-		switch {
-		case n != 0 && sh.N != n:
-			return fmt.Errorf("shard %s is of a run in %d shards, the others of one in %d", r.Shard, sh.N, n)
-		case seen[sh.I]:
-			return fmt.Errorf("shard %s is given twice", r.Shard)
-		}
-		n, seen[sh.I] = sh.N, true
-	}
 	var missing []string
-	for i := 1; i <= n; i++ {
-		if !seen[i] {
-			missing = append(missing, fmt.Sprintf("%d/%d", i, n))
+	for i := 1; i <= s.n; i++ {
+		if !s.seen[i] {
+			missing = append(missing, fmt.Sprintf("%d/%d", i, s.n))
 		}
 	}
 	if len(missing) > 0 {

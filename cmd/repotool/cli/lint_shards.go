@@ -59,15 +59,17 @@ func mergeShards(cmd *cobra.Command, root string, files []string) (*lint.Result,
 	if err != nil {
 		return nil, err
 	}
-	var reports []*lint.ShardReport
-	for _, file := range files {
+	mg := lint.NewMerger(repo)
+	for _, file := range files { // one report in memory at a time
 		r, err := readRunFile(file, "--merge", lint.ParseShardReport)
 		if err != nil {
 			return nil, err
 		}
-		reports = append(reports, r)
+		if err := mg.Add(r); err != nil {
+			return nil, usageErr(fmt.Errorf("--merge: %w", err))
+		}
 	}
-	res, err := lint.Merge(repo, reports)
+	res, err := mg.Result()
 	if err != nil {
 		return nil, usageErr(fmt.Errorf("--merge: %w", err))
 	}
