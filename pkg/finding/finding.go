@@ -236,7 +236,7 @@ func (fo *Folder) Add(f Finding) {
 }
 
 // Findings are the findings added, merged, each one's targets sorted, in
-// their printed order (never nil).
+// their printed order (never nil). Nothing is to be added after.
 func (fo *Folder) Findings() []Finding {
 	out := fo.out
 	for i := range out {
