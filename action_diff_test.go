@@ -292,3 +292,38 @@ func readParts(t *testing.T, dir string) string {
 	}
 	return b.String()
 }
+
+// TestActionDiffAsAdmitted: with as-admitted, the diff step compares the
+// objects as the cluster's mutating policies admit them: turning prod's
+// always-pull-images policy off changes its Deployments' pull policy,
+// which the plain diff does not show.
+func TestActionDiffAsAdmitted(t *testing.T) {
+	bin := testtool.Repotool(t)
+	steps := map[string]actionStep{}
+	for _, s := range actionSteps(t) {
+		steps[s.ID] = s
+	}
+	work := t.TempDir()
+	repo := filepath.Join(work, "gitops")
+	if err := os.CopyFS(repo, os.DirFS("testdata/monorepo")); err != nil {
+		t.Fatal(err)
+	}
+	testtool.GitCommit(t, work, "base")
+	values := filepath.Join(repo, "clusters", "prod-cluster", "policies", "prod-values-policies.yaml")
+	data, err := os.ReadFile(values)
+	if err != nil || !strings.Contains(string(data), "alwaysPullImages: true") {
+		t.Fatalf("%s: %v, or no alwaysPullImages: true", values, err)
+	}
+	write(t, values, []byte(strings.Replace(string(data), "alwaysPullImages: true", "alwaysPullImages: false", 1)))
+	for _, admitted := range []string{"false", "true"} {
+		_, _, out, err := runStep(t, steps["diff"], work, "INPUT_PATH=gitops", "INPUT_BASE=HEAD", "INPUT_DECRYPT=false", "SOPS_AGE_KEY=",
+			"INPUT_AS_ADMITTED="+admitted, "PATH="+filepath.Dir(bin)+":"+os.Getenv("PATH"))
+		if err != nil {
+			t.Fatalf("diff step (as-admitted %s): %v\n%s", admitted, err, out)
+		}
+		shown := strings.Contains(out, " base: MutatingAdmissionPolicy always-pull-images (binding always-pull-images)") && strings.Contains(out, "orders-api")
+		if shown != (admitted == "true") {
+			t.Errorf("as-admitted %s: the pull policy's change shown %v\n%s", admitted, shown, out)
+		}
+	}
+}
