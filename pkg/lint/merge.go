@@ -142,7 +142,7 @@ func (mg *Merger) Add(sr *ShardReport) error {
 }
 
 // Result is one run's result of the reports added, refused unless every
-// shard was.
+// shard was. It is to be asked once, after the last Add.
 func (mg *Merger) Result() (*Result, error) {
 	if err := mg.shards.complete(); err != nil {
 		return nil, err
