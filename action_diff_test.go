@@ -17,16 +17,8 @@ import (
 // says so.
 func TestActionDiffStep(t *testing.T) {
 	bin := testtool.Repotool(t)
-	steps := map[string]actionStep{}
-	for _, s := range actionSteps(t) {
-		steps[s.ID] = s
-	}
-	work := t.TempDir()
-	repo := filepath.Join(work, "gitops")
-	if err := os.CopyFS(repo, os.DirFS("testdata/monorepo")); err != nil {
-		t.Fatal(err)
-	}
-	testtool.GitCommit(t, work, "base")
+	steps := stepsByID(t)
+	work, repo := committedFixture(t)
 	summary := filepath.Join(t.TempDir(), "summary.md")
 	run := func() (string, string) {
 		t.Helper()
@@ -41,12 +33,7 @@ func TestActionDiffStep(t *testing.T) {
 	if !strings.Contains(outputs, "changed=false") || !strings.Contains(outputs, "status=0") {
 		t.Errorf("no change: outputs %s\n%s", outputs, out)
 	}
-	values := filepath.Join(repo, "clusters", "prod-cluster", "namespace-a", "prod-values-a.yaml")
-	data, err := os.ReadFile(values)
-	if err != nil {
-		t.Fatal(err)
-	}
-	write(t, values, []byte(strings.Replace(string(data), "LOG_LEVEL: info", "LOG_LEVEL: trace", 1)))
+	replaceIn(t, filepath.Join(repo, "clusters", "prod-cluster", "namespace-a", "prod-values-a.yaml"), "LOG_LEVEL: info", "LOG_LEVEL: trace")
 	outputs, out = run()
 	if !strings.Contains(outputs, "changed=true") || !strings.Contains(out, "LOG_LEVEL") {
 		t.Errorf("a change: outputs %s\n%s", outputs, out)
@@ -194,12 +181,7 @@ func TestActionDiffDeletion(t *testing.T) {
 	for _, s := range actionSteps(t) {
 		steps[s.Name] = s
 	}
-	work := t.TempDir()
-	repo := filepath.Join(work, "gitops")
-	if err := os.CopyFS(repo, os.DirFS("testdata/monorepo")); err != nil {
-		t.Fatal(err)
-	}
-	testtool.GitCommit(t, work, "base")
+	work, repo := committedFixture(t)
 	if err := os.RemoveAll(filepath.Join(repo, "clusters", "prod-cluster", "namespace-b")); err != nil {
 		t.Fatal(err)
 	}
@@ -226,27 +208,13 @@ func TestActionDiffDeletion(t *testing.T) {
 // comment parts and outputs are those of one unsharded run.
 func TestActionDiffShards(t *testing.T) {
 	bin := testtool.Repotool(t)
-	var diffStep actionStep
-	for _, s := range actionSteps(t) {
-		if s.ID == "diff" {
-			diffStep = s
-		}
-	}
-	work := t.TempDir()
-	repo := filepath.Join(work, "gitops")
-	if err := os.CopyFS(repo, os.DirFS("testdata/monorepo")); err != nil {
-		t.Fatal(err)
-	}
-	testtool.GitCommit(t, work, "base")
+	diffStep := stepsByID(t)["diff"]
+	work, repo := committedFixture(t)
 	for file, edit := range map[string][2]string{
 		"clusters/prod-cluster/namespace-a/prod-values-a.yaml": {"LOG_LEVEL: info", "LOG_LEVEL: trace"},
 		"namespaces/namespace-a/common-values-a.yaml":          {"containerPort: 8080", "containerPort: 8081"},
 	} {
-		data, err := os.ReadFile(filepath.Join(repo, file))
-		if err != nil {
-			t.Fatal(err)
-		}
-		write(t, filepath.Join(repo, file), []byte(strings.Replace(string(data), edit[0], edit[1], 1)))
+		replaceIn(t, filepath.Join(repo, file), edit[0], edit[1])
 	}
 	reports := t.TempDir()
 	run := func(env ...string) (outputs, parts string) {
@@ -275,6 +243,41 @@ func TestActionDiffShards(t *testing.T) {
 	}
 }
 
+// committedFixture copies testdata/monorepo to repo, work/gitops, work
+// being a Git repository whose one commit holds it, as a pull request's
+// base: changes made to repo afterwards are the pull request's.
+func committedFixture(t *testing.T) (work, repo string) {
+	t.Helper()
+	work = t.TempDir()
+	repo = filepath.Join(work, "gitops")
+	if err := os.CopyFS(repo, os.DirFS("testdata/monorepo")); err != nil {
+		t.Fatal(err)
+	}
+	testtool.GitCommit(t, work, "base")
+	return work, repo
+}
+
+// stepsByID are the Action's steps that have an id, by it.
+func stepsByID(t *testing.T) map[string]actionStep {
+	t.Helper()
+	steps := map[string]actionStep{}
+	for _, s := range actionSteps(t) {
+		steps[s.ID] = s
+	}
+	return steps
+}
+
+// replaceIn replaces the first old in file with new, failing when the file
+// does not hold old.
+func replaceIn(t *testing.T, file, old, new string) {
+	t.Helper()
+	data, err := os.ReadFile(file)
+	if err != nil || !strings.Contains(string(data), old) {
+		t.Fatalf("%s: %v, or no %q", file, err, old)
+	}
+	write(t, file, []byte(strings.Replace(string(data), old, new, 1)))
+}
+
 // readParts is the markdown parts in dir, in order.
 func readParts(t *testing.T, dir string) string {
 	t.Helper()
@@ -299,22 +302,9 @@ func readParts(t *testing.T, dir string) string {
 // which the plain diff does not show.
 func TestActionDiffAsAdmitted(t *testing.T) {
 	bin := testtool.Repotool(t)
-	steps := map[string]actionStep{}
-	for _, s := range actionSteps(t) {
-		steps[s.ID] = s
-	}
-	work := t.TempDir()
-	repo := filepath.Join(work, "gitops")
-	if err := os.CopyFS(repo, os.DirFS("testdata/monorepo")); err != nil {
-		t.Fatal(err)
-	}
-	testtool.GitCommit(t, work, "base")
-	values := filepath.Join(repo, "clusters", "prod-cluster", "policies", "prod-values-policies.yaml")
-	data, err := os.ReadFile(values)
-	if err != nil || !strings.Contains(string(data), "alwaysPullImages: true") {
-		t.Fatalf("%s: %v, or no alwaysPullImages: true", values, err)
-	}
-	write(t, values, []byte(strings.Replace(string(data), "alwaysPullImages: true", "alwaysPullImages: false", 1)))
+	steps := stepsByID(t)
+	work, repo := committedFixture(t)
+	replaceIn(t, filepath.Join(repo, "clusters", "prod-cluster", "policies", "prod-values-policies.yaml"), "alwaysPullImages: true", "alwaysPullImages: false")
 	for _, admitted := range []string{"false", "true"} {
 		_, _, out, err := runStep(t, steps["diff"], work, "INPUT_PATH=gitops", "INPUT_BASE=HEAD", "INPUT_DECRYPT=false", "SOPS_AGE_KEY=",
 			"INPUT_AS_ADMITTED="+admitted, "PATH="+filepath.Dir(bin)+":"+os.Getenv("PATH"))

@@ -164,10 +164,7 @@ func runStep(t *testing.T, step actionStep, dir string, env ...string) (outputs,
 // repository (the path: input), whose annotations must name paths from the
 // Git root.
 func TestActionSteps(t *testing.T) {
-	steps := map[string]actionStep{}
-	for _, s := range actionSteps(t) {
-		steps[s.ID] = s
-	}
+	steps := stepsByID(t)
 	outputs, _, out, err := runStep(t, steps["release"], t.TempDir(), "INPUT_VERSION=", "ACTION_REF=main", "PATH="+os.Getenv("PATH"))
 	if err != nil || !strings.Contains(outputs, "found=false") || !strings.Contains(outputs, "version=main") {
 		t.Errorf("release step with ref main: %v\n%s\n%s", err, outputs, out)
