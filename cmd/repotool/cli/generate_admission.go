@@ -2,7 +2,6 @@ package cli
 
 import (
 	"fmt"
-	"slices"
 
 	"github.com/spf13/cobra"
 
@@ -22,32 +21,18 @@ func admissionIgnores(cmd *cobra.Command, env Env, repo *layout.Repo, clusters [
 	if !repo.Config.ArgoCD.AdmissionIgnoreDifferences {
 		return nil, nil
 	}
-	var targets []layout.Target
-	for _, t := range repo.Targets {
-		if len(clusters) == 0 || slices.Contains(clusters, t.Cluster) {
-			targets = append(targets, t)
-		}
-	}
 	opts := render.DefaultOptions()
 	opts.CacheDir = cacheDir(env, opts.CacheDir)
 	r := render.New(repo, opts, append(v.decrypter(false), v.renderOptions(cmd.ErrOrStderr(), "rendering")...)...)
-	results := r.RenderAll(cmd.Context(), targets)
-	if err := cmd.Context().Err(); err != nil {
+	targets := repo.Targets // generate's clusters: none named is every one
+	if len(clusters) > 0 {
+		targets = targetsOf(repo, clusters)
+	}
+	results, err := renderWhole(cmd, r, targets, nil, "nothing was generated: argocd.admissionIgnoreDifferences needs every target rendered")
+	if err != nil {
 		return nil, err
 	}
-	var failed []error
-	for _, res := range results {
-		if res.Err != nil {
-			failed = append(failed, res.Err)
-		}
-	}
-	if len(failed) > 0 {
-		return nil, reportFailures(cmd.ErrOrStderr(), nil, failed, len(targets), "nothing was generated: argocd.admissionIgnoreDifferences "+
-			"needs every target rendered")
-	}
-	lo := lint.DefaultOptions()
-	lo.Render = opts
-	ignores, err := lint.DriftIgnores(cmd.Context(), repo, results, lo)
+	ignores, err := lint.DriftIgnores(cmd.Context(), repo, results, admissionOptions(opts))
 	if err != nil {
 		return nil, fmt.Errorf("%w\nnothing was generated", err)
 	}

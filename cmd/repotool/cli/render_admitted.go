@@ -24,29 +24,16 @@ import (
 // nothing, as printAll: a target of the clusters that fails to render, or
 // a policy that cannot be applied, fails the run.
 func printAdmitted(cmd *cobra.Command, repo *layout.Repo, r *render.Renderer, sel selection, f *renderFlags) error {
-	var clusterTargets []layout.Target
-	for _, t := range repo.Targets {
-		if slices.ContainsFunc(sel.targets, func(s layout.Target) bool { return s.Cluster == t.Cluster }) {
-			clusterTargets = append(clusterTargets, t)
-		}
+	var clusters []string
+	for _, t := range sel.targets {
+		clusters = append(clusters, t.Cluster)
 	}
-	results := r.RenderAll(cmd.Context(), clusterTargets)
-	if err := cmd.Context().Err(); err != nil {
+	results, err := renderWhole(cmd, r, targetsOf(repo, clusters), sel.outside,
+		"nothing was written to standard output (every target of the cluster is rendered for its admission policies)")
+	if err != nil {
 		return err
 	}
-	var failed []error
-	for _, res := range results {
-		if res.Err != nil {
-			failed = append(failed, res.Err)
-		}
-	}
-	if len(failed) > 0 || sel.outside != nil {
-		return reportFailures(cmd.ErrOrStderr(), sel.outside, failed, len(clusterTargets), "nothing was written to standard output (every "+
-			"target of the cluster is rendered for its admission policies)")
-	}
-	opts := lint.DefaultOptions()
-	opts.Render = f.opts
-	admitted, err := lint.Admit(cmd.Context(), repo, results, opts)
+	admitted, err := lint.Admit(cmd.Context(), repo, results, admissionOptions(f.opts))
 	if err != nil {
 		return err
 	}
@@ -113,9 +100,7 @@ func admittedManifest(res *render.Result, admitted map[int]lint.Admitted) ([]byt
 // opts.
 func admitter(opts render.Options) diff.Admitter {
 	return func(ctx context.Context, repo *layout.Repo, results []*render.Result) ([]diff.Admitted, error) {
-		lo := lint.DefaultOptions()
-		lo.Render = opts
-		admitted, err := lint.Admit(ctx, repo, results, lo)
+		admitted, err := lint.Admit(ctx, repo, results, admissionOptions(opts))
 		if err != nil {
 			return nil, err
 		}
@@ -128,4 +113,43 @@ func admitter(opts render.Options) diff.Admitter {
 		}
 		return out, nil
 	}
+}
+
+// admissionOptions are lint's options for putting renderings made with
+// opts to their clusters' policies.
+func admissionOptions(opts render.Options) lint.Options {
+	lo := lint.DefaultOptions()
+	lo.Render = opts
+	return lo
+}
+
+// targetsOf are repo's targets of clusters, in repo's order.
+func targetsOf(repo *layout.Repo, clusters []string) []layout.Target {
+	var out []layout.Target
+	for _, t := range repo.Targets {
+		if slices.Contains(clusters, t.Cluster) {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// renderWhole renders targets, all or nothing, for the commands that put
+// them to their clusters' policies: a target that fails, or the layout's
+// errors outside any target (outside), fail the run with note.
+func renderWhole(cmd *cobra.Command, r *render.Renderer, targets []layout.Target, outside error, note string) ([]*render.Result, error) {
+	results := r.RenderAll(cmd.Context(), targets)
+	if err := cmd.Context().Err(); err != nil {
+		return nil, err
+	}
+	var failed []error
+	for _, res := range results {
+		if res.Err != nil {
+			failed = append(failed, res.Err)
+		}
+	}
+	if len(failed) > 0 || outside != nil {
+		return nil, reportFailures(cmd.ErrOrStderr(), outside, failed, len(targets), note)
+	}
+	return results, nil
 }
