@@ -260,6 +260,10 @@ func (v *Validator) ownSchema(minor int, apiVersion, kind string) (*jsonschema.S
 		rel := filepath.Join("crd", strings.SplitN(apiVersion, "/", 2)[0], strings.ToLower(kind)+"_"+version+".json")
 		return v.compile("crd:"+gvk, rel, s)
 	}
+	key := fmt.Sprintf("builtin:%d:%s", minor, gvk)
+	if c, ok := v.compiled[key]; ok {
+		return c, nil // before Schema: inlining a kind's definitions takes megabytes each time
+	}
 	e, err := Load(minor)
 	if err != nil {
 		return nil, err
@@ -269,7 +273,7 @@ func (v *Validator) ownSchema(minor int, apiVersion, kind string) (*jsonschema.S
 		return nil, nil
 	}
 	rel := filepath.Join("builtin", fmt.Sprintf("v1.%d", minor), strings.ToLower(kind)+kindSuffix(apiVersion)+".json")
-	return v.compile(fmt.Sprintf("builtin:%d:%s", minor, gvk), rel, s)
+	return v.compile(key, rel, s)
 }
 
 // compile compiles schema s once under key, writing it to rel under
