@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/gob"
 	"fmt"
+	"io"
 
 	"github.com/repotool/repotool/pkg/manifest"
 	"github.com/repotool/repotool/pkg/render"
@@ -14,14 +15,14 @@ import (
 // A run checked a cluster at a time (lintByCluster) renders every target
 // once, in chart order, and holds each rendering stored until its
 // cluster's checks, in memory, never on disk: each object's text in a
-// pool that holds every distinct text once (the targets of one chart on
-// many clusters render most objects alike: on the generated repositories
-// of scripts/bench-scale.sh, 6% of the text is distinct), the rest of the
-// objects (names, sources, lines) encoded and compressed, their parsed
-// content let go (compact keeps the facts of the kinds the cross-object
-// rules do not read; the others are parsed again when their cluster is
-// checked), the stream dropped. A stored rendering takes a fraction of a
-// parsed one.
+// pool that holds every distinct text once, compressed (the targets of
+// one chart on many clusters render most objects alike: on the generated
+// repositories of scripts/bench-scale.sh, 6% of the text is distinct),
+// the rest of the objects (names, sources, lines) encoded and compressed,
+// their parsed content let go (compact keeps the facts of the kinds the
+// cross-object rules do not read; the others are parsed again when their
+// cluster is checked), the stream dropped. A stored rendering takes a
+// fraction of a parsed one.
 
 // stored is a rendering held for its cluster's checks.
 type stored struct {
@@ -32,39 +33,70 @@ type stored struct {
 }
 
 // A textPool holds the object texts of the stored renderings, each
-// distinct text once, until the last rendering holding it is restored.
+// distinct text once and compressed, until the last rendering holding it
+// is restored. It also holds the one compressor and decompressor every
+// stored rendering is made and read with: a flate writer takes most of a
+// megabyte to make, and a run stores every target.
 type textPool struct {
 	ids   map[[sha256.Size]byte]uint32
 	texts map[uint32]*pooledText
 	next  uint32
+	w     *flate.Writer
+	r     io.ReadCloser // a flate.Resetter
+	buf   bytes.Buffer
 }
 
 type pooledText struct {
-	text []byte
-	sum  [sha256.Size]byte
-	refs int
+	packed []byte // the text, compressed
+	size   int
+	sum    [sha256.Size]byte
+	refs   int
 }
 
 func newTextPool() *textPool {
-	return &textPool{ids: map[[sha256.Size]byte]uint32{}, texts: map[uint32]*pooledText{}}
+	w, _ := flate.NewWriter(nil, flate.BestSpeed) // the level is valid: no error
+	return &textPool{ids: map[[sha256.Size]byte]uint32{}, texts: map[uint32]*pooledText{}, w: w, r: flate.NewReader(bytes.NewReader(nil))}
 }
 
-// put holds text (copied the first time) and returns its id.
-func (p *textPool) put(text []byte) uint32 {
+// pack is data compressed, in a slice of its own.
+func (p *textPool) pack(data []byte) ([]byte, error) {
+	p.buf.Reset()
+	p.w.Reset(&p.buf)
+	if _, err := p.w.Write(data); err != nil {
+		return nil, err
+	}
+	if err := p.w.Close(); err != nil {
+		return nil, err
+	}
+	return bytes.Clone(p.buf.Bytes()), nil
+}
+
+// unpack is what pack made of packed: a reader of it.
+func (p *textPool) unpack(packed []byte) io.Reader {
+	_ = p.r.(flate.Resetter).Reset(bytes.NewReader(packed), nil) // flate's reader resets without error
+	return p.r
+}
+
+// put holds text (compressed the first time) and returns its id.
+func (p *textPool) put(text []byte) (uint32, error) {
 	sum := sha256.Sum256(text)
 	id, ok := p.ids[sum]
 	if !ok {
+		packed, err := p.pack(text)
+		if err != nil {
+			return 0, err
+		}
 		id = p.next
 		p.next++
 		p.ids[sum] = id
-		p.texts[id] = &pooledText{text: bytes.Clone(text), sum: sum}
+		p.texts[id] = &pooledText{packed: packed, size: len(text), sum: sum}
 	}
 	p.texts[id].refs++
-	return id
+	return id, nil
 }
 
-// take returns the text of id for one of its holders, letting it go after
-// the last; the text is shared, and full (appending to it copies it).
+// take returns the text of id for one of its holders, in a slice of its
+// own, letting the text go after the last holder.
 func (p *textPool) take(id uint32) ([]byte, error) {
 	t := p.texts[id]
 	if t == nil {
@@ -74,7 +106,11 @@ func (p *textPool) take(id uint32) ([]byte, error) {
 		delete(p.texts, id)
 		delete(p.ids, t.sum)
 	}
-	return t.text[:len(t.text):len(t.text)], nil
+	text := make([]byte, t.size)
+	if _, err := io.ReadFull(p.unpack(t.packed), text); err != nil {
+		return nil, fmt.Errorf("stored rendering: object text %d: %w", id, err) // not reached
+	}
+	return text, nil
 }
 
 // store keeps res stored, its objects' texts in texts and their facts
@@ -85,21 +121,21 @@ func store(res *render.Result, facts compacted, texts *textPool) (*stored, error
 		o := &res.Objects[i]
 		s.facts[i] = facts[o]
 		delete(facts, o)
-		s.texts[i] = texts.put(o.YAML)
+		var err error
+		if s.texts[i], err = texts.put(o.YAML); err != nil {
+			return nil, err
+		}
 		o.Content, o.YAML = nil, nil
 	}
-	var buf bytes.Buffer
-	w, err := flate.NewWriter(&buf, flate.BestSpeed)
-	if err != nil {
+	texts.buf.Reset()
+	texts.w.Reset(&texts.buf)
+	if err := gob.NewEncoder(texts.w).Encode(res.Objects); err != nil {
 		return nil, err
 	}
-	if err := gob.NewEncoder(w).Encode(res.Objects); err != nil {
+	if err := texts.w.Close(); err != nil {
 		return nil, err
 	}
-	if err := w.Close(); err != nil {
-		return nil, err
-	}
-	s.blob = bytes.Clone(buf.Bytes())
+	s.blob = bytes.Clone(texts.buf.Bytes())
 	res.Objects, res.Manifest = nil, nil
 	return s, nil
 }
@@ -109,7 +145,7 @@ func store(res *render.Result, facts compacted, texts *textPool) (*stored, error
 // cross-object rules read (keepsContent), as compact left them.
 func (s *stored) restore(facts compacted, texts *textPool) (*render.Result, error) {
 	var objs []manifest.Object
-	if err := gob.NewDecoder(flate.NewReader(bytes.NewReader(s.blob))).Decode(&objs); err != nil {
+	if err := gob.NewDecoder(texts.unpack(s.blob)).Decode(&objs); err != nil {
 		return nil, err
 	}
 	if len(objs) != len(s.texts) {
