@@ -87,17 +87,27 @@ func Apply(dir string, files []File, stale []string, dryRun bool) (*Report, erro
 	if dryRun {
 		return rep, nil
 	}
-	return rep, Commit(dir, rep, data)
+	return rep, Commit(dir, rep, Lookup(data))
+}
+
+// Lookup is Commit's data for files in hand: data[p].
+func Lookup(data map[string][]byte) func(p string) ([]byte, error) {
+	return func(p string) ([]byte, error) { return data[p], nil }
 }
 
 // Commit carries out rep, a plan whose caller has already read what the
 // folder holds (so nothing is read again): each file of rep.Written is
-// written atomically with its content in data, each path of rep.Removed
-// removed with the folders that leaves empty (Remove); rep.Unchanged is
-// left alone. It stops at the first error.
-func Commit(dir string, rep *Report, data map[string][]byte) error {
+// written atomically with its content from data, asked for as it is
+// written (a caller need not hold every file at once), each path of
+// rep.Removed removed with the folders that leaves empty (Remove);
+// rep.Unchanged is left alone. It stops at the first error.
+func Commit(dir string, rep *Report, data func(p string) ([]byte, error)) error {
 	for _, p := range rep.Written {
-		if err := fsutil.WriteFileAtomic(filepath.Join(dir, filepath.FromSlash(p)), data[p]); err != nil {
+		content, err := data(p)
+		if err != nil {
+			return err
+		}
+		if err := fsutil.WriteFileAtomic(filepath.Join(dir, filepath.FromSlash(p)), content); err != nil {
 			return err
 		}
 	}

@@ -100,7 +100,7 @@ func Sync(dir string, files []File, opts SyncOptions) (*SyncReport, error) {
 	if opts.DryRun {
 		return rep, nil
 	}
-	return rep, outdir.Commit(dir, rep, data)
+	return rep, outdir.Commit(dir, rep, outdir.Lookup(data))
 }
 
 // staleFiles lists the generated files in the clusters' folders (and, for

@@ -74,15 +74,17 @@ func (r *Repo) Branch(branch string) (head string, tree fs.FS, err error) {
 	return ref.Hash().String(), &treeFS{repo: r.git, tree: t, when: c.Committer.When}, nil
 }
 
-// CommitFiles makes files (slash-separated path -> content) the whole tree
-// of the local branch, created when missing: one commit on top of the
-// branch's head, or none when the tree is the head's already. The branch
+// CommitFiles makes the files at paths (slash-separated), each one's
+// content given by data when its blob is written (so that a caller need
+// not hold them all at once), the whole tree of the local branch, created
+// when missing: one commit on top of the branch's head, or none when the
+// tree is the head's already. The branch
 // moves only if nobody moved it meanwhile, and never while it is checked
 // out (its work tree would then look changed): objects are written first,
 // the reference last, so a failure leaves the branch as it was. It
 // returns the branch's commit and whether it is a new one. Nothing is
 // pushed.
-func (r *Repo) CommitFiles(branch string, files map[string][]byte, info CommitInfo) (sha string, committed bool, err error) {
+func (r *Repo) CommitFiles(branch string, paths []string, data func(p string) ([]byte, error), info CommitInfo) (sha string, committed bool, err error) {
 	if err := CheckBranchName(branch); err != nil {
 		return "", false, err
 	}
@@ -103,7 +105,7 @@ func (r *Repo) CommitFiles(branch string, files map[string][]byte, info CommitIn
 			return "", false, Moved(branch)
 		}
 	}
-	tree, err := r.writeTree(files)
+	tree, err := r.writeTree(paths, data)
 	if err != nil {
 		return "", false, err
 	}
@@ -158,16 +160,26 @@ func (r *Repo) writeBlob(data []byte) (plumbing.Hash, error) {
 	return r.git.Storer.SetEncodedObject(obj)
 }
 
-// writeTree writes the blobs and trees of files and returns the root
-// tree's hash.
-func (r *Repo) writeTree(files map[string][]byte) (plumbing.Hash, error) {
+// writeTree writes the blobs of the files at paths, with their content
+// from data, and the trees that hold them, and returns the root tree's
+// hash.
+func (r *Repo) writeTree(paths []string, data func(p string) ([]byte, error)) (plumbing.Hash, error) {
 	entries := map[string][]object.TreeEntry{} // folder -> its entries
 	dirs := map[string]bool{"": true}
-	for p, data := range files {
-		if !fs.ValidPath(p) || p == "." {
+	seen := map[string]bool{}
+	for _, p := range paths {
+		switch {
+		case !fs.ValidPath(p) || p == ".":
 			return plumbing.ZeroHash, fmt.Errorf("%q is not a path inside a tree", p)
+		case seen[p]:
+			return plumbing.ZeroHash, fmt.Errorf("%q is given twice", p)
 		}
-		h, err := r.writeBlob(data)
+		seen[p] = true
+		content, err := data(p)
+		if err != nil {
+			return plumbing.ZeroHash, err
+		}
+		h, err := r.writeBlob(content)
 		if err != nil {
 			return plumbing.ZeroHash, err
 		}

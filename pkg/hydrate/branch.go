@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -60,7 +61,7 @@ func (res *Result) Commit(repo *gitrev.Repo, opts BranchOptions) ([]BranchCommit
 	}
 	msg := opts.DrySHA[:min(7, len(opts.DrySHA))] + ": " + opts.Subject + "\n\nDry-SHA: " + opts.DrySHA + "\n"
 	var plans []BranchCommit
-	wants := map[string]map[string][]byte{}
+	wants := map[string]contents{}
 	expect := map[string]*string{}
 	for _, c := range res.clusters() {
 		branch := opts.Prefix + c
@@ -87,7 +88,8 @@ func (res *Result) Commit(repo *gitrev.Repo, opts BranchOptions) ([]BranchCommit
 		p := &plans[i]
 		info := gitrev.CommitInfo{Message: msg, Name: opts.Name, Email: opts.Email, When: opts.When, NotesRef: NotesRef, Note: note}
 		info.Expect = expect[p.Branch]
-		if p.SHA, p.Committed, err = repo.CommitFiles(p.Branch, wants[p.Branch], info); err != nil {
+		want := wants[p.Branch]
+		if p.SHA, p.Committed, err = repo.CommitFiles(p.Branch, slices.Sorted(maps.Keys(want)), want.read, info); err != nil {
 			return plans[:i], err
 		}
 	}
@@ -102,8 +104,8 @@ func (res *Result) clusters() []string {
 			out = append(out, c)
 		}
 	}
-	for _, f := range res.Files {
-		add(f.Path)
+	for _, f := range res.files {
+		add(f.path)
 	}
 	for _, d := range res.Kept {
 		add(d)
@@ -116,11 +118,12 @@ func (res *Result) clusters() []string {
 // with the root's files.
 func (res *Result) cluster(c string) *Result {
 	sub := &Result{Errors: res.Errors, flat: true}
-	for _, f := range res.Files {
-		if rest, ok := strings.CutPrefix(f.Path, c+"/"); ok {
-			sub.Files = append(sub.Files, File{Path: rest, Data: f.Data})
-		} else if !strings.Contains(f.Path, "/") {
-			sub.Files = append(sub.Files, f)
+	for _, f := range res.files {
+		if rest, ok := strings.CutPrefix(f.path, c+"/"); ok {
+			f.path = rest // the content shared, not copied
+			sub.files = append(sub.files, f)
+		} else if !strings.Contains(f.path, "/") {
+			sub.files = append(sub.files, f)
 		}
 	}
 	for _, d := range res.Kept {
@@ -128,7 +131,7 @@ func (res *Result) cluster(c string) *Result {
 			sub.Kept = append(sub.Kept, rest)
 		}
 	}
-	slices.SortFunc(sub.Files, func(a, b File) int { return strings.Compare(a.Path, b.Path) })
+	slices.SortFunc(sub.files, func(a, b packed) int { return strings.Compare(a.path, b.path) })
 	return sub
 }
 

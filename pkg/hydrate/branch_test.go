@@ -76,3 +76,38 @@ func TestCommitBranches(t *testing.T) {
 		t.Errorf("note: %v %q", err, note)
 	}
 }
+
+// TestCommitBranchesKept: a hydration of the targets a change affects
+// (Options.Targets) commits the other targets' files as their branch
+// holds them, read back when committed: the branch of a cluster the change
+// does not touch keeps its tree, and gets no commit.
+func TestCommitBranchesKept(t *testing.T) {
+	repoDir := twoTargets(t)
+	testtool.WriteFiles(t, repoDir, map[string]string{"namespaces/a/templates/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\ndata:\n  v: {{ .Values.v | quote }}\n"})
+	testtool.GitCommit(t, repoDir, "dry one")
+	git, err := gitrev.Open(repoDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	commit := func(opts hydrate.Options) []hydrate.BranchCommit {
+		t.Helper()
+		sha, err := git.Commit("HEAD")
+		if err != nil {
+			t.Fatal(err)
+		}
+		opts.DrySHA = sha
+		res, _ := hydrateDir(t, repoDir, opts)
+		out, err := res.Commit(git, hydrate.BranchOptions{Prefix: "hydrated/", DrySHA: sha, Subject: "dry", Name: "ci", Email: "ci@example.com", When: time.Now()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	first := commit(hydrate.Options{})
+	testtool.WriteFiles(t, repoDir, map[string]string{"clusters/dev/a/dev-values-a.yaml": "v: changed\n"})
+	testtool.GitCommit(t, repoDir, "dry two")
+	second := commit(hydrate.Options{Targets: []string{"dev/a"}})
+	if len(second) != 2 || !second[0].Committed || second[1].Committed || second[1].SHA != first[1].SHA {
+		t.Errorf("a change to dev alone: %+v, after %+v", second, first)
+	}
+}

@@ -3,6 +3,7 @@ package hydrate_test
 import (
 	"context"
 	"fmt"
+	"path"
 	"testing/fstest"
 
 	"github.com/repotool/repotool/pkg/hydrate"
@@ -30,10 +31,18 @@ func ExampleHydrate() {
 		fmt.Println(err)
 		return
 	}
-	for _, f := range res.Files {
+	var manifest []byte
+	for f, err := range res.Files() {
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
 		fmt.Println(f.Path)
+		if path.Base(f.Path) == hydrate.ManifestFile {
+			manifest = f.Data
+		}
 	}
-	fmt.Print(string(res.Files[4].Data))
+	fmt.Print(string(manifest))
 	// Output:
 	// .gitattributes
 	// hydrator.metadata

@@ -77,16 +77,17 @@ type File struct {
 	Data []byte
 }
 
-// Result is what Hydrate made: every file, sorted by path, and the
+// Result is what Hydrate made: every file (Files), sorted by path, and the
 // targets that failed, in target order. Sync writes nothing while Errors
 // holds any.
 type Result struct {
-	Files  []File
 	Errors []error
 	// Kept are the folders (cluster/namespace) of the targets left out by
 	// Options.Targets: Sync keeps their files as they are.
 	Kept []string
 
+	// files are the files, sorted by path, held compressed (packed.go).
+	files []packed
 	// flat is a result for one cluster's branch (cluster): its target
 	// folders are namespaces, at the root.
 	flat bool
@@ -125,10 +126,12 @@ func Hydrate(ctx context.Context, r *render.Renderer, repo *layout.Repo, opts Op
 	if err != nil {
 		return nil, err
 	}
-	res := &Result{Files: []File{
-		{Path: MetadataFile, Data: rootMetadata(opts)},
-		{Path: GitAttributesFile, Data: []byte(gitAttributes)},
-	}}
+	res, pk := &Result{}, newPacker()
+	for _, f := range []File{{Path: MetadataFile, Data: rootMetadata(opts)}, {Path: GitAttributesFile, Data: []byte(gitAttributes)}} {
+		if err := res.add(pk, f); err != nil {
+			return nil, err
+		}
+	}
 	targets := repo.Targets
 	if opts.Targets != nil {
 		targets = nil
@@ -143,11 +146,14 @@ func Hydrate(ctx context.Context, r *render.Renderer, repo *layout.Repo, opts Op
 	failed := map[int]error{} // by target, reported in target order
 	r.RenderEachByChart(ctx, targets, func(i int, rr *render.Result) {
 		files, err := targetFiles(ctx, rr, opts, mode(rr.Target.Cluster), enc)
+		for _, f := range files {
+			if err == nil {
+				err = res.add(pk, f)
+			}
+		}
 		if err != nil {
 			failed[i] = err
-			return
 		}
-		res.Files = append(res.Files, files...)
 	})
 	if err := context.Cause(ctx); err != nil {
 		return nil, err
@@ -155,8 +161,17 @@ func Hydrate(ctx context.Context, r *render.Renderer, repo *layout.Repo, opts Op
 	for _, i := range slices.Sorted(maps.Keys(failed)) {
 		res.Errors = append(res.Errors, failed[i])
 	}
-	slices.SortFunc(res.Files, func(a, b File) int { return strings.Compare(a.Path, b.Path) })
+	slices.SortFunc(res.files, func(a, b packed) int { return strings.Compare(a.path, b.path) })
 	return res, nil
+}
+
+// add holds f, compressed.
+func (res *Result) add(pk *packer, f File) error {
+	p, err := pk.pack(f)
+	if err == nil {
+		res.files = append(res.files, p)
+	}
+	return err
 }
 
 // encoders write Secrets encrypted: sops for SecretsSOPS (nil when no

@@ -17,6 +17,19 @@ import (
 
 const drySHA = "3ff41cc5247197a6caf50216c4c76cc29d78a97d"
 
+// filesOf are res's files, each one's content expanded.
+func filesOf(t *testing.T, res *hydrate.Result) []hydrate.File {
+	t.Helper()
+	var out []hydrate.File
+	for f, err := range res.Files() {
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
 func hydrateDir(t *testing.T, dir string, opts hydrate.Options) (*hydrate.Result, *layout.Repo) {
 	t.Helper()
 	repo, err := layout.LoadDir(context.Background(), dir, layout.Options{})
@@ -42,7 +55,7 @@ func TestHydrateMonorepo(t *testing.T) {
 	res, repo := hydrateDir(t, "../../testdata/monorepo", hydrate.Options{})
 	r := render.New(repo, render.DefaultOptions())
 	files := map[string][]byte{}
-	for _, f := range res.Files {
+	for _, f := range filesOf(t, res) {
 		files[f.Path] = f.Data
 	}
 	failed := map[string]bool{}
@@ -78,8 +91,8 @@ func TestHydrateMonorepo(t *testing.T) {
 			}
 		}
 	}
-	paths := make([]string, len(res.Files))
-	for i, f := range res.Files {
+	paths := make([]string, res.Len())
+	for i, f := range filesOf(t, res) {
 		paths[i] = f.Path
 	}
 	if !slices.IsSorted(paths) || !slices.Contains(paths, hydrate.MetadataFile) || !slices.Contains(paths, hydrate.GitAttributesFile) {
@@ -114,7 +127,7 @@ func TestSecretValuesOutsideSecrets(t *testing.T) {
 			t.Errorf("the fields do not name %q:\n%s", want, strings.Join(leaky.Fields, "\n"))
 		}
 	}
-	for _, f := range res.Files {
+	for _, f := range filesOf(t, res) {
 		if strings.Contains(string(f.Data), "Canary") {
 			t.Errorf("%s holds a secret value", f.Path)
 		}
@@ -229,7 +242,7 @@ func TestChangedTargets(t *testing.T) {
 	if !slices.Equal(some.Kept, []string{"prd/a"}) {
 		t.Errorf("kept: %v", some.Kept)
 	}
-	for _, f := range some.Files {
+	for _, f := range filesOf(t, some) {
 		if strings.HasPrefix(f.Path, "prd/") {
 			t.Errorf("%s was made for a target left out", f.Path)
 		}

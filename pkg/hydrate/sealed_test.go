@@ -265,7 +265,7 @@ func TestPerApplication(t *testing.T) {
 	}
 	res := hydrateRepo(nil)
 	files := map[string]string{}
-	for _, f := range res.Files {
+	for _, f := range filesOf(t, res) {
 		files[f.Path] = string(f.Data)
 	}
 	r := render.New(repo, render.DefaultOptions())

@@ -163,7 +163,7 @@ func checkSecrets(t *testing.T, repo *layout.Repo, out string, res *hydrate.Resu
 	if len(leaves) < 5 {
 		t.Fatalf("only %d values of Secrets checked", len(leaves))
 	}
-	for _, f := range res.Files {
+	for _, f := range filesOf(t, res) {
 		for _, v := range leaves {
 			if len(v) >= 8 && strings.Contains(string(f.Data), v) {
 				t.Errorf("%s holds a value of a Secret's data in plain text", f.Path)

@@ -37,43 +37,60 @@ func (res *Result) Sync(dir string) (*SyncReport, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: nothing was written to %s", err, dir)
 	}
-	return rep, outdir.Commit(dir, rep, want)
+	return rep, outdir.Commit(dir, rep, want.read)
+}
+
+// contents are the files an output is to hold, by path, each read when it
+// is written: the files of a Result expanded one at a time, those kept
+// from the output as it stands read from it.
+type contents map[string]func() ([]byte, error)
+
+// read is the content of p.
+func (c contents) read(p string) ([]byte, error) {
+	if read, ok := c[p]; ok {
+		return read()
+	}
+	return nil, fmt.Errorf("hydrate: %s is not a file of the plan", p) // not reached: callers ask for the plan's paths
 }
 
 // plan is what res makes of prev, the output as it stands (a folder, or a
 // branch's tree; nil for none): every file the output is to hold, kept
 // targets' and companions left as they are included, and what differs
 // from prev.
-func (res *Result) plan(prev fs.FS, same func(prev fs.FS, p string, data []byte) bool) (map[string][]byte, *SyncReport, error) {
+func (res *Result) plan(prev fs.FS, same func(prev fs.FS, p string, data []byte) bool) (contents, *SyncReport, error) {
 	if len(res.Errors) > 0 {
 		return nil, nil, fmt.Errorf("%w (%d)", ErrFailedTargets, len(res.Errors))
 	}
 	if prev == nil {
 		prev = emptyFS{}
 	}
-	want := map[string][]byte{}
+	want := contents{}
 	rep := &SyncReport{}
 	for _, d := range res.Kept {
 		for _, name := range []string{ManifestFile, ReadmeFile, MetadataFile} {
-			if data, err := fsutil.ReadFile(prev, d+"/"+name, fsutil.DefaultMaxFileSize); err == nil {
-				want[d+"/"+name] = data
+			if p := d + "/" + name; isRegular(prev, p) {
+				want[p] = readFrom(prev, p)
 			}
 		}
 	}
 	changed := map[string]bool{} // folders whose manifest.yaml changed
-	var companions []File
-	for _, f := range res.Files {
-		if path.Base(f.Path) != ManifestFile && f.Path != GitAttributesFile {
+	var companions []packed
+	for _, f := range res.files {
+		if path.Base(f.path) != ManifestFile && f.path != GitAttributesFile {
 			companions = append(companions, f)
 			continue
 		}
-		want[f.Path] = f.Data
-		if same(prev, f.Path, f.Data) {
-			rep.Unchanged = append(rep.Unchanged, f.Path)
+		data, err := f.bytes()
+		if err != nil {
+			return nil, nil, err
+		}
+		want[f.path] = f.bytes
+		if same(prev, f.path, data) {
+			rep.Unchanged = append(rep.Unchanged, f.path)
 			continue
 		}
-		changed[path.Dir(f.Path)] = f.Path != GitAttributesFile
-		rep.Written = append(rep.Written, f.Path)
+		changed[path.Dir(f.path)] = f.path != GitAttributesFile
+		rep.Written = append(rep.Written, f.path)
 	}
 	stale, err := staleFiles(prev, want, companions, res.flat)
 	if err != nil {
@@ -84,21 +101,32 @@ func (res *Result) plan(prev fs.FS, same func(prev fs.FS, p string, data []byte)
 		anyChange = anyChange || c && d != "."
 	}
 	for _, f := range companions {
-		d := path.Dir(f.Path)
-		old, err := fsutil.ReadFile(prev, f.Path, fsutil.DefaultMaxFileSize)
+		d := path.Dir(f.path)
+		data, err := f.bytes()
+		if err != nil {
+			return nil, nil, err
+		}
+		old, err := fsutil.ReadFile(prev, f.path, fsutil.DefaultMaxFileSize)
 		switch {
-		case err == nil && (bytes.Equal(old, f.Data) || !changed[d] && !(d == "." && anyChange)):
-			want[f.Path] = old // Argo CD rewrites a companion only with its manifest
-			rep.Unchanged = append(rep.Unchanged, f.Path)
+		case err == nil && (bytes.Equal(old, data) || !changed[d] && !(d == "." && anyChange)):
+			want[f.path] = readFrom(prev, f.path) // Argo CD rewrites a companion only with its manifest
+			rep.Unchanged = append(rep.Unchanged, f.path)
 		default:
-			want[f.Path] = f.Data
-			rep.Written = append(rep.Written, f.Path)
+			want[f.path] = f.bytes
+			rep.Written = append(rep.Written, f.path)
 		}
 	}
 	rep.Removed = stale
 	slices.Sort(rep.Written)
 	slices.Sort(rep.Unchanged)
 	return want, rep, nil
+}
+
+// readFrom reads p from prev when called: a file an output keeps as it
+// stands is read again when written (a branch's tree), or never (a
+// folder, where it is left alone).
+func readFrom(prev fs.FS, p string) func() ([]byte, error) {
+	return func() ([]byte, error) { return fsutil.ReadFile(prev, p, fsutil.DefaultMaxFileSize) }
 }
 
 // same reports whether prev holds data at p.
@@ -112,13 +140,13 @@ func same(prev fs.FS, p string, data []byte) bool {
 // hold, sorted: in folders that hold a hydrator.metadata only, so that an
 // output folder given by mistake (the repository itself) loses nothing
 // else.
-func staleFiles(prev fs.FS, want map[string][]byte, companions []File, flat bool) ([]string, error) {
+func staleFiles(prev fs.FS, want contents, companions []packed, flat bool) ([]string, error) {
 	keep := map[string]bool{}
 	for p := range want {
 		keep[p] = true
 	}
 	for _, f := range companions {
-		keep[f.Path] = true
+		keep[f.path] = true
 	}
 	var out []string
 	clusters := []string{"."}
