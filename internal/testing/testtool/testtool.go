@@ -152,7 +152,8 @@ func buildAs(t testing.TB, pkg, name string) string {
 // go.mod, go.sum and every file the binaries are built from. Linking
 // repotool, helm and sops takes half a minute on a busy 2-core machine;
 // each package linking its own took minutes of the suite. Folders of other
-// checkouts left for a day are removed.
+// checkouts left for an hour are removed: each edit of the sources makes a
+// new one of some 400 MB, and a day of edits filled the disk.
 func sharedDir(root string) (string, error) {
 	h := sha256.New()
 	fmt.Fprintf(h, "%s\n%s\n", runtime.Version(), os.Getenv("GOFLAGS"))
@@ -192,7 +193,7 @@ func sharedDir(root string) (string, error) {
 	os.Chtimes(d, now, now)
 	if others, err := os.ReadDir(parent); err == nil {
 		for _, o := range others {
-			if info, err := o.Info(); err == nil && o.Name() != filepath.Base(d) && now.Sub(info.ModTime()) > 24*time.Hour {
+			if info, err := o.Info(); err == nil && o.Name() != filepath.Base(d) && now.Sub(info.ModTime()) > time.Hour {
 				os.RemoveAll(filepath.Join(parent, o.Name()))
 			}
 		}
