@@ -6,6 +6,7 @@ import (
 	"errors"
 	"slices"
 
+	"github.com/repotool/repotool/internal/textpool"
 	"github.com/repotool/repotool/pkg/layout"
 	"github.com/repotool/repotool/pkg/manifest"
 	"github.com/repotool/repotool/pkg/render"
@@ -47,7 +48,7 @@ func byCluster(opts Options, targets []layout.Target) bool {
 // (TestByClusterExact).
 func lintByCluster(ctx context.Context, repo *layout.Repo, opts Options, targets []layout.Target, extra []render.Option) (*Result, error) {
 	r := render.New(repo, opts.Render, extra...)
-	facts, texts := compacted{}, newTextPool()
+	facts, texts := compacted{}, textpool.New()
 	held := make([]*stored, len(targets))
 	crds := make([]*render.Result, len(targets))     // each target's CRDs alone
 	subjects := make([]*unusedSubject, len(targets)) // what values-unused compares

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/repotool/repotool/internal/textpool"
 	"github.com/repotool/repotool/pkg/manifest"
 	"github.com/repotool/repotool/pkg/render"
 )
@@ -89,7 +90,7 @@ func TestStoreRestore(t *testing.T) {
 		"---\n" + shared + "---\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  replicas: 1\n",
 		"---\n" + shared + "---\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  replicas: 3\n",
 	}
-	facts, texts := compacted{}, newTextPool()
+	facts, texts := compacted{}, textpool.New()
 	var want [][]manifest.Object
 	var held []*stored
 	for _, s := range streams {
@@ -106,8 +107,8 @@ func TestStoreRestore(t *testing.T) {
 		}
 		held = append(held, st)
 	}
-	if len(texts.texts) != 3 || len(facts) != 0 {
-		t.Fatalf("the pool holds %d texts (want 3: the shared one once) and %d facts are left out of the stored renderings", len(texts.texts), len(facts))
+	if texts.Len() != 3 || len(facts) != 0 {
+		t.Fatalf("the pool holds %d texts (want 3: the shared one once) and %d facts are left out of the stored renderings", texts.Len(), len(facts))
 	}
 	for i, st := range held {
 		res, err := st.restore(facts, texts)
@@ -124,7 +125,7 @@ func TestStoreRestore(t *testing.T) {
 			}
 		}
 	}
-	if len(texts.texts) != 0 || len(texts.ids) != 0 {
-		t.Errorf("the pool holds %d texts once every rendering is restored", len(texts.texts))
+	if texts.Len() != 0 {
+		t.Errorf("the pool holds %d texts once every rendering is restored", texts.Len())
 	}
 }
