@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # shellcheck disable=SC2016 # the backticks in the Markdown tables are literal
-# Issue 47's table: time and peak memory of each command on generated
+# Issue 47's table: time and peak memory of each command (layout, hydrate
+# into a folder and again, render, lint) on generated
 # repositories of real community charts (internal/testing/synth, as
 # bench-real.sh), and of lint in shards and their merge, so that memory is
 # seen to follow the work (or not), lint checked a cluster at a time (the
@@ -39,6 +40,15 @@ for n in "${sizes[@]}"; do
   repo=$work/r$n
   go run -tags tools ./tools/gensynth -real -clusters "$clusters" -namespaces "$n" -out "$repo" >/dev/null
   cell[layout.$n]=$(measure "$bin/repotool" layout "$repo")
+  # hydrate reads a commit: the repository committed, with a .sops.yaml
+  # rule for the hydrated Secrets (the test key's recipient).
+  printf '  - path_regex: (^|/)manifest\\.yaml$\n    encrypted_regex: ^(data|stringData)$\n    age: %s\n' \
+    "$(sed -n 's/^# public key: //p' testdata/age-TEST-ONLY.key)" >>"$repo/.sops.yaml"
+  git -C "$repo" init -q && git -C "$repo" add -A
+  git -C "$repo" -c user.name=bench -c user.email=bench@example.com commit -qm generated
+  cell[hydrate.$n]=$(measure "$bin/repotool" hydrate "$repo" --out "$work/hyd$n" --secrets sops)
+  cell[hydrateagain.$n]=$(measure "$bin/repotool" hydrate "$repo" --out "$work/hyd$n" --secrets sops)
+  rm -rf "$work/hyd$n"
   cell[renderall.$n]=$(measure "$bin/repotool" render "$repo" --all --out-dir "$work/out$n")
   cell[rendercluster.$n]=$(measure "$bin/repotool" render "$repo" --cluster cluster-003)
   cell[lint.$n]=$(measure "$bin/repotool" lint "$repo")
@@ -58,6 +68,8 @@ for n in "${sizes[@]}"; do
 done
 row() { printf '| %s |' "$1"; for n in "${sizes[@]}"; do printf ' %s |' "${cell[$2.$n]}"; done; echo; }
 row '`layout`' layout
+row '`hydrate --out --secrets sops`' hydrate
+row '`hydrate` again (nothing changed)' hydrateagain
 row '`render --all --out-dir`' renderall
 row '`render --cluster cluster-003`' rendercluster
 row '`lint` (a cluster at a time above 1,000 targets)' lint

@@ -77,7 +77,7 @@ func (res *Result) Commit(repo *gitrev.Repo, opts BranchOptions) ([]BranchCommit
 				expect[branch] = &read
 			}
 		}
-		want, rep, err := res.cluster(c).plan(prev, same)
+		want, rep, err := res.cluster(c).plan(prev, nil)
 		if err != nil {
 			return nil, err
 		}
@@ -117,7 +117,7 @@ func (res *Result) clusters() []string {
 // cluster is the part of res for cluster c, its paths below c's folder,
 // with the root's files.
 func (res *Result) cluster(c string) *Result {
-	sub := &Result{Errors: res.Errors, flat: true}
+	sub := &Result{Errors: res.Errors, pool: res.pool, flat: true}
 	for _, f := range res.files {
 		if rest, ok := strings.CutPrefix(f.path, c+"/"); ok {
 			f.path = rest // the content shared, not copied

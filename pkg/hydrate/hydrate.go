@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/repotool/repotool/internal/textpool"
 	"github.com/repotool/repotool/pkg/config"
 	"github.com/repotool/repotool/pkg/decrypt"
 	"github.com/repotool/repotool/pkg/layout"
@@ -86,8 +87,10 @@ type Result struct {
 	// Options.Targets: Sync keeps their files as they are.
 	Kept []string
 
-	// files are the files, sorted by path, held compressed (packed.go).
+	// files are the files, sorted by path, their documents held in pool
+	// (packed.go).
 	files []packed
+	pool  *textpool.Pool
 	// flat is a result for one cluster's branch (cluster): its target
 	// folders are namespaces, at the root.
 	flat bool
@@ -126,9 +129,9 @@ func Hydrate(ctx context.Context, r *render.Renderer, repo *layout.Repo, opts Op
 	if err != nil {
 		return nil, err
 	}
-	res, pk := &Result{}, newPacker()
+	res := &Result{pool: textpool.New()}
 	for _, f := range []File{{Path: MetadataFile, Data: rootMetadata(opts)}, {Path: GitAttributesFile, Data: []byte(gitAttributes)}} {
-		if err := res.add(pk, f); err != nil {
+		if err := res.add(f); err != nil {
 			return nil, err
 		}
 	}
@@ -148,7 +151,7 @@ func Hydrate(ctx context.Context, r *render.Renderer, repo *layout.Repo, opts Op
 		files, err := targetFiles(ctx, rr, opts, mode(rr.Target.Cluster), enc)
 		for _, f := range files {
 			if err == nil {
-				err = res.add(pk, f)
+				err = res.add(f)
 			}
 		}
 		if err != nil {
@@ -163,15 +166,6 @@ func Hydrate(ctx context.Context, r *render.Renderer, repo *layout.Repo, opts Op
 	}
 	slices.SortFunc(res.files, func(a, b packed) int { return strings.Compare(a.path, b.path) })
 	return res, nil
-}
-
-// add holds f, compressed.
-func (res *Result) add(pk *packer, f File) error {
-	p, err := pk.pack(f)
-	if err == nil {
-		res.files = append(res.files, p)
-	}
-	return err
 }
 
 // encoders write Secrets encrypted: sops for SecretsSOPS (nil when no

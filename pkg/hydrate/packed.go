@@ -2,73 +2,89 @@ package hydrate
 
 import (
 	"bytes"
-	"compress/flate"
-	"fmt"
-	"io"
+	"crypto/sha256"
+	"io/fs"
 	"iter"
-	"sync"
+
+	"github.com/repotool/repotool/internal/fsutil"
+	"github.com/repotool/repotool/internal/textpool"
 )
 
 // A hydration holds every file it makes until Sync, Commit or Check,
 // since nothing may be written while a target fails: on 20,000 targets,
-// more than half a gigabyte of manifests. So each file is held compressed
-// (a rendered manifest takes a fifth of its size or less) and expanded
-// one at a time, when it is compared or written.
+// more than half a gigabyte of manifests. So each file is held as its
+// documents (each starting at a line "---"), each distinct document once
+// in a pool, compressed (internal/textpool): a chart's targets on many
+// clusters print most documents alike. A file is put together again, one
+// at a time, when it is compared or written.
 
-// packed is a file of a Result: its path and its content, compressed.
+// packed is a file of a Result: its path, and its content as the
+// documents of the pool that make it up, in order.
 type packed struct {
-	path string
-	data []byte
-	size int
+	path  string
+	parts []textpool.ID
+	size  int
+	sum   [sha256.Size]byte // of the content
 }
 
-// packer compresses the files of a hydration, one at a time.
-type packer struct {
-	w   *flate.Writer
-	buf bytes.Buffer
+// in reports whether fsys holds f's content at f's path.
+func (f packed) in(fsys fs.FS) bool {
+	old, err := fsutil.ReadFile(fsys, f.path, int64(f.size)+1)
+	return err == nil && len(old) == f.size && sha256.Sum256(old) == f.sum
 }
 
-func newPacker() *packer {
-	w, _ := flate.NewWriter(nil, flate.BestSpeed) // the level is valid: no error
-	return &packer{w: w}
-}
-
-func (p *packer) pack(f File) (packed, error) {
-	p.buf.Reset()
-	p.w.Reset(&p.buf)
-	if _, err := p.w.Write(f.Data); err != nil {
-		return packed{}, err
+// add holds f.
+func (res *Result) add(f File) error {
+	p := packed{path: f.Path, size: len(f.Data), sum: sha256.Sum256(f.Data)}
+	for doc := range documents(f.Data) {
+		id, err := res.pool.Put(doc)
+		if err != nil {
+			return err
+		}
+		p.parts = append(p.parts, id)
 	}
-	if err := p.w.Close(); err != nil {
-		return packed{}, err
-	}
-	return packed{path: f.Path, data: bytes.Clone(p.buf.Bytes()), size: len(f.Data)}, nil
+	res.files = append(res.files, p)
+	return nil
 }
 
-// readers are flate readers to reuse (each takes tens of kilobytes).
-var readers = sync.Pool{New: func() any { return flate.NewReader(bytes.NewReader(nil)) }}
+// documents are data cut before each line that starts with "---": put
+// back together, data byte for byte.
+func documents(data []byte) iter.Seq[[]byte] {
+	return func(yield func([]byte) bool) {
+		start := 0
+		for i := 1; i < len(data); i++ {
+			if data[i-1] == '\n' && bytes.HasPrefix(data[i:], []byte("---")) {
+				if !yield(data[start:i]) {
+					return
+				}
+				start = i
+			}
+		}
+		if start < len(data) {
+			yield(data[start:])
+		}
+	}
+}
 
 // bytes is f's content, in a slice of its own.
-func (f packed) bytes() ([]byte, error) {
-	r := readers.Get().(io.ReadCloser)
-	defer readers.Put(r)
-	if err := r.(flate.Resetter).Reset(bytes.NewReader(f.data), nil); err != nil {
-		return nil, err
-	}
-	out := make([]byte, f.size)
-	if _, err := io.ReadFull(r, out); err != nil {
-		return nil, fmt.Errorf("hydrate: %s as held in memory: %w", f.path, err) // not reached: it was compressed here
+func (res *Result) bytes(f packed) ([]byte, error) {
+	out := make([]byte, 0, f.size)
+	for _, id := range f.parts {
+		var err error
+		if out, err = res.pool.Append(out, id); err != nil {
+			return nil, err
+		}
 	}
 	return out, nil
 }
 
-// Files are the files res holds, sorted by path, each one's content
-// expanded as it comes: a caller that keeps them all holds what res holds
-// compressed.
+// Files are the files res holds, sorted by path, each one's content put
+// together as it comes: a caller that keeps them all holds more than res
+// does.
 func (res *Result) Files() iter.Seq2[File, error] {
 	return func(yield func(File, error) bool) {
 		for _, f := range res.files {
-			data, err := f.bytes()
+			data, err := res.bytes(f)
 			if !yield(File{Path: f.path, Data: data}, err) {
 				return
 			}
@@ -78,3 +94,8 @@ func (res *Result) Files() iter.Seq2[File, error] {
 
 // Len is the number of files res holds.
 func (res *Result) Len() int { return len(res.files) }
+
+// reader reads f when called.
+func (res *Result) reader(f packed) func() ([]byte, error) {
+	return func() ([]byte, error) { return res.bytes(f) }
+}

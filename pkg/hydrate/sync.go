@@ -33,7 +33,7 @@ var ErrFailedTargets = errors.New("targets failed to hydrate")
 // errors it writes and removes nothing: a target that failed must not look
 // like one that is gone.
 func (res *Result) Sync(dir string) (*SyncReport, error) {
-	want, rep, err := res.plan(os.DirFS(dir), same)
+	want, rep, err := res.plan(os.DirFS(dir), nil)
 	if err != nil {
 		return nil, fmt.Errorf("%w: nothing was written to %s", err, dir)
 	}
@@ -56,8 +56,10 @@ func (c contents) read(p string) ([]byte, error) {
 // plan is what res makes of prev, the output as it stands (a folder, or a
 // branch's tree; nil for none): every file the output is to hold, kept
 // targets' and companions left as they are included, and what differs
-// from prev.
-func (res *Result) plan(prev fs.FS, same func(prev fs.FS, p string, data []byte) bool) (contents, *SyncReport, error) {
+// from prev. A file is the same as prev's when it holds the same bytes
+// (compared by size and digest, without putting res's file together),
+// or, given alike, when alike says so of a manifest.
+func (res *Result) plan(prev fs.FS, alike func(prev fs.FS, p string, data []byte) bool) (contents, *SyncReport, error) {
 	if len(res.Errors) > 0 {
 		return nil, nil, fmt.Errorf("%w (%d)", ErrFailedTargets, len(res.Errors))
 	}
@@ -80,12 +82,12 @@ func (res *Result) plan(prev fs.FS, same func(prev fs.FS, p string, data []byte)
 			companions = append(companions, f)
 			continue
 		}
-		data, err := f.bytes()
+		want[f.path] = res.reader(f)
+		same, err := res.alike(prev, f, alike)
 		if err != nil {
 			return nil, nil, err
 		}
-		want[f.path] = f.bytes
-		if same(prev, f.path, data) {
+		if same {
 			rep.Unchanged = append(rep.Unchanged, f.path)
 			continue
 		}
@@ -102,17 +104,12 @@ func (res *Result) plan(prev fs.FS, same func(prev fs.FS, p string, data []byte)
 	}
 	for _, f := range companions {
 		d := path.Dir(f.path)
-		data, err := f.bytes()
-		if err != nil {
-			return nil, nil, err
-		}
-		old, err := fsutil.ReadFile(prev, f.path, fsutil.DefaultMaxFileSize)
 		switch {
-		case err == nil && (bytes.Equal(old, data) || !changed[d] && !(d == "." && anyChange)):
+		case isRegular(prev, f.path) && (f.in(prev) || !changed[d] && !(d == "." && anyChange)):
 			want[f.path] = readFrom(prev, f.path) // Argo CD rewrites a companion only with its manifest
 			rep.Unchanged = append(rep.Unchanged, f.path)
 		default:
-			want[f.path] = f.bytes
+			want[f.path] = res.reader(f)
 			rep.Written = append(rep.Written, f.path)
 		}
 	}
@@ -127,6 +124,19 @@ func (res *Result) plan(prev fs.FS, same func(prev fs.FS, p string, data []byte)
 // folder, where it is left alone).
 func readFrom(prev fs.FS, p string) func() ([]byte, error) {
 	return func() ([]byte, error) { return fsutil.ReadFile(prev, p, fsutil.DefaultMaxFileSize) }
+}
+
+// alike reports whether prev holds f: its bytes, or what alike, when not
+// nil, takes as the same.
+func (res *Result) alike(prev fs.FS, f packed, alike func(prev fs.FS, p string, data []byte) bool) (bool, error) {
+	if in := f.in(prev); in || alike == nil {
+		return in, nil
+	}
+	data, err := res.bytes(f)
+	if err != nil {
+		return false, err
+	}
+	return alike(prev, f.path, data), nil
 }
 
 // same reports whether prev holds data at p.
