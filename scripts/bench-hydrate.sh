@@ -21,13 +21,7 @@ bench_setup
 
 repo=$work/r2000
 go run -tags tools ./tools/gensynth -real -clusters 200 -namespaces 10 -out "$repo" >/dev/null
-# The fixture's .sops.yaml (copied by gensynth) gains a rule for the
-# hydrated manifests, for the test key's recipient.
-recipient=$(awk '/public key:/ {print $4}' "$SOPS_AGE_KEY_FILE")
-printf '  - path_regex: (^|/)manifest\\.yaml$\n    age: %s\n' "$recipient" >> "$repo/.sops.yaml"
-git -C "$repo" init -q
-git -C "$repo" add -A
-git -C "$repo" -c user.name=bench -c user.email=bench@example.com commit -qm dry
+bench_hydratable "$repo"
 
 render_times=() hydrate_times=()
 for _ in $(seq "$runs"); do

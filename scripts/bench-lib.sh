@@ -23,6 +23,18 @@ bench_setup() {
 
 # now is the time in seconds; median the median of numbers, one a line;
 # elapsed the seconds a command takes (its output and status ignored).
+# bench_hydratable REPO commits a generated repository for hydrate, which
+# reads a commit, with a .sops.yaml rule (the fixture's, copied by
+# gensynth, gains it) that encrypts the hydrated manifests' Secrets for
+# the test key's recipient.
+bench_hydratable() {
+  local repo=$1
+  printf '  - path_regex: (^|/)manifest\\.yaml$\n    age: %s\n' "$(awk '/public key:/ {print $4}' "$SOPS_AGE_KEY_FILE")" >>"$repo/.sops.yaml"
+  git -C "$repo" init -q
+  git -C "$repo" add -A
+  git -C "$repo" -c user.name=bench -c user.email=bench@example.com commit -qm dry
+}
+
 now() { date +%s.%N; }
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 elapsed() { local t0 t1; t0=$(now); "$@" >/dev/null 2>&1 || true; t1=$(now); echo "$t1 - $t0" | bc; }

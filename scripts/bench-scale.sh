@@ -40,12 +40,7 @@ for n in "${sizes[@]}"; do
   repo=$work/r$n
   go run -tags tools ./tools/gensynth -real -clusters "$clusters" -namespaces "$n" -out "$repo" >/dev/null
   cell[layout.$n]=$(measure "$bin/repotool" layout "$repo")
-  # hydrate reads a commit: the repository committed, with a .sops.yaml
-  # rule for the hydrated Secrets (the test key's recipient).
-  printf '  - path_regex: (^|/)manifest\\.yaml$\n    encrypted_regex: ^(data|stringData)$\n    age: %s\n' \
-    "$(sed -n 's/^# public key: //p' testdata/age-TEST-ONLY.key)" >>"$repo/.sops.yaml"
-  git -C "$repo" init -q && git -C "$repo" add -A
-  git -C "$repo" -c user.name=bench -c user.email=bench@example.com commit -qm generated
+  bench_hydratable "$repo"
   cell[hydrate.$n]=$(measure "$bin/repotool" hydrate "$repo" --out "$work/hyd$n" --secrets sops)
   cell[hydrateagain.$n]=$(measure "$bin/repotool" hydrate "$repo" --out "$work/hyd$n" --secrets sops)
   rm -rf "$work/hyd$n"
