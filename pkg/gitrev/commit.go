@@ -78,12 +78,11 @@ func (r *Repo) Branch(branch string) (head string, tree fs.FS, err error) {
 // content given by data when its blob is written (so that a caller need
 // not hold them all at once), the whole tree of the local branch, created
 // when missing: one commit on top of the branch's head, or none when the
-// tree is the head's already. The branch
-// moves only if nobody moved it meanwhile, and never while it is checked
-// out (its work tree would then look changed): objects are written first,
-// the reference last, so a failure leaves the branch as it was. It
-// returns the branch's commit and whether it is a new one. Nothing is
-// pushed.
+// tree is the head's already. The branch moves only if nobody moved it
+// meanwhile, and never while it is checked out (its work tree would then
+// look changed): objects are written first, the reference last, so a
+// failure leaves the branch as it was. It returns the branch's commit and
+// whether it is a new one. Nothing is pushed.
 func (r *Repo) CommitFiles(branch string, paths []string, data func(p string) ([]byte, error), info CommitInfo) (sha string, committed bool, err error) {
 	if err := CheckBranchName(branch); err != nil {
 		return "", false, err
