@@ -67,17 +67,33 @@ func (p *Pool) Put(data []byte) (ID, error) {
 	return id, nil
 }
 
-// Get returns the text of id, in a slice of its own.
-func (p *Pool) Get(id ID) ([]byte, error) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.get(id, false)
-}
-
 // Append appends the text of id to dst and returns the result.
 func (p *Pool) Append(dst []byte, id ID) ([]byte, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	return p.append(dst, id)
+}
+
+// Take returns the text of id, in a slice of its own, for one of its
+// holders, letting the text go after the last.
+func (p *Pool) Take(id ID) ([]byte, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	data, err := p.append(nil, id)
+	if err != nil {
+		return nil, err
+	}
+	t := &p.texts[id]
+	if t.refs--; t.refs == 0 {
+		delete(p.ids, t.sum)
+		t.packed = nil
+		p.held--
+	}
+	return data, nil
+}
+
+// append is Append; p.mu is held.
+func (p *Pool) append(dst []byte, id ID) ([]byte, error) {
 	if int(id) >= len(p.texts) || p.texts[id].refs == 0 {
 		return dst, fmt.Errorf("textpool: text %d is not held", id) // not reached: callers ask for what they put
 	}
@@ -88,30 +104,6 @@ func (p *Pool) Append(dst []byte, id ID) ([]byte, error) {
 		return dst[:n], err
 	}
 	return dst, nil
-}
-
-// Take returns the text of id, in a slice of its own, for one of its
-// holders, letting the text go after the last.
-func (p *Pool) Take(id ID) ([]byte, error) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.get(id, true)
-}
-
-func (p *Pool) get(id ID, release bool) ([]byte, error) {
-	if int(id) >= len(p.texts) || p.texts[id].refs == 0 {
-		return nil, fmt.Errorf("textpool: text %d is not held", id) // not reached: callers ask for what they put
-	}
-	t := &p.texts[id]
-	data, err := p.unpack(t.packed, t.size)
-	if release {
-		if t.refs--; t.refs == 0 {
-			delete(p.ids, t.sum)
-			t.packed = nil
-			p.held--
-		}
-	}
-	return data, err
 }
 
 // Len is the number of distinct texts held.

@@ -10,7 +10,7 @@ import (
 )
 
 // TestPool: a text put by several holders is held once and comes back
-// byte for byte, for each, until the last takes it; Get does not let go;
+// byte for byte, for each, until the last takes it; Append does not let go;
 // Pack and Unpack round-trip; an empty text is a text.
 func TestPool(t *testing.T) {
 	p := textpool.New()
@@ -26,7 +26,7 @@ func TestPool(t *testing.T) {
 		t.Fatalf("ids %d %d %d, %d texts held: want the same text once", a1, a2, b, p.Len())
 	}
 	for _, id := range []textpool.ID{a1, a1} {
-		got, err := p.Get(id)
+		got, err := p.Append(nil, id)
 		if err != nil || !bytes.Equal(got, big) {
 			t.Fatalf("get: %v", err)
 		}
@@ -37,7 +37,7 @@ func TestPool(t *testing.T) {
 			t.Fatalf("take: %v", err)
 		}
 	}
-	if _, err := p.Get(a1); err == nil || p.Len() != 2 {
+	if _, err := p.Append(nil, a1); err == nil || p.Len() != 2 {
 		t.Errorf("a text taken by its last holder is still held (%d texts)", p.Len())
 	}
 	if got, err := p.Take(e); err != nil || len(got) != 0 {

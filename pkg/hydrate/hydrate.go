@@ -149,10 +149,8 @@ func Hydrate(ctx context.Context, r *render.Renderer, repo *layout.Repo, opts Op
 	failed := map[int]error{} // by target, reported in target order
 	r.RenderEachByChart(ctx, targets, func(i int, rr *render.Result) {
 		files, err := targetFiles(ctx, rr, opts, mode(rr.Target.Cluster), enc)
-		for _, f := range files {
-			if err == nil {
-				err = res.add(f)
-			}
+		for k := 0; err == nil && k < len(files); k++ {
+			err = res.add(files[k])
 		}
 		if err != nil {
 			failed[i] = err

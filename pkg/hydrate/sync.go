@@ -1,7 +1,6 @@
 package hydrate
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -137,12 +136,6 @@ func (res *Result) alike(prev fs.FS, f packed, alike func(prev fs.FS, p string, 
 		return false, err
 	}
 	return alike(prev, f.path, data), nil
-}
-
-// same reports whether prev holds data at p.
-func same(prev fs.FS, p string, data []byte) bool {
-	old, err := fsutil.ReadFile(prev, p, int64(len(data))+1)
-	return err == nil && bytes.Equal(old, data)
 }
 
 // staleFiles are the hydrate files below prev's <cluster>/<namespace>

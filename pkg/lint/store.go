@@ -16,12 +16,11 @@ import (
 // pool that holds every distinct text once, compressed (internal/textpool:
 // the targets of one chart on many clusters render most objects alike; on
 // the generated repositories of scripts/bench-scale.sh, 6% of the text is
-// distinct),
-// the rest of the objects (names, sources, lines) encoded and compressed,
-// their parsed content let go (compact keeps the facts of the kinds the
-// cross-object rules do not read; the others are parsed again when their
-// cluster is checked), the stream dropped. A stored rendering takes a
-// fraction of a parsed one.
+// distinct), the rest of the objects (names, sources, lines) encoded and
+// compressed, their parsed content let go (compact keeps the facts of the
+// kinds the cross-object rules do not read; the others are parsed again
+// when their cluster is checked), the stream dropped. A stored rendering
+// takes a fraction of a parsed one.
 
 // stored is a rendering held for its cluster's checks.
 type stored struct {
