@@ -30,7 +30,8 @@ import (
 type Files struct {
 	fsys     fs.FS
 	limit    int64
-	entries  sync.Map // path -> *File
+	mu       sync.RWMutex
+	entries  map[string]*File // by path
 	listOnce sync.Once
 	paths    []string
 	data     held // the files' bytes, by their size
@@ -41,8 +42,8 @@ type Files struct {
 // MaxHeldParsed the bytes of those it keeps parsed (a parsed YAML file
 // takes some ten times its size).
 const (
-	MaxHeldData   = 16 << 20
-	MaxHeldParsed = 1 << 20
+	MaxHeldData   = 4 << 20
+	MaxHeldParsed = 256 << 10
 )
 
 // File is one repository file as Files holds it.
@@ -72,11 +73,23 @@ func NewFiles(fsys fs.FS) *Files {
 // Get returns the file at repository path p (following links inside the
 // repository). It reads nothing until asked.
 func (f *Files) Get(p string) *File {
-	if v, ok := f.entries.Load(p); ok {
-		return v.(*File)
+	f.mu.RLock()
+	x, ok := f.entries[p]
+	f.mu.RUnlock()
+	if ok {
+		return x
 	}
-	v, _ := f.entries.LoadOrStore(p, &File{Path: p, files: f})
-	return v.(*File)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if x, ok := f.entries[p]; ok {
+		return x
+	}
+	if f.entries == nil {
+		f.entries = map[string]*File{}
+	}
+	x = &File{Path: p, files: f}
+	f.entries[p] = x
+	return x
 }
 
 // Paths lists every file of the repository once, in lexical order, leaving
