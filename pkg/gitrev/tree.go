@@ -24,10 +24,17 @@ type treeFS struct {
 	repo *git.Repository
 	tree *object.Tree
 	when time.Time
-	// trees are the folders' trees looked up so far, by path: a lookup
-	// decodes each folder on the way once, not once per file.
-	trees map[string]*object.Tree
+	// trees are the folders' trees looked up lately, by path: a lookup
+	// decodes the folders on its way once, not once per file. It keeps two
+	// generations of at most heldTrees each, the older let go when the
+	// newer is full: a walk of a large repository holds the folders around
+	// it, not every folder it has been through.
+	trees, older map[string]*object.Tree
 }
+
+// heldTrees bounds a generation of treeFS's folders (a variable for the
+// tests).
+var heldTrees = 2048
 
 var (
 	_ fs.ReadDirFS  = (*treeFS)(nil)
@@ -70,6 +77,10 @@ func (t *treeFS) dir(p string) (*object.Tree, error) {
 	if tr, ok := t.trees[p]; ok {
 		return tr, nil
 	}
+	if tr, ok := t.older[p]; ok {
+		t.hold(p, tr)
+		return tr, nil
+	}
 	parent, err := t.dir(path.Dir(p))
 	if err != nil {
 		return nil, err
@@ -85,11 +96,19 @@ func (t *treeFS) dir(p string) (*object.Tree, error) {
 	if err != nil {
 		return nil, err
 	}
+	t.hold(p, tr)
+	return tr, nil
+}
+
+// hold keeps the tree of the folder p in the newer generation.
+func (t *treeFS) hold(p string, tr *object.Tree) {
+	if len(t.trees) >= heldTrees {
+		t.older, t.trees = t.trees, nil
+	}
 	if t.trees == nil {
 		t.trees = map[string]*object.Tree{}
 	}
 	t.trees[p] = tr
-	return tr, nil
 }
 
 // blobHash is the Git hash of the file name (not following links), for
