@@ -213,26 +213,42 @@ func (r *Report) Finish() {
 // A Folder merges findings that differ only by target as they are added,
 // so that the parts of a run (a shard's, a cluster's) are folded one
 // after the other, each finding held once however many parts report it.
-// The zero Folder is empty and ready.
+// The file and target names it holds are held once each: a run's
+// findings name the same few thousand over and over. The zero Folder is
+// empty and ready.
 type Folder struct {
 	index map[[sha256.Size]byte]int
 	out   []Finding
+	names map[string]string
+}
+
+// name is s as the Folder holds it, the first string of its value added.
+func (fo *Folder) name(s string) string {
+	if held, ok := fo.names[s]; ok {
+		return held
+	}
+	fo.names[s] = s
+	return s
 }
 
 // Add adds f, or its targets to the finding added before that differs
 // from it only by target.
 func (fo *Folder) Add(f Finding) {
 	if fo.index == nil {
-		fo.index = map[[sha256.Size]byte]int{}
+		fo.index, fo.names = map[[sha256.Size]byte]int{}, map[string]string{}
 	}
 	k := sha256.Sum256([]byte(f.key()))
-	if i, ok := fo.index[k]; ok {
-		fo.out[i].Targets = append(fo.out[i].Targets, f.Targets...)
-		return
+	targets := f.Targets
+	i, ok := fo.index[k]
+	if !ok {
+		i = len(fo.out)
+		fo.index[k] = i
+		f.File, f.Template, f.Targets = fo.name(f.File), fo.name(f.Template), nil
+		fo.out = append(fo.out, f)
 	}
-	fo.index[k] = len(fo.out)
-	f.Targets = slices.Clone(f.Targets)
-	fo.out = append(fo.out, f)
+	for _, t := range targets {
+		fo.out[i].Targets = append(fo.out[i].Targets, fo.name(t))
+	}
 }
 
 // Findings are the findings added, merged, each one's targets sorted, in

@@ -1,7 +1,9 @@
 package finding_test
 
 import (
+	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -88,5 +90,24 @@ func TestFolder(t *testing.T) {
 	}
 	if got := (&finding.Folder{}).Findings(); got == nil || len(got) != 0 {
 		t.Errorf("empty Folder's findings = %#v, want empty and not nil", got)
+	}
+}
+
+// TestFolderHoldsNamesOnce: a target or file name many findings give, each
+// its own copy, is held once.
+func TestFolderHoldsNamesOnce(t *testing.T) {
+	var fo finding.Folder
+	for i := range 3 {
+		target, file := strings.Clone("prod/app"), strings.Clone("a.yaml")
+		fo.Add(finding.Finding{Rule: "r", Severity: finding.SeverityError, File: file, Line: i + 1, Message: "m", Targets: []string{target}})
+	}
+	got := fo.Findings()
+	if len(got) != 3 {
+		t.Fatalf("%d findings, want 3", len(got))
+	}
+	for _, f := range got[1:] {
+		if unsafe.StringData(f.File) != unsafe.StringData(got[0].File) || unsafe.StringData(f.Targets[0]) != unsafe.StringData(got[0].Targets[0]) {
+			t.Errorf("finding at line %d holds its own copy of a name", f.Line)
+		}
 	}
 }
