@@ -4,15 +4,22 @@
 // stored renderings, checked a cluster at a time; hydrate's files, kept
 // until they are written). The renderings of one chart on many clusters
 // print most objects alike, and rendered YAML compresses several times.
-// Nothing is written to disk.
+// A Pool made by New writes nothing to disk (lint's renderings hold
+// decrypted values); one made by NewFile keeps the compressed texts in a
+// temporary file, for texts that are bound for the disk anyway (hydrate's
+// files, which hold no secret value in plain text), and holds only their
+// index in memory.
 package textpool
 
 import (
 	"bytes"
+	"cmp"
 	"compress/flate"
 	"crypto/sha256"
+	"errors"
 	"fmt"
 	"io"
+	"os"
 	"slices"
 	"sync"
 )
@@ -29,10 +36,19 @@ type Pool struct {
 	w     *flate.Writer
 	r     io.ReadCloser // a flate.Resetter
 	buf   bytes.Buffer
+	// file holds the compressed texts of a Pool made by NewFile, end
+	// bytes of them; name is the file's to remove at Close where it could
+	// not be removed while open.
+	file   *os.File
+	end    int64
+	name   string
+	closed bool
 }
 
 type text struct {
-	packed []byte
+	packed []byte // in memory; in file: at off, n bytes
+	off    int64
+	n      int
 	size   int
 	sum    [sha256.Size]byte
 	refs   int
@@ -46,21 +62,58 @@ func New() *Pool {
 	return &Pool{ids: map[[sha256.Size]byte]ID{}, w: w, r: flate.NewReader(bytes.NewReader(nil))}
 }
 
+// NewFile returns an empty Pool that keeps the compressed texts in a new
+// temporary file in dir (os.TempDir when empty), removed at once where
+// the system allows it and at Close otherwise. Only texts that may be
+// written to disk may be put in it.
+func NewFile(dir string) (*Pool, error) {
+	f, err := os.CreateTemp(dir, "repotool-pool-*")
+	if err != nil {
+		return nil, fmt.Errorf("textpool: %w", err)
+	}
+	p := New()
+	p.file = f
+	if err := os.Remove(f.Name()); err != nil {
+		p.name = f.Name() // Windows: removed at Close
+	}
+	return p, nil
+}
+
+// Close lets go of every text, and of the file of a Pool made by NewFile.
+func (p *Pool) Close() error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.ids, p.texts, p.held, p.closed = map[[sha256.Size]byte]ID{}, nil, 0, true
+	if p.file == nil {
+		return nil
+	}
+	err := p.file.Close()
+	if p.name != "" {
+		err = cmp.Or(os.Remove(p.name), err)
+	}
+	p.file, p.name = nil, ""
+	return err
+}
+
 // Put holds data for one more holder (compressed and copied the first
 // time it is put) and returns its ID.
 func (p *Pool) Put(data []byte) (ID, error) {
 	sum := sha256.Sum256(data)
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if p.closed {
+		return 0, errors.New("textpool: the pool is closed")
+	}
 	id, ok := p.ids[sum]
 	if !ok {
-		packed, err := p.pack(data)
+		t, err := p.hold(data)
 		if err != nil {
 			return 0, err
 		}
+		t.sum = sum
 		id = ID(len(p.texts))
 		p.ids[sum] = id
-		p.texts = append(p.texts, text{packed: packed, size: len(data), sum: sum})
+		p.texts = append(p.texts, t)
 		p.held++
 	}
 	p.texts[id].refs++
@@ -98,12 +151,36 @@ func (p *Pool) append(dst []byte, id ID) ([]byte, error) {
 		return dst, fmt.Errorf("textpool: text %d is not held", id) // not reached: callers ask for what they put
 	}
 	t := p.texts[id]
+	packed := t.packed
+	if p.file != nil {
+		packed = make([]byte, t.n)
+		if _, err := p.file.ReadAt(packed, t.off); err != nil {
+			return dst, fmt.Errorf("textpool: reading a text back: %w", err)
+		}
+	}
 	n := len(dst)
 	dst = slices.Grow(dst, t.size)[:n+t.size]
-	if err := p.read(t.packed, dst[n:]); err != nil {
+	if err := p.read(packed, dst[n:]); err != nil {
 		return dst[:n], err
 	}
 	return dst, nil
+}
+
+// hold is data compressed, in memory or in the file; p.mu is held.
+func (p *Pool) hold(data []byte) (text, error) {
+	if p.file == nil {
+		packed, err := p.pack(data)
+		return text{packed: packed, size: len(data)}, err
+	}
+	if err := p.compress(data); err != nil {
+		return text{}, err
+	}
+	t := text{off: p.end, n: p.buf.Len(), size: len(data)}
+	if _, err := p.file.WriteAt(p.buf.Bytes(), p.end); err != nil {
+		return text{}, fmt.Errorf("textpool: %w", err)
+	}
+	p.end += int64(t.n)
+	return t, nil
 }
 
 // Len is the number of distinct texts held.
@@ -129,15 +206,20 @@ func (p *Pool) Unpack(packed []byte, size int) ([]byte, error) {
 }
 
 func (p *Pool) pack(data []byte) ([]byte, error) {
-	p.buf.Reset()
-	p.w.Reset(&p.buf)
-	if _, err := p.w.Write(data); err != nil {
-		return nil, err
-	}
-	if err := p.w.Close(); err != nil {
+	if err := p.compress(data); err != nil {
 		return nil, err
 	}
 	return bytes.Clone(p.buf.Bytes()), nil
+}
+
+// compress leaves data compressed in p.buf.
+func (p *Pool) compress(data []byte) error {
+	p.buf.Reset()
+	p.w.Reset(&p.buf)
+	if _, err := p.w.Write(data); err != nil {
+		return err
+	}
+	return p.w.Close()
 }
 
 func (p *Pool) unpack(packed []byte, size int) ([]byte, error) {
@@ -151,7 +233,7 @@ func (p *Pool) read(packed, out []byte) error {
 		return err
 	}
 	if _, err := io.ReadFull(p.r, out); err != nil {
-		return fmt.Errorf("textpool: a text as held in memory: %w", err) // not reached: it was compressed here
+		return fmt.Errorf("textpool: a text as held: %w", err) // not reached: it was compressed here, unless its file was changed
 	}
 	return nil
 }

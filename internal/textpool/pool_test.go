@@ -2,6 +2,10 @@ package textpool_test
 
 import (
 	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -9,11 +13,32 @@ import (
 	"github.com/repotool/repotool/internal/textpool"
 )
 
+// pools are the two kinds of Pool, in memory and in a file.
+var pools = []struct {
+	name string
+	make func(t *testing.T) *textpool.Pool
+}{
+	{"memory", func(*testing.T) *textpool.Pool { return textpool.New() }},
+	{"file", func(t *testing.T) *textpool.Pool {
+		p, err := textpool.NewFile(t.TempDir())
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { p.Close() })
+		return p
+	}},
+}
+
 // TestPool: a text put by several holders is held once and comes back
 // byte for byte, for each, until the last takes it; Append does not let go;
 // Pack and Unpack round-trip; an empty text is a text.
 func TestPool(t *testing.T) {
-	p := textpool.New()
+	for _, pool := range pools {
+		t.Run(pool.name, func(t *testing.T) { testPool(t, pool.make(t)) })
+	}
+}
+
+func testPool(t *testing.T, p *textpool.Pool) {
 	big := []byte(strings.Repeat("apiVersion: v1\nkind: ConfigMap\n", 4000))
 	a1, err := p.Put(big)
 	if err != nil {
@@ -52,9 +77,56 @@ func TestPool(t *testing.T) {
 	}
 }
 
+// TestPoolFile: a Pool made by NewFile leaves no file behind (on a system
+// that removes an open file, none from the start), and refuses texts once
+// closed.
+func TestPoolFile(t *testing.T) {
+	dir := t.TempDir()
+	p, err := textpool.NewFile(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []textpool.ID
+	for i := range 300 {
+		id, err := p.Put([]byte(strings.Repeat(fmt.Sprintf("line %d\n", i), i)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, id)
+	}
+	for i, id := range ids {
+		if got, err := p.Append(nil, id); err != nil || string(got) != strings.Repeat(fmt.Sprintf("line %d\n", i), i) {
+			t.Fatalf("text %d: %v", i, err)
+		}
+	}
+	if left, _ := os.ReadDir(dir); runtime.GOOS != "windows" && len(left) != 0 {
+		t.Errorf("the pool's file is in %s while open", dir)
+	}
+	if err := p.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if left, _ := os.ReadDir(dir); len(left) != 0 {
+		t.Errorf("%d files left in %s", len(left), dir)
+	}
+	if _, err := p.Put([]byte("x")); err == nil {
+		t.Error("a closed pool took a text")
+	}
+	if _, err := p.Append(nil, ids[0]); err == nil {
+		t.Error("a closed pool gave a text back")
+	}
+	if _, err := textpool.NewFile(filepath.Join(dir, "missing")); err == nil {
+		t.Error("a pool was made in a folder that does not exist")
+	}
+}
+
 // TestPoolConcurrent: holders on several goroutines (run with -race).
 func TestPoolConcurrent(t *testing.T) {
-	p := textpool.New()
+	for _, pool := range pools {
+		t.Run(pool.name, func(t *testing.T) { testPoolConcurrent(t, pool.make(t)) })
+	}
+}
+
+func testPoolConcurrent(t *testing.T, p *textpool.Pool) {
 	var wg sync.WaitGroup
 	for i := range 8 {
 		wg.Go(func() {

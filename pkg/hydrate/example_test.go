@@ -31,6 +31,7 @@ func ExampleHydrate() {
 		fmt.Println(err)
 		return
 	}
+	defer res.Close()
 	var manifest []byte
 	for f, err := range res.Files() {
 		if err != nil {

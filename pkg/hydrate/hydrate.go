@@ -113,6 +113,8 @@ const (
 // context. A renderer made with render.Options.Redacted makes the
 // renderings with placeholders that tell where secret values land along
 // with the others, in parallel; without it they are made one at a time.
+// The Result keeps its files' documents in a temporary file (packed.go)
+// until Close.
 func Hydrate(ctx context.Context, r *render.Renderer, repo *layout.Repo, opts Options) (*Result, error) {
 	opts.RepoURL = strings.TrimSpace(cmp.Or(opts.RepoURL, repo.Config.Git.RepoURL))
 	opts.Dir = cmp.Or(opts.Dir, repo.Config.Git.Path, ".")
@@ -129,9 +131,14 @@ func Hydrate(ctx context.Context, r *render.Renderer, repo *layout.Repo, opts Op
 	if err != nil {
 		return nil, err
 	}
-	res := &Result{pool: textpool.New()}
+	pool, err := textpool.NewFile("")
+	if err != nil {
+		return nil, err
+	}
+	res := &Result{pool: pool}
 	for _, f := range []File{{Path: MetadataFile, Data: rootMetadata(opts)}, {Path: GitAttributesFile, Data: []byte(gitAttributes)}} {
 		if err := res.add(f); err != nil {
+			res.Close()
 			return nil, err
 		}
 	}
@@ -157,6 +164,7 @@ func Hydrate(ctx context.Context, r *render.Renderer, repo *layout.Repo, opts Op
 		}
 	})
 	if err := context.Cause(ctx); err != nil {
+		res.Close()
 		return nil, err
 	}
 	for _, i := range slices.Sorted(maps.Keys(failed)) {

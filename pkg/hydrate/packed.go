@@ -15,8 +15,13 @@ import (
 // more than half a gigabyte of manifests. So each file is held as its
 // documents (each starting at a line "---"), each distinct document once
 // in a pool, compressed (internal/textpool): a chart's targets on many
-// clusters print most documents alike. A file is put together again, one
-// at a time, when it is compared or written.
+// clusters print most documents alike. The pool keeps them in a temporary
+// file, removed as soon as it is made (where the system allows it; at
+// Close otherwise), and only their index in memory: the files hold no
+// secret value in plain text (checkSecrets refuses a rendering that would
+// write one before its files are made), and they are bound for the disk.
+// A file is put together again, one at a time, when it is compared or
+// written.
 
 // packed is a file of a Result: its path, and its content as the
 // documents of the pool that make it up, in order.
@@ -94,6 +99,10 @@ func (res *Result) Files() iter.Seq2[File, error] {
 
 // Len is the number of files res holds.
 func (res *Result) Len() int { return len(res.files) }
+
+// Close lets go of the files res holds, and of the temporary file their
+// documents are kept in. res is not to be used after.
+func (res *Result) Close() error { return res.pool.Close() }
 
 // reader reads f when called.
 func (res *Result) reader(f packed) func() ([]byte, error) {

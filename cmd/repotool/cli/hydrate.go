@@ -146,6 +146,7 @@ func runHydrate(cmd *cobra.Command, env Env, f *hydrateFlags, root string, v *gl
 	if err != nil {
 		return usageErr(err)
 	}
+	defer res.Close()
 	if len(res.Errors) > 0 {
 		return &exitError{Code: ExitFindings, Err: failedTargets(res.Errors, len(repo.Targets), f.out)}
 	}
