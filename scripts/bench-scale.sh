@@ -6,7 +6,9 @@
 # bench-real.sh), and of lint in shards and their merge, so that memory is
 # seen to follow the work (or not), lint checked a cluster at a time (the
 # default above 1,000 targets) and in one pass. Prints a Markdown table
-# for docs/performance.md.
+# for docs/performance.md. A shard's memory is set beside that of a
+# repository holding only the shard's targets (one cluster of as many
+# namespaces), and beside the shard given a CRD inventory made once.
 #
 #   scripts/bench-scale.sh [NAMESPACES...]   (default: 100 1000, with 20
 #                                              clusters: 2,000 and 20,000
@@ -49,6 +51,11 @@ for n in "${sizes[@]}"; do
   cell[lint.$n]=$(measure "$bin/repotool" lint "$repo")
   cell[onepass.$n]=$(measure "$bin/repotool" lint "$repo" --held-targets -1)
   cell[shard.$n]=$(measure "$bin/repotool" lint "$repo" --shard 1/$shards --shard-report "$work/s1.json")
+  "$bin/repotool" lint "$repo" --crd-inventory-out "$work/crds.json" >/dev/null 2>&1 || true
+  cell[shardinv.$n]=$(measure "$bin/repotool" lint "$repo" --shard 1/$shards --crd-inventory "$work/crds.json" --shard-report "$work/s1i.json")
+  go run -tags tools ./tools/gensynth -real -clusters 1 -namespaces "$n" -out "$work/one$n" >/dev/null
+  cell[alone.$n]=$(measure "$bin/repotool" lint "$work/one$n")
+  rm -rf "$work/one$n" "$work/s1i.json" "$work/crds.json"
   reports=$work/s1.json
   for i in $(seq 2 $shards); do
     "$bin/repotool" lint "$repo" --shard "$i/$shards" --shard-report "$work/s$i.json" >/dev/null 2>&1 || true
@@ -70,6 +77,8 @@ row '`render --cluster cluster-003`' rendercluster
 row '`lint` (a cluster at a time above 1,000 targets)' lint
 row '`lint --held-targets -1` (one pass)' onepass
 row "\`lint --shard 1/$shards --shard-report\`" shard
+row "\`lint --shard 1/$shards --crd-inventory\` (the inventory made once)" shardinv
+row '`lint` of a repository holding only that shard'"'"'s targets (1 cluster)' alone
 row "\`lint --merge\` of the $shards reports" merge
 echo
 echo "machine: $(nproc) cores, $(go version | cut -d' ' -f3); time and peak RSS of one run each"
