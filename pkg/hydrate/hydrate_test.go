@@ -43,6 +43,7 @@ func hydrateDir(t *testing.T, dir string, opts hydrate.Options) (*hydrate.Result
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { res.Close() })
 	return res, repo
 }
 
