@@ -322,7 +322,7 @@ func annotation(content map[string]any, name string) string {
 // sameSealed reports whether prev holds data at p, SealedSecrets compared
 // by their readable part: every document alike, but a SealedSecret's
 // encrypted values and digest. plan asks it only of a file whose bytes
-// differ from prev's (Result.alike compares those first).
+// differ from prev's (Result.unchanged compares those first).
 func sameSealed(prev fs.FS, p string, data []byte) bool {
 	if path.Base(p) != ManifestFile {
 		return false

@@ -82,7 +82,7 @@ func (res *Result) plan(prev fs.FS, alike func(prev fs.FS, p string, data []byte
 			continue
 		}
 		want[f.path] = res.reader(f)
-		same, err := res.alike(prev, f, alike)
+		same, err := res.unchanged(prev, f, alike)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -125,9 +125,9 @@ func readFrom(prev fs.FS, p string) func() ([]byte, error) {
 	return func() ([]byte, error) { return fsutil.ReadFile(prev, p, fsutil.DefaultMaxFileSize) }
 }
 
-// alike reports whether prev holds f: its bytes, or what alike, when not
-// nil, takes as the same.
-func (res *Result) alike(prev fs.FS, f packed, alike func(prev fs.FS, p string, data []byte) bool) (bool, error) {
+// unchanged reports whether prev holds f: its bytes, or what alike, when
+// not nil, takes as the same.
+func (res *Result) unchanged(prev fs.FS, f packed, alike func(prev fs.FS, p string, data []byte) bool) (bool, error) {
 	if in := f.in(prev); in || alike == nil {
 		return in, nil
 	}
