@@ -69,7 +69,7 @@ func New() *Pool {
 func NewFile(dir string) (*Pool, error) {
 	f, err := os.CreateTemp(dir, "repotool-pool-*")
 	if err != nil {
-		return nil, fmt.Errorf("textpool: %w", err)
+		return nil, fmt.Errorf("a temporary file for the texts held: %w; set TMPDIR to a folder that can be written", err)
 	}
 	p := New()
 	p.file = f
@@ -177,7 +177,7 @@ func (p *Pool) hold(data []byte) (text, error) {
 	}
 	t := text{off: p.end, n: p.buf.Len(), size: len(data)}
 	if _, err := p.file.WriteAt(p.buf.Bytes(), p.end); err != nil {
-		return text{}, fmt.Errorf("textpool: %w", err)
+		return text{}, fmt.Errorf("the temporary file of the texts held: %w; set TMPDIR to a folder with room", err)
 	}
 	p.end += int64(t.n)
 	return t, nil

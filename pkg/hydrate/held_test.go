@@ -17,7 +17,8 @@ import (
 // TestFilesHeldOnDisk: a hydration keeps its files' documents in a
 // temporary file in TMPDIR that no one can open by name (removed as soon
 // as it is made, on a system that allows it), reads them back whole, and
-// lets them go at Close, leaving nothing behind.
+// lets them go at Close, leaving nothing behind; a TMPDIR that cannot be
+// written fails the hydration, saying so.
 func TestFilesHeldOnDisk(t *testing.T) {
 	tmp := t.TempDir()
 	t.Setenv("TMPDIR", tmp)
@@ -61,6 +62,11 @@ func TestFilesHeldOnDisk(t *testing.T) {
 			t.Error("a closed hydration gave a file back")
 		}
 		break
+	}
+	t.Setenv("TMPDIR", filepath.Join(tmp, "missing"))
+	if _, err := hydrate.Hydrate(context.Background(), render.New(repo, render.DefaultOptions()), repo, hydrate.Options{DrySHA: drySHA}); err == nil ||
+		!strings.Contains(err.Error(), "set TMPDIR to a folder that can be written") {
+		t.Errorf("TMPDIR missing: %v, want the error and its fix", err)
 	}
 }
 

@@ -133,7 +133,7 @@ func Hydrate(ctx context.Context, r *render.Renderer, repo *layout.Repo, opts Op
 	}
 	pool, err := textpool.NewFile("")
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("hydrate holds the files it makes until it writes them in %w", err)
 	}
 	res := &Result{pool: pool}
 	for _, f := range []File{{Path: MetadataFile, Data: rootMetadata(opts)}, {Path: GitAttributesFile, Data: []byte(gitAttributes)}} {
