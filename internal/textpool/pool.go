@@ -43,6 +43,7 @@ type Pool struct {
 	end    int64
 	name   string
 	closed bool
+	rbuf   []byte // a text read back from file, compressed
 }
 
 type text struct {
@@ -153,7 +154,8 @@ func (p *Pool) append(dst []byte, id ID) ([]byte, error) {
 	t := p.texts[id]
 	packed := t.packed
 	if p.file != nil {
-		packed = make([]byte, t.n)
+		p.rbuf = slices.Grow(p.rbuf[:0], t.n)[:t.n]
+		packed = p.rbuf
 		if _, err := p.file.ReadAt(packed, t.off); err != nil {
 			return dst, fmt.Errorf("textpool: reading a text back: %w", err)
 		}
