@@ -170,12 +170,11 @@ func (p *Pool) append(dst []byte, id ID) ([]byte, error) {
 
 // hold is data compressed, in memory or in the file; p.mu is held.
 func (p *Pool) hold(data []byte) (text, error) {
-	if p.file == nil {
-		packed, err := p.pack(data)
-		return text{packed: packed, size: len(data)}, err
-	}
 	if err := p.compress(data); err != nil {
 		return text{}, err
+	}
+	if p.file == nil {
+		return text{packed: bytes.Clone(p.buf.Bytes()), size: len(data)}, nil
 	}
 	t := text{off: p.end, n: p.buf.Len(), size: len(data)}
 	if _, err := p.file.WriteAt(p.buf.Bytes(), p.end); err != nil {
@@ -192,28 +191,6 @@ func (p *Pool) Len() int {
 	return p.held
 }
 
-// Pack is data compressed, for a caller that holds it itself (a text no
-// other holder shares); Unpack gives it back.
-func (p *Pool) Pack(data []byte) ([]byte, error) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.pack(data)
-}
-
-// Unpack is the data of size bytes that Pack made packed of.
-func (p *Pool) Unpack(packed []byte, size int) ([]byte, error) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.unpack(packed, size)
-}
-
-func (p *Pool) pack(data []byte) ([]byte, error) {
-	if err := p.compress(data); err != nil {
-		return nil, err
-	}
-	return bytes.Clone(p.buf.Bytes()), nil
-}
-
 // compress leaves data compressed in p.buf.
 func (p *Pool) compress(data []byte) error {
 	p.buf.Reset()
@@ -222,11 +199,6 @@ func (p *Pool) compress(data []byte) error {
 		return err
 	}
 	return p.w.Close()
-}
-
-func (p *Pool) unpack(packed []byte, size int) ([]byte, error) {
-	out := make([]byte, size)
-	return out, p.read(packed, out)
 }
 
 // read fills out with what packed expands to.

@@ -82,8 +82,9 @@ metadata:
 
 // TestStoreRestore: renderings stored and restored come back as they were
 // (objects, texts, the content of the kinds kept parsed, facts), a text two
-// renderings share is held once, and the pool is empty once every
-// rendering is restored.
+// renderings share is held once, and so is their list of objects when they
+// name and place them alike; the pool is empty once every rendering is
+// restored.
 func TestStoreRestore(t *testing.T) {
 	shared := "apiVersion: v1\nkind: ServiceAccount\nmetadata:\n  name: web\n"
 	streams := []string{
@@ -107,8 +108,8 @@ func TestStoreRestore(t *testing.T) {
 		}
 		held = append(held, st)
 	}
-	if texts.Len() != 3 || len(facts) != 0 {
-		t.Fatalf("the pool holds %d texts (want 3: the shared one once) and %d facts are left out of the stored renderings", texts.Len(), len(facts))
+	if texts.Len() != 4 || len(facts) != 0 {
+		t.Fatalf("the pool holds %d texts (want 4: three objects' and the renderings' list of objects, each once) and %d facts are left out of the stored renderings", texts.Len(), len(facts))
 	}
 	for i, st := range held {
 		res, err := st.restore(facts, texts)

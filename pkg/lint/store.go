@@ -16,17 +16,20 @@ import (
 // pool that holds every distinct text once, compressed (internal/textpool:
 // the targets of one chart on many clusters render most objects alike; on
 // the generated repositories of scripts/bench-scale.sh, 6% of the text is
-// distinct), the rest of the objects (names, sources, lines) encoded and
-// compressed, their parsed content let go (compact keeps the facts of the
-// kinds the cross-object rules do not read; the others are parsed again
-// when their cluster is checked), the stream dropped. A stored rendering
-// takes a fraction of a parsed one.
+// distinct), the rest of the objects (names, sources, lines) encoded, in
+// the pool too (one chart's targets mostly name and place their objects
+// alike on every cluster), their parsed content let go (compact keeps the
+// facts of the kinds the cross-object rules do not read; the others are
+// parsed again when their cluster is checked), the stream dropped. A
+// stored rendering takes a fraction of a parsed one.
 
 // stored is a rendering held for its cluster's checks.
 type stored struct {
-	res   *render.Result // without its objects and stream
-	blob  []byte         // the objects without their text, gob-encoded and compressed
-	size  int            // of blob, expanded
+	res *render.Result // without its objects and stream
+	// objs are the objects without their text, gob-encoded, in the pool:
+	// the renderings of one chart on many clusters mostly name, place and
+	// source their objects alike.
+	objs  textpool.ID
 	texts []textpool.ID  // each object's text in the pool
 	facts []*objectFacts // compact's facts of each object, nil for none
 }
@@ -50,10 +53,9 @@ func store(res *render.Result, facts compacted, texts *textpool.Pool) (*stored, 
 		return nil, err
 	}
 	var err error
-	if s.blob, err = texts.Pack(buf.Bytes()); err != nil {
+	if s.objs, err = texts.Put(buf.Bytes()); err != nil {
 		return nil, err
 	}
-	s.size = buf.Len()
 	res.Objects, res.Manifest = nil, nil
 	return s, nil
 }
@@ -62,7 +64,7 @@ func store(res *render.Result, facts compacted, texts *textpool.Pool) (*stored, 
 // texts, their facts to facts, and the parsed content of the kinds the
 // cross-object rules read (keepsContent), as compact left them.
 func (s *stored) restore(facts compacted, texts *textpool.Pool) (*render.Result, error) {
-	blob, err := texts.Unpack(s.blob, s.size)
+	blob, err := texts.Take(s.objs)
 	if err != nil {
 		return nil, err
 	}
