@@ -26,21 +26,65 @@ import (
 // stored is a rendering held for its cluster's checks.
 type stored struct {
 	res *render.Result // without its objects and stream
-	// objs are the objects without their text, gob-encoded, in the pool:
-	// the renderings of one chart on many clusters mostly name, place and
-	// source their objects alike.
+	// objs are the objects without their text, with their facts
+	// (heldObjects), gob-encoded, in the pool: the renderings of one chart
+	// on many clusters mostly name, place and source their objects alike,
+	// and refer to the same Secrets.
 	objs  textpool.ID
-	texts []textpool.ID  // each object's text in the pool
-	facts []*objectFacts // compact's facts of each object, nil for none
+	texts []textpool.ID // each object's text in the pool
+}
+
+// heldObjects are a stored rendering's objects, without their texts, and
+// compact's facts of each, as the pool holds them.
+type heldObjects struct {
+	Objects []manifest.Object
+	Facts   []heldFacts
+}
+
+// heldFacts are an object's facts (objectFacts), in exported fields for
+// gob; Kept: the object has none (its content was kept).
+type heldFacts struct {
+	Kept       bool
+	Uses       [][2]string // name, how
+	JobWords   []string
+	Deprecated []int
+}
+
+// hold is f as the pool holds it.
+func hold(f *objectFacts) heldFacts {
+	if f == nil {
+		return heldFacts{Kept: true}
+	}
+	h := heldFacts{JobWords: f.jobWords, Deprecated: f.deprecated}
+	for _, u := range f.uses {
+		h.Uses = append(h.Uses, [2]string{u.name, u.how})
+	}
+	return h
+}
+
+// facts are the facts h holds; nil when the object has none.
+func (h heldFacts) facts() *objectFacts {
+	if h.Kept {
+		return nil
+	}
+	if h.Uses == nil && h.JobWords == nil && h.Deprecated == nil {
+		return noFacts
+	}
+	f := &objectFacts{jobWords: h.JobWords, deprecated: h.Deprecated}
+	for _, u := range h.Uses {
+		f.uses = append(f.uses, secretUse{u[0], u[1]})
+	}
+	return f
 }
 
 // store keeps res stored, its objects' texts in texts and their facts
 // taken out of facts; res must not be read until restore.
 func store(res *render.Result, facts compacted, texts *textpool.Pool) (*stored, error) {
-	s := &stored{res: res, facts: make([]*objectFacts, len(res.Objects)), texts: make([]textpool.ID, len(res.Objects))}
+	s := &stored{res: res, texts: make([]textpool.ID, len(res.Objects))}
+	held := heldObjects{Objects: res.Objects, Facts: make([]heldFacts, len(res.Objects))}
 	for i := range res.Objects {
 		o := &res.Objects[i]
-		s.facts[i] = facts[o]
+		held.Facts[i] = hold(facts[o])
 		delete(facts, o)
 		var err error
 		if s.texts[i], err = texts.Put(o.YAML); err != nil {
@@ -49,7 +93,7 @@ func store(res *render.Result, facts compacted, texts *textpool.Pool) (*stored, 
 		o.Content, o.YAML = nil, nil
 	}
 	var buf bytes.Buffer
-	if err := gob.NewEncoder(&buf).Encode(res.Objects); err != nil {
+	if err := gob.NewEncoder(&buf).Encode(held); err != nil {
 		return nil, err
 	}
 	var err error
@@ -68,12 +112,13 @@ func (s *stored) restore(facts compacted, texts *textpool.Pool) (*render.Result,
 	if err != nil {
 		return nil, err
 	}
-	var objs []manifest.Object
-	if err := gob.NewDecoder(bytes.NewReader(blob)).Decode(&objs); err != nil {
+	var held heldObjects
+	if err := gob.NewDecoder(bytes.NewReader(blob)).Decode(&held); err != nil {
 		return nil, err
 	}
-	if len(objs) != len(s.texts) {
-		return nil, fmt.Errorf("stored rendering: %d objects, %d texts", len(objs), len(s.texts)) // not reached
+	objs := held.Objects
+	if len(objs) != len(s.texts) || len(held.Facts) != len(objs) {
+		return nil, fmt.Errorf("stored rendering: %d objects, %d texts, %d facts", len(objs), len(s.texts), len(held.Facts)) // not reached
 	}
 	for i := range objs {
 		o := &objs[i]
@@ -82,8 +127,8 @@ func (s *stored) restore(facts compacted, texts *textpool.Pool) (*render.Result,
 			return nil, err
 		}
 		o.YAML = text
-		if s.facts[i] != nil {
-			facts[o] = s.facts[i]
+		if f := held.Facts[i].facts(); f != nil {
+			facts[o] = f
 		}
 		if keepsContent(o) {
 			c, err := manifest.Decode(o.YAML)
