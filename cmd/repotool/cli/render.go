@@ -7,11 +7,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/repotool/repotool/internal/textpool"
 	"github.com/repotool/repotool/pkg/argocd"
 	"github.com/repotool/repotool/pkg/config"
 	"github.com/repotool/repotool/pkg/decrypt"
@@ -150,11 +150,12 @@ func runRender(cmd *cobra.Command, env Env, f *renderFlags, args []string, v *gl
 }
 
 // printAll renders the selected targets to standard output, all or
-// nothing: the renderings' bytes are kept until every target has
-// rendered, and nothing else of them (each target's own slice: no buffer
-// that grows by copying).
+// nothing: the renderings' bytes are held until every target has
+// rendered, compressed in memory (they may hold decrypted values), each
+// distinct one once, and nothing else of them.
 func printAll(cmd *cobra.Command, repo *layout.Repo, r *render.Renderer, sel selection, f *renderFlags, v *globals) error {
-	var out [][]byte
+	held := textpool.New()
+	var out []textpool.ID
 	var failed []error
 	var werr error
 	r.RenderEach(cmd.Context(), sel.targets, func(_ int, res *render.Result) {
@@ -168,16 +169,17 @@ func printAll(cmd *cobra.Command, repo *layout.Repo, r *render.Renderer, sel sel
 				return
 			}
 		}
-		data := res.Manifest // made at its size; the rest of the rendering goes
+		data := res.Manifest
 		if f.redact {
 			var err error
 			if data, err = res.Redacted(); err != nil {
 				werr = errors.Join(werr, err)
 				return
 			}
-			data = slices.Clip(bytes.Clone(data)) // exactly its size: the buffer's slack goes
 		}
-		out = append(out, data)
+		id, err := held.Put(data)
+		werr = errors.Join(werr, err)
+		out = append(out, id)
 	})
 	if err := cmd.Context().Err(); err != nil {
 		return err // interrupted: Run says so, once; nothing was written
@@ -189,7 +191,11 @@ func printAll(cmd *cobra.Command, repo *layout.Repo, r *render.Renderer, sel sel
 		return reportFailures(cmd.ErrOrStderr(), sel.outside, failed, len(sel.targets), "nothing was written to standard output")
 	}
 	w := bufio.NewWriterSize(cmd.OutOrStdout(), 1<<16)
-	for _, data := range out {
+	for _, id := range out {
+		data, err := held.Take(id)
+		if err != nil {
+			return err
+		}
 		if _, err := w.Write(data); err != nil {
 			return err
 		}
