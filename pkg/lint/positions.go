@@ -94,9 +94,10 @@ func (at *positions) findObjectLine(o *manifest.Object, needle string) int {
 		return 0
 	}
 	lines := bytes.Split(data, []byte("\n"))
+	want := []byte(needle)
 	find := func(start, end int) int {
 		for i := start; i < end; i++ {
-			if bytes.Contains(lines[i], []byte(needle)) {
+			if bytes.Contains(lines[i], want) {
 				return i + 1
 			}
 		}
@@ -107,15 +108,17 @@ func (at *positions) findObjectLine(o *manifest.Object, needle string) int {
 	}
 	// The "---"-separated documents holding "name: <name>": the first of
 	// them with the needle (a template may render several objects of one
-	// name, a Role and a ClusterRole say).
+	// name, a Role and a ClusterRole say). No line is copied: this runs
+	// for every position a rule reports in a template.
+	sep, name, quoted := []byte("---"), []byte("name: "+o.Name), []byte("name: \""+o.Name+"\"")
 	named := false
 	docStart := 0
 	for i := 0; i <= len(lines); i++ {
-		if i < len(lines) && strings.TrimSpace(string(lines[i])) != "---" {
+		if i < len(lines) && !bytes.Equal(bytes.TrimSpace(lines[i]), sep) {
 			continue
 		}
 		for j := docStart; j < i; j++ {
-			if t := strings.TrimSpace(string(lines[j])); t == "name: "+o.Name || t == "name: \""+o.Name+"\"" {
+			if t := bytes.TrimSpace(lines[j]); bytes.Equal(t, name) || bytes.Equal(t, quoted) {
 				named = true
 				if line := find(docStart, i); line > 0 {
 					return line
