@@ -90,9 +90,14 @@ func TestStoreRestore(t *testing.T) {
 	streams := []string{
 		"---\n" + shared + "---\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  replicas: 1\n",
 		"---\n" + shared + "---\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  replicas: 3\n",
+		"---\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: api\nspec:\n  template:\n    spec:\n      containers:\n" +
+			"        - name: api\n          envFrom:\n            - secretRef:\n                name: api-env\n" +
+			"---\napiVersion: batch/v1\nkind: Job\nmetadata:\n  name: certgen\nspec:\n  template:\n    spec:\n      containers:\n" +
+			"        - name: c\n          args: [\"create\", \"--secret-name=webhook-tls\"]\n",
 	}
 	facts, texts := compacted{}, textpool.New()
 	var want [][]manifest.Object
+	var wantFacts [][]*objectFacts
 	var held []*stored
 	for _, s := range streams {
 		objs, err := manifest.Read([]byte(s))
@@ -102,14 +107,22 @@ func TestStoreRestore(t *testing.T) {
 		res := &render.Result{Objects: objs}
 		facts.compact(res)
 		want = append(want, slices.Clone(res.Objects))
+		var fs []*objectFacts
+		for k := range res.Objects {
+			fs = append(fs, facts[&res.Objects[k]])
+		}
+		wantFacts = append(wantFacts, fs)
 		st, err := store(res, facts, texts)
 		if err != nil {
 			t.Fatal(err)
 		}
 		held = append(held, st)
 	}
-	if texts.Len() != 4 || len(facts) != 0 {
-		t.Fatalf("the pool holds %d texts (want 4: three objects' and the renderings' list of objects, each once) and %d facts are left out of the stored renderings", texts.Len(), len(facts))
+	if f := wantFacts[2]; f[0] == nil || len(f[0].uses) != 1 || f[1] == nil || len(f[1].jobWords) != 3 {
+		t.Fatalf("the third rendering's facts are %+v, %+v: want a Secret reference and a Job's words to store", f[0], f[1])
+	}
+	if texts.Len() != 7 || len(facts) != 0 {
+		t.Fatalf("the pool holds %d texts (want 7: five objects' and the first two renderings' list of objects, alike, once, the third's) and %d facts are left out of the stored renderings", texts.Len(), len(facts))
 	}
 	for i, st := range held {
 		res, err := st.restore(facts, texts)
@@ -121,8 +134,12 @@ func TestStoreRestore(t *testing.T) {
 			if w.ID() != g.ID() || string(w.YAML) != string(g.YAML) || !reflect.DeepEqual(w.Content, g.Content) || w.Line != g.Line {
 				t.Errorf("rendering %d, object %d restored as %s (content %v), want %s (content %v)", i, k, g.ID(), g.Content, w.ID(), w.Content)
 			}
-			if _, kept := facts[&res.Objects[k]]; kept != (w.Content == nil) {
+			got, kept := facts[&res.Objects[k]]
+			if kept != (w.Content == nil) {
 				t.Errorf("rendering %d, object %s: facts given back %v, want %v", i, g.ID(), kept, w.Content == nil)
+			}
+			if kept && !reflect.DeepEqual(got, wantFacts[i][k]) {
+				t.Errorf("rendering %d, object %s: facts %+v given back, want %+v", i, g.ID(), got, wantFacts[i][k])
 			}
 		}
 	}
