@@ -7,10 +7,8 @@ import (
 	"runtime"
 	"strings"
 	"testing"
-	"testing/fstest"
 
 	"github.com/repotool/repotool/pkg/hydrate"
-	"github.com/repotool/repotool/pkg/layout"
 	"github.com/repotool/repotool/pkg/render"
 )
 
@@ -20,22 +18,10 @@ import (
 // lets them go at Close, leaving nothing behind; a TMPDIR that cannot be
 // written fails the hydration, saying so.
 func TestFilesHeldOnDisk(t *testing.T) {
+	dir := twoTargets(t) // before TMPDIR is set: the repository is not in it
 	tmp := t.TempDir()
 	t.Setenv("TMPDIR", tmp)
-	fsys := fstest.MapFS{
-		"namespaces/shop/Chart.yaml":               {Data: []byte("apiVersion: v2\nname: shop\nversion: 1.0.0\n")},
-		"namespaces/shop/templates/cm.yaml":        {Data: []byte("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: shop\ndata:\n  replicas: {{ .Values.replicas | quote }}\n")},
-		"clusters/prod/shop/prod-values-shop.yaml": {Data: []byte("replicas: 5\n")},
-		"clusters/test/shop/test-values-shop.yaml": {Data: []byte("replicas: 1\n")},
-	}
-	repo, err := layout.Load(context.Background(), fsys, layout.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := hydrate.Hydrate(context.Background(), render.New(repo, render.DefaultOptions()), repo, hydrate.Options{DrySHA: drySHA})
-	if err != nil {
-		t.Fatal(err)
-	}
+	res, repo := hydrateDir(t, dir, hydrate.Options{})
 	if left, _ := os.ReadDir(tmp); runtime.GOOS != "windows" && len(left) != 0 {
 		t.Errorf("the hydration's file can be opened by name in TMPDIR: %v", left)
 	}
