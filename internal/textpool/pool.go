@@ -137,13 +137,30 @@ func (p *Pool) Take(id ID) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	p.drop(id)
+	return data, nil
+}
+
+// Release lets go of the text of id for one of its holders, without
+// reading it: after the last, the text goes.
+func (p *Pool) Release(id ID) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if int(id) >= len(p.texts) || p.texts[id].refs == 0 {
+		return fmt.Errorf("textpool: text %d is not held", id) // not reached: callers release what they put
+	}
+	p.drop(id)
+	return nil
+}
+
+// drop lets go of id for one holder; p.mu is held and id is held.
+func (p *Pool) drop(id ID) {
 	t := &p.texts[id]
 	if t.refs--; t.refs == 0 {
 		delete(p.ids, t.sum)
 		t.packed = nil
 		p.held--
 	}
-	return data, nil
 }
 
 // append is Append; p.mu is held.

@@ -31,7 +31,7 @@ var pools = []struct {
 
 // TestPool: a text put by several holders is held once and comes back
 // byte for byte, for each, until the last takes it; Append does not let go;
-// an empty text is a text.
+// Release lets go without reading; an empty text is a text.
 func TestPool(t *testing.T) {
 	for _, pool := range pools {
 		t.Run(pool.name, func(t *testing.T) { testPool(t, pool.make(t)) })
@@ -67,6 +67,21 @@ func testPool(t *testing.T, p *textpool.Pool) {
 	}
 	if got, err := p.Take(e); err != nil || len(got) != 0 {
 		t.Errorf("the empty text: %q %v", got, err)
+	}
+	// Release lets go for one holder without reading: b's second holder
+	// still reads it, and after the last the text is gone.
+	p.Put([]byte("other\n"))
+	if err := p.Release(b); err != nil || p.Len() != 1 {
+		t.Fatalf("release: %v, %d texts held", err, p.Len())
+	}
+	if got, err := p.Append(nil, b); err != nil || string(got) != "other\n" {
+		t.Fatalf("a text released by one of two holders: %q %v", got, err)
+	}
+	if err := p.Release(b); err != nil || p.Len() != 0 {
+		t.Errorf("released by its last holder: %v, %d texts held", err, p.Len())
+	}
+	if err := p.Release(b); err == nil {
+		t.Error("a text let go was released again")
 	}
 }
 

@@ -78,32 +78,18 @@ func lintByCluster(ctx context.Context, repo *layout.Repo, opts Options, targets
 	for c := range clusters {
 		o := opts
 		o.Shard = layout.Shard{I: c + 1, N: len(clusters)}
-		var part []layout.Target
-		var results, others []*render.Result
-		for i, t := range targets {
-			if t.Cluster != clusters[c] {
-				if crds[i] != nil {
-					others = append(others, crds[i])
-				}
-				continue
-			}
-			res, err := held[i].restore(facts, texts)
-			if err != nil {
-				return nil, err
-			}
-			part, results = append(part, t), append(results, res)
-			held[i] = nil // let go once checked
+		cp, err := restoreCluster(clusters[c], targets, held, crds, facts, texts)
+		if err != nil {
+			return nil, err
 		}
-		res := checkPart(repo, o, part, results, facts, &evidence{ctx: ctx, renderer: r, crdSources: others, shared: sh, laterUnused: true})
+		res := checkPart(repo, o, cp.targets, cp.results, facts, &evidence{ctx: ctx, renderer: r, crdSources: cp.others, shared: sh, laterUnused: true})
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
 		failed = append(failed, res.Err())
 		m.add(res.ShardReport(o.Shard))
-		for _, res := range results {
-			for k := range res.Objects {
-				delete(facts, &res.Objects[k])
-			}
+		if err := cp.letGo(facts, texts); err != nil {
+			return nil, err
 		}
 	}
 	if ruleOn(repo, ruleValuesUnused) {
@@ -124,6 +110,52 @@ func lintByCluster(ctx context.Context, repo *layout.Repo, opts Options, targets
 	res := m.finish(repo, sh.sup)
 	res.err = errors.Join(failed...)
 	return res, res.err
+}
+
+// clusterPart is a cluster's renderings restored for its checks.
+type clusterPart struct {
+	targets  []layout.Target
+	results  []*render.Result
+	others   []*render.Result // the CRDs of the other clusters' targets
+	restored []*stored
+}
+
+// restoreCluster restores the renderings of cluster's targets, letting go
+// of them in held.
+func restoreCluster(cluster string, targets []layout.Target, held []*stored, crds []*render.Result, facts compacted,
+	texts *textpool.Pool) (*clusterPart, error) {
+	cp := &clusterPart{}
+	for i, t := range targets {
+		if t.Cluster != cluster {
+			if crds[i] != nil {
+				cp.others = append(cp.others, crds[i])
+			}
+			continue
+		}
+		res, err := held[i].restore(facts, texts)
+		if err != nil {
+			return nil, err
+		}
+		cp.targets, cp.results, cp.restored = append(cp.targets, t), append(cp.results, res), append(cp.restored, held[i])
+		held[i] = nil // let go once checked
+	}
+	return cp, nil
+}
+
+// letGo lets go of what the part's renderings hold in facts and texts,
+// once checked.
+func (cp *clusterPart) letGo(facts compacted, texts *textpool.Pool) error {
+	for _, s := range cp.restored {
+		if err := s.release(texts); err != nil {
+			return err
+		}
+	}
+	for _, res := range cp.results {
+		for k := range res.Objects {
+			delete(facts, &res.Objects[k])
+		}
+	}
+	return nil
 }
 
 // crdsOf is a rendering's CRDs alone, their YAML copied (not the whole

@@ -71,14 +71,29 @@ func (c compacted) compact(res *render.Result) {
 // contentOf is o's parsed content: the one kept, or its YAML parsed again
 // (the same parse the renderer does) when Lint let it go.
 func contentOf(o *manifest.Object) map[string]any {
-	if o.Content != nil || len(o.YAML) == 0 {
+	if o.Content != nil {
 		return o.Content
 	}
+	text := textOf(o)
+	if len(text) == 0 {
+		return nil
+	}
 	var c map[string]any
-	if yaml.Unmarshal(o.YAML, &c) != nil {
+	if yaml.Unmarshal(text, &c) != nil {
 		return nil // it parsed when rendered: not reached
 	}
 	return c
+}
+
+// textOf is o's YAML, loaded from the pool of its stored rendering when
+// its cluster's checks hold it there (restore): nil only when the pool
+// fails, which holds it in memory (not reached).
+func textOf(o *manifest.Object) []byte {
+	text, err := o.Text()
+	if err != nil {
+		return nil
+	}
+	return text
 }
 
 // secretUses are the Secret references of a rendered object.

@@ -360,7 +360,7 @@ func (r *repoFacts) collectCRDs(results []*render.Result, at *positions) {
 				continue
 			}
 			var n yaml.Node
-			if err := yaml.Unmarshal(o.YAML, &n); err == nil {
+			if err := yaml.Unmarshal(textOf(o), &n); err == nil {
 				// A templated CRD: find the names in the template source.
 				c := manifest.CRDFromNode(yamlpos.Root(&n), o.Source)
 				c.Line = at.lineOf(o.File, "names:")

@@ -136,11 +136,11 @@ type admissionRun struct {
 // admittedKey identifies an object's evaluation: its bytes and namespace,
 // and everything of its cluster the decision depends on (the policies,
 // bindings and params, given as env, and its namespace's labels).
-func admittedKey(p *placed, env []byte, labels map[string]string) [sha256.Size]byte {
+func admittedKey(p *placed, text, env []byte, labels map[string]string) [sha256.Size]byte {
 	h := sha256.New()
 	h.Write(env)
 	h.Write([]byte{0})
-	h.Write(p.o.YAML)
+	h.Write(text)
 	h.Write([]byte{0})
 	h.Write([]byte(p.ns))
 	for _, k := range slices.Sorted(maps.Keys(labels)) {
@@ -171,14 +171,15 @@ func clusterEnv(policies, bindings, params []admission.Input) []byte {
 const maxSharedContents = 20000
 
 // content returns a rendered object as the API server would evaluate it
-// (admission.NormalizeJSON), in the namespace it lands in; nil when its
-// YAML cannot be read as JSON (it parsed when rendered: not reached).
-func (a *admissionRun) content(p *placed) map[string]any {
-	key := sha256.Sum256(append(append(slices.Clone(p.o.YAML), 0), p.ns...))
+// (admission.NormalizeJSON), in the namespace it lands in, from its text
+// (textOf); nil when that cannot be read as JSON (it parsed when
+// rendered: not reached).
+func (a *admissionRun) content(p *placed, text []byte) map[string]any {
+	key := sha256.Sum256(append(append(slices.Clone(text), 0), p.ns...))
 	if c, ok := a.contents[key]; ok {
 		return c
 	}
-	data, err := sigsyaml.YAMLToJSON(p.o.YAML)
+	data, err := sigsyaml.YAMLToJSON(text)
 	if err != nil {
 		return nil
 	}
@@ -309,7 +310,7 @@ func (a *admissionRun) params(policies []admission.Input, rest []*placed) []admi
 	var params []admission.Input
 	for _, p := range rest {
 		if paramKinds[p.o.APIVersion+"/"+p.o.Kind] {
-			if c := a.content(p); c != nil {
+			if c := a.content(p, textOf(p.o)); c != nil {
 				params = append(params, admission.Input{Content: c, Ref: &admissionRef{p: p, content: c}, Normalized: true})
 			}
 		}

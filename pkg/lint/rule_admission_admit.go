@@ -126,9 +126,10 @@ func (ac *admissionCheck) admissionItems(set *admission.Set, sc admittedScope, r
 		if !set.MayMatch(schema.FromAPIVersionAndKind(p.o.APIVersion, p.o.Kind)) {
 			continue
 		}
-		it := admissionItem{p: p, key: admittedKey(p, sc.env, sc.namespaces[p.ns])}
+		text := textOf(p.o)
+		it := admissionItem{p: p, key: admittedKey(p, text, sc.env, sc.namespaces[p.ns])}
 		if !ac.remembered(it.key) {
-			if it.c = ac.run.content(p); it.c == nil {
+			if it.c = ac.run.content(p, text); it.c == nil {
 				continue
 			}
 		}
@@ -245,7 +246,7 @@ func (ac *admissionCheck) admittedAgain(v *clusterView, p *placed, sc admittedSc
 	if ac.admitted != nil {
 		ac.admitted(p, admission.Admitted{Object: facts.object, Mutations: mutations})
 	}
-	if c := ac.run.content(p); c != nil {
+	if c := ac.run.content(p, textOf(p.o)); c != nil {
 		ac.drift(v, p, c, mutations, drift)
 	}
 }

@@ -81,7 +81,7 @@ func checkPlaintext(r *repoFacts, results []*render.Result, at *positions, repor
 			if o.IsSecret() {
 				checkRenderedSecret(at, suffix, res, o, report)
 			}
-			if bytes.Contains(o.YAML, []byte("ENC[AES256_GCM,")) {
+			if bytes.Contains(textOf(o), []byte("ENC[AES256_GCM,")) {
 				f := Finding{Object: o.ID(), Targets: []string{res.Target.Name()},
 					Message: "the rendered object holds a SOPS-encrypted value (ENC[...]): a value came from an encrypted file that was not decrypted"}
 				if file, line := findInValues(at, &res.Target, scalarMatching(sopsfile.IsEncryptedValue)); file != "" {

@@ -138,7 +138,12 @@ func validateRendered(results []*render.Result, v *schema.Validator, workers int
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				checked[i] = v.Validate(jobs[i].kv.Original(), jobs[i].obj.YAML)
+				text, err := jobs[i].obj.Text()
+				if err != nil {
+					checked[i] = schema.Result{Status: schema.Error, Err: err, Internal: true}
+					continue
+				}
+				checked[i] = v.Validate(jobs[i].kv.Original(), text)
 			}
 		}()
 	}

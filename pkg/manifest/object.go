@@ -26,7 +26,8 @@ type Object struct {
 	// it was read from; Column, when known (repository manifests), the
 	// column its top-level mapping starts at.
 	Line, Column int
-	// YAML is the document, without the separator and the Source comment.
+	// YAML is the document, without the separator and the Source comment;
+	// nil when the text is held elsewhere (HoldText): read it with Text.
 	YAML []byte
 	// Content is the parsed document.
 	Content map[string]any
@@ -34,6 +35,25 @@ type Object struct {
 	// key and value, when the object was read with positions (repository
 	// manifests); nil otherwise.
 	Node *yaml.Node
+	// held loads the text when it is held elsewhere (HoldText).
+	held func() ([]byte, error)
+}
+
+// Text is the document: YAML, or the text held elsewhere (HoldText),
+// loaded again for each call.
+func (o *Object) Text() ([]byte, error) {
+	if o.YAML != nil || o.held == nil {
+		return o.YAML, nil
+	}
+	return o.held()
+}
+
+// HoldText lets go of YAML, leaving load to give the text back when Text
+// is called: what keeps many objects for checks that each read a few
+// texts at a time (lint, a cluster at a time) holds the texts compressed
+// until then. Content, if any, stays.
+func (o *Object) HoldText(load func() ([]byte, error)) {
+	o.YAML, o.held = nil, load
 }
 
 // IsSecret reports whether o is a Kubernetes Secret (core v1).
