@@ -1,6 +1,8 @@
 package lint
 
 import (
+	"bytes"
+
 	"sigs.k8s.io/yaml"
 
 	"github.com/repotool/repotool/pkg/manifest"
@@ -28,6 +30,9 @@ type objectFacts struct {
 	// deprecated are the field checks the object fails
 	// (deprecatedFieldsOf).
 	deprecated []int
+	// sopsValue: the object's text holds a SOPS-encrypted value
+	// (holdsSOPSValue).
+	sopsValue bool
 }
 
 // noFacts are the facts of an object with none; never changed.
@@ -56,11 +61,11 @@ func (c compacted) compact(res *render.Result) {
 		if keepsContent(o) || o.Content == nil {
 			continue
 		}
-		f := &objectFacts{uses: secretUsesOf(o), deprecated: deprecatedFieldsOf(o)}
+		f := &objectFacts{uses: secretUsesOf(o), deprecated: deprecatedFieldsOf(o), sopsValue: holdsSOPSValue(o.YAML)}
 		if isKind(o, "batch", "Job") {
 			f.jobWords = jobWords(o.Content)
 		}
-		if f.uses == nil && f.deprecated == nil && f.jobWords == nil {
+		if f.uses == nil && f.deprecated == nil && f.jobWords == nil && !f.sopsValue {
 			f = noFacts // most objects: one value for them all, not one each
 		}
 		c[o] = f
@@ -111,6 +116,19 @@ func (c compacted) deprecatedFields(o *manifest.Object) []int {
 	}
 	return deprecatedFieldsOf(o)
 }
+
+// sopsValue reports whether o's text holds a SOPS-encrypted value.
+func (c compacted) sopsValue(o *manifest.Object) bool {
+	if f, ok := c[o]; ok {
+		return f.sopsValue
+	}
+	return holdsSOPSValue(textOf(o))
+}
+
+// holdsSOPSValue reports whether a rendered text holds a SOPS-encrypted
+// value (ENC[...]): a value that came from an encrypted file that was not
+// decrypted.
+func holdsSOPSValue(text []byte) bool { return bytes.Contains(text, []byte("ENC[AES256_GCM,")) }
 
 // jobWordsOf are the words of a Job's commands and arguments.
 func (c compacted) jobWordsOf(o *manifest.Object) []string {

@@ -94,7 +94,8 @@ func TestStoreRestore(t *testing.T) {
 		"---\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: api\nspec:\n  template:\n    spec:\n      containers:\n" +
 			"        - name: api\n          envFrom:\n            - secretRef:\n                name: api-env\n" +
 			"---\napiVersion: batch/v1\nkind: Job\nmetadata:\n  name: certgen\nspec:\n  template:\n    spec:\n      containers:\n" +
-			"        - name: c\n          args: [\"create\", \"--secret-name=webhook-tls\"]\n",
+			"        - name: c\n          args: [\"create\", \"--secret-name=webhook-tls\"]\n" +
+			"---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: leaked\ndata:\n  token: ENC[AES256_GCM,data:abc=,type:str]\n",
 	}
 	facts, texts := compacted{}, textpool.New()
 	var want [][]manifest.Object
@@ -119,11 +120,11 @@ func TestStoreRestore(t *testing.T) {
 		}
 		held = append(held, st)
 	}
-	if f := wantFacts[2]; f[0] == nil || len(f[0].uses) != 1 || f[1] == nil || len(f[1].jobWords) != 3 {
-		t.Fatalf("the third rendering's facts are %+v, %+v: want a Secret reference and a Job's words to store", f[0], f[1])
+	if f := wantFacts[2]; f[0] == nil || len(f[0].uses) != 1 || f[1] == nil || len(f[1].jobWords) != 3 || f[2] == nil || !f[2].sopsValue {
+		t.Fatalf("the third rendering's facts are %+v, %+v, %+v: want a Secret reference, a Job's words and a SOPS value to store", f[0], f[1], f[2])
 	}
-	if texts.Len() != 7 || len(facts) != 0 {
-		t.Fatalf("the pool holds %d texts (want 7: five objects' and the first two renderings' list of objects, alike, once, the third's) and %d facts are left out of the stored renderings", texts.Len(), len(facts))
+	if texts.Len() != 8 || len(facts) != 0 {
+		t.Fatalf("the pool holds %d texts (want 8: six objects' and the first two renderings' list of objects, alike, once, the third's) and %d facts are left out of the stored renderings", texts.Len(), len(facts))
 	}
 	for i, st := range held {
 		res, err := st.restore(facts, texts)
@@ -147,8 +148,8 @@ func TestStoreRestore(t *testing.T) {
 			}
 		}
 	}
-	if texts.Len() != 4 {
-		t.Errorf("the pool holds %d texts once every rendering is restored, want 4: the Deployments' and the Job's, read from there", texts.Len())
+	if texts.Len() != 5 {
+		t.Errorf("the pool holds %d texts once every rendering is restored, want 5: the Deployments', the Job's and the ConfigMap's, read from there", texts.Len())
 	}
 	for _, st := range held {
 		if err := st.release(texts); err != nil {

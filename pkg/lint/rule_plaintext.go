@@ -1,7 +1,6 @@
 package lint
 
 import (
-	"bytes"
 	"encoding/base64"
 	"fmt"
 	"regexp"
@@ -47,10 +46,12 @@ sops:
   version: 3.13.3
 `},
 	},
-	check: func(in *input, report func(Finding)) { checkPlaintext(in.repo, in.results, in.at, report) },
+	check: func(in *input, report func(Finding)) {
+		checkPlaintext(in.repo, in.results, in.compacted, in.at, report)
+	},
 }
 
-func checkPlaintext(r *repoFacts, results []*render.Result, at *positions, report func(Finding)) {
+func checkPlaintext(r *repoFacts, results []*render.Result, facts compacted, at *positions, report func(Finding)) {
 	layoutSecrets := map[string]bool{}
 	for _, d := range r.Repo.Diagnostics {
 		if d.Code == layout.CodeSecretNotEncrypted {
@@ -81,7 +82,7 @@ func checkPlaintext(r *repoFacts, results []*render.Result, at *positions, repor
 			if o.IsSecret() {
 				checkRenderedSecret(at, suffix, res, o, report)
 			}
-			if bytes.Contains(textOf(o), []byte("ENC[AES256_GCM,")) {
+			if facts.sopsValue(o) {
 				f := Finding{Object: o.ID(), Targets: []string{res.Target.Name()},
 					Message: "the rendered object holds a SOPS-encrypted value (ENC[...]): a value came from an encrypted file that was not decrypted"}
 				if file, line := findInValues(at, &res.Target, scalarMatching(sopsfile.IsEncryptedValue)); file != "" {

@@ -51,6 +51,7 @@ type heldFacts struct {
 	Uses       [][2]string // name, how
 	JobWords   []string
 	Deprecated []int
+	SOPSValue  bool
 }
 
 // hold is f as the pool holds it.
@@ -58,7 +59,7 @@ func hold(f *objectFacts) heldFacts {
 	if f == nil {
 		return heldFacts{Kept: true}
 	}
-	h := heldFacts{JobWords: f.jobWords, Deprecated: f.deprecated}
+	h := heldFacts{JobWords: f.jobWords, Deprecated: f.deprecated, SOPSValue: f.sopsValue}
 	for _, u := range f.uses {
 		h.Uses = append(h.Uses, [2]string{u.name, u.how})
 	}
@@ -70,10 +71,10 @@ func (h heldFacts) facts() *objectFacts {
 	if h.Kept {
 		return nil
 	}
-	if h.Uses == nil && h.JobWords == nil && h.Deprecated == nil {
+	if h.Uses == nil && h.JobWords == nil && h.Deprecated == nil && !h.SOPSValue {
 		return noFacts
 	}
-	f := &objectFacts{jobWords: h.JobWords, deprecated: h.Deprecated}
+	f := &objectFacts{jobWords: h.JobWords, deprecated: h.Deprecated, sopsValue: h.SOPSValue}
 	for _, u := range h.Uses {
 		f.uses = append(f.uses, secretUse{u[0], u[1]})
 	}
