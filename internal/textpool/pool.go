@@ -34,7 +34,6 @@ type Pool struct {
 	texts []text                   // by ID; a text let go has no refs
 	held  int
 	w     *flate.Writer
-	r     io.ReadCloser // a flate.Resetter
 	buf   bytes.Buffer
 	// file holds the compressed texts of a Pool made by NewFile, end
 	// bytes of them; name is the file's to remove at Close where it could
@@ -43,7 +42,6 @@ type Pool struct {
 	end    int64
 	name   string
 	closed bool
-	rbuf   []byte // a text read back from file, compressed
 }
 
 type text struct {
@@ -55,12 +53,11 @@ type text struct {
 	refs   int
 }
 
-// New returns an empty Pool. It makes one compressor and one decompressor
-// for every text it holds: a flate writer takes most of a megabyte to
-// make.
+// New returns an empty Pool. It makes one compressor for every text it
+// holds: a flate writer takes most of a megabyte to make.
 func New() *Pool {
 	w, _ := flate.NewWriter(nil, flate.BestSpeed) // the level is valid: no error
-	return &Pool{ids: map[[sha256.Size]byte]ID{}, w: w, r: flate.NewReader(bytes.NewReader(nil))}
+	return &Pool{ids: map[[sha256.Size]byte]ID{}, w: w}
 }
 
 // NewFile returns an empty Pool that keeps the compressed texts in a new
@@ -121,24 +118,40 @@ func (p *Pool) Put(data []byte) (ID, error) {
 	return id, nil
 }
 
-// Append appends the text of id to dst and returns the result.
+// Append appends the text of id to dst and returns the result. Texts are
+// expanded outside the pool's lock: several goroutines read at once (lint's
+// schema checks, each object's text in turn).
 func (p *Pool) Append(dst []byte, id ID) ([]byte, error) {
 	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.append(dst, id)
+	if int(id) >= len(p.texts) || p.texts[id].refs == 0 {
+		p.mu.Unlock()
+		return dst, fmt.Errorf("textpool: text %d is not held", id) // not reached: callers ask for what they put
+	}
+	t, file := p.texts[id], p.file
+	p.mu.Unlock()
+	packed := t.packed
+	if file != nil {
+		packed = make([]byte, t.n)
+		if _, err := file.ReadAt(packed, t.off); err != nil {
+			return dst, fmt.Errorf("textpool: reading a text back: %w", err)
+		}
+	}
+	n := len(dst)
+	dst = slices.Grow(dst, t.size)[:n+t.size]
+	if err := expand(packed, dst[n:]); err != nil {
+		return dst[:n], err
+	}
+	return dst, nil
 }
 
 // Take returns the text of id, in a slice of its own, for one of its
 // holders, letting the text go after the last.
 func (p *Pool) Take(id ID) ([]byte, error) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	data, err := p.append(nil, id)
+	data, err := p.Append(nil, id)
 	if err != nil {
 		return nil, err
 	}
-	p.drop(id)
-	return data, nil
+	return data, p.Release(id)
 }
 
 // Release lets go of the text of id for one of its holders, without
@@ -161,28 +174,6 @@ func (p *Pool) drop(id ID) {
 		t.packed = nil
 		p.held--
 	}
-}
-
-// append is Append; p.mu is held.
-func (p *Pool) append(dst []byte, id ID) ([]byte, error) {
-	if int(id) >= len(p.texts) || p.texts[id].refs == 0 {
-		return dst, fmt.Errorf("textpool: text %d is not held", id) // not reached: callers ask for what they put
-	}
-	t := p.texts[id]
-	packed := t.packed
-	if p.file != nil {
-		p.rbuf = slices.Grow(p.rbuf[:0], t.n)[:t.n]
-		packed = p.rbuf
-		if _, err := p.file.ReadAt(packed, t.off); err != nil {
-			return dst, fmt.Errorf("textpool: reading a text back: %w", err)
-		}
-	}
-	n := len(dst)
-	dst = slices.Grow(dst, t.size)[:n+t.size]
-	if err := p.read(packed, dst[n:]); err != nil {
-		return dst[:n], err
-	}
-	return dst, nil
 }
 
 // hold is data compressed, in memory or in the file; p.mu is held.
@@ -218,12 +209,17 @@ func (p *Pool) compress(data []byte) error {
 	return p.w.Close()
 }
 
-// read fills out with what packed expands to.
-func (p *Pool) read(packed, out []byte) error {
-	if err := p.r.(flate.Resetter).Reset(bytes.NewReader(packed), nil); err != nil {
+// decompressors are flate readers to reuse: one takes some 40 KB to make.
+var decompressors = sync.Pool{New: func() any { return flate.NewReader(bytes.NewReader(nil)) }}
+
+// expand fills out with what packed expands to.
+func expand(packed, out []byte) error {
+	r := decompressors.Get().(io.ReadCloser)
+	defer decompressors.Put(r)
+	if err := r.(flate.Resetter).Reset(bytes.NewReader(packed), nil); err != nil {
 		return err
 	}
-	if _, err := io.ReadFull(p.r, out); err != nil {
+	if _, err := io.ReadFull(r, out); err != nil {
 		return fmt.Errorf("textpool: a text as held: %w", err) // not reached: it was compressed here, unless its file was changed
 	}
 	return nil
