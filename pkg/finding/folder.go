@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/gob"
 	"fmt"
+	"io"
 	"slices"
 )
 
@@ -15,35 +16,32 @@ import (
 // The file and target names it holds are held once each: a run's
 // findings name the same few thousand over and over. The rest of each
 // finding (its message, object and related places: most of its size) is
-// held as it is until some 64 KiB of them wait, then gob-encoded and
-// compressed together: lint at 20,000 targets folds some 35,000
-// findings, 40 MB as they are, while it checks the clusters one after
-// the other; a small run compresses nothing. The zero Folder is empty and
-// ready.
+// held encoded, in blocks compressed once full: lint at 20,000 targets
+// folds some 35,000 findings, 40 MB as they are, while it checks the
+// clusters one after the other. The zero Folder is empty and ready.
 type Folder struct {
 	index map[[sha256.Size]byte]int
 	held  []heldFinding // by the order added
 	names map[string]string
-	// blocks are the findings packed, compressed; waiting those held
-	// whole (heldFinding.whole) since, waitingSize their size.
-	blocks      [][]byte
-	waiting     []int
-	waitingSize int
-	w           *flate.Writer
+	// blocks are the full blocks, compressed; cur the one being filled.
+	blocks [][]byte
+	cur    bytes.Buffer
+	enc    *gob.Encoder // into cur
+	w      *flate.Writer
 }
 
-// heldFinding is what a Folder holds of a finding: the names it holds
-// once, and the rest, whole or packed.
+// heldFinding is what a Folder holds of a finding besides its encoding:
+// the names it holds once, and its place.
 type heldFinding struct {
 	file, template string
 	targets        []string
-	whole          *Finding // without file, template and targets; nil once packed
-	block          int      // in blocks, once packed
+	block          int      // in blocks; len(blocks) while in cur; -1: whole
+	whole          *Finding // the finding, when it could not be encoded
 }
 
-// blockSize is the size of the findings a Folder packs at once: large
-// enough for the likeness of one rule's messages to compress (some ten
-// times), small enough that a small run packs nothing.
+// blockSize is the size of the encoded findings a Folder compresses at
+// once: large enough for the likeness of one rule's messages to compress
+// (some ten times), small enough that a small run compresses nothing.
 const blockSize = 64 << 10
 
 // name is s as the Folder holds it, the first string of its value added.
@@ -66,53 +64,49 @@ func (fo *Folder) Add(f Finding) {
 	if !ok {
 		i = len(fo.held)
 		fo.index[k] = i
-		whole := f
-		whole.File, whole.Template, whole.Targets = "", "", nil
-		fo.held = append(fo.held, heldFinding{file: fo.name(f.File), template: fo.name(f.Template), whole: &whole})
-		fo.waiting = append(fo.waiting, i)
-		fo.waitingSize += findingSize(&whole)
-		if fo.waitingSize >= blockSize {
-			fo.pack()
-		}
+		fo.held = append(fo.held, heldFinding{file: fo.name(f.File), template: fo.name(f.Template), block: len(fo.blocks)})
+		fo.hold(&fo.held[i], f)
 	}
 	for _, t := range f.Targets {
 		fo.held[i].targets = append(fo.held[i].targets, fo.name(t))
 	}
 }
 
-// findingSize is about the bytes of f's strings.
-func findingSize(f *Finding) int {
-	n := len(f.Rule) + len(f.Message) + len(f.Object) + len(f.Key)
-	for _, r := range f.Related {
-		n += len(r.File) + len(r.Object) + len(r.Target) + len(r.Message)
+// hold encodes f, without what heldFinding holds, into the current block,
+// compressing the block once full; h is f's record.
+func (fo *Folder) hold(h *heldFinding, f Finding) {
+	if fo.enc == nil {
+		fo.cur.Reset()
+		fo.enc = gob.NewEncoder(&fo.cur)
 	}
-	return n
+	f.File, f.Template, f.Targets = "", "", nil
+	n := fo.cur.Len()
+	if err := fo.enc.Encode(&f); err != nil {
+		// Not reached (its fields are strings, numbers and slices of
+		// them): held as it is, the block ended where it was whole.
+		fo.cur.Truncate(n)
+		fo.pack()
+		h.whole, h.block = &f, -1
+		return
+	}
+	if fo.cur.Len() >= blockSize {
+		fo.pack()
+	}
 }
 
-// pack encodes the findings waiting and compresses them into a block.
+// pack compresses the current block into blocks.
 func (fo *Folder) pack() {
-	var enc, packed bytes.Buffer
-	e := gob.NewEncoder(&enc)
-	for _, i := range fo.waiting {
-		if e.Encode(fo.held[i].whole) != nil {
-			// Not reached (its fields are strings, numbers and slices of
-			// them): they wait, whole, for the next block.
-			fo.waitingSize = 0
-			return
-		}
-	}
+	var packed bytes.Buffer
 	if fo.w == nil {
 		fo.w, _ = flate.NewWriter(&packed, flate.BestSpeed) // the level is valid
 	} else {
 		fo.w.Reset(&packed)
 	}
-	fo.w.Write(enc.Bytes()) // into memory: no error
+	fo.w.Write(fo.cur.Bytes()) // into memory: no error
 	fo.w.Close()
-	for _, i := range fo.waiting {
-		fo.held[i].whole, fo.held[i].block = nil, len(fo.blocks)
-	}
 	fo.blocks = append(fo.blocks, bytes.Clone(packed.Bytes()))
-	fo.waiting, fo.waitingSize = fo.waiting[:0], 0
+	fo.cur.Reset()
+	fo.enc = nil
 }
 
 // Findings are the findings added, merged, each one's targets sorted, in
@@ -127,14 +121,14 @@ func (fo *Folder) Findings() []Finding {
 		switch {
 		case h.whole != nil:
 			*f = *h.whole
-		case h.block != block:
-			block = h.block
-			dec = gob.NewDecoder(flate.NewReader(bytes.NewReader(fo.blocks[block])))
-			lost = dec.Decode(f)
-		case lost == nil:
+		case lost == nil || h.block != block:
+			if h.block != block {
+				block, lost = h.block, nil
+				dec = gob.NewDecoder(fo.blockReader(block))
+			}
 			lost = dec.Decode(f)
 		}
-		if h.whole == nil && lost != nil {
+		if lost != nil && h.whole == nil {
 			// Not reached: what was encoded and compressed here reads back.
 			*f = Finding{Rule: "repotool", Severity: SeverityError,
 				Message: fmt.Sprintf("a finding held in memory could not be read back (%v): repotool's own failure, to report as a bug", lost)}
@@ -143,4 +137,12 @@ func (fo *Folder) Findings() []Finding {
 	}
 	slices.SortFunc(out, compareFindings)
 	return out
+}
+
+// blockReader reads block b, the current one when b is len(blocks).
+func (fo *Folder) blockReader(b int) io.Reader {
+	if b < len(fo.blocks) {
+		return flate.NewReader(bytes.NewReader(fo.blocks[b]))
+	}
+	return bytes.NewReader(fo.cur.Bytes())
 }
