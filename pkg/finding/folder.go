@@ -23,6 +23,10 @@ type Folder struct {
 	index map[[sha256.Size]byte]int
 	held  []heldFinding // by the order added
 	names map[string]string
+	// targets are the target names, each once; heldFinding.targets
+	// index them (a run's findings name some 300,000 targets at 20,000).
+	targets  []string
+	targetID map[string]uint32
 	// blocks are the full blocks, compressed; cur the one being filled.
 	blocks [][]byte
 	cur    bytes.Buffer
@@ -34,7 +38,7 @@ type Folder struct {
 // the names it holds once, and its place.
 type heldFinding struct {
 	file, template string
-	targets        []string
+	targets        []uint32 // in Folder.targets
 	block          int      // in blocks; len(blocks) while in cur; -1: whole
 	whole          *Finding // the finding, when it could not be encoded
 }
@@ -53,11 +57,22 @@ func (fo *Folder) name(s string) string {
 	return s
 }
 
+// target is the index of target name t in fo.targets.
+func (fo *Folder) target(t string) uint32 {
+	id, ok := fo.targetID[t]
+	if !ok {
+		id = uint32(len(fo.targets))
+		fo.targetID[t] = id
+		fo.targets = append(fo.targets, t)
+	}
+	return id
+}
+
 // Add adds f, or its targets to the finding added before that differs
 // from it only by target.
 func (fo *Folder) Add(f Finding) {
 	if fo.index == nil {
-		fo.index, fo.names = map[[sha256.Size]byte]int{}, map[string]string{}
+		fo.index, fo.names, fo.targetID = map[[sha256.Size]byte]int{}, map[string]string{}, map[string]uint32{}
 	}
 	k := sha256.Sum256([]byte(f.key()))
 	i, ok := fo.index[k]
@@ -68,7 +83,7 @@ func (fo *Folder) Add(f Finding) {
 		fo.hold(&fo.held[i], f)
 	}
 	for _, t := range f.Targets {
-		fo.held[i].targets = append(fo.held[i].targets, fo.name(t))
+		fo.held[i].targets = append(fo.held[i].targets, fo.target(t))
 	}
 }
 
@@ -133,7 +148,7 @@ func (fo *Folder) Findings() []Finding {
 			*f = Finding{Rule: "repotool", Severity: SeverityError,
 				Message: fmt.Sprintf("a finding held in memory could not be read back (%v): repotool's own failure, to report as a bug", lost)}
 		}
-		f.File, f.Template, f.Targets = h.file, h.template, slices.Compact(slices.Sorted(slices.Values(h.targets)))
+		f.File, f.Template, f.Targets = h.file, h.template, fo.targetNames(h.targets)
 	}
 	slices.SortFunc(out, compareFindings)
 	return out
@@ -145,4 +160,17 @@ func (fo *Folder) blockReader(b int) io.Reader {
 		return flate.NewReader(bytes.NewReader(fo.blocks[b]))
 	}
 	return bytes.NewReader(fo.cur.Bytes())
+}
+
+// targetNames are the names of ids, sorted, each once; nil for none.
+func (fo *Folder) targetNames(ids []uint32) []string {
+	if len(ids) == 0 {
+		return nil
+	}
+	out := make([]string, len(ids))
+	for k, id := range ids {
+		out[k] = fo.targets[id]
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
 }
