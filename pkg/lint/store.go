@@ -110,8 +110,8 @@ func store(res *render.Result, facts compacted, texts *textpool.Pool) (*stored, 
 
 // restore gives the rendering its objects back, with their facts to
 // facts. The kinds the cross-object rules read (keepsContent) get their
-// texts back from texts, and their parsed content, as compact left them;
-// so do CRDs. The others' texts stay in texts, compressed, read from
+// texts back from texts, and their parsed content, as compact left them.
+// The others' texts stay in texts, compressed, read from
 // there whenever a check asks for one (manifest.Object.Text), one at a
 // time, until release: a 1,000-target cluster's texts take some 30 MB
 // restored, and most checks read each text once.
@@ -133,7 +133,7 @@ func (s *stored) restore(facts compacted, texts *textpool.Pool) (*render.Result,
 		if f := held.Facts[i].facts(); f != nil {
 			facts[o] = f
 		}
-		if !keepsContent(o) && !manifest.IsCRD(o.APIVersion, o.Kind) {
+		if !keepsContent(o) {
 			id := s.texts[i]
 			o.HoldText(func() ([]byte, error) { return texts.Append(nil, id) })
 			s.lazy = append(s.lazy, id)
