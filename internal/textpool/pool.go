@@ -123,9 +123,9 @@ func (p *Pool) Put(data []byte) (ID, error) {
 // schema checks, each object's text in turn).
 func (p *Pool) Append(dst []byte, id ID) ([]byte, error) {
 	p.mu.Lock()
-	if int(id) >= len(p.texts) || p.texts[id].refs == 0 {
+	if err := p.isHeld(id); err != nil {
 		p.mu.Unlock()
-		return dst, fmt.Errorf("textpool: text %d is not held", id) // not reached: callers ask for what they put
+		return dst, err
 	}
 	t, file := p.texts[id], p.file
 	p.mu.Unlock()
@@ -159,10 +159,18 @@ func (p *Pool) Take(id ID) ([]byte, error) {
 func (p *Pool) Release(id ID) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if int(id) >= len(p.texts) || p.texts[id].refs == 0 {
-		return fmt.Errorf("textpool: text %d is not held", id) // not reached: callers release what they put
+	if err := p.isHeld(id); err != nil {
+		return err
 	}
 	p.drop(id)
+	return nil
+}
+
+// isHeld says why id is not held, if it is not; p.mu is held.
+func (p *Pool) isHeld(id ID) error {
+	if int(id) >= len(p.texts) || p.texts[id].refs == 0 {
+		return fmt.Errorf("textpool: text %d is not held", id) // not reached: callers ask for what they put
+	}
 	return nil
 }
 
