@@ -92,7 +92,8 @@ func contentOf(o *manifest.Object) map[string]any {
 
 // textOf is o's YAML, loaded from the pool of its stored rendering when
 // its cluster's checks hold it there (restore): nil only when the pool
-// fails, which holds it in memory (not reached).
+// fails, which holds it in memory (not reached), and then the run fails
+// once the cluster is checked (stored.release).
 func textOf(o *manifest.Object) []byte {
 	text, err := o.Text()
 	if err != nil {

@@ -3,9 +3,11 @@ package lint
 import (
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/repotool/repotool/internal/textpool"
+	"github.com/repotool/repotool/pkg/layout"
 	"github.com/repotool/repotool/pkg/manifest"
 	"github.com/repotool/repotool/pkg/render"
 )
@@ -158,5 +160,35 @@ func TestStoreRestore(t *testing.T) {
 	}
 	if texts.Len() != 0 {
 		t.Errorf("the pool holds %d texts once every rendering is released", texts.Len())
+	}
+}
+
+// TestStoreLostText: a text a check cannot read back from the pool fails
+// the rendering's release, naming its target, rather than being read as
+// none.
+func TestStoreLostText(t *testing.T) {
+	objs, err := manifest.Read([]byte("---\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := &render.Result{Target: layout.Target{Cluster: "prod", Namespace: "shop"}, Objects: objs}
+	facts, texts := compacted{}, textpool.New()
+	facts.compact(res)
+	st, err := store(res, facts, texts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := st.restore(facts, texts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := texts.Release(st.lazy[0]); err != nil { // the pool loses the text
+		t.Fatal(err)
+	}
+	if text := textOf(&got.Objects[0]); text != nil {
+		t.Fatalf("a lost text read as %q", text)
+	}
+	if err := st.release(texts); err == nil || !strings.Contains(err.Error(), "prod/shop") {
+		t.Errorf("release = %v, want the lost text's failure, naming the target", err)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/gob"
 	"fmt"
+	"sync"
 
 	"github.com/repotool/repotool/internal/textpool"
 	"github.com/repotool/repotool/pkg/manifest"
@@ -33,8 +34,12 @@ type stored struct {
 	objs  textpool.ID
 	texts []textpool.ID // each object's text in the pool
 	// lazy are the texts restore left in the pool, read from there when
-	// a check asks (manifest.Object.Text) until release.
-	lazy []textpool.ID
+	// a check asks (manifest.Object.Text) until release; lost is the
+	// first that could not be read back, which release reports (a check
+	// reads a text it cannot have as none: the run must fail).
+	lazy   []textpool.ID
+	lostMu sync.Mutex
+	lost   error
 }
 
 // heldObjects are a stored rendering's objects, without their texts, and
@@ -135,7 +140,7 @@ func (s *stored) restore(facts compacted, texts *textpool.Pool) (*render.Result,
 		}
 		if !keepsContent(o) {
 			id := s.texts[i]
-			o.HoldText(func() ([]byte, error) { return texts.Append(nil, id) })
+			o.HoldText(func() ([]byte, error) { return s.load(texts, id) })
 			s.lazy = append(s.lazy, id)
 			continue
 		}
@@ -156,9 +161,30 @@ func (s *stored) restore(facts compacted, texts *textpool.Pool) (*render.Result,
 	return s.res, nil
 }
 
+// load reads text id back from texts for a check, keeping the first
+// failure for release.
+func (s *stored) load(texts *textpool.Pool, id textpool.ID) ([]byte, error) {
+	text, err := texts.Append(nil, id)
+	if err != nil {
+		s.lostMu.Lock()
+		if s.lost == nil {
+			s.lost = err
+		}
+		s.lostMu.Unlock()
+	}
+	return text, err
+}
+
 // release lets go of the texts restore left in texts: once the
-// rendering's checks are done.
+// rendering's checks are done. It fails when a check could not read one
+// back.
 func (s *stored) release(texts *textpool.Pool) error {
+	s.lostMu.Lock()
+	lost := s.lost
+	s.lostMu.Unlock()
+	if lost != nil {
+		return fmt.Errorf("%s: a rendered object's text held in memory could not be read back for its checks: %w", s.res.Target.Name(), lost)
+	}
 	for _, id := range s.lazy {
 		if err := texts.Release(id); err != nil {
 			return err
