@@ -36,6 +36,7 @@ type Files struct {
 	paths    []string
 	data     held // the files' bytes, by their size
 	parsed   held // the files' documents, by the size of their bytes
+	sops     metadataSet
 }
 
 // MaxHeldData bounds the bytes of the files a Files keeps read, and
@@ -55,11 +56,41 @@ type File struct {
 	mu    sync.Mutex // one read, one parse at a time
 	data  atomic.Pointer[[]byte]
 	docs  atomic.Pointer[[]*yaml.Node]
-	// What the first read and parse learnt, kept when the content goes.
+	// What the first read and parse learnt, kept when the content goes:
+	// nil when the file was read and parsed and is not SOPS-encrypted,
+	// what most files learn (a File is one of every file a run reads).
 	read, parsed bool
-	readErr      error
-	parseErr     error
-	sops         *sopsfile.Metadata
+	learnt       atomic.Pointer[learnt]
+}
+
+// learnt is what a File's first read and parse learnt beyond its content.
+type learnt struct {
+	readErr, parseErr error
+	sops              *sopsfile.Metadata
+}
+
+var nothingLearnt learnt
+
+// facts is what x has learnt.
+func (x *File) facts() *learnt {
+	if l := x.learnt.Load(); l != nil {
+		return l
+	}
+	return &nothingLearnt
+}
+
+// learnFact changes what x has learnt (a copy: readers hold no lock); x.mu
+// is held.
+func (x *File) learnFact(change func(*learnt)) {
+	l := *x.facts()
+	change(&l)
+	if l.readErr == nil && l.parseErr == nil && l.sops == nil {
+		if x.learnt.Load() != nil {
+			x.learnt.Store(nil)
+		}
+		return
+	}
+	x.learnt.Store(&l)
 }
 
 // NewFiles returns an index of the files of fsys, which reads files of at
@@ -132,15 +163,18 @@ func (x *File) dataLocked() ([]byte, error) {
 	if p := x.data.Load(); p != nil {
 		return *p, nil
 	}
-	if x.read && x.readErr != nil {
-		return nil, x.readErr
+	if err := x.facts().readErr; x.read && err != nil {
+		return nil, err
 	}
 	real, err := fsutil.Resolve(x.files.fsys, x.Path)
 	var data []byte
 	if err == nil {
 		data, err = fsutil.ReadFile(x.files.fsys, real, x.files.limit)
 	}
-	x.read, x.readErr = true, err
+	x.read = true
+	if err != nil || x.facts().readErr != nil {
+		x.learnFact(func(l *learnt) { l.readErr = err })
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -156,12 +190,12 @@ func (x *File) dataLocked() ([]byte, error) {
 func (x *File) Docs() ([]*yaml.Node, error) {
 	if p := x.docs.Load(); p != nil {
 		x.files.parsed.touch(x)
-		return *p, x.parseErr
+		return *p, x.facts().parseErr
 	}
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	if p := x.docs.Load(); p != nil {
-		return *p, x.parseErr
+		return *p, x.facts().parseErr
 	}
 	data, err := x.dataLocked()
 	if err != nil {
@@ -169,10 +203,12 @@ func (x *File) Docs() ([]*yaml.Node, error) {
 	}
 	docs, err := parseDocs(x.Path, data)
 	if !x.parsed {
-		x.parsed, x.parseErr = true, err
+		x.parsed = true
+		var md *sopsfile.Metadata
 		if len(docs) > 0 {
-			x.sops, _ = sopsfile.InspectNode(docs[0])
+			md, _ = sopsfile.InspectNode(docs[0])
 		}
+		x.learnFact(func(l *learnt) { l.parseErr, l.sops = err, x.files.sops.one(md) })
 	}
 	x.docs.Store(&docs)
 	x.files.parsed.keep(x, len(data), func() { x.docs.Store(nil) })
@@ -214,26 +250,24 @@ func (x *File) ValuesNode(helm4 bool) (*yaml.Node, error) {
 
 // Sops returns the file's SOPS metadata, nil when it is not a
 // SOPS-encrypted YAML document: learnt from its first parse, and kept.
+// Files encrypted alike share one Metadata: read it, never change it.
 func (x *File) Sops() *sopsfile.Metadata {
 	x.learn()
-	x.mu.Lock()
-	defer x.mu.Unlock()
-	return x.sops
+	return x.facts().sops
 }
 
 // Err is why the file could not be read, or parsed (the documents before
 // the error are Docs'): learnt from its first parse, and kept.
 func (x *File) Err() error {
 	x.learn()
-	x.mu.Lock()
-	defer x.mu.Unlock()
-	return cmp.Or(x.readErr, x.parseErr)
+	l := x.facts()
+	return cmp.Or(l.readErr, l.parseErr)
 }
 
 // learn parses the file unless it has been parsed, or could not be read.
 func (x *File) learn() {
 	x.mu.Lock()
-	known := x.parsed || x.read && x.readErr != nil
+	known := x.parsed || x.read && x.facts().readErr != nil
 	x.mu.Unlock()
 	if !known {
 		x.Docs()
