@@ -33,8 +33,12 @@ func (s Shard) Holds(t Target) bool {
 	return int(h.Sum32()%uint32(s.N))+1 == s.I
 }
 
-// Targets returns the targets of ts in the shard, in order.
+// Targets returns the targets of ts in the shard, in order: ts itself
+// when there is one part.
 func (s Shard) Targets(ts []Target) []Target {
+	if s.N <= 1 {
+		return ts
+	}
 	var out []Target
 	for _, t := range ts {
 		if s.Holds(t) {
