@@ -19,6 +19,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"slices"
 	"sync"
@@ -30,8 +31,8 @@ type ID uint32
 // A Pool holds texts. Its methods may be called from several goroutines.
 type Pool struct {
 	mu    sync.Mutex
-	ids   map[[sha256.Size]byte]ID // of the texts held
-	texts []text                   // by ID; a text let go has no refs
+	ids   index  // of the texts held
+	texts []text // by ID; a text let go has no refs
 	held  int
 	w     *flate.Writer
 	buf   bytes.Buffer
@@ -47,17 +48,22 @@ type Pool struct {
 type text struct {
 	packed []byte // in memory; in file: at off, n bytes
 	off    int64
-	n      int
-	size   int
+	n      uint32
+	size   uint32 // expanded
+	refs   uint32
 	sum    [sha256.Size]byte
-	refs   int
 }
+
+// maxText bounds a text: its size, and its compressed size, are held in
+// 32 bits. Rendered documents and files are bounded far below it by the
+// limits on what is read.
+const maxText = 1 << 31
 
 // New returns an empty Pool. It makes one compressor for every text it
 // holds: a flate writer takes most of a megabyte to make.
 func New() *Pool {
 	w, _ := flate.NewWriter(nil, flate.BestSpeed) // the level is valid: no error
-	return &Pool{ids: map[[sha256.Size]byte]ID{}, w: w}
+	return &Pool{w: w}
 }
 
 // NewFile returns an empty Pool that keeps the compressed texts in a new
@@ -81,7 +87,7 @@ func NewFile(dir string) (*Pool, error) {
 func (p *Pool) Close() error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.ids, p.texts, p.held, p.closed = map[[sha256.Size]byte]ID{}, nil, 0, true
+	p.ids, p.texts, p.held, p.closed = index{}, nil, 0, true
 	if p.file == nil {
 		return nil
 	}
@@ -96,13 +102,16 @@ func (p *Pool) Close() error {
 // Put holds data for one more holder (compressed and copied the first
 // time it is put) and returns its ID.
 func (p *Pool) Put(data []byte) (ID, error) {
+	if int64(len(data)) > maxText {
+		return 0, fmt.Errorf("textpool: a text of %d bytes, more than the %d a pool holds", len(data), int64(maxText))
+	}
 	sum := sha256.Sum256(data)
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.closed {
 		return 0, errors.New("textpool: the pool is closed")
 	}
-	id, ok := p.ids[sum]
+	id, ok := p.ids.find(sum, p.texts)
 	if !ok {
 		t, err := p.hold(data)
 		if err != nil {
@@ -110,9 +119,15 @@ func (p *Pool) Put(data []byte) (ID, error) {
 		}
 		t.sum = sum
 		id = ID(len(p.texts))
-		p.ids[sum] = id
+		if int(id) != len(p.texts) {
+			return 0, errors.New("textpool: the pool holds as many texts as its IDs can name")
+		}
+		p.ids.add(sum, id)
 		p.texts = append(p.texts, t)
 		p.held++
+	}
+	if p.texts[id].refs == math.MaxUint32 {
+		return 0, errors.New("textpool: a text put more times than a pool counts")
 	}
 	p.texts[id].refs++
 	return id, nil
@@ -137,7 +152,7 @@ func (p *Pool) Append(dst []byte, id ID) ([]byte, error) {
 		}
 	}
 	n := len(dst)
-	dst = slices.Grow(dst, t.size)[:n+t.size]
+	dst = slices.Grow(dst, int(t.size))[:n+int(t.size)]
 	if err := expand(packed, dst[n:]); err != nil {
 		return dst[:n], err
 	}
@@ -178,7 +193,7 @@ func (p *Pool) isHeld(id ID) error {
 func (p *Pool) drop(id ID) {
 	t := &p.texts[id]
 	if t.refs--; t.refs == 0 {
-		delete(p.ids, t.sum)
+		p.ids.remove(t.sum, id)
 		t.packed = nil
 		p.held--
 	}
@@ -190,9 +205,9 @@ func (p *Pool) hold(data []byte) (text, error) {
 		return text{}, err
 	}
 	if p.file == nil {
-		return text{packed: bytes.Clone(p.buf.Bytes()), size: len(data)}, nil
+		return text{packed: bytes.Clone(p.buf.Bytes()), size: uint32(len(data))}, nil
 	}
-	t := text{off: p.end, n: p.buf.Len(), size: len(data)}
+	t := text{off: p.end, n: uint32(p.buf.Len()), size: uint32(len(data))}
 	if _, err := p.file.WriteAt(p.buf.Bytes(), p.end); err != nil {
 		return text{}, fmt.Errorf("the temporary file of the texts held: %w; set TMPDIR to a folder with room", err)
 	}

@@ -117,7 +117,7 @@ func (res *Result) clusters() []string {
 // cluster is the part of res for cluster c, its paths below c's folder,
 // with the root's files.
 func (res *Result) cluster(c string) *Result {
-	sub := &Result{Errors: res.Errors, pool: res.pool, flat: true}
+	sub := &Result{Errors: res.Errors, parts: res.parts, pool: res.pool, flat: true}
 	for _, f := range res.files {
 		if rest, ok := strings.CutPrefix(f.path, c+"/"); ok {
 			f.path = rest // the content shared, not copied

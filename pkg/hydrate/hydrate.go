@@ -90,6 +90,7 @@ type Result struct {
 	// files are the files, sorted by path, their documents held in pool
 	// (packed.go).
 	files []packed
+	parts []textpool.ID // of the files, each file's in a run
 	pool  *textpool.Pool
 	// flat is a result for one cluster's branch (cluster): its target
 	// folders are namespaces, at the root.

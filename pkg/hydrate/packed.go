@@ -3,11 +3,12 @@ package hydrate
 import (
 	"bytes"
 	"crypto/sha256"
+	"errors"
 	"io/fs"
 	"iter"
+	"math"
 
 	"github.com/repotool/repotool/internal/fsutil"
-	"github.com/repotool/repotool/internal/textpool"
 )
 
 // A hydration holds every file it makes until Sync, Commit or Check,
@@ -24,12 +25,14 @@ import (
 // written.
 
 // packed is a file of a Result: its path, and its content as the
-// documents of the pool that make it up, in order.
+// documents of the pool that make it up, in order: the Result's parts
+// from first, n of them (one list for every file: 60,000 files would
+// otherwise be 60,000 small lists).
 type packed struct {
-	path  string
-	parts []textpool.ID
-	size  int
-	sum   [sha256.Size]byte // of the content
+	path     string
+	first, n uint32
+	size     int
+	sum      [sha256.Size]byte // of the content
 }
 
 // in reports whether fsys holds f's content at f's path.
@@ -40,13 +43,17 @@ func (f packed) in(fsys fs.FS) bool {
 
 // add holds f.
 func (res *Result) add(f File) error {
-	p := packed{path: f.Path, size: len(f.Data), sum: sha256.Sum256(f.Data)}
+	if int64(len(res.parts))+int64(len(f.Data)) >= math.MaxUint32 { // a document is a line at least
+		return errors.New("hydrate: more documents than a result holds") // not reached: four billion
+	}
+	p := packed{path: f.Path, first: uint32(len(res.parts)), size: len(f.Data), sum: sha256.Sum256(f.Data)}
 	for doc := range documents(f.Data) {
 		id, err := res.pool.Put(doc)
 		if err != nil {
 			return err
 		}
-		p.parts = append(p.parts, id)
+		res.parts = append(res.parts, id)
+		p.n++
 	}
 	res.files = append(res.files, p)
 	return nil
@@ -74,7 +81,7 @@ func documents(data []byte) iter.Seq[[]byte] {
 // bytes is f's content, in a slice of its own.
 func (res *Result) bytes(f packed) ([]byte, error) {
 	out := make([]byte, 0, f.size)
-	for _, id := range f.parts {
+	for _, id := range res.parts[f.first : f.first+f.n] {
 		var err error
 		if out, err = res.pool.Append(out, id); err != nil {
 			return nil, err
