@@ -22,34 +22,32 @@ func Diff(a, b fs.FS) ([]string, error) {
 // diff is Diff; staged, when not nil, tells b's Git hash and mode of a
 // path when they are known without reading the file (see WorkTreeDiff).
 func diff(a, b fs.FS, staged func(p string) (plumbing.Hash, filemode.FileMode, bool)) ([]string, error) {
-	files := func(fsys fs.FS) (map[string]bool, error) {
-		list, err := fsutil.Files(fsys, nil)
-		out := map[string]bool{}
-		for _, p := range list {
-			out[p] = true
-		}
-		return out, err
-	}
-	fa, err := files(a)
+	fa, err := fsutil.Files(a, nil)
 	if err != nil {
 		return nil, err
 	}
-	fb, err := files(b)
+	fb, err := fsutil.Files(b, nil)
 	if err != nil {
 		return nil, err
 	}
+	// Both lists sorted, walked side by side: a repository of 100,000 files
+	// needs no set of either side's.
+	slices.Sort(fa)
+	slices.Sort(fb)
 	var out []string
-	for p := range fa {
-		if !fb[p] || !sameStaged(a, p, staged) && !same(a, b, p) {
-			out = append(out, p)
+	for len(fa) > 0 || len(fb) > 0 {
+		switch {
+		case len(fb) == 0 || len(fa) > 0 && fa[0] < fb[0]:
+			out, fa = append(out, fa[0]), fa[1:]
+		case len(fa) == 0 || fb[0] < fa[0]:
+			out, fb = append(out, fb[0]), fb[1:]
+		default:
+			if p := fa[0]; !sameStaged(a, p, staged) && !same(a, b, p) {
+				out = append(out, p)
+			}
+			fa, fb = fa[1:], fb[1:]
 		}
 	}
-	for p := range fb {
-		if !fa[p] {
-			out = append(out, p)
-		}
-	}
-	slices.Sort(out)
 	return out, nil
 }
 
