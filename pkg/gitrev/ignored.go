@@ -28,17 +28,14 @@ import (
 // them). An index that cannot be read leaves every path an input.
 func (r *Repo) Ignored() (func(p string) bool, error) {
 	ig := &ignorer{root: r.root, dirs: map[string][]gitignore.Pattern{}}
-	ig.tracked = sync.OnceValue(func() map[string]bool {
-		idx, err := r.git.Storer.Index()
+	ig.tracked = func(p string) bool {
+		c, err := r.index()
 		if err != nil {
-			return nil
+			return true // unreadable: nothing is ignored
 		}
-		tracked := make(map[string]bool, len(idx.Entries))
-		for _, e := range idx.Entries {
-			tracked[e.Name] = true
-		}
-		return tracked
-	})
+		_, ok := c.entry(p)
+		return ok
+	}
 	rootFS := osfs.New("/")
 	for _, load := range []func() ([]gitignore.Pattern, error){
 		func() ([]gitignore.Pattern, error) { return gitignore.LoadSystemPatterns(rootFS) },
@@ -59,7 +56,7 @@ func (r *Repo) Ignored() (func(p string) bool, error) {
 		if r.sub != "" {
 			full = r.sub + "/" + p
 		}
-		return ig.ignored(full)
+		return !ig.tracked(p) && ig.ignored(full)
 	}, nil
 }
 
@@ -67,17 +64,14 @@ func (r *Repo) Ignored() (func(p string) bool, error) {
 type ignorer struct {
 	root    string
 	base    []gitignore.Pattern
-	tracked func() map[string]bool // Git's index, read once (nil: unreadable)
+	tracked func(p string) bool // Git's index holds p (relative to the repotool repository), or cannot be read
 	mu      sync.Mutex
 	dirs    map[string][]gitignore.Pattern // each folder's .gitignore, read once
 }
 
-// ignored reports whether the work tree's path p is ignored: untracked,
-// and it or a folder above it matched by the patterns that apply there.
+// ignored reports whether the work tree's path p, untracked, is ignored:
+// it or a folder above it matched by the patterns that apply there.
 func (ig *ignorer) ignored(p string) bool {
-	if tracked := ig.tracked(); tracked == nil || tracked[p] {
-		return false
-	}
 	parts := strings.Split(p, "/")
 	patterns := ig.base
 	for i := range parts {

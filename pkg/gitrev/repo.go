@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing/fstest"
 
 	"github.com/go-git/go-git/v5"
@@ -25,6 +26,9 @@ type Repo struct {
 	sub string
 	// root is the work tree's folder.
 	root string
+	// index is Git's index as the stat cache, read once, when first
+	// asked for (readIndex).
+	index func() (*statCache, error)
 }
 
 // IsUnborn reports whether err says a reference does not exist: HEAD of a
@@ -53,7 +57,9 @@ func Open(dir string) (*Repo, error) {
 	if sub == "." {
 		sub = ""
 	}
-	return &Repo{git: g, sub: sub, root: wt.Filesystem.Root()}, nil
+	r := &Repo{git: g, sub: sub, root: wt.Filesystem.Root()}
+	r.index = sync.OnceValues(r.readIndex)
+	return r, nil
 }
 
 // rel is a path of the Git repository relative to the repotool

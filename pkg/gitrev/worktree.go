@@ -3,6 +3,8 @@ package gitrev
 import (
 	"errors"
 	"io/fs"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -20,36 +22,66 @@ import (
 // when that blob is the base's, the file is not read. Anything else is
 // read and hashed, as Diff does.
 func (r *Repo) WorkTreeDiff(base, work fs.FS) ([]string, error) {
-	cache, err := r.statCache()
+	cache, err := r.index()
 	if err != nil {
 		return nil, err
 	}
 	return diff(base, work, func(p string) (plumbing.Hash, filemode.FileMode, bool) {
-		e := cache.entries[p]
-		if e == nil {
+		e, ok := cache.entry(p)
+		if !ok {
 			return plumbing.ZeroHash, 0, false
 		}
 		info, err := fs.Lstat(work, p)
 		if err != nil || !cache.describes(e, info) {
 			return plumbing.ZeroHash, 0, false
 		}
-		return e.Hash, e.Mode, true
+		return e.hash, e.mode, true
 	})
 }
 
 // statCache is the Git index's record of the working tree's files: the
 // entries by path relative to the repotool repository, and when the index
-// was written.
+// was written. Ignored asks it which files Git tracks.
 type statCache struct {
-	entries map[string]*index.Entry
+	entries []statEntry // sorted by name, as Git's index is
 	written time.Time
 }
 
-// statCache reads the index. A repository whose index is not a file
-// (go-git's in-memory storage) or that has none yet has an empty cache:
-// every file is read.
-func (r *Repo) statCache() (*statCache, error) {
-	out := &statCache{entries: map[string]*index.Entry{}}
+// entry is the entry of p: the first, where a conflict gives several.
+func (c *statCache) entry(p string) (statEntry, bool) {
+	i, ok := slices.BinarySearchFunc(c.entries, p, func(e statEntry, p string) int { return strings.Compare(e.name, p) })
+	if !ok {
+		return statEntry{}, false
+	}
+	return c.entries[i], true
+}
+
+// statEntry is what the stat cache keeps of an index entry: some 70
+// bytes, in a list, where go-git's Entry takes some 130 and a map of them
+// some 30 more (a repository of 100,000 files has as many).
+type statEntry struct {
+	name         string
+	hash         plumbing.Hash
+	mode         filemode.FileMode
+	size, inode  uint32
+	mtime, ctime int64 // Unix nanoseconds
+	// merged is an entry of stage 0, neither skip-worktree nor
+	// intent-to-add: the only entries that can describe a file.
+	merged bool
+}
+
+func newStatEntry(name string, e *index.Entry) statEntry {
+	// Stage 0 is a merged entry as the index file stores it (go-git's
+	// Merged constant says 1, which its decoder never gives one).
+	return statEntry{name: name, hash: e.Hash, mode: e.Mode, size: e.Size, inode: e.Inode, mtime: e.ModifiedAt.UnixNano(),
+		ctime: e.CreatedAt.UnixNano(), merged: e.Stage == 0 && !e.SkipWorktree && !e.IntentToAdd}
+}
+
+// readIndex reads the index, once for a Repo (Repo.index). A repository
+// whose index is not a file (go-git's in-memory storage) or that has none
+// yet has an empty cache: every file is read.
+func (r *Repo) readIndex() (*statCache, error) {
+	out := &statCache{}
 	st, ok := r.git.Storer.(*filesystem.Storage)
 	if !ok {
 		return out, nil
@@ -66,10 +98,17 @@ func (r *Repo) statCache() (*statCache, error) {
 	if err != nil {
 		return nil, err
 	}
+	out.entries = make([]statEntry, 0, len(idx.Entries))
 	for _, e := range idx.Entries {
 		if name, ok := r.rel(e.Name); ok {
-			out.entries[name] = e
+			out.entries = append(out.entries, newStatEntry(name, e))
 		}
+	}
+	// Git writes the index sorted by name (then stage); sorted here too
+	// should one not be.
+	byName := func(a, b statEntry) int { return strings.Compare(a.name, b.name) }
+	if !slices.IsSortedFunc(out.entries, byName) {
+		slices.SortStableFunc(out.entries, byName)
 	}
 	return out, nil
 }
@@ -79,26 +118,24 @@ func (r *Repo) statCache() (*statCache, error) {
 // modified no earlier than the index was written is "racily clean" and
 // always read: a change in the same clock tick would not show in its
 // modification time.
-func (c *statCache) describes(e *index.Entry, info fs.FileInfo) bool {
-	// Stage 0 is a merged entry as the index file stores it (go-git's
-	// Merged constant says 1, which its decoder never gives one).
-	if e.Stage != 0 || e.SkipWorktree || e.IntentToAdd {
+func (c *statCache) describes(e statEntry, info fs.FileInfo) bool {
+	if !e.merged {
 		return false
 	}
 	switch {
 	case info.Mode()&fs.ModeSymlink != 0:
-		if e.Mode != filemode.Symlink {
+		if e.mode != filemode.Symlink {
 			return false
 		}
 	case info.Mode().IsRegular():
-		if e.Mode != filemode.Regular && e.Mode != filemode.Executable {
+		if e.mode != filemode.Regular && e.mode != filemode.Executable {
 			return false
 		}
 	default:
 		return false
 	}
 	mod := info.ModTime()
-	if uint32(info.Size()) != e.Size || !mod.Equal(e.ModifiedAt) || !mod.Before(c.written) {
+	if uint32(info.Size()) != e.size || mod.UnixNano() != e.mtime || !mod.Before(c.written) {
 		return false
 	}
 	return sameSystemInfo(e, info)

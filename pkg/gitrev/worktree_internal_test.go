@@ -32,13 +32,13 @@ func TestRacilyClean(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cache, err := r.statCache()
+	cache, err := r.readIndex()
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := cache.entries["a.yaml"]
+	e, ok := cache.entry("a.yaml")
 	info, err := os.Lstat(filepath.Join(dir, "a.yaml"))
-	if e == nil || err != nil {
+	if !ok || err != nil {
 		t.Fatalf("entry %v, %v", e, err)
 	}
 	for _, tc := range []struct {
@@ -52,6 +52,24 @@ func TestRacilyClean(t *testing.T) {
 		cache.written = tc.written
 		if got := cache.describes(e, info); got != tc.want {
 			t.Errorf("index written %s after the file: describes = %v, want %v", tc.written.Sub(info.ModTime()), got, tc.want)
+		}
+	}
+}
+
+// TestStatCacheEntry: a path's entry is found in the sorted list, the
+// first of a conflict's stages; a path not held is not.
+func TestStatCacheEntry(t *testing.T) {
+	c := &statCache{entries: []statEntry{
+		{name: "a", size: 1, merged: true},
+		{name: "a-b", size: 2, merged: true},
+		{name: "a/c", size: 3},
+		{name: "a/c", size: 4},
+		{name: "b", size: 5, merged: true},
+	}}
+	for p, want := range map[string]uint32{"a": 1, "a-b": 2, "a/c": 3, "b": 5, "": 0, "a/b": 0, "c": 0} {
+		e, ok := c.entry(p)
+		if ok != (want != 0) || e.size != want || ok && e.name != p {
+			t.Errorf("entry(%q) = %+v, %v; want size %d", p, e, ok, want)
 		}
 	}
 }
