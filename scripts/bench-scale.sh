@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # shellcheck disable=SC2016 # the backticks in the Markdown tables are literal
 # Issue 47's table: time and peak memory of each command (layout, hydrate
-# into a folder and again, render, lint) on generated
+# into a folder and again, diff of a change, render, lint) on generated
 # repositories of real community charts (internal/testing/synth, as
 # bench-real.sh), and of lint in shards and their merge, so that memory is
 # seen to follow the work (or not), lint checked a cluster at a time (the
@@ -46,6 +46,14 @@ for n in "${sizes[@]}"; do
   cell[hydrate.$n]=$(measure "$bin/repotool" hydrate "$repo" --out "$work/hyd$n" --secrets sops)
   cell[hydrateagain.$n]=$(measure "$bin/repotool" hydrate "$repo" --out "$work/hyd$n" --secrets sops)
   rm -rf "$work/hyd$n"
+  # diff of a change to one namespace's common values (its 20 targets).
+  sed -i 's/^  team: team-0$/  team: changed/' "$repo/namespaces/ns-0000/common-values-a.yaml"
+  if git -C "$repo" diff --quiet; then
+    echo "the diff row's change did not apply: gensynth's values changed?" >&2
+    exit 1
+  fi
+  cell[diff.$n]=$(measure "$bin/repotool" diff "$repo" --base HEAD)
+  git -C "$repo" checkout -q -- namespaces/ns-0000/common-values-a.yaml
   cell[renderall.$n]=$(measure "$bin/repotool" render "$repo" --all --out-dir "$work/out$n")
   cell[rendercluster.$n]=$(measure "$bin/repotool" render "$repo" --cluster cluster-003)
   cell[lint.$n]=$(measure "$bin/repotool" lint "$repo")
@@ -72,6 +80,7 @@ row() { printf '| %s |' "$1"; for n in "${sizes[@]}"; do printf ' %s |' "${cell[
 row '`layout`' layout
 row '`hydrate --out --secrets sops`' hydrate
 row '`hydrate` again (nothing changed)' hydrateagain
+row '`diff --base HEAD`, one namespace'"'"'s common values changed' diff
 row '`render --all --out-dir`' renderall
 row '`render --cluster cluster-003`' rendercluster
 row '`lint` (a cluster at a time above 1,000 targets)' lint
