@@ -1,6 +1,7 @@
 package output
 
 import (
+	"bufio"
 	"fmt"
 	"io"
 	"text/tabwriter"
@@ -14,7 +15,17 @@ type layoutText struct{}
 
 func (layoutText) Name() string { return "text" }
 
+// Write writes through a buffer: the inventory of 20,000 targets is some
+// 100,000 lines, each a write of its own to an unbuffered standard output.
 func (layoutText) Write(w io.Writer, repo *layout.Repo) error {
+	bw := bufio.NewWriter(w)
+	if err := writeLayoutText(bw, repo); err != nil {
+		return err
+	}
+	return bw.Flush()
+}
+
+func writeLayoutText(w io.Writer, repo *layout.Repo) error {
 	ew := &errWriter{w: w}
 	ew.printf("%d clusters, %d namespaces, %d targets\n", len(repo.Clusters), len(repo.Namespaces), len(repo.Targets))
 	for _, t := range repo.Targets {
