@@ -85,9 +85,7 @@ func (x *File) learnFact(change func(*learnt)) {
 	l := *x.facts()
 	change(&l)
 	if l.readErr == nil && l.parseErr == nil && l.sops == nil {
-		if x.learnt.Load() != nil {
-			x.learnt.Store(nil)
-		}
+		x.learnt.Store(nil)
 		return
 	}
 	x.learnt.Store(&l)
