@@ -1,8 +1,10 @@
 package gitrev
 
 import (
+	"cmp"
 	"io"
 	"io/fs"
+	"path"
 	"slices"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -22,33 +24,76 @@ func Diff(a, b fs.FS) ([]string, error) {
 // diff is Diff; staged, when not nil, tells b's Git hash and mode of a
 // path when they are known without reading the file (see WorkTreeDiff).
 func diff(a, b fs.FS, staged func(p string) (plumbing.Hash, filemode.FileMode, bool)) ([]string, error) {
-	fa, err := fsutil.Files(a, nil)
-	if err != nil {
+	w := &differ{a: a, b: b, staged: staged}
+	if err := w.dir(".", true, true); err != nil {
 		return nil, err
 	}
-	fb, err := fsutil.Files(b, nil)
-	if err != nil {
-		return nil, err
-	}
-	// Both lists sorted, walked side by side: a repository of 100,000 files
-	// needs no set of either side's.
-	slices.Sort(fa)
-	slices.Sort(fb)
-	var out []string
-	for len(fa) > 0 || len(fb) > 0 {
-		switch {
-		case len(fb) == 0 || len(fa) > 0 && fa[0] < fb[0]:
-			out, fa = append(out, fa[0]), fa[1:]
-		case len(fa) == 0 || fb[0] < fa[0]:
-			out, fb = append(out, fb[0]), fb[1:]
-		default:
-			if p := fa[0]; !sameStaged(a, p, staged) && !same(a, b, p) {
-				out = append(out, p)
-			}
-			fa, fb = fa[1:], fb[1:]
+	slices.Sort(w.out)
+	return w.out, nil
+}
+
+// differ compares two file systems a folder at a time: a repository of
+// 100,000 files costs the entries of the folders being compared, not a
+// list of every path on each side.
+type differ struct {
+	a, b   fs.FS
+	staged func(p string) (plumbing.Hash, filemode.FileMode, bool)
+	out    []string
+}
+
+// dir compares the folder p, which a has when inA and b when inB. The
+// folders fsutil.IgnoredDir names are left out; a link is a file, never
+// followed.
+func (w *differ) dir(p string, inA, inB bool) error {
+	var ea, eb []fs.DirEntry
+	var err error
+	if inA {
+		if ea, err = fs.ReadDir(w.a, p); err != nil {
+			return err
 		}
 	}
-	return out, nil
+	if inB {
+		if eb, err = fs.ReadDir(w.b, p); err != nil {
+			return err
+		}
+	}
+	// Both lists are sorted by name (fs.ReadDir sorts them).
+	for len(ea) > 0 || len(eb) > 0 {
+		var da, db fs.DirEntry
+		switch {
+		case len(eb) == 0 || len(ea) > 0 && ea[0].Name() < eb[0].Name():
+			da, ea = ea[0], ea[1:]
+		case len(ea) == 0 || eb[0].Name() < ea[0].Name():
+			db, eb = eb[0], eb[1:]
+		default:
+			da, db, ea, eb = ea[0], eb[0], ea[1:], eb[1:]
+		}
+		if err := w.entry(p, da, db); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// entry compares one name of folder p: da is a's entry, db b's, nil where
+// a side has none.
+func (w *differ) entry(p string, da, db fs.DirEntry) error {
+	name := cmp.Or(da, db).Name()
+	full := path.Join(p, name)
+	dirA, dirB := da != nil && da.IsDir(), db != nil && db.IsDir()
+	fileA, fileB := da != nil && !dirA, db != nil && !dirB
+	switch {
+	case fileA && fileB:
+		if !sameStaged(w.a, full, w.staged) && !same(w.a, w.b, full) {
+			w.out = append(w.out, full)
+		}
+	case fileA || fileB:
+		w.out = append(w.out, full) // on one side, or a file on one and a folder on the other
+	}
+	if (dirA || dirB) && !fsutil.IgnoredDir(name) {
+		return w.dir(full, dirA, dirB)
+	}
+	return nil
 }
 
 // sameStaged reports whether p is known to be the same without reading
