@@ -2,7 +2,9 @@ package gitrev
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -44,23 +46,37 @@ func (r *Repo) WorkTreeDiff(base, work fs.FS) ([]string, error) {
 // was written. Ignored asks it which files Git tracks.
 type statCache struct {
 	entries []statEntry // sorted by name, as Git's index is
+	// names holds every entry's name, one after another: one string for
+	// the 137,000 names of a large repository's index, not one each.
+	names   string
 	written time.Time
 }
 
+// name is e's path.
+func (c *statCache) name(e *statEntry) string { return c.names[e.off : e.off+e.n] }
+
 // entry is the entry of p: the first, where a conflict gives several.
 func (c *statCache) entry(p string) (statEntry, bool) {
-	i, ok := slices.BinarySearchFunc(c.entries, p, func(e statEntry, p string) int { return strings.Compare(e.name, p) })
+	i, ok := slices.BinarySearchFunc(c.entries, p, func(e statEntry, p string) int { return strings.Compare(c.name(&e), p) })
 	if !ok {
 		return statEntry{}, false
 	}
 	return c.entries[i], true
 }
 
-// statEntry is what the stat cache keeps of an index entry: some 70
-// bytes, in a list, where go-git's Entry takes some 130 and a map of them
-// some 30 more (a repository of 100,000 files has as many).
+// sort orders the entries by name; Git writes the index so already.
+func (c *statCache) sort() {
+	byName := func(a, b statEntry) int { return strings.Compare(c.name(&a), c.name(&b)) }
+	if !slices.IsSortedFunc(c.entries, byName) {
+		slices.SortStableFunc(c.entries, byName)
+	}
+}
+
+// statEntry is what the stat cache keeps of an index entry: 64 bytes, in
+// a list, where go-git's Entry takes some 130 and its name as many again
+// (a repository of 100,000 files has as many).
 type statEntry struct {
-	name         string
+	off, n       uint32 // the name, in statCache.names
 	hash         plumbing.Hash
 	mode         filemode.FileMode
 	size, inode  uint32
@@ -70,10 +86,10 @@ type statEntry struct {
 	merged bool
 }
 
-func newStatEntry(name string, e *index.Entry) statEntry {
+func newStatEntry(off, n uint32, e *index.Entry) statEntry {
 	// Stage 0 is a merged entry as the index file stores it (go-git's
 	// Merged constant says 1, which its decoder never gives one).
-	return statEntry{name: name, hash: e.Hash, mode: e.Mode, size: e.Size, inode: e.Inode, mtime: e.ModifiedAt.UnixNano(),
+	return statEntry{off: off, n: n, hash: e.Hash, mode: e.Mode, size: e.Size, inode: e.Inode, mtime: e.ModifiedAt.UnixNano(),
 		ctime: e.CreatedAt.UnixNano(), merged: e.Stage == 0 && !e.SkipWorktree && !e.IntentToAdd}
 }
 
@@ -98,18 +114,26 @@ func (r *Repo) readIndex() (*statCache, error) {
 	if err != nil {
 		return nil, err
 	}
+	total := 0
+	for _, e := range idx.Entries {
+		if name, ok := r.rel(e.Name); ok {
+			total += len(name)
+		}
+	}
+	if total > math.MaxUint32 {
+		return nil, fmt.Errorf("the Git index names %d bytes of paths, more than repotool reads (4 GiB)", total)
+	}
+	var names strings.Builder
+	names.Grow(total)
 	out.entries = make([]statEntry, 0, len(idx.Entries))
 	for _, e := range idx.Entries {
 		if name, ok := r.rel(e.Name); ok {
-			out.entries = append(out.entries, newStatEntry(name, e))
+			out.entries = append(out.entries, newStatEntry(uint32(names.Len()), uint32(len(name)), e))
+			names.WriteString(name)
 		}
 	}
-	// Git writes the index sorted by name (then stage); sorted here too
-	// should one not be.
-	byName := func(a, b statEntry) int { return strings.Compare(a.name, b.name) }
-	if !slices.IsSortedFunc(out.entries, byName) {
-		slices.SortStableFunc(out.entries, byName)
-	}
+	out.names = names.String()
+	out.sort()
 	return out, nil
 }
 

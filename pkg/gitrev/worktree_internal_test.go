@@ -3,6 +3,7 @@ package gitrev
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -59,17 +60,34 @@ func TestRacilyClean(t *testing.T) {
 // TestStatCacheEntry: a path's entry is found in the sorted list, the
 // first of a conflict's stages; a path not held is not.
 func TestStatCacheEntry(t *testing.T) {
-	c := &statCache{entries: []statEntry{
-		{name: "a", size: 1, merged: true},
-		{name: "a-b", size: 2, merged: true},
-		{name: "a/c", size: 3},
-		{name: "a/c", size: 4},
-		{name: "b", size: 5, merged: true},
-	}}
+	// Listed out of order: the cache sorts them, a conflict's stages
+	// kept in the order given.
+	c := newTestCache([]testEntry{{"b", 5, true}, {"a/c", 3, false}, {"a", 1, true}, {"a/c", 4, false}, {"a-b", 2, true}})
 	for p, want := range map[string]uint32{"a": 1, "a-b": 2, "a/c": 3, "b": 5, "": 0, "a/b": 0, "c": 0} {
 		e, ok := c.entry(p)
-		if ok != (want != 0) || e.size != want || ok && e.name != p {
+		if ok != (want != 0) || e.size != want || ok && c.name(&e) != p {
 			t.Errorf("entry(%q) = %+v, %v; want size %d", p, e, ok, want)
 		}
 	}
+}
+
+// testEntry is an index entry for newTestCache.
+type testEntry struct {
+	name   string
+	size   uint32
+	merged bool
+}
+
+// newTestCache is a stat cache of the entries, their names held as
+// readIndex holds them.
+func newTestCache(es []testEntry) *statCache {
+	c := &statCache{}
+	var names strings.Builder
+	for _, e := range es {
+		c.entries = append(c.entries, statEntry{off: uint32(names.Len()), n: uint32(len(e.name)), size: e.size, merged: e.merged})
+		names.WriteString(e.name)
+	}
+	c.names = names.String()
+	c.sort()
+	return c
 }
