@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/repotool/repotool/internal/testing/testtool"
+	"github.com/repotool/repotool/pkg/layout"
 	"github.com/repotool/repotool/pkg/scope"
 )
 
@@ -96,6 +97,24 @@ func TestAffected(t *testing.T) {
 			}
 			testtool.GitCommit(t, dir, "base")
 			tt.change(t, dir)
+			// The working tree against the base, Git's repository opened
+			// once for what it ignores and for the comparison, as the CLI
+			// does; then the same change committed.
+			repo, err := scope.Open(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ignored, err := repo.Ignored()
+			if err != nil {
+				t.Fatal(err)
+			}
+			work, err := scope.LoadSides(context.Background(), dir, scope.SidesOptions{Base: "HEAD", Repo: repo, Layout: layout.Options{Ignored: ignored}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := affectedNames(work); got != tt.want {
+				t.Errorf("affected in the working tree:\n got %s\nwant %s", got, tt.want)
+			}
 			testtool.GitCommit(t, dir, "head")
 			s, err := scope.LoadSides(context.Background(), dir, scope.SidesOptions{Base: "HEAD~1", Head: "HEAD"})
 			if err != nil {
@@ -111,25 +130,31 @@ func TestAffected(t *testing.T) {
 			if touched := s.Touched(); strings.Join(touched, " ") != strings.Join(kept, " ") {
 				t.Errorf("touched %v, want the affected targets but the removed ones: %v", touched, kept)
 			}
-			var names []string
-			for _, a := range got {
-				switch {
-				case a.Added:
-					names = append(names, "+"+a.Name)
-				case a.Removed:
-					names = append(names, "-"+a.Name)
-				default:
-					names = append(names, a.Name)
-				}
-			}
-			if strings.Join(names, " ") != tt.want {
-				t.Errorf("affected:\n got %s\nwant %s", strings.Join(names, " "), tt.want)
+			if got := affectedNames(s); got != tt.want {
+				t.Errorf("affected:\n got %s\nwant %s", got, tt.want)
 			}
 			if tt.files != "" && len(got) > 0 && strings.Join(got[0].Files, " ") != tt.files {
 				t.Errorf("%s: files %v, want %s", got[0].Name, got[0].Files, tt.files)
 			}
 		})
 	}
+}
+
+// affectedNames are the sides' affected targets, an added one marked +,
+// a removed one -.
+func affectedNames(s *scope.Sides) string {
+	var names []string
+	for _, a := range scope.Affected(s.Base, s.Head, s.Changed) {
+		switch {
+		case a.Added:
+			names = append(names, "+"+a.Name)
+		case a.Removed:
+			names = append(names, "-"+a.Name)
+		default:
+			names = append(names, a.Name)
+		}
+	}
+	return strings.Join(names, " ")
 }
 
 func writeFile(t *testing.T, dir, name, data string) {

@@ -40,6 +40,10 @@ type SidesOptions struct {
 	// Layout configures the loading of both sides; its Ignored only that
 	// of the working tree.
 	Layout layout.Options
+	// Repo is the Git repository holding root, when the caller has
+	// opened it already (for Layout.Ignored, say): Git's index is then
+	// read once for both. Nil opens it.
+	Repo *Repo
 }
 
 // LoadSides loads the two sides of a comparison of the Git repository at
@@ -50,10 +54,13 @@ func LoadSides(ctx context.Context, root string, opts SidesOptions) (*Sides, err
 	if opts.Staged && opts.Head != "" {
 		return nil, fmt.Errorf("compare the index or a head revision with %s, not both", opts.Base)
 	}
-	repo, err := gitrev.Open(root)
-	if err != nil {
-		return nil, err
+	if opts.Repo == nil {
+		var err error
+		if opts.Repo, err = Open(root); err != nil {
+			return nil, err
+		}
 	}
+	repo := opts.Repo.git
 	revision := opts.Layout
 	revision.Ignored = nil // what Git ignores is a question about the working tree only
 	load := func(fsys fs.FS, name string) (*layout.Repo, error) {
@@ -71,25 +78,15 @@ func LoadSides(ctx context.Context, root string, opts SidesOptions) (*Sides, err
 		baseFS = fstest.MapFS{}
 	case err != nil:
 		return nil, err
-	case opts.Staged || opts.Head != "":
-		if s.Base, err = load(baseFS, opts.Base); err != nil && !opts.AnyBase {
-			return nil, err
-		}
-	default:
-		// The working tree is read from disk, not through go-git: it
-		// loads while the base revision does.
-		var baseErr error
-		done := make(chan struct{})
-		go func() {
-			defer close(done)
-			s.Base, baseErr = load(baseFS, opts.Base)
-		}()
-		err := s.loadWorkTree(ctx, repo, root, baseFS, opts.Layout)
-		<-done
-		switch {
-		case baseErr != nil && !opts.AnyBase:
-			return nil, baseErr
-		case err != nil:
+	}
+	// One side at a time: two loads at once took a third more memory at
+	// 20,000 targets (each one's files in flight, beside the other's),
+	// for a fifth of the time.
+	if s.Base, err = load(baseFS, opts.Base); err != nil && !opts.AnyBase {
+		return nil, err
+	}
+	if !opts.Staged && opts.Head == "" {
+		if err := s.loadWorkTree(ctx, repo, root, baseFS, opts.Layout); err != nil {
 			return nil, err
 		}
 		return s, nil

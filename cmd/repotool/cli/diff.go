@@ -204,10 +204,11 @@ func loadSides(cmd *cobra.Command, root, base, head string, staged, anyBase bool
 		return nil, usageErr(errors.New("--staged and --head both say what to compare: give one"))
 	}
 	lo := layoutOptions(opts)
+	var git *scope.Repo
 	if head == "" && !staged {
-		ignoredIn(cmd, root, &lo) // the working tree is head
+		git = ignoredIn(cmd, root, &lo) // the working tree is head
 	}
-	s, err := scope.LoadSides(cmd.Context(), root, scope.SidesOptions{Base: base, Head: head, Staged: staged, AnyBase: anyBase, Layout: lo})
+	s, err := scope.LoadSides(cmd.Context(), root, scope.SidesOptions{Base: base, Head: head, Staged: staged, AnyBase: anyBase, Layout: lo, Repo: git})
 	if err != nil {
 		return nil, usageErr(err)
 	}

@@ -93,18 +93,20 @@ type (
 // ignoredIn sets opts to leave out the values files Git ignores when dir is
 // in a Git work tree (layout.Options.Ignored): an error under $CI=true or
 // lint --strict, a warning otherwise. Outside a work tree there is nothing
-// to ignore.
-func ignoredIn(cmd *cobra.Command, dir string, opts *layout.Options) {
+// to ignore. It returns the Git repository it opened (nil outside one), so
+// that a caller reading Git too reads its index once.
+func ignoredIn(cmd *cobra.Command, dir string, opts *layout.Options) *scope.Repo {
 	git, err := scope.Open(dir)
 	if err != nil {
-		return
+		return nil
 	}
 	if opts.Ignored, err = git.Ignored(); err != nil {
 		opts.Ignored = nil // an index go-git cannot read: Git's own commands say why
-		return
+		return git
 	}
 	ctx := cmd.Context()
 	ci, _ := ctx.Value(ciKey{}).(bool)
 	strict, _ := ctx.Value(strictKey{}).(bool)
 	opts.IgnoredIsError = ci || strict
+	return git
 }
