@@ -54,3 +54,25 @@ func (h *held) touch(f *File) {
 		h.order.MoveToFront(el)
 	}
 }
+
+// letGo lets go what is held of the files which names.
+func (h *held) letGo(which func(*File) bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for el := h.order.Front(); el != nil; {
+		next := el.Next()
+		if v := el.Value.(*heldFile); which(v.file) {
+			h.order.Remove(el)
+			delete(h.at, v.file)
+			h.size -= v.size
+			v.drop()
+		}
+		el = next
+	}
+}
+
+// letGo lets go what f holds of the files which names, read or parsed.
+func (f *Files) letGo(which func(*File) bool) {
+	f.data.letGo(which)
+	f.parsed.letGo(which)
+}

@@ -1,6 +1,7 @@
 package layout
 
 import (
+	"path"
 	"testing"
 	"testing/fstest"
 )
@@ -59,5 +60,53 @@ func TestFilesHeldWithinBudget(t *testing.T) {
 	}
 	if _, err := files.Get("missing.yaml").Data(); err == nil {
 		t.Fatal("a missing file read")
+	}
+}
+
+// TestLoadLetsHeldGo: Load lets go what its checks held of the values
+// files (the stages after it seldom ask for the ones read last), keeping
+// what they learnt, and keeps the charts' files it read; a values file
+// asked for again is read again.
+func TestLoadLetsHeldGo(t *testing.T) {
+	repo, err := LoadDir(t.Context(), "../../testdata/monorepo", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	values := map[string]bool{}
+	var secret *File
+	for _, tg := range repo.Targets {
+		for _, vf := range tg.Values {
+			values[vf.Path] = true
+			if vf.Secret && secret == nil {
+				secret = repo.Files.Get(vf.Path)
+			}
+		}
+	}
+	if secret == nil {
+		t.Fatal("the fixture has no secret values file")
+	}
+	charts := 0
+	for _, h := range []*held{&repo.Files.data, &repo.Files.parsed} {
+		for f := range h.at {
+			if values[f.Path] {
+				t.Errorf("after Load, %s is still held", f.Path)
+			}
+			if path.Base(f.Path) == "Chart.yaml" {
+				charts++
+			}
+		}
+	}
+	if charts == 0 {
+		t.Error("no chart's Chart.yaml is held after Load: render reads each again")
+	}
+	if secret.data.Load() != nil || secret.docs.Load() != nil {
+		t.Fatalf("after Load, %s is still held", secret.Path)
+	}
+	if secret.Sops() == nil {
+		t.Fatal("what the load learnt (the SOPS metadata) was let go too")
+	}
+	before := repo.Files.data.size
+	if data, err := secret.Data(); err != nil || len(data) == 0 || repo.Files.data.size != before+len(data) {
+		t.Fatalf("read again: %d bytes, %v; %d held", len(data), err, repo.Files.data.size-before)
 	}
 }

@@ -118,6 +118,9 @@ func Load(ctx context.Context, fsys fs.FS, opts Options) (*Repo, error) {
 	if l.repo.Diagnostics == nil {
 		l.repo.Diagnostics = []Diagnostic{}
 	}
+	// The values files checked last (the last cluster's), which the stages
+	// after a load seldom ask for next, go; what they learnt stays.
+	l.repo.Files.letGo(func(f *File) bool { _, ok := l.checked[f.Path]; return ok })
 	return l.repo, nil
 }
 
