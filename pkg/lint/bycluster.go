@@ -82,12 +82,11 @@ func lintByCluster(ctx context.Context, repo *layout.Repo, opts Options, targets
 		if err != nil {
 			return nil, err
 		}
-		res := checkPart(repo, o, cp.targets, cp.results, facts, &evidence{ctx: ctx, renderer: r, crdSources: cp.others, shared: sh, laterUnused: true})
+		err = m.check(repo, o, cp.targets, cp.results, facts, &evidence{ctx: ctx, renderer: r, crdSources: cp.others, shared: sh, laterUnused: true})
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		failed = append(failed, res.Err())
-		m.add(res.ShardReport(o.Shard))
+		failed = append(failed, err)
 		if err := cp.letGo(facts, texts); err != nil {
 			return nil, err
 		}

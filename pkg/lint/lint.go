@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/repotool/repotool/pkg/finding"
 	"github.com/repotool/repotool/pkg/layout"
 	"github.com/repotool/repotool/pkg/render"
 	"github.com/repotool/repotool/pkg/sopsfile"
@@ -243,29 +244,43 @@ func runRule(repo *layout.Repo, r *Rule, check func(emit func(Finding)), out fun
 
 // check is Check, for renderings compact let go of content in.
 func check(repo *layout.Repo, results []*render.Result, opts Options, facts compacted, ev *evidence) *Result {
-	in := buildInput(repo, results, opts, facts, ev)
 	res := &Result{}
+	res.unused, res.err = runChecks(repo, results, opts, facts, ev, func(f Finding, suppressed bool) {
+		if suppressed {
+			res.suppressed = append(res.suppressed, f)
+			res.Summary.Suppressed++
+			return
+		}
+		res.Findings = append(res.Findings, f)
+	})
+	countRendered(&res.Summary, results)
+	res.Finish()
+	return res
+}
+
+// runChecks runs every rule over results, handing each finding to out as
+// it is found, with whether a suppression leaves it out. It returns
+// values-unused's scan in a sharded run (Result.unused) and a failure of
+// repotool itself (Result.Err).
+func runChecks(repo *layout.Repo, results []*render.Result, opts Options, facts compacted, ev *evidence,
+	out func(f Finding, suppressed bool)) (*unusedScan, error) {
+	in := buildInput(repo, results, opts, facts, ev)
 	for _, r := range registry {
-		runRule(repo, r, func(emit func(Finding)) { r.check(in, emit) }, func(f Finding) {
-			if in.sup.suppressed(f) {
-				res.suppressed = append(res.suppressed, f)
-				res.Summary.Suppressed++
-				return
-			}
-			res.Findings = append(res.Findings, f)
-		})
+		runRule(repo, r, func(emit func(Finding)) { r.check(in, emit) }, func(f Finding) { out(f, in.sup.suppressed(f)) })
 	}
-	res.unused = in.unused
-	res.Summary.Targets = len(results)
+	return in.unused, in.toolErr
+}
+
+// countRendered counts results in s: the targets, those rendered, and those
+// rendered with placeholders.
+func countRendered(s *finding.Summary, results []*render.Result) {
+	s.Targets += len(results)
 	for _, r := range results {
 		if r.Err == nil {
-			res.Summary.Rendered++
+			s.Rendered++
 			if len(r.Placeholders) > 0 {
-				res.Summary.Placeholders = append(res.Summary.Placeholders, r.Target.Name())
+				s.Placeholders = append(s.Placeholders, r.Target.Name())
 			}
 		}
 	}
-	res.Finish()
-	res.err = in.toolErr
-	return res
 }

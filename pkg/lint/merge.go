@@ -10,6 +10,7 @@ import (
 
 	"github.com/repotool/repotool/pkg/finding"
 	"github.com/repotool/repotool/pkg/layout"
+	"github.com/repotool/repotool/pkg/render"
 	"github.com/repotool/repotool/pkg/values"
 )
 
@@ -62,12 +63,21 @@ func (r *Result) ShardReport(shard layout.Shard) *ShardReport {
 	for _, f := range r.Findings {
 		out.Findings = append(out.Findings, ShardFinding{f, f.Key})
 	}
-	if r.unused != nil {
-		for _, id := range r.unused.order {
-			k := r.unused.keys[id]
-			out.Unused = append(out.Unused, UnusedKey{File: k.file, Path: k.cand.Path, Line: k.cand.Line, Nearest: k.cand.Nearest,
-				Targets: slices.Compact(slices.Sorted(slices.Values(k.targets))), Used: k.used})
-		}
+	out.Unused = append(out.Unused, r.unused.list()...)
+	return out
+}
+
+// list is what a part's values-unused scan found, as a ShardReport
+// keeps them; none for nil.
+func (u *unusedScan) list() []UnusedKey {
+	if u == nil {
+		return nil
+	}
+	var out []UnusedKey
+	for _, id := range u.order {
+		k := u.keys[id]
+		out = append(out, UnusedKey{File: k.file, Path: k.cand.Path, Line: k.cand.Line, Nearest: k.cand.Nearest,
+			Targets: slices.Compact(slices.Sorted(slices.Values(k.targets))), Used: k.used})
 	}
 	return out
 }
@@ -175,6 +185,34 @@ func (m *fold) add(sr *ShardReport) {
 	for _, u := range sr.Unused {
 		m.scan.add(u)
 	}
+}
+
+// check checks the part of targets (their renderings, results) and folds
+// its findings in as they are found, as checkPart and then add would fold
+// them: a part's findings are never held together, nor its report. It
+// returns the checks' own failure (Result.Err).
+func (m *fold) check(repo *layout.Repo, opts Options, targets []layout.Target, results []*render.Result, facts compacted, ev *evidence) error {
+	keep := func(*Finding) bool { return true }
+	if opts.Cluster != "" || opts.Shard.N > 1 || opts.Targets != nil { // as checkPart narrows
+		keep = partFilter(targets, opts.Shard.First(), opts.Cluster != "")
+	}
+	unused, err := runChecks(repo, results, opts, facts, ev, func(f Finding, suppressed bool) {
+		switch {
+		case !keep(&f):
+		case suppressed:
+			m.sum.Suppressed++
+		default:
+			m.found.Add(f)
+		}
+	})
+	countRendered(&m.sum, results)
+	if unused != nil {
+		m.judged = true
+		for _, u := range unused.list() {
+			m.scan.add(u)
+		}
+	}
+	return err
 }
 
 // finish is one run's result of the parts added, with values-unused

@@ -70,23 +70,11 @@ func otherShardsCRDs(ctx context.Context, r *render.Renderer, files *layout.File
 // are kept in the first shard only and, with inFolders, only when they are
 // about a file in the targets' folders (cluster and namespace folders).
 func (r *Result) keepTargets(targets []layout.Target, first, inFolders bool) {
-	names := map[string]bool{}
-	var dirs []string
-	for _, t := range targets {
-		names[t.Name()] = true
-		for _, d := range t.Folders() {
-			dirs = append(dirs, d+"/")
-		}
-	}
+	in := partFilter(targets, first, inFolders)
 	keep := func(fs []Finding) []Finding {
 		kept := fs[:0]
 		for _, f := range fs {
-			in := slices.ContainsFunc(f.Targets, func(t string) bool { return names[t] })
-			if len(f.Targets) == 0 {
-				in = first && (!inFolders || slices.ContainsFunc(dirs, func(d string) bool { return strings.HasPrefix(manifest.ParseSource(f.File).File+"/", d) }))
-			}
-			if in {
-				f.Targets = slices.DeleteFunc(f.Targets, func(t string) bool { return !names[t] })
+			if in(&f) {
 				kept = append(kept, f)
 			}
 		}
@@ -96,6 +84,31 @@ func (r *Result) keepTargets(targets []layout.Target, first, inFolders bool) {
 	r.suppressed = keep(r.suppressed)
 	r.Summary.Suppressed = len(r.suppressed)
 	r.Finish()
+}
+
+// partFilter is keepTargets' test of one finding: whether it belongs to the
+// part of targets (first: the part that reports the findings about no
+// target; inFolders: only those in the targets' folders), its targets cut
+// to the part's when it does.
+func partFilter(targets []layout.Target, first, inFolders bool) func(f *Finding) bool {
+	names := map[string]bool{}
+	var dirs []string
+	for _, t := range targets {
+		names[t.Name()] = true
+		for _, d := range t.Folders() {
+			dirs = append(dirs, d+"/")
+		}
+	}
+	return func(f *Finding) bool {
+		in := slices.ContainsFunc(f.Targets, func(t string) bool { return names[t] })
+		if len(f.Targets) == 0 {
+			in = first && (!inFolders || slices.ContainsFunc(dirs, func(d string) bool { return strings.HasPrefix(manifest.ParseSource(f.File).File+"/", d) }))
+		}
+		if in {
+			f.Targets = slices.DeleteFunc(f.Targets, func(t string) bool { return !names[t] })
+		}
+		return in
+	}
 }
 
 // repoFiles is repo's file index (a Repo not made by layout.Load has
