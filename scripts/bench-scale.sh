@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # shellcheck disable=SC2016 # the backticks in the Markdown tables are literal
-# Issue 47's table: time and peak memory of each command (layout, hydrate
-# into a folder and again, diff of a change, render, lint) on generated
+# Issue 47's table: time and peak memory of each command (layout, also in
+# a Git work tree, hydrate into a folder and again, diff of a change,
+# render, lint) on generated
 # repositories of real community charts (internal/testing/synth, as
 # bench-real.sh), and of lint in shards and their merge, so that memory is
 # seen to follow the work (or not), lint checked a cluster at a time (the
@@ -43,6 +44,7 @@ for n in "${sizes[@]}"; do
   go run -tags tools ./tools/gensynth -real -clusters "$clusters" -namespaces "$n" -out "$repo" >/dev/null
   cell[layout.$n]=$(measure "$bin/repotool" layout "$repo")
   bench_hydratable "$repo"
+  cell[layoutgit.$n]=$(measure "$bin/repotool" layout "$repo") # Git's index and .gitignore asked now
   cell[hydrate.$n]=$(measure "$bin/repotool" hydrate "$repo" --out "$work/hyd$n" --secrets sops)
   cell[hydrateagain.$n]=$(measure "$bin/repotool" hydrate "$repo" --out "$work/hyd$n" --secrets sops)
   rm -rf "$work/hyd$n"
@@ -78,6 +80,7 @@ for n in "${sizes[@]}"; do
 done
 row() { printf '| %s |' "$1"; for n in "${sizes[@]}"; do printf ' %s |' "${cell[$2.$n]}"; done; echo; }
 row '`layout`' layout
+row '`layout` in a Git work tree' layoutgit
 row '`hydrate --out --secrets sops`' hydrate
 row '`hydrate` again (nothing changed)' hydrateagain
 row '`diff --base HEAD`, one namespace'"'"'s common values changed' diff
