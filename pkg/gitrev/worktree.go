@@ -114,17 +114,17 @@ func (r *Repo) readIndex() (*statCache, error) {
 	if err != nil {
 		return nil, err
 	}
-	total := 0
+	var total int64
 	for _, e := range idx.Entries {
 		if name, ok := r.rel(e.Name); ok {
-			total += len(name)
+			total += int64(len(name))
 		}
 	}
-	if total > math.MaxUint32 {
+	if total > math.MaxUint32 || int64(int(total)) != total {
 		return nil, fmt.Errorf("the Git index names %d bytes of paths, more than repotool reads (4 GiB)", total)
 	}
 	var names strings.Builder
-	names.Grow(total)
+	names.Grow(int(total))
 	out.entries = make([]statEntry, 0, len(idx.Entries))
 	for _, e := range idx.Entries {
 		if name, ok := r.rel(e.Name); ok {
