@@ -78,12 +78,13 @@ func LoadSides(ctx context.Context, root string, opts SidesOptions) (*Sides, err
 		baseFS = fstest.MapFS{}
 	case err != nil:
 		return nil, err
-	}
-	// One side at a time: two loads at once took a third more memory at
-	// 20,000 targets (each one's files in flight, beside the other's),
-	// for a fifth of the time.
-	if s.Base, err = load(baseFS, opts.Base); err != nil && !opts.AnyBase {
-		return nil, err
+	default:
+		// One side at a time: two loads at once took a third more memory
+		// at 20,000 targets (each one's files in flight, beside the
+		// other's), for a fifth of the time.
+		if s.Base, err = load(baseFS, opts.Base); err != nil && !opts.AnyBase {
+			return nil, err
+		}
 	}
 	if !opts.Staged && opts.Head == "" {
 		if err := s.loadWorkTree(ctx, repo, root, baseFS, opts.Layout); err != nil {
