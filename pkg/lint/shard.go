@@ -89,7 +89,7 @@ func (r *Result) keepTargets(targets []layout.Target, first, inFolders bool) {
 // partFilter is keepTargets' test of one finding: whether it belongs to the
 // part of targets (first: the part that reports the findings about no
 // target; inFolders: only those in the targets' folders), its targets cut
-// to the part's when it does.
+// to the part's when it does (never changing the list it was given).
 func partFilter(targets []layout.Target, first, inFolders bool) func(f *Finding) bool {
 	names := map[string]bool{}
 	var dirs []string
@@ -104,8 +104,9 @@ func partFilter(targets []layout.Target, first, inFolders bool) func(f *Finding)
 		if len(f.Targets) == 0 {
 			in = first && (!inFolders || slices.ContainsFunc(dirs, func(d string) bool { return strings.HasPrefix(manifest.ParseSource(f.File).File+"/", d) }))
 		}
-		if in {
-			f.Targets = slices.DeleteFunc(f.Targets, func(t string) bool { return !names[t] })
+		if in && slices.ContainsFunc(f.Targets, func(t string) bool { return !names[t] }) {
+			// A new list: a rule may hand several findings one list.
+			f.Targets = slices.DeleteFunc(slices.Clone(f.Targets), func(t string) bool { return !names[t] })
 		}
 		return in
 	}
