@@ -104,21 +104,34 @@ func (ig *ignorer) count(dir string) bool {
 	}
 	n := len(ig.base)
 	for i := range len(parts) + 1 {
-		key := strings.Join(parts[:i], "/")
-		ig.mu.Lock()
-		_, read := ig.dirs[key]
-		ig.mu.Unlock()
-		if !read {
-			st, err := os.Stat(filepath.Join(ig.root, filepath.FromSlash(path.Join(key, ".gitignore"))))
-			if err == nil && st.Size() > maxFirstSize {
-				return false
-			}
+		if ig.large(parts[:i]) {
+			return false
 		}
 		if n += len(ig.patternsOf(parts[:i])); n > maxPatternsFirst {
 			return false
 		}
 	}
 	return true
+}
+
+// large reports whether the .gitignore file of the folder dir (path
+// components), not read yet, is larger than maxFirstSize.
+func (ig *ignorer) large(dir []string) bool {
+	key := strings.Join(dir, "/")
+	ig.mu.Lock()
+	_, read := ig.dirs[key]
+	ig.mu.Unlock()
+	if read {
+		return false
+	}
+	st, err := os.Stat(ig.file(key))
+	return err == nil && st.Size() > maxFirstSize
+}
+
+// file is the .gitignore file of the folder key (slash-separated; "" for
+// the root).
+func (ig *ignorer) file(key string) string {
+	return filepath.Join(ig.root, filepath.FromSlash(path.Join(key, ".gitignore")))
 }
 
 // ignorer answers Ignored's question for paths of the work tree.
@@ -155,7 +168,7 @@ func (ig *ignorer) patternsOf(dir []string) []gitignore.Pattern {
 	defer ig.mu.Unlock()
 	ps, ok := ig.dirs[key]
 	if !ok {
-		ps = readPatterns(filepath.Join(ig.root, filepath.FromSlash(path.Join(key, ".gitignore"))), dir)
+		ps = readPatterns(ig.file(key), dir)
 		ig.dirs[key] = ps
 	}
 	return ps
