@@ -37,13 +37,17 @@ func (h *held) keep(f *File, size int, drop func()) {
 	h.at[f] = h.order.PushFront(&heldFile{file: f, size: size, drop: drop})
 	h.size += size
 	for h.size > h.budget && h.order.Len() > 0 {
-		el := h.order.Back()
-		v := el.Value.(*heldFile)
-		h.order.Remove(el)
-		delete(h.at, v.file)
-		h.size -= v.size
-		v.drop()
+		h.remove(h.order.Back())
 	}
+}
+
+// remove lets go of the file held at el; h.mu is held.
+func (h *held) remove(el *list.Element) {
+	v := el.Value.(*heldFile)
+	h.order.Remove(el)
+	delete(h.at, v.file)
+	h.size -= v.size
+	v.drop()
 }
 
 // touch marks f's content as used now.
@@ -61,11 +65,8 @@ func (h *held) letGo(which func(*File) bool) {
 	defer h.mu.Unlock()
 	for el := h.order.Front(); el != nil; {
 		next := el.Next()
-		if v := el.Value.(*heldFile); which(v.file) {
-			h.order.Remove(el)
-			delete(h.at, v.file)
-			h.size -= v.size
-			v.drop()
+		if which(el.Value.(*heldFile).file) {
+			h.remove(el)
 		}
 		el = next
 	}
