@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"io/fs"
+	"iter"
 	"path"
 	"sort"
 	"sync"
@@ -33,10 +34,13 @@ type Files struct {
 	mu       sync.RWMutex
 	entries  map[string]*File // by path
 	listOnce sync.Once
-	paths    []string
-	data     held // the files' bytes, by their size
-	parsed   held // the files' documents, by the size of their bytes
-	sops     metadataSet
+	listing  pathSet // Paths
+	// forgot are the files whose entries Forget let go, each read and
+	// parsed whole, and found neither SOPS-encrypted nor wrong.
+	forgot pathSet
+	data   held // the files' bytes, by their size
+	parsed held // the files' documents, by the size of their bytes
+	sops   metadataSet
 }
 
 // MaxHeldData bounds the bytes of the files a Files keeps read, and
@@ -117,15 +121,20 @@ func (f *Files) Get(p string) *File {
 		f.entries = map[string]*File{}
 	}
 	x = &File{Path: p, files: f}
+	if f.forgot.has(p) { // what its first read and parse learnt: nothing
+		x.read, x.parsed = true, true
+	}
 	f.entries[p] = x
 	return x
 }
 
-// Paths lists every file of the repository once, in lexical order, leaving
-// out hidden folders (.git, .github, ...) and node_modules. Folders that
-// cannot be read are left to layout's diagnostics.
-func (f *Files) Paths() []string {
+// Paths yields every file of the repository, in lexical order, leaving
+// out hidden folders (.git, .github, ...) and node_modules; the folders
+// are listed once, on the first call. Folders that cannot be read are left
+// to layout's diagnostics.
+func (f *Files) Paths() iter.Seq[string] {
 	f.listOnce.Do(func() {
+		var paths []string
 		fs.WalkDir(f.fsys, ".", func(p string, d fs.DirEntry, err error) error {
 			if err != nil {
 				return nil
@@ -136,12 +145,50 @@ func (f *Files) Paths() []string {
 				}
 				return nil
 			}
-			f.paths = append(f.paths, p)
+			paths = append(paths, p)
 			return nil
 		})
-		sort.Strings(f.paths)
+		sort.Strings(paths)
+		f.listing = packPaths(paths)
 	})
-	return f.paths
+	return f.listing.all()
+}
+
+// Forget lets go of the entries of the files that hold nothing (their
+// bytes and documents let go, or never read) and learnt nothing a stage
+// could not learn again by reading them: no SOPS metadata, no read
+// error. What a file read and parsed learnt when it learnt nothing (most
+// files) stays as one mark, in a set of paths at some 15 bytes a file
+// where an entry takes some 150: a stage that asks again for such a file
+// gets a new entry, which knows its facts (Sops, Err) and reads its
+// content when asked, as after the budget let it go; a file whose parse
+// failed is parsed again if asked again. A run that reads every file of
+// the repository (lint's scans) calls it once done with them, so that it
+// keeps the files in use, not an entry for each.
+func (f *Files) Forget() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var clean []string
+	for p, x := range f.entries {
+		if !x.mu.TryLock() {
+			continue // in use
+		}
+		l := x.facts()
+		idle := x.data.Load() == nil && x.docs.Load() == nil && l.sops == nil && l.readErr == nil
+		parsedClean := x.read && x.parsed && l.parseErr == nil
+		x.mu.Unlock()
+		if !idle {
+			continue
+		}
+		if parsedClean {
+			clean = append(clean, p)
+		}
+		delete(f.entries, p)
+	}
+	if len(clean) > 0 {
+		sort.Strings(clean)
+		f.forgot = f.forgot.with(clean)
+	}
 }
 
 // Data returns the file's content. A file that is not a regular file

@@ -204,7 +204,7 @@ func buildInput(repo *layout.Repo, results []*render.Result, opts Options, facts
 // but those the scans could not read (unread).
 func (r *repoFacts) filesWithExt(exts ...string) []string {
 	var out []string
-	for _, p := range r.files.Paths() {
+	for p := range r.files.Paths() {
 		if _, skip := r.unread[p]; !skip && slices.Contains(exts, path.Ext(p)) {
 			out = append(out, p)
 		}

@@ -33,7 +33,7 @@ func (ac *admissionCheck) admissionFiles(cluster string, report func(Finding)) [
 	for _, at := range ac.repo.Repo.Config.ClusterAdmissionPolicies(cluster) {
 		want := path.Clean(at.Path)
 		var files []string
-		for _, p := range ac.repo.files.Paths() {
+		for p := range ac.repo.files.Paths() {
 			if (p == want || strings.HasPrefix(p, want+"/")) && slices.Contains(manifestExts, path.Ext(p)) {
 				files = append(files, p)
 			}

@@ -1,0 +1,129 @@
+package layout
+
+import (
+	"fmt"
+	"io/fs"
+	"slices"
+	"sync/atomic"
+	"testing"
+	"testing/fstest"
+)
+
+// openCounter is a file system that counts the files opened (it has no
+// other method, so that every read opens).
+type openCounter struct {
+	files fstest.MapFS
+	opens atomic.Int32
+}
+
+func (c *openCounter) Open(name string) (fs.File, error) {
+	c.opens.Add(1)
+	return c.files.Open(name)
+}
+
+// TestPathSet: a set packed in one string finds what it holds, and only
+// that, and two sets merge in order without repeats.
+func TestPathSet(t *testing.T) {
+	s := packPaths([]string{"a.yaml", "a/b.yaml", "b", "namespaces/x/values.yaml"})
+	for _, tc := range []struct {
+		path string
+		want bool
+	}{{"a.yaml", true}, {"a/b.yaml", true}, {"b", true}, {"namespaces/x/values.yaml", true},
+		{"", false}, {"a", false}, {"a.yam", false}, {"a/b.yamlx", false}, {"c", false}, {"a.yamla/b.yaml", false}} {
+		if got := s.has(tc.path); got != tc.want {
+			t.Errorf("has(%q) = %v, want %v", tc.path, got, tc.want)
+		}
+	}
+	var empty pathSet
+	if empty.has("") || empty.has("a") || empty.n != 0 {
+		t.Error("the empty set holds something")
+	}
+	merged := s.with([]string{"a/b.yaml", "aa", "c"})
+	want := []string{"a.yaml", "a/b.yaml", "aa", "b", "c", "namespaces/x/values.yaml"}
+	if got := slices.Collect(merged.all()); !slices.Equal(got, want) {
+		t.Errorf("merged: %q, want %q", got, want)
+	}
+	// Many paths, past several restarts: each found, and none between.
+	var many []string
+	for c := range 3 {
+		for ns := range 40 {
+			many = append(many, fmt.Sprintf("clusters/c%d/ns-%03d/prod-values-a.yaml", c, ns), fmt.Sprintf("clusters/c%d/ns-%03d/prod-values-a.secret.yaml", c, ns))
+		}
+	}
+	slices.Sort(many)
+	big := packPaths(many)
+	if got := slices.Collect(big.all()); !slices.Equal(got, many) {
+		t.Fatalf("the paths back: %d, want %d", len(got), len(many))
+	}
+	for _, p := range many {
+		if !big.has(p) || big.has(p+"x") || big.has(p[:len(p)-1]) {
+			t.Fatalf("has(%q) or a neighbour of it is wrong", p)
+		}
+	}
+	if big.has("a") || big.has("z") {
+		t.Fatal("a path before or after every other is found")
+	}
+	one := empty.with([]string{"x"})
+	if got := slices.Collect(one.all()); !slices.Equal(got, []string{"x"}) {
+		t.Errorf("merged into the empty set: %q", got)
+	}
+}
+
+// TestForget: Forget lets go of the entries that hold nothing and learnt
+// nothing that a read would not learn again, keeps those in use and those
+// with SOPS metadata; a file forgotten after a clean parse tells its facts
+// again without being read, its content read again when asked, and one
+// whose parse failed is parsed again.
+func TestForget(t *testing.T) {
+	fsys := &openCounter{files: fstest.MapFS{
+		"parsed.yaml": {Data: []byte("a: 1\n")},
+		"read.tpl":    {Data: []byte("{{ .Values.a }}\n")},
+		"held.yaml":   {Data: []byte("b: 2\n")},
+		"bad.yaml":    {Data: []byte("x: [\n")},
+		"sops.yaml":   {Data: []byte("k: ENC[AES256_GCM,data:x,iv:y,tag:z,type:str]\nsops:\n  age:\n    - recipient: age1x\n      enc: e\n  mac: m\n  version: 3.9.0\n")},
+	}}
+	files := NewFiles(fsys)
+	for _, p := range []string{"parsed.yaml", "bad.yaml", "sops.yaml"} {
+		files.Get(p).Docs()
+	}
+	if _, err := files.Get("read.tpl").Data(); err != nil {
+		t.Fatal(err)
+	}
+	files.letGo(func(*File) bool { return true })
+	held := files.Get("held.yaml")
+	if _, err := held.Data(); err != nil {
+		t.Fatal(err)
+	}
+	files.Get("never.yaml") // asked for, never read
+	files.Forget()
+	var kept []string
+	for p := range files.entries {
+		kept = append(kept, p)
+	}
+	slices.Sort(kept)
+	if want := []string{"held.yaml", "sops.yaml"}; !slices.Equal(kept, want) {
+		t.Fatalf("entries kept: %q, want %q", kept, want)
+	}
+	if got := slices.Collect(files.forgot.all()); !slices.Equal(got, []string{"parsed.yaml"}) {
+		t.Fatalf("forgotten after a parse: %q", got)
+	}
+
+	before := fsys.opens.Load()
+	again := files.Get("parsed.yaml")
+	if again.Sops() != nil || again.Err() != nil || again.Encrypted() || fsys.opens.Load() != before {
+		t.Fatalf("a forgotten file's facts: %v, %v; %d files opened", again.Sops(), again.Err(), fsys.opens.Load()-before)
+	}
+	if docs, err := again.Docs(); err != nil || len(docs) != 1 || fsys.opens.Load() == before {
+		t.Fatalf("a forgotten file read again: %d documents, %v", len(docs), err)
+	}
+	if tpl := files.Get("read.tpl"); tpl.read || tpl.parsed {
+		t.Fatal("a file only read is taken for one parsed when asked again")
+	}
+	if files.Get("sops.yaml").Sops() == nil {
+		t.Fatal("the facts of an entry kept were lost")
+	}
+	before = fsys.opens.Load()
+	if bad := files.Get("bad.yaml"); bad.Err() == nil || fsys.opens.Load() == before {
+		t.Fatal("a forgotten file whose parse failed is not parsed again, or parses")
+	}
+}
