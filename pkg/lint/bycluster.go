@@ -3,6 +3,7 @@ package lint
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"errors"
 	"slices"
 
@@ -50,17 +51,16 @@ func lintByCluster(ctx context.Context, repo *layout.Repo, opts Options, targets
 	r := render.New(repo, opts.Render, extra...)
 	facts, texts := compacted{}, textpool.New()
 	held := make([]*stored, len(targets))
-	crds := make([]*render.Result, len(targets))     // each target's CRDs alone
-	subjects := make([]*unusedSubject, len(targets)) // what values-unused compares
+	crds := make([]*render.Result, len(targets)) // each target's CRDs alone
+	// What values-unused compares: each target's digest, when judged.
+	digests, judged := make([][sha256.Size]byte, len(targets)), make([]bool, len(targets))
 	var failed []error
 	r.RenderEachByChart(ctx, targets, func(i int, res *render.Result) {
 		facts.compact(res)
 		if res.Err == nil && slices.ContainsFunc(res.Objects, func(o manifest.Object) bool { return manifest.IsCRD(o.APIVersion, o.Kind) }) {
 			crds[i] = crdsOf(res)
 		}
-		if sub, ok := subjectOf(res); ok {
-			subjects[i] = &sub
-		}
+		digests[i], judged[i] = digestOf(res)
 		var err error
 		if held[i], err = store(res, facts, texts); err != nil {
 			failed = append(failed, err)
@@ -90,12 +90,13 @@ func lintByCluster(ctx context.Context, repo *layout.Repo, opts Options, targets
 		if err := cp.letGo(facts, texts); err != nil {
 			return nil, err
 		}
+		sh.repo.files.Forget() // the entries the cluster's checks made
 	}
 	if ruleOn(repo, ruleValuesUnused) {
 		var list []unusedSubject
-		for _, sub := range subjects {
-			if sub != nil {
-				list = append(list, *sub)
+		for i := range targets {
+			if judged[i] {
+				list = append(list, unusedSubject{target: targets[i], digest: digests[i]})
 			}
 		}
 		docs := valuesDocs{files: sh.repo.files, helm4: repo.Config.Render.Helm4(opts.Render.Helm)}

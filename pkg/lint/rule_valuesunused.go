@@ -100,10 +100,17 @@ func subjectsOf(results []*render.Result) []unusedSubject {
 // subjectOf is res as values-unused judges it; false when it is not
 // judged.
 func subjectOf(res *render.Result) (unusedSubject, bool) {
+	digest, ok := digestOf(res)
+	return unusedSubject{target: res.Target, digest: digest}, ok
+}
+
+// digestOf is the digest of res's stream values-unused compares; false
+// when res is not judged.
+func digestOf(res *render.Result) ([sha256.Size]byte, bool) {
 	if res.Err != nil || len(res.Placeholders) > 0 {
-		return unusedSubject{}, false
+		return [sha256.Size]byte{}, false
 	}
-	return unusedSubject{target: res.Target, digest: sha256.Sum256(res.Manifest)}, true
+	return sha256.Sum256(res.Manifest), true
 }
 
 func newUnusedScan() *unusedScan {
