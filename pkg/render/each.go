@@ -66,13 +66,19 @@ func identity(n int) []int {
 // renderEach renders targets[order[0]], targets[order[1]], ... in
 // parallel (at most Options.Concurrency at once, and at most four times
 // that ahead of the first not yet handed over), hands each Result to fn in
-// that order, and lets each chart go after its last target.
+// that order, and lets each chart go after its last target, and each
+// secret values file's plaintext after the last target that reads it.
 func (r *Renderer) renderEach(ctx context.Context, targets []layout.Target, order []int, fn func(i int, res *Result)) {
 	sem := make(chan struct{}, r.opts.Concurrency)
 	window := make(chan struct{}, 4*r.opts.Concurrency)
-	left := map[string]int{} // targets still to render, by chart folder
+	left := map[string]int{} // targets still to render, by chart folder and by secret values file
 	for _, t := range targets {
 		left[t.ChartDir]++
+		for _, v := range t.Values {
+			if v.Secret {
+				left[secretKey+v.Path]++
+			}
+		}
 	}
 	var wg sync.WaitGroup
 	var mu sync.Mutex
@@ -89,6 +95,13 @@ func (r *Renderer) renderEach(ctx context.Context, targets []layout.Target, orde
 			defer mu.Unlock()
 			if left[targets[i].ChartDir]--; left[targets[i].ChartDir] == 0 {
 				r.ReleaseChart(targets[i].ChartDir)
+			}
+			for _, v := range targets[i].Values {
+				if k := secretKey + v.Path; v.Secret {
+					if left[k]--; left[k] == 0 {
+						r.forgetPlain(v.Path)
+					}
+				}
 			}
 			done++
 			if r.progress != nil {
@@ -108,6 +121,18 @@ func (r *Renderer) renderEach(ctx context.Context, targets []layout.Target, orde
 		}()
 	}
 	wg.Wait()
+}
+
+// secretKey marks a secret values file's count among the chart folders'
+// in renderEach (no folder's name holds a NUL).
+const secretKey = "\x00"
+
+// forgetPlain lets go of what decrypt kept of the secret values file p: a
+// later rendering that reads it decrypts it again.
+func (r *Renderer) forgetPlain(p string) {
+	r.plainMu.Lock()
+	defer r.plainMu.Unlock()
+	delete(r.plain, p)
 }
 
 // ReleaseChart lets the chart in dir go, with what the Renderer learnt of

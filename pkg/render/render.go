@@ -3,6 +3,7 @@ package render
 import (
 	"cmp"
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -48,7 +49,7 @@ type Renderer struct {
 	// plain holds the decrypted secret values files, by path and content
 	// hash (see decrypt); in memory only.
 	plainMu sync.Mutex
-	plain   map[string]*decrypted
+	plain   map[string]map[[sha256.Size]byte]*decrypted
 	// valueSchemas are the compiled values.schema.json files, by content.
 	valueSchemas *once.Map[*jsonschema.Schema]
 	// docs parses each rendered document once, however many renderings
@@ -238,18 +239,18 @@ func (r *Renderer) renderNow(ctx, callerCtx context.Context, t *layout.Target) *
 		// holds the target, not the chart: a rendering kept long after
 		// the run let its chart go (RenderEach) loads it again only if
 		// asked.
-		safeCtx, target := callerCtx, *t
+		safeCtx, target := callerCtx, &res.Target
 		res.safe = sync.OnceValues(func() ([]manifest.Object, error) {
 			type out struct {
 				objs []manifest.Object
 				err  error
 			}
 			o, err := bounded(safeCtx, r.opts.Timeout, func(ctx context.Context) out {
-				entry, err := r.targetChart(ctx, &target)
+				entry, err := r.targetChart(ctx, target)
 				if err != nil {
 					return out{nil, err}
 				}
-				rd, err := r.renderPlaceholders(ctx, &target, entry)
+				rd, err := r.renderPlaceholders(ctx, target, entry)
 				return out{rd.objs, err}
 			})
 			if err != nil {

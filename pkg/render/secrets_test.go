@@ -273,13 +273,15 @@ func (c *countingDecrypter) Decrypt(ctx context.Context, file string, data []byt
 
 // TestDecryptOncePerFile: a secret values file shared by several targets
 // (a namespace's common secret values) is decrypted once per run, and
-// every target renders with its values; a renderer of its own decrypts
-// again.
+// every target renders with its values; the run lets its plaintext go
+// after the last target that reads it, so that a rendering after the run
+// decrypts it again, as a renderer of its own does.
 func TestDecryptOncePerFile(t *testing.T) {
 	useTestKey(t)
 	repo := loadRepo(t, fixture)
 	dec := &countingDecrypter{calls: map[string]int{}, next: &decrypt.SOPS{}}
-	results := render.New(repo, render.DefaultOptions(), render.WithDecrypter(dec)).RenderAll(context.Background(), repo.Targets)
+	r := render.New(repo, render.DefaultOptions(), render.WithDecrypter(dec))
+	results := r.RenderAll(context.Background(), repo.Targets)
 	const shared = "namespaces/namespace-a/common-values-a.secret.yaml"
 	users := 0
 	for _, res := range results {
@@ -302,10 +304,16 @@ func TestDecryptOncePerFile(t *testing.T) {
 		t.Errorf("%s decrypted %d times", shared, dec.calls[shared])
 	}
 	prod, _ := repo.Target("prod-cluster", "namespace-a")
-	if _, err := render.New(repo, render.DefaultOptions(), render.WithDecrypter(dec)).Render(context.Background(), prod); err != nil {
+	if _, err := r.Render(context.Background(), prod); err != nil {
 		t.Fatal(err)
 	}
 	if dec.calls[shared] != 2 {
-		t.Errorf("a second renderer decrypted %s %d times in all, want 2", shared, dec.calls[shared])
+		t.Errorf("after the run, %s decrypted %d times in all, want 2: its plaintext was kept", shared, dec.calls[shared])
+	}
+	if _, err := render.New(repo, render.DefaultOptions(), render.WithDecrypter(dec)).Render(context.Background(), prod); err != nil {
+		t.Fatal(err)
+	}
+	if dec.calls[shared] != 3 {
+		t.Errorf("a second renderer decrypted %s %d times in all, want 3", shared, dec.calls[shared])
 	}
 }

@@ -122,23 +122,25 @@ func (r *Renderer) decrypt(ctx context.Context, dec Decrypter, p string, data []
 		return dec.Decrypt(ctx, p, data)
 	}
 	sum := sha256.Sum256(data)
-	key := p + "\x00" + string(sum[:])
 	for {
 		r.plainMu.Lock()
-		d, ok := r.plain[key]
+		d, ok := r.plain[p][sum]
 		if !ok {
 			if r.plain == nil {
-				r.plain = map[string]*decrypted{}
+				r.plain = map[string]map[[sha256.Size]byte]*decrypted{}
+			}
+			if r.plain[p] == nil {
+				r.plain[p] = map[[sha256.Size]byte]*decrypted{}
 			}
 			d = &decrypted{done: make(chan struct{})}
-			r.plain[key] = d
+			r.plain[p][sum] = d
 		}
 		r.plainMu.Unlock()
 		if !ok {
 			plain, err := dec.Decrypt(ctx, p, data)
 			r.plainMu.Lock()
 			if err != nil {
-				delete(r.plain, key)
+				delete(r.plain[p], sum)
 			}
 			d.plain, d.ok = plain, err == nil
 			r.plainMu.Unlock()
