@@ -106,6 +106,7 @@ type Validator struct {
 	// results remembers the result for each (minor, document): clusters
 	// render many identical objects (CRDs, shared charts).
 	results map[[sha256.Size]byte]Result
+	large   sync.Mutex // held while a large document is validated
 }
 
 // New returns a Validator.
@@ -172,12 +173,24 @@ func (v *Validator) Validate(kubeVersion string, doc []byte) Result {
 	if ok {
 		return r
 	}
+	if len(doc) > largeDocument {
+		v.large.Lock()
+		defer v.large.Unlock()
+	}
 	r = v.validate(minor, doc)
 	v.mu.Lock()
 	v.results[key] = r
 	v.mu.Unlock()
 	return r
 }
+
+// largeDocument is the size over which Validate validates one document
+// at a time: a document's validation allocates some twenty times its
+// size while it runs (the strict parse's YAML nodes, their JSON, the
+// object decoded again, the validator's walk: 16 MB for ESO's 673 KiB
+// ClusterSecretStore CRD), and two at once, in the middle of a run, raise
+// its peak.
+const largeDocument = 64 << 10
 
 func (v *Validator) validate(minor int, doc []byte) Result {
 	// One strict parse, as kubeconform reads a document (duplicate keys
