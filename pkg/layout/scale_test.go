@@ -3,6 +3,7 @@ package layout_test
 import (
 	"context"
 	"path/filepath"
+	"runtime"
 	"testing"
 
 	"github.com/repotool/repotool/internal/testing/synth"
@@ -18,6 +19,20 @@ func synthRepo(tb testing.TB, clusters, namespaces int) string {
 		tb.Fatal(err)
 	}
 	return dir
+}
+
+// retainedMiB is the heap that what load returns keeps, once collected:
+// what a stage after it pays for holding it.
+func retainedMiB(tb testing.TB, load func() any) float64 {
+	tb.Helper()
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	held := load()
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	runtime.KeepAlive(held)
+	return float64(int64(after.HeapAlloc)-int64(before.HeapAlloc)) / (1 << 20)
 }
 
 // TestLoadThousandTargets checks correctness at scale; the speed is measured
@@ -53,6 +68,14 @@ func BenchmarkLoad(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
+			b.StopTimer()
+			b.ReportMetric(retainedMiB(b, func() any {
+				repo, err := layout.LoadDir(ctx, dir, layout.Options{})
+				if err != nil {
+					b.Fatal(err)
+				}
+				return repo
+			}), "retained-MiB")
 		})
 	}
 }
