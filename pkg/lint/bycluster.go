@@ -124,7 +124,7 @@ type clusterPart struct {
 // of them in held.
 func restoreCluster(cluster string, targets []layout.Target, held []*stored, crds []*render.Result, facts compacted,
 	texts *textpool.Pool) (*clusterPart, error) {
-	cp := &clusterPart{}
+	cp, names := &clusterPart{}, interned{}
 	for i, t := range targets {
 		if t.Cluster != cluster {
 			if crds[i] != nil {
@@ -132,7 +132,7 @@ func restoreCluster(cluster string, targets []layout.Target, held []*stored, crd
 			}
 			continue
 		}
-		res, err := held[i].restore(facts, texts)
+		res, err := held[i].restore(facts, texts, names)
 		if err != nil {
 			return nil, err
 		}

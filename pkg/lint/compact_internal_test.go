@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/repotool/repotool/internal/textpool"
 	"github.com/repotool/repotool/pkg/layout"
@@ -129,7 +130,7 @@ func TestStoreRestore(t *testing.T) {
 		t.Fatalf("the pool holds %d texts (want 8: six objects' and the first two renderings' list of objects, alike, once, the third's) and %d facts are left out of the stored renderings", texts.Len(), len(facts))
 	}
 	for i, st := range held {
-		res, err := st.restore(facts, texts)
+		res, err := st.restore(facts, texts, interned{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -178,7 +179,7 @@ func TestStoreLostText(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := st.restore(facts, texts)
+	got, err := st.restore(facts, texts, interned{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -190,5 +191,27 @@ func TestStoreLostText(t *testing.T) {
 	}
 	if err := st.release(texts); err == nil || !strings.Contains(err.Error(), "prod/shop") {
 		t.Errorf("release = %v, want the lost text's failure, naming the target", err)
+	}
+}
+
+// TestInterned: objects restored together share the names they hold
+// alike, and keep their values.
+func TestInterned(t *testing.T) {
+	names := interned{}
+	mk := func() manifest.Object {
+		return manifest.Object{APIVersion: strings.Clone("apps/v1"), Kind: strings.Clone("Deployment"), Name: "web", Namespace: strings.Clone("shop"),
+			Template: strings.Clone("namespaces/shop/templates/web.yaml"), Source: manifest.Source{File: strings.Clone("namespaces/shop/templates/web.yaml")}}
+	}
+	a, b := mk(), mk()
+	want := mk()
+	names.object(&a)
+	names.object(&b)
+	if !reflect.DeepEqual(a, want) || !reflect.DeepEqual(b, want) {
+		t.Fatalf("values changed: %+v, %+v", a, b)
+	}
+	for _, pair := range [][2]string{{a.APIVersion, b.APIVersion}, {a.Kind, b.Kind}, {a.Namespace, b.Namespace}, {a.Template, b.Source.File}, {a.Source.File, b.Template}} {
+		if unsafe.StringData(pair[0]) != unsafe.StringData(pair[1]) {
+			t.Errorf("%q is held twice", pair[0])
+		}
 	}
 }

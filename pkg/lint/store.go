@@ -120,7 +120,7 @@ func store(res *render.Result, facts compacted, texts *textpool.Pool) (*stored, 
 // there whenever a check asks for one (manifest.Object.Text), one at a
 // time, until release: a 1,000-target cluster's texts take some 30 MB
 // restored, and most checks read each text once.
-func (s *stored) restore(facts compacted, texts *textpool.Pool) (*render.Result, error) {
+func (s *stored) restore(facts compacted, texts *textpool.Pool, names interned) (*render.Result, error) {
 	blob, err := texts.Take(s.objs)
 	if err != nil {
 		return nil, err
@@ -135,6 +135,7 @@ func (s *stored) restore(facts compacted, texts *textpool.Pool) (*render.Result,
 	}
 	for i := range objs {
 		o := &objs[i]
+		names.object(o)
 		if f := held.Facts[i].facts(); f != nil {
 			facts[o] = f
 		}
@@ -159,6 +160,22 @@ func (s *stored) restore(facts compacted, texts *textpool.Pool) (*render.Result,
 	}
 	s.res.Objects = objs
 	return s.res, nil
+}
+
+// interned holds each name restored objects share once: their kinds, API
+// versions, namespaces and sources, which gob decodes as strings of each
+// object's own (a 1,000-target cluster restores some 15,000 objects).
+type interned map[string]string
+
+// object makes o's shared names n's.
+func (n interned) object(o *manifest.Object) {
+	for _, s := range [...]*string{&o.APIVersion, &o.Kind, &o.Namespace, &o.Template, &o.Source.File, &o.Source.Member} {
+		if held, ok := n[*s]; ok {
+			*s = held
+		} else {
+			n[*s] = *s
+		}
+	}
 }
 
 // load reads text id back from texts for a check, keeping the first
