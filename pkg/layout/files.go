@@ -158,7 +158,7 @@ func (f *Files) Paths() iter.Seq[string] {
 // bytes and documents let go, or never read) and learnt nothing a stage
 // could not learn again by reading them: no SOPS metadata, no read
 // error. What a file read and parsed learnt when it learnt nothing (most
-// files) stays as one mark, in a set of paths at some 15 bytes a file
+// files) stays as one mark, in a set of paths at some 20 bytes a file
 // where an entry takes some 150: a stage that asks again for such a file
 // gets a new entry, which knows its facts (Sops, Err) and reads its
 // content when asked, as after the budget let it go; a file whose parse

@@ -13,8 +13,8 @@ import (
 // of it, every restartEvery-th path whole, where a search starts. The
 // paths of a repository share most of their length with the one before
 // (namespaces/<ns>/templates/...): the 137,000 paths of the 20,000-target
-// repository of scripts/bench-scale.sh, 7.3 MB of names (some 11 MB as a
-// []string), take some 2 MB. A Files keeps the repository's listing
+// repository of scripts/bench-scale.sh, 7.1 MB of names (some 11 MB as a
+// []string), take 2.7 MB. A Files keeps the repository's listing
 // (Paths) and the files it forgot (Forget) in one each.
 type pathSet struct {
 	data   []byte // each path: shared (uvarint), len(rest) (uvarint), rest
