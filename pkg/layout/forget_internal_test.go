@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io/fs"
 	"slices"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"testing/fstest"
@@ -126,4 +127,30 @@ func TestForget(t *testing.T) {
 	if bad := files.Get("bad.yaml"); bad.Err() == nil || fsys.opens.Load() == before {
 		t.Fatal("a forgotten file whose parse failed is not parsed again, or parses")
 	}
+}
+
+// FuzzPathSet: a set packed from any sorted paths gives them back in
+// order, finds each, and finds no other that neighbours one.
+func FuzzPathSet(f *testing.F) {
+	f.Add("a\na/b\nab\nb\nclusters/c0/ns-000/x.yaml\nclusters/c0/ns-001/x.yaml")
+	f.Add("")
+	f.Fuzz(func(t *testing.T, in string) {
+		ps := strings.Split(in, "\n")
+		slices.Sort(ps)
+		ps = slices.Compact(ps)
+		s := packPaths(ps)
+		if got := slices.Collect(s.all()); !slices.Equal(got, ps) {
+			t.Fatalf("back: %q, want %q", got, ps)
+		}
+		for _, p := range ps {
+			if !s.has(p) {
+				t.Fatalf("%q not found", p)
+			}
+			for _, other := range []string{p + "\x00", p + "~"} {
+				if _, in := slices.BinarySearch(ps, other); s.has(other) != in {
+					t.Fatalf("has(%q) = %v", other, !in)
+				}
+			}
+		}
+	})
 }
