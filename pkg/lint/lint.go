@@ -3,6 +3,7 @@ package lint
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/repotool/repotool/pkg/finding"
@@ -152,6 +153,9 @@ func scope(repo *layout.Repo, opts Options) ([]layout.Target, error) {
 	if opts.Cluster == "" {
 		if opts.Namespace != "" {
 			return nil, &ScopeError{"a namespace scope needs its cluster"}
+		}
+		if opts.Targets == nil && repo.Targets != nil {
+			return slices.Clip(repo.Targets), nil // every target: the layout's list, not a copy of it
 		}
 		out := []layout.Target{}
 		for _, t := range repo.Targets {
