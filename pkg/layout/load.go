@@ -119,10 +119,8 @@ func Load(ctx context.Context, fsys fs.FS, opts Options) (*Repo, error) {
 		l.repo.Diagnostics = []Diagnostic{}
 	}
 	// The values files checked last (the last cluster's), which the stages
-	// after a load seldom ask for next, go; what they learnt stays, most
-	// of it as one bit (Forget).
+	// after a load seldom ask for next, go; what they learnt stays.
 	l.repo.Files.letGo(func(f *File) bool { _, ok := l.checked[f.Path]; return ok })
-	l.repo.Files.Forget()
 	return l.repo, nil
 }
 
