@@ -81,7 +81,7 @@ func TestForget(t *testing.T) {
 		"read.tpl":    {Data: []byte("{{ .Values.a }}\n")},
 		"held.yaml":   {Data: []byte("b: 2\n")},
 		"bad.yaml":    {Data: []byte("x: [\n")},
-		"sops.yaml":   {Data: []byte("k: ENC[AES256_GCM,data:x,iv:y,tag:z,type:str]\nsops:\n  age:\n    - recipient: age1x\n      enc: e\n  mac: m\n  version: 3.9.0\n")},
+		"sops.yaml":   {Data: []byte(sopsYAML)},
 	}}
 	files := NewFiles(fsys)
 	for _, p := range []string{"parsed.yaml", "bad.yaml", "sops.yaml"} {

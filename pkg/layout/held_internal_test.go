@@ -6,6 +6,10 @@ import (
 	"testing/fstest"
 )
 
+// sopsYAML is a SOPS-encrypted YAML document as the file index sees one
+// (its metadata; nothing here decrypts it).
+const sopsYAML = "k: ENC[AES256_GCM,data:x,iv:y,tag:z,type:str]\nsops:\n  age:\n    - recipient: age1x\n      enc: e\n  mac: m\n  version: 3.9.0\n"
+
 // TestFilesHeldWithinBudget: a Files keeps its files' bytes and documents
 // within its budgets, least recently used out first, and a file let go is
 // read and parsed again, alike; what the first parse learnt (SOPS
@@ -15,7 +19,7 @@ func TestFilesHeldWithinBudget(t *testing.T) {
 		"a.yaml":     {Data: []byte("a: 1\nb: [2]\n")},
 		"b.yaml":     {Data: []byte("c: 3\nd: {e: 4}\n")},
 		"bad.yaml":   {Data: []byte("x: [\n")},
-		"sops.yaml":  {Data: []byte("k: ENC[AES256_GCM,data:x,iv:y,tag:z,type:str]\nsops:\n  age:\n    - recipient: age1x\n      enc: e\n  mac: m\n  version: 3.9.0\n")},
+		"sops.yaml":  {Data: []byte(sopsYAML)},
 		"large.yaml": {Data: []byte("z: 0123456789012345678901234567890123456789\n")},
 	}
 	files := NewFiles(fsys)

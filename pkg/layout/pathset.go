@@ -49,15 +49,21 @@ func packPaths(ps []string) pathSet {
 	return s
 }
 
+// entry decodes the path at data[off:]: how much of the one before it
+// shares, the rest of it, and where the next starts.
+func (s *pathSet) entry(off int) (shared int, rest []byte, next int) {
+	sh, n := binary.Uvarint(s.data[off:])
+	off += n
+	size, n := binary.Uvarint(s.data[off:])
+	off += n
+	return int(sh), s.data[off : off+int(size)], off + int(size)
+}
+
 // next decodes the path at data[off:] onto buf (holding the one before),
 // returning it and where the next starts.
 func (s *pathSet) next(buf []byte, off int) ([]byte, int) {
-	shared, n := binary.Uvarint(s.data[off:])
-	off += n
-	rest, n := binary.Uvarint(s.data[off:])
-	off += n
-	buf = append(buf[:shared], s.data[off:off+int(rest)]...)
-	return buf, off + int(rest)
+	shared, rest, next := s.entry(off)
+	return append(buf[:shared], rest...), next
 }
 
 // has reports whether s holds p.
@@ -78,14 +84,11 @@ func (s *pathSet) has(p string) bool {
 	return false
 }
 
-// whole is the k-th restart's path, which is held whole.
+// whole is the k-th restart's path, which is held whole (it shares
+// nothing).
 func (s *pathSet) whole(k int) []byte {
-	off := s.starts[k]
-	_, n := binary.Uvarint(s.data[off:]) // shares nothing
-	off += n
-	rest, n := binary.Uvarint(s.data[off:])
-	off += n
-	return s.data[off : off+int(rest)]
+	_, rest, _ := s.entry(s.starts[k])
+	return rest
 }
 
 // all yields s's paths in order (each a new string).

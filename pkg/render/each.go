@@ -71,12 +71,13 @@ func identity(n int) []int {
 func (r *Renderer) renderEach(ctx context.Context, targets []layout.Target, order []int, fn func(i int, res *Result)) {
 	sem := make(chan struct{}, r.opts.Concurrency)
 	window := make(chan struct{}, 4*r.opts.Concurrency)
-	left := map[string]int{} // targets still to render, by chart folder and by secret values file
+	left := map[string]int{}    // targets still to render, by chart folder
+	readers := map[string]int{} // and by the secret values files they read
 	for _, t := range targets {
 		left[t.ChartDir]++
 		for _, v := range t.Values {
 			if v.Secret {
-				left[secretKey+v.Path]++
+				readers[v.Path]++
 			}
 		}
 	}
@@ -97,8 +98,8 @@ func (r *Renderer) renderEach(ctx context.Context, targets []layout.Target, orde
 				r.ReleaseChart(targets[i].ChartDir)
 			}
 			for _, v := range targets[i].Values {
-				if k := secretKey + v.Path; v.Secret {
-					if left[k]--; left[k] == 0 {
+				if v.Secret {
+					if readers[v.Path]--; readers[v.Path] == 0 {
 						r.forgetPlain(v.Path)
 					}
 				}
@@ -122,10 +123,6 @@ func (r *Renderer) renderEach(ctx context.Context, targets []layout.Target, orde
 	}
 	wg.Wait()
 }
-
-// secretKey marks a secret values file's count among the chart folders'
-// in renderEach (no folder's name holds a NUL).
-const secretKey = "\x00"
 
 // forgetPlain lets go of what decrypt kept of the secret values file p: a
 // later rendering that reads it decrypts it again.
