@@ -23,8 +23,22 @@ import (
 // its own. TestDecodeLikeSigsYAML and FuzzDecode hold the two to the same
 // results.
 func Decode(doc []byte) (map[string]any, error) {
+	return decode(doc, yamlv2.Unmarshal, func(doc []byte, out any) error { return yaml.Unmarshal(doc, out) })
+}
+
+// DecodeStrict is Decode as sigs.k8s.io/yaml's UnmarshalStrict reads a
+// document (what kubeconform validates with): a key written twice in one
+// mapping is an error, sigs.k8s.io/yaml's own. TestDecodeStrictLikeSigsYAML
+// and FuzzDecodeStrict hold the two to the same results.
+func DecodeStrict(doc []byte) (map[string]any, error) {
+	return decode(doc, yamlv2.UnmarshalStrict, func(doc []byte, out any) error { return yaml.UnmarshalStrict(doc, out) })
+}
+
+// decode is Decode, with the YAML decoder it converts from (direct) and
+// the sigs.k8s.io/yaml function it leaves the rest to (sigs).
+func decode(doc []byte, direct, sigs func([]byte, any) error) (map[string]any, error) {
 	var tree any
-	if yamlv2.Unmarshal(doc, &tree) == nil {
+	if direct(doc, &tree) == nil {
 		switch t := tree.(type) {
 		case nil:
 			return nil, nil
@@ -35,7 +49,7 @@ func Decode(doc []byte) (map[string]any, error) {
 		}
 	}
 	var content map[string]any
-	err := yaml.Unmarshal(doc, &content)
+	err := sigs(doc, &content)
 	return content, err
 }
 

@@ -2,6 +2,7 @@ package manifest_test
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 
 	"sigs.k8s.io/yaml"
@@ -46,6 +47,9 @@ var decodeCases = []string{
 	"- &x [*x]\n",
 	"a: &a [*a, *a]\n",
 	"doc: 1\n---\ndoc: 2\n",
+	"a:\n  b: 1\n  b: 1\n",
+	"list:\n- x: 1\n  x: 2\n",
+	"base: &b {x: 1}\nm:\n  <<: *b\n  x: 2\n",
 }
 
 // TestDecodeLikeSigsYAML requires Decode to give what sigs.k8s.io/yaml's
@@ -53,7 +57,19 @@ var decodeCases = []string{
 // on reading alike.
 func TestDecodeLikeSigsYAML(t *testing.T) {
 	for _, doc := range decodeCases {
-		sameAsSigs(t, []byte(doc))
+		sameAsSigs(t, []byte(doc), manifest.Decode, sigsUnmarshal)
+	}
+}
+
+// TestDecodeStrictLikeSigsYAML requires DecodeStrict to give what
+// sigs.k8s.io/yaml's UnmarshalStrict gives, value and error: a key set
+// twice is an error, in the words kubeconform reports.
+func TestDecodeStrictLikeSigsYAML(t *testing.T) {
+	for _, doc := range decodeCases {
+		sameAsSigs(t, []byte(doc), manifest.DecodeStrict, sigsUnmarshalStrict)
+	}
+	if _, err := manifest.DecodeStrict([]byte("a:\n  b: 1\n  b: 1\n")); err == nil || !strings.Contains(err.Error(), `key "b" already set in map`) {
+		t.Errorf("a key set twice: %v, want sigs.k8s.io/yaml's error", err)
 	}
 }
 
@@ -62,23 +78,36 @@ func FuzzDecode(f *testing.F) {
 	for _, doc := range decodeCases {
 		f.Add([]byte(doc))
 	}
-	f.Fuzz(func(t *testing.T, doc []byte) { sameAsSigs(t, doc) })
+	f.Fuzz(func(t *testing.T, doc []byte) { sameAsSigs(t, doc, manifest.Decode, sigsUnmarshal) })
 }
 
-func sameAsSigs(t *testing.T, doc []byte) {
+// FuzzDecodeStrict holds DecodeStrict to sigs.k8s.io/yaml's
+// UnmarshalStrict on any input.
+func FuzzDecodeStrict(f *testing.F) {
+	for _, doc := range decodeCases {
+		f.Add([]byte(doc))
+	}
+	f.Fuzz(func(t *testing.T, doc []byte) { sameAsSigs(t, doc, manifest.DecodeStrict, sigsUnmarshalStrict) })
+}
+
+func sigsUnmarshal(doc []byte, out any) error       { return yaml.Unmarshal(doc, out) }
+func sigsUnmarshalStrict(doc []byte, out any) error { return yaml.UnmarshalStrict(doc, out) }
+
+// sameAsSigs requires decode to give what sigs gives for doc.
+func sameAsSigs(t *testing.T, doc []byte, decode func([]byte) (map[string]any, error), sigs func([]byte, any) error) {
 	t.Helper()
 	var want map[string]any
-	wantErr := yaml.Unmarshal(doc, &want)
+	wantErr := sigs(doc, &want)
 	for range 8 {
 		var again map[string]any
-		if yaml.Unmarshal(doc, &again) != nil || !reflect.DeepEqual(want, again) {
+		if sigs(doc, &again) != nil || !reflect.DeepEqual(want, again) {
 			// Two keys with one spelling (TestDecodeKeyClash):
 			// sigs.k8s.io/yaml's own result changes from one call to
 			// the next.
 			return
 		}
 	}
-	got, err := manifest.Decode(doc)
+	got, err := decode(doc)
 	switch {
 	case (err == nil) != (wantErr == nil):
 		t.Errorf("%q: error %v, sigs.k8s.io/yaml's %v", doc, err, wantErr)

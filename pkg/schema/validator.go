@@ -19,6 +19,8 @@ import (
 	"github.com/yannh/kubeconform/pkg/registry"
 	"k8s.io/kube-openapi/pkg/validation/strfmt"
 	"sigs.k8s.io/yaml"
+
+	"github.com/repotool/repotool/pkg/manifest"
 )
 
 // Options configure a Validator.
@@ -166,7 +168,7 @@ func (v *Validator) Validate(kubeVersion string, doc []byte) Result {
 	if err != nil {
 		return Result{Status: Error, Err: err}
 	}
-	key := sha256.Sum256(append(binary.BigEndian.AppendUint64(nil, uint64(minor)), doc...))
+	key := resultKey(minor, doc)
 	v.mu.Lock()
 	r, ok := v.results[key]
 	v.mu.Unlock()
@@ -184,6 +186,18 @@ func (v *Validator) Validate(kubeVersion string, doc []byte) Result {
 	return r
 }
 
+// resultKey is what Validate remembers a result by: the SHA-256 of minor
+// and doc (written in turn, not copied together: a cluster's documents are
+// mostly found there, and a copy of each would cost its size).
+func resultKey(minor int, doc []byte) [sha256.Size]byte {
+	h := sha256.New()
+	h.Write(binary.BigEndian.AppendUint64(nil, uint64(minor)))
+	h.Write(doc)
+	var key [sha256.Size]byte
+	h.Sum(key[:0])
+	return key
+}
+
 // largeDocument is the size over which Validate validates one document
 // at a time: a document's validation allocates some twenty times its
 // size while it runs (the strict parse's YAML nodes, their JSON, the
@@ -194,10 +208,11 @@ const largeDocument = 64 << 10
 
 func (v *Validator) validate(minor int, doc []byte) Result {
 	// One strict parse, as kubeconform reads a document (duplicate keys
-	// are errors); the lenient one only to tell the kind of a document the
-	// strict one refuses.
-	var obj map[string]any
-	strictErr := yaml.UnmarshalStrict(doc, &obj)
+	// are errors), without its round trip through JSON
+	// (manifest.DecodeStrict: the same result, a fraction of the
+	// allocation); the lenient one only to tell the kind of a document
+	// the strict one refuses.
+	obj, strictErr := manifest.DecodeStrict(doc)
 	var head struct {
 		APIVersion string `json:"apiVersion"`
 		Kind       string `json:"kind"`
