@@ -200,16 +200,28 @@ func buildInput(repo *layout.Repo, results []*render.Result, opts Options, facts
 	return in
 }
 
-// filesWithExt returns the repository's files ending in one of exts,
-// but those the scans could not read (unread).
-func (r *repoFacts) filesWithExt(exts ...string) []string {
-	var out []string
+// forgetEvery is how many files a scan (repoFacts.scan) reads between two
+// lettings go of the file index's idle entries.
+const forgetEvery = 16384
+
+// scan calls fn with each of the repository's files ending in one of
+// exts, in lexical order, but those the scans could not read (unread).
+// A scan reads every such file, so it lets go of the file index's idle
+// entries (layout.Files.Forget) every forgetEvery files and once done:
+// the entries it made take some 150 bytes a file, a hundred thousand
+// files in a large repository, and a file's facts stay all the same.
+func (r *repoFacts) scan(exts []string, fn func(p string)) {
+	n := 0
 	for p := range r.files.Paths() {
-		if _, skip := r.unread[p]; !skip && slices.Contains(exts, path.Ext(p)) {
-			out = append(out, p)
+		if _, skip := r.unread[p]; skip || !slices.Contains(exts, path.Ext(p)) {
+			continue
+		}
+		fn(p)
+		if n++; n%forgetEvery == 0 {
+			r.files.Forget()
 		}
 	}
-	return out
+	r.files.Forget()
 }
 
 // inChartTemplates reports whether p is inside a chart's templates/ folder.
@@ -242,11 +254,11 @@ func (r *repoFacts) readScanned() {
 			r.unread[d.File] = errors.New(d.Message)
 		}
 	}
-	for _, p := range r.filesWithExt(scannedExts...) {
+	r.scan(scannedExts, func(p string) {
 		if _, err := r.file(p).Data(); err != nil {
 			r.unread[p] = err
 		}
-	}
+	})
 }
 
 // scanRaw finds Kubernetes manifests in repository files that are neither
@@ -263,14 +275,14 @@ func (r *repoFacts) scanRaw() {
 			skip[v.Path] = true
 		}
 	}
-	for _, p := range r.filesWithExt(manifestExts...) {
+	r.scan(manifestExts, func(p string) {
 		switch path.Base(p) {
 		case "Chart.yaml", "Chart.lock", "values.yaml", "values.yml", "values.schema.json", config.FileName,
 			".sops.yaml", ".pre-commit-config.yaml", ".pre-commit-hooks.yaml", "action.yml", "action.yaml":
-			continue
+			return
 		}
 		if skip[p] || r.inChartTemplates(p) {
-			continue
+			return
 		}
 		f := r.file(p)
 		docs, _ := f.Docs()
@@ -286,7 +298,7 @@ func (r *repoFacts) scanRaw() {
 				Node: doc,
 			}, Encrypted: encrypted})
 		}
-	}
+	})
 }
 
 func (r *repoFacts) loadSops() {

@@ -108,20 +108,20 @@ func checkEncryptedFiles(r *repoFacts, layoutSecrets map[string]bool, report fun
 			}
 		}
 	}
-	for _, p := range r.filesWithExt(manifestExts...) {
+	r.scan(manifestExts, func(p string) {
 		if p == ".sops.yaml" {
-			continue
+			return
 		}
 		rule := r.Sops.RuleFor(p)
 		mustEncrypt := secretFiles[p] || (rule != nil && rule.PathRegex != "")
 		f := r.file(p)
 		md := f.Sops() // the file's facts, learnt once
 		if f.Err() != nil {
-			continue
+			return
 		}
 		if md == nil {
 			if data, _ := f.Data(); data == nil {
-				continue
+				return
 			}
 			if mustEncrypt && !layoutSecrets[p] {
 				line := 0
@@ -131,12 +131,12 @@ func checkEncryptedFiles(r *repoFacts, layoutSecrets map[string]bool, report fun
 				report(Finding{File: p, Message: fmt.Sprintf("the file is not SOPS-encrypted, but the .sops.yaml creation rule at line %d (path_regex %q) covers "+
 					"it; encrypt it with `sops --encrypt --in-place %s`", line, rule.PathRegex, p)})
 			}
-			continue
+			return
 		}
 		if docs, _ := f.Docs(); len(docs) > 0 {
 			checkLeaves(p, docs[0], md, report)
 		}
-	}
+	})
 }
 
 // checkLeaves reports values that the file's own sops settings say must be

@@ -40,10 +40,10 @@ func checkSOPSKeys(r *repoFacts, keys sopsfile.KeyPolicy, report func(Finding)) 
 	if !r.fileChecks() {
 		return
 	}
-	for _, p := range r.filesWithExt(manifestExts...) {
+	r.scan(manifestExts, func(p string) {
 		md := r.file(p).Sops()
 		if md == nil {
-			continue
+			return
 		}
 		for _, k := range md.Keys {
 			if keys.Allows(k) {
@@ -52,5 +52,5 @@ func checkSOPSKeys(r *repoFacts, keys sopsfile.KeyPolicy, report func(Finding)) 
 			report(Finding{File: p, Message: fmt.Sprintf("the file names the %s %s, which is not allowed here, so repotool never uses it "+
 				"(allow it with --allow-key %s if it is yours, or remove it with `sops updatekeys`)", k.Words(), k.ID, k)})
 		}
-	}
+	})
 }

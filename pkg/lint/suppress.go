@@ -129,10 +129,10 @@ type suppressor struct {
 // reported as invalid-suppression findings.
 func (r *repoFacts) loadSuppressions(report func(Finding)) *suppressor {
 	s := &suppressor{byFile: map[string][]Suppression{}, cfg: r.Repo.Config.Lint.Ignore}
-	for _, p := range r.filesWithExt(".yaml", ".yml", ".tpl", ".txt") {
+	r.scan([]string{".yaml", ".yml", ".tpl", ".txt"}, func(p string) {
 		data, _ := r.file(p).Data() // only read: parsed only for a suppression
 		if !bytes.Contains(data, []byte(SuppressionToken)) {
-			continue
+			return
 		}
 		sups, probs := ParseSuppressions(data)
 		for _, pr := range probs {
@@ -147,7 +147,7 @@ func (r *repoFacts) loadSuppressions(report func(Finding)) *suppressor {
 			}
 		}
 		s.byFile[p] = sups
-	}
+	})
 	for _, id := range slices.Sorted(maps.Keys(r.Repo.Config.Lint.Rules)) {
 		line := r.Repo.Config.Lint.Rules[id].Line
 		switch _, ok := RuleByID(id); {
