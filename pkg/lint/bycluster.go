@@ -66,6 +66,7 @@ func lintByCluster(ctx context.Context, repo *layout.Repo, opts Options, targets
 			failed = append(failed, err)
 		}
 	})
+	r.ReleaseDocuments() // what a later rendering (values-unused) parses is its own
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}

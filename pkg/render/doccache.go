@@ -94,3 +94,18 @@ func (c *docCache) keep(text []byte, content map[string]any) bool {
 	c.size += len(text)
 	return true
 }
+
+// reset lets go of everything c keeps.
+func (c *docCache) reset() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.seen, c.seenOld, c.parsed, c.old, c.size = map[uint64]struct{}{}, nil, map[string]map[string]any{}, nil, 0
+}
+
+// ReleaseDocuments lets go of the rendered documents the Renderer keeps
+// parsed (up to 4 MB of their text, some four times that parsed, and the
+// hashes of those seen once), for a caller done rendering in bulk that
+// keeps the Renderer for a few renderings more (lint, after its run's
+// renderings: values-unused renders again): they parse their documents
+// again. A Renderer made SharingWith another lets go of both's.
+func (r *Renderer) ReleaseDocuments() { r.docs.reset() }

@@ -98,3 +98,31 @@ func textOf(m map[string]map[string]any) int {
 	}
 	return n
 }
+
+// TestReleaseDocuments: a Renderer's released cache keeps nothing, and
+// serves again as before: a document is kept from its second sighting.
+func TestReleaseDocuments(t *testing.T) {
+	r := &Renderer{docs: newDocCache()}
+	doc := []byte("kind: ConfigMap\nmetadata:\n  name: a\n")
+	for range 2 {
+		if _, err := r.docs.decode(doc); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(r.docs.parsed) != 1 {
+		t.Fatalf("%d documents kept before the release, want 1", len(r.docs.parsed))
+	}
+	r.ReleaseDocuments()
+	if n := len(r.docs.parsed) + len(r.docs.old) + len(r.docs.seen) + len(r.docs.seenOld); n != 0 || r.docs.size != 0 {
+		t.Fatalf("after the release the cache keeps %d entries and %d bytes of text, want none", n, r.docs.size)
+	}
+	for i := range 2 {
+		got, err := r.docs.decode(doc)
+		if err != nil || got["kind"] != "ConfigMap" {
+			t.Fatalf("sighting %d after the release: %v %v", i, got, err)
+		}
+	}
+	if len(r.docs.parsed) != 1 {
+		t.Errorf("%d documents kept after two sightings past the release, want 1", len(r.docs.parsed))
+	}
+}
