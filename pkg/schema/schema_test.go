@@ -157,6 +157,11 @@ func TestValidateBuiltin(t *testing.T) {
 			if diff := cmp.Diff(tt.errors, r.Errors, ignoreKeyword); diff != "" {
 				t.Errorf("errors (-want +got):\n%s", diff)
 			}
+			// Validated again, the result is the one remembered: the same.
+			again := validate(t, v, "v1.33.2", tt.doc)
+			if again.Status != r.Status || fmt.Sprint(again.Err) != fmt.Sprint(r.Err) || again.DuplicateKey != r.DuplicateKey || !cmp.Equal(again.Errors, r.Errors) {
+				t.Errorf("validated again: %+v, the first time %+v", again, r)
+			}
 		})
 	}
 }

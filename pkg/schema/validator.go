@@ -106,15 +106,20 @@ type Validator struct {
 	regs     []registry.Registry
 	loader   jsonschema.SchemeURLLoader
 	// results remembers the result for each (minor, document): clusters
-	// render many identical objects (CRDs, shared charts).
+	// render many identical objects (CRDs, shared charts). The documents
+	// that are valid or have no schema (most: a large repository's tens of
+	// thousands) are remembered by their key alone, in clean (true:
+	// Valid), at some 40 bytes each instead of a Result's 120.
 	results map[[sha256.Size]byte]Result
+	clean   map[[sha256.Size]byte]bool
 	large   sync.Mutex // held while a large document is validated
 }
 
 // New returns a Validator.
 func New(opts Options) (*Validator, error) {
 	v := &Validator{opts: opts, crds: map[string]map[string]any{}, defaults: map[string]map[string]any{},
-		compiled: map[string]*jsonschema.Schema{}, written: map[string]bool{}, results: map[[sha256.Size]byte]Result{}}
+		compiled: map[string]*jsonschema.Schema{}, written: map[string]bool{}, results: map[[sha256.Size]byte]Result{},
+		clean: map[[sha256.Size]byte]bool{}}
 	if len(opts.ExtraLocations) == 0 {
 		return v, nil
 	}
@@ -157,6 +162,7 @@ func (v *Validator) AddCRD(group, version, kind string, openAPIV3Schema map[stri
 		v.defaults[gvk] = openAPIV3Schema
 	}
 	clear(v.results)
+	clear(v.clean)
 }
 
 // Validate validates one object (a YAML document) against the schemas of
@@ -169,21 +175,36 @@ func (v *Validator) Validate(kubeVersion string, doc []byte) Result {
 		return Result{Status: Error, Err: err}
 	}
 	key := resultKey(minor, doc)
-	v.mu.Lock()
-	r, ok := v.results[key]
-	v.mu.Unlock()
-	if ok {
+	if r, ok := v.remembered(key); ok {
 		return r
 	}
 	if len(doc) > largeDocument {
 		v.large.Lock()
 		defer v.large.Unlock()
 	}
-	r = v.validate(minor, doc)
+	r := v.validate(minor, doc)
 	v.mu.Lock()
-	v.results[key] = r
-	v.mu.Unlock()
+	defer v.mu.Unlock()
+	if bare := r.Errors == nil && r.Err == nil && !r.Internal && r.DuplicateKey == ""; bare && (r.Status == Valid || r.Status == NoSchema) {
+		v.clean[key] = r.Status == Valid
+	} else {
+		v.results[key] = r
+	}
 	return r
+}
+
+// remembered is the result Validate remembers for key.
+func (v *Validator) remembered(key [sha256.Size]byte) (Result, bool) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if valid, ok := v.clean[key]; ok {
+		if valid {
+			return Result{Status: Valid}, true
+		}
+		return Result{Status: NoSchema}, true
+	}
+	r, ok := v.results[key]
+	return r, ok
 }
 
 // resultKey is what Validate remembers a result by: the SHA-256 of minor
