@@ -86,8 +86,14 @@ func run(ctx context.Context, base, head *layout.Repo, changed []string, opts Op
 		for _, t := range b {
 			names[t.Name] = true
 		}
-		pick := func(repo *layout.Repo) []layout.Target {
-			return slices.DeleteFunc(slices.Clone(repo.Targets), func(t layout.Target) bool { return !names[t.Name()] })
+		pick := func(repo *layout.Repo) []layout.Target { // the batch's, not a copy of every target less the others
+			var out []layout.Target
+			for i := range repo.Targets {
+				if names[repo.Targets[i].Name()] {
+					out = append(out, repo.Targets[i])
+				}
+			}
+			return out
 		}
 		baseList := baseR.RenderAll(ctx, pick(base))
 		headList := headR.RenderAll(ctx, pick(head))
