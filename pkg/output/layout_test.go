@@ -2,6 +2,7 @@ package output_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"path/filepath"
 	"testing"
 
@@ -65,5 +66,38 @@ func TestLayoutTextClean(t *testing.T) {
 	}
 	if !bytes.Contains(buf.Bytes(), []byte("no problems found")) || !bytes.Contains(buf.Bytes(), []byte("chart defaults only")) {
 		t.Errorf("clean output:\n%s", buf.String())
+	}
+}
+
+// TestLayoutJSONStreamed: the JSON format, which writes the targets one at
+// a time, writes the bytes json.Encoder writes for the whole Repo, with
+// targets, without, and with a target that holds errors and characters
+// encoding/json escapes.
+func TestLayoutJSONStreamed(t *testing.T) {
+	f, err := output.NewLayoutFormatter("json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	many := sharedRepo()
+	odd := many.Targets[1]
+	odd.Namespace, odd.Errors = "a<b>&\"c\"\n", []layout.Diagnostic{{Severity: layout.SeverityError, Code: layout.CodeValuesInvalid, File: "x", Message: "é\t\u2028"}}
+	many.Targets = append(many.Targets, odd)
+	none := sharedRepo()
+	none.Targets = nil
+	empty := sharedRepo()
+	empty.Targets, empty.Clusters, empty.Namespaces, empty.Diagnostics = []layout.Target{}, nil, nil, nil
+	for name, repo := range map[string]*layout.Repo{"shared": sharedRepo(), "three targets": many, "nil targets": none, "empty": empty} {
+		var want, got bytes.Buffer
+		enc := json.NewEncoder(&want)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(repo); err != nil {
+			t.Fatal(err)
+		}
+		if err := f.Write(&got, repo); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got.Bytes(), want.Bytes()) {
+			t.Errorf("%s: written\n%s\nwant json.Encoder's\n%s", name, got.Bytes(), want.Bytes())
+		}
 	}
 }
