@@ -1,7 +1,6 @@
 package output
 
 import (
-	"encoding/json"
 	"io"
 
 	"github.com/repotool/repotool/pkg/finding"
@@ -14,7 +13,8 @@ const LintJSONVersion = 1
 
 // lintJSON writes {"schemaVersion": 1, "findings": [...], "summary":
 // {...}}: the finding.Report with its json tags and each finding's
-// fingerprint, indented.
+// fingerprint, indented, the findings written one at a time
+// (writeListed).
 type lintJSON struct{}
 
 func (lintJSON) Name() string { return "json" }
@@ -25,15 +25,12 @@ type jsonFinding struct {
 }
 
 func (lintJSON) Write(w io.Writer, res *finding.Report, _ LintOptions) error {
-	out := struct {
+	shell := struct {
 		SchemaVersion int             `json:"schemaVersion"`
 		Findings      []jsonFinding   `json:"findings"`
 		Summary       finding.Summary `json:"summary"`
 	}{SchemaVersion: LintJSONVersion, Findings: []jsonFinding{}, Summary: res.Summary}
-	for _, f := range res.Findings {
-		out.Findings = append(out.Findings, jsonFinding{f, f.Fingerprint()})
-	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(out)
+	return writeListed(w, &shell, "findings", len(res.Findings), func(i int) any {
+		return jsonFinding{res.Findings[i], res.Findings[i].Fingerprint()}
+	})
 }

@@ -327,3 +327,40 @@ func TestFingerprintStable(t *testing.T) {
 		}
 	}
 }
+
+// TestLintJSONStreamed: the JSON format, which writes the findings one at
+// a time, writes the bytes json.Encoder writes for the whole document,
+// with findings (escapes, related locations, an archive member) and
+// without.
+func TestLintJSONStreamed(t *testing.T) {
+	type withPrint struct {
+		finding.Finding
+		Fingerprint string `json:"fingerprint"`
+	}
+	f, err := output.NewLintFormatter("json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, res := range []*finding.Report{sharedLintResult(), {Findings: []finding.Finding{}}, {}} {
+		doc := struct {
+			SchemaVersion int             `json:"schemaVersion"`
+			Findings      []withPrint     `json:"findings"`
+			Summary       finding.Summary `json:"summary"`
+		}{SchemaVersion: output.LintJSONVersion, Findings: []withPrint{}, Summary: res.Summary}
+		for _, x := range res.Findings {
+			doc.Findings = append(doc.Findings, withPrint{x, x.Fingerprint()})
+		}
+		var want, got bytes.Buffer
+		enc := json.NewEncoder(&want)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(doc); err != nil {
+			t.Fatal(err)
+		}
+		if err := f.Write(&got, res, output.LintOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got.Bytes(), want.Bytes()) {
+			t.Errorf("%d findings: written\n%s\nwant json.Encoder's\n%s", len(res.Findings), got.Bytes(), want.Bytes())
+		}
+	}
+}
