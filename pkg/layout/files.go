@@ -36,11 +36,14 @@ type Files struct {
 	listOnce sync.Once
 	listing  pathSet // Paths
 	// forgot are the files whose entries Forget let go, each read and
-	// parsed whole, and found neither SOPS-encrypted nor wrong.
-	forgot pathSet
-	data   held // the files' bytes, by their size
-	parsed held // the files' documents, by the size of their bytes
-	sops   metadataSet
+	// parsed whole, and found neither SOPS-encrypted nor wrong; unparsed
+	// those whose parse failed (templates, most), with no SOPS metadata
+	// in the documents before the error: Sops need not parse them again
+	// (Err does, to tell the error).
+	forgot, unparsed pathSet
+	data             held // the files' bytes, by their size
+	parsed           held // the files' documents, by the size of their bytes
+	sops             metadataSet
 }
 
 // MaxHeldData bounds the bytes of the files a Files keeps read, and
@@ -64,7 +67,10 @@ type File struct {
 	// nil when the file was read and parsed and is not SOPS-encrypted,
 	// what most files learn (a File is one of every file a run reads).
 	read, parsed bool
-	learnt       atomic.Pointer[learnt]
+	// noSops: the file holds no SOPS metadata, known from a parse
+	// before Forget (Files.unparsed).
+	noSops bool
+	learnt atomic.Pointer[learnt]
 }
 
 // learnt is what a File's first read and parse learnt beyond its content.
@@ -121,8 +127,11 @@ func (f *Files) Get(p string) *File {
 		f.entries = map[string]*File{}
 	}
 	x = &File{Path: p, files: f}
-	if f.forgot.has(p) { // what its first read and parse learnt: nothing
+	switch {
+	case f.forgot.has(p): // what its first read and parse learnt: nothing
 		x.read, x.parsed = true, true
+	case f.unparsed.has(p):
+		x.noSops = true
 	}
 	f.entries[p] = x
 	return x
@@ -161,14 +170,16 @@ func (f *Files) Paths() iter.Seq[string] {
 // files) stays as one mark, in a set of paths at some 20 bytes a file
 // where an entry takes some 150: a stage that asks again for such a file
 // gets a new entry, which knows its facts (Sops, Err) and reads its
-// content when asked, as after the budget let it go; a file whose parse
-// failed is parsed again if asked again. A run that reads every file of
+// content when asked, as after the budget let it go. A file whose parse
+// failed stays as a mark in a second set: asked again, it knows it holds
+// no SOPS metadata, and is parsed again for its error (Err) or its
+// documents. A run that reads every file of
 // the repository (lint's scans) calls it once done with them, so that it
 // keeps the files in use, not an entry for each.
 func (f *Files) Forget() {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	var clean []string
+	var clean, failed []string
 	for p, x := range f.entries {
 		if !x.mu.TryLock() {
 			continue // in use
@@ -180,14 +191,21 @@ func (f *Files) Forget() {
 		if !idle {
 			continue
 		}
-		if parsedClean {
+		switch {
+		case parsedClean:
 			clean = append(clean, p)
+		case x.read && x.parsed:
+			failed = append(failed, p) // its parse failed, with no SOPS metadata (idle)
 		}
 		delete(f.entries, p)
 	}
 	if len(clean) > 0 {
 		sort.Strings(clean)
 		f.forgot = f.forgot.with(clean)
+	}
+	if len(failed) > 0 {
+		sort.Strings(failed)
+		f.unparsed = f.unparsed.with(failed)
 	}
 }
 
@@ -297,7 +315,9 @@ func (x *File) ValuesNode(helm4 bool) (*yaml.Node, error) {
 // SOPS-encrypted YAML document: learnt from its first parse, and kept.
 // Files encrypted alike share one Metadata: read it, never change it.
 func (x *File) Sops() *sopsfile.Metadata {
-	x.learn()
+	if !x.noSops {
+		x.learn()
+	}
 	return x.facts().sops
 }
 

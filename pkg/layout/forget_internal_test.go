@@ -72,19 +72,22 @@ func TestPathSet(t *testing.T) {
 
 // TestForget: Forget lets go of the entries that hold nothing and learnt
 // nothing that a read would not learn again, keeps those in use and those
-// with SOPS metadata; a file forgotten after a clean parse tells its facts
-// again without being read, its content read again when asked, and one
-// whose parse failed is parsed again.
+// with SOPS metadata (one whose parse failed after its SOPS document too);
+// a file forgotten after a clean parse tells its facts again without
+// being read, its content read again when asked; one whose parse failed
+// tells it holds no SOPS metadata without being read, and is parsed again
+// for its error.
 func TestForget(t *testing.T) {
 	fsys := &openCounter{files: fstest.MapFS{
-		"parsed.yaml": {Data: []byte("a: 1\n")},
-		"read.tpl":    {Data: []byte("{{ .Values.a }}\n")},
-		"held.yaml":   {Data: []byte("b: 2\n")},
-		"bad.yaml":    {Data: []byte("x: [\n")},
-		"sops.yaml":   {Data: []byte(sopsYAML)},
+		"parsed.yaml":  {Data: []byte("a: 1\n")},
+		"read.tpl":     {Data: []byte("{{ .Values.a }}\n")},
+		"held.yaml":    {Data: []byte("b: 2\n")},
+		"bad.yaml":     {Data: []byte("x: [\n")},
+		"sops.yaml":    {Data: []byte(sopsYAML)},
+		"sopsbad.yaml": {Data: []byte(sopsYAML + "---\nx: [\n")},
 	}}
 	files := NewFiles(fsys)
-	for _, p := range []string{"parsed.yaml", "bad.yaml", "sops.yaml"} {
+	for _, p := range []string{"parsed.yaml", "bad.yaml", "sops.yaml", "sopsbad.yaml"} {
 		files.Get(p).Docs()
 	}
 	if _, err := files.Get("read.tpl").Data(); err != nil {
@@ -102,11 +105,14 @@ func TestForget(t *testing.T) {
 		kept = append(kept, p)
 	}
 	slices.Sort(kept)
-	if want := []string{"held.yaml", "sops.yaml"}; !slices.Equal(kept, want) {
+	if want := []string{"held.yaml", "sops.yaml", "sopsbad.yaml"}; !slices.Equal(kept, want) {
 		t.Fatalf("entries kept: %q, want %q", kept, want)
 	}
 	if got := slices.Collect(files.forgot.all()); !slices.Equal(got, []string{"parsed.yaml"}) {
 		t.Fatalf("forgotten after a parse: %q", got)
+	}
+	if got := slices.Collect(files.unparsed.all()); !slices.Equal(got, []string{"bad.yaml"}) {
+		t.Fatalf("forgotten after a failed parse: %q", got)
 	}
 
 	before := fsys.opens.Load()
@@ -123,9 +129,16 @@ func TestForget(t *testing.T) {
 	if files.Get("sops.yaml").Sops() == nil {
 		t.Fatal("the facts of an entry kept were lost")
 	}
+	if sb := files.Get("sopsbad.yaml"); sb.Sops() == nil || sb.Err() == nil {
+		t.Fatal("the facts of an entry kept after its parse failed past its SOPS document were lost")
+	}
 	before = fsys.opens.Load()
-	if bad := files.Get("bad.yaml"); bad.Err() == nil || fsys.opens.Load() == before {
-		t.Fatal("a forgotten file whose parse failed is not parsed again, or parses")
+	bad := files.Get("bad.yaml")
+	if bad.Sops() != nil || bad.Encrypted() || fsys.opens.Load() != before {
+		t.Fatal("a forgotten file whose parse failed was read again to tell it holds no SOPS metadata")
+	}
+	if bad.Err() == nil || fsys.opens.Load() == before {
+		t.Fatal("a forgotten file whose parse failed is not parsed again for its error, or parses")
 	}
 }
 

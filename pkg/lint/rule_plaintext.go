@@ -116,6 +116,9 @@ func checkEncryptedFiles(r *repoFacts, layoutSecrets map[string]bool, report fun
 		mustEncrypt := secretFiles[p] || (rule != nil && rule.PathRegex != "")
 		f := r.file(p)
 		md := f.Sops() // the file's facts, learnt once
+		if md == nil && !mustEncrypt {
+			return // neither encrypted nor bound to be: nothing to check (and no parse again for its error)
+		}
 		if f.Err() != nil {
 			return
 		}
