@@ -36,11 +36,11 @@ type Files struct {
 	listOnce sync.Once
 	listing  pathSet // Paths
 	// forgot are the files whose entries Forget let go, each read and
-	// parsed whole, and found neither SOPS-encrypted nor wrong; unparsed
-	// those whose parse failed (templates, most), with no SOPS metadata
-	// in the documents before the error: Sops need not parse them again
-	// (Err does, to tell the error).
-	forgot, unparsed pathSet
+	// parsed whole, and found neither SOPS-encrypted nor wrong; sopsless
+	// the others it let go known to hold no SOPS metadata: their parse
+	// failed before any (templates, most), or their bytes cannot spell
+	// it (File.Sops). Sops need not read them again (Err and Docs do).
+	forgot, sopsless pathSet
 	data             held // the files' bytes, by their size
 	parsed           held // the files' documents, by the size of their bytes
 	sops             metadataSet
@@ -67,9 +67,9 @@ type File struct {
 	// nil when the file was read and parsed and is not SOPS-encrypted,
 	// what most files learn (a File is one of every file a run reads).
 	read, parsed bool
-	// noSops: the file holds no SOPS metadata, known from a parse
-	// before Forget (Files.unparsed).
-	noSops bool
+	// noSops: the file holds no SOPS metadata, known without a clean
+	// parse (Files.sopsless).
+	noSops atomic.Bool
 	learnt atomic.Pointer[learnt]
 }
 
@@ -130,8 +130,8 @@ func (f *Files) Get(p string) *File {
 	switch {
 	case f.forgot.has(p): // what its first read and parse learnt: nothing
 		x.read, x.parsed = true, true
-	case f.unparsed.has(p):
-		x.noSops = true
+	case f.sopsless.has(p):
+		x.noSops.Store(true)
 	}
 	f.entries[p] = x
 	return x
@@ -170,10 +170,10 @@ func (f *Files) Paths() iter.Seq[string] {
 // files) stays as one mark, in a set of paths at some 20 bytes a file
 // where an entry takes some 150: a stage that asks again for such a file
 // gets a new entry, which knows its facts (Sops, Err) and reads its
-// content when asked, as after the budget let it go. A file whose parse
-// failed stays as a mark in a second set: asked again, it knows it holds
-// no SOPS metadata, and is parsed again for its error (Err) or its
-// documents. A run that reads every file of
+// content when asked, as after the budget let it go. A file known to hold
+// no SOPS metadata otherwise (its parse failed, or its bytes cannot spell
+// it) stays as a mark in a second set: asked again, it tells so without
+// being read, and is parsed again for its error (Err) or its documents. A run that reads every file of
 // the repository (lint's scans) calls it once done with them, so that it
 // keeps the files in use, not an entry for each.
 func (f *Files) Forget() {
@@ -194,8 +194,8 @@ func (f *Files) Forget() {
 		switch {
 		case parsedClean:
 			clean = append(clean, p)
-		case x.read && x.parsed:
-			failed = append(failed, p) // its parse failed, with no SOPS metadata (idle)
+		case x.noSops.Load() || x.read && x.parsed:
+			failed = append(failed, p) // no SOPS metadata (idle), known without a clean parse
 		}
 		delete(f.entries, p)
 	}
@@ -205,7 +205,7 @@ func (f *Files) Forget() {
 	}
 	if len(failed) > 0 {
 		sort.Strings(failed)
-		f.unparsed = f.unparsed.with(failed)
+		f.sopsless = f.sopsless.with(failed)
 	}
 }
 
@@ -313,12 +313,36 @@ func (x *File) ValuesNode(helm4 bool) (*yaml.Node, error) {
 
 // Sops returns the file's SOPS metadata, nil when it is not a
 // SOPS-encrypted YAML document: learnt from its first parse, and kept.
-// Files encrypted alike share one Metadata: read it, never change it.
+// Files encrypted alike share one Metadata: read it, never change it. A
+// file whose bytes cannot spell the metadata's key (spellsNoSops) is not
+// parsed to tell: most files a scan asks about.
 func (x *File) Sops() *sopsfile.Metadata {
-	if !x.noSops {
-		x.learn()
+	if x.noSops.Load() {
+		return nil
 	}
+	x.mu.Lock()
+	if !x.parsed && !(x.read && x.facts().readErr != nil) {
+		if data, err := x.dataLocked(); err == nil && spellsNoSops(data) {
+			x.noSops.Store(true)
+			x.mu.Unlock()
+			return nil
+		}
+	}
+	x.mu.Unlock()
+	x.learn()
 	return x.facts().sops
+}
+
+// spellsNoSops reports whether no YAML parse of data can give its first
+// document the top-level key "sops", the only place sopsfile.InspectNode
+// finds metadata: the bytes do not hold "sops", and hold nothing that
+// could spell it otherwise: a backslash (an escape in a double-quoted
+// scalar, "\x73ops"; a line joined), or a NUL byte (UTF-16, which the YAML
+// parser reads too). A plain, single-quoted or block scalar holds its
+// letters as they are; a tag, an anchor or a folded line never joins
+// two into one word; an alias key is not read as its anchor's value.
+func spellsNoSops(data []byte) bool {
+	return !bytes.Contains(data, []byte("sops")) && bytes.IndexByte(data, '\\') < 0 && bytes.IndexByte(data, 0) < 0
 }
 
 // Err is why the file could not be read, or parsed (the documents before

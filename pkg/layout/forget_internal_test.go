@@ -111,7 +111,7 @@ func TestForget(t *testing.T) {
 	if got := slices.Collect(files.forgot.all()); !slices.Equal(got, []string{"parsed.yaml"}) {
 		t.Fatalf("forgotten after a parse: %q", got)
 	}
-	if got := slices.Collect(files.unparsed.all()); !slices.Equal(got, []string{"bad.yaml"}) {
+	if got := slices.Collect(files.sopsless.all()); !slices.Equal(got, []string{"bad.yaml"}) {
 		t.Fatalf("forgotten after a failed parse: %q", got)
 	}
 
