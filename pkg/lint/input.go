@@ -1,6 +1,7 @@
 package lint
 
 import (
+	"bytes"
 	"cmp"
 	"errors"
 	"io/fs"
@@ -49,6 +50,9 @@ type repoFacts struct {
 	// files, over the file index's limit, links that lead nowhere), by
 	// path: the layout rule reports them, the scans pass them by.
 	unread map[string]error
+	// suppressing are the files, in path order, that readScanned found
+	// a suppression comment's token in.
+	suppressing []string
 	// others: the run is a part (a shard, a cluster) whose findings about
 	// no target another part reports (keepTargets), so the checks of the
 	// repository's files on their own are left to that part (rawAlone,
@@ -246,17 +250,24 @@ var scannedExts = append(slices.Clone(manifestExts), ".tpl", ".txt")
 
 // readScanned reads every file the scans will read, once, and keeps those
 // it could not read in unread; a values file the layout found too large
-// is not read again (it would cost lint ten times its size to parse).
+// is not read again (it would cost lint ten times its size to parse). It
+// notes the files a suppression comment may stand in that hold the
+// token (suppressing), so that loadSuppressions reads those, not every
+// file again.
 func (r *repoFacts) readScanned() {
-	r.unread = map[string]error{}
+	r.unread, r.suppressing = map[string]error{}, nil
 	for _, d := range r.Repo.Diagnostics {
 		if d.Code == layout.CodeTooLarge {
 			r.unread[d.File] = errors.New(d.Message)
 		}
 	}
 	r.scan(scannedExts, func(p string) {
-		if _, err := r.file(p).Data(); err != nil {
+		data, err := r.file(p).Data()
+		switch {
+		case err != nil:
 			r.unread[p] = err
+		case slices.Contains(suppressionExts, path.Ext(p)) && bytes.Contains(data, []byte(SuppressionToken)):
+			r.suppressing = append(r.suppressing, p)
 		}
 	})
 }

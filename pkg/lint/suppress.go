@@ -124,15 +124,20 @@ type suppressor struct {
 	cfg    []config.LintIgnore
 }
 
+// suppressionExts are the endings of the files suppression comments may
+// stand in: YAML and template files.
+var suppressionExts = []string{".yaml", ".yml", ".tpl", ".txt"}
+
 // loadSuppressions reads suppression comments from every YAML and template
-// file of the repository; malformed ones and ones naming unknown rules are
-// reported as invalid-suppression findings.
+// file of the repository (those readScanned found the token in);
+// malformed ones and ones naming unknown rules are reported as
+// invalid-suppression findings.
 func (r *repoFacts) loadSuppressions(report func(Finding)) *suppressor {
 	s := &suppressor{byFile: map[string][]Suppression{}, cfg: r.Repo.Config.Lint.Ignore}
-	r.scan([]string{".yaml", ".yml", ".tpl", ".txt"}, func(p string) {
+	for _, p := range r.suppressing {
 		data, _ := r.file(p).Data() // only read: parsed only for a suppression
 		if !bytes.Contains(data, []byte(SuppressionToken)) {
-			return
+			continue
 		}
 		sups, probs := ParseSuppressions(data)
 		for _, pr := range probs {
@@ -147,7 +152,7 @@ func (r *repoFacts) loadSuppressions(report func(Finding)) *suppressor {
 			}
 		}
 		s.byFile[p] = sups
-	})
+	}
 	for _, id := range slices.Sorted(maps.Keys(r.Repo.Config.Lint.Rules)) {
 		line := r.Repo.Config.Lint.Rules[id].Line
 		switch _, ok := RuleByID(id); {
