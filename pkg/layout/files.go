@@ -173,9 +173,9 @@ func (f *Files) Paths() iter.Seq[string] {
 // content when asked, as after the budget let it go. A file known to hold
 // no SOPS metadata otherwise (its parse failed, or its bytes cannot spell
 // it) stays as a mark in a second set: asked again, it tells so without
-// being read, and is parsed again for its error (Err) or its documents. A run that reads every file of
-// the repository (lint's scans) calls it once done with them, so that it
-// keeps the files in use, not an entry for each.
+// being read, and is parsed again for its error (Err) or its documents.
+// A run that reads every file of the repository (lint's scans) calls it
+// as it goes, so that it keeps the files in use, not an entry for each.
 func (f *Files) Forget() {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -321,7 +321,7 @@ func (x *File) Sops() *sopsfile.Metadata {
 		return nil
 	}
 	x.mu.Lock()
-	if !x.parsed && !(x.read && x.facts().readErr != nil) {
+	if !x.learntLocked() {
 		if data, err := x.dataLocked(); err == nil && spellsNoSops(data) {
 			x.noSops.Store(true)
 			x.mu.Unlock()
@@ -356,12 +356,16 @@ func (x *File) Err() error {
 // learn parses the file unless it has been parsed, or could not be read.
 func (x *File) learn() {
 	x.mu.Lock()
-	known := x.parsed || x.read && x.facts().readErr != nil
+	known := x.learntLocked()
 	x.mu.Unlock()
 	if !known {
 		x.Docs()
 	}
 }
+
+// learntLocked reports whether x's facts are known: it was parsed, or
+// could not be read; x.mu is held.
+func (x *File) learntLocked() bool { return x.parsed || x.read && x.facts().readErr != nil }
 
 // Encrypted reports whether the file is a SOPS-encrypted YAML document.
 func (x *File) Encrypted() bool { return x.Sops() != nil }

@@ -58,6 +58,6 @@ func readRepo(repo *layout.Repo) *shared {
 	r.scanRaw()
 	r.loadSops()
 	sh := &shared{repo: r, validator: &sharedValidator{}, admission: newAdmissionRun()}
-	sh.sup = r.loadSuppressions(func(f Finding) { sh.supFindings = append(sh.supFindings, f) }) // each scan forgets as it goes (repoFacts.scan)
+	sh.sup = r.loadSuppressions(func(f Finding) { sh.supFindings = append(sh.supFindings, f) })
 	return sh
 }

@@ -134,11 +134,8 @@ var suppressionExts = []string{".yaml", ".yml", ".tpl", ".txt"}
 // invalid-suppression findings.
 func (r *repoFacts) loadSuppressions(report func(Finding)) *suppressor {
 	s := &suppressor{byFile: map[string][]Suppression{}, cfg: r.Repo.Config.Lint.Ignore}
-	for _, p := range r.suppressing {
-		data, _ := r.file(p).Data() // only read: parsed only for a suppression
-		if !bytes.Contains(data, []byte(SuppressionToken)) {
-			continue
-		}
+	for _, p := range r.suppressing { // the files that hold the token
+		data, _ := r.file(p).Data()
 		sups, probs := ParseSuppressions(data)
 		for _, pr := range probs {
 			report(Finding{Rule: ruleInvalidSuppression.ID, Severity: ruleInvalidSuppression.Severity, File: p, Line: pr.Line, Message: pr.Message})

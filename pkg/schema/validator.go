@@ -221,10 +221,10 @@ func resultKey(minor int, doc []byte) [sha256.Size]byte {
 
 // largeDocument is the size over which Validate validates one document
 // at a time: a document's validation allocates some twenty times its
-// size while it runs (the strict parse's YAML nodes, their JSON, the
-// object decoded again, the validator's walk: 16 MB for ESO's 673 KiB
-// ClusterSecretStore CRD), and two at once, in the middle of a run, raise
-// its peak.
+// size while it runs (the strict parse's YAML nodes, the object decoded
+// from them, the validator's walk: 16 MB for ESO's 673 KiB
+// ClusterSecretStore CRD when the parse went through JSON too), and two
+// at once, in the middle of a run, raise its peak.
 const largeDocument = 64 << 10
 
 func (v *Validator) validate(minor int, doc []byte) Result {
