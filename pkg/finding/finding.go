@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -135,12 +136,27 @@ func (f Finding) Location() string {
 }
 
 // key identifies a finding independently of the targets it appears in.
-func (f Finding) key() string {
-	k := strings.Join([]string{f.Rule, string(f.Severity), f.File, fmt.Sprint(f.Line, ":", f.Column), f.Object, f.Template, f.Message}, "\x00")
-	for _, r := range f.Related {
-		k += "\x00" + r.String() + "\x00" + r.Object
+func (f Finding) key() string { return string(f.appendKey(nil)) }
+
+// appendKey appends f's key to dst: its rule, severity, file, line and
+// column, object, template and message, then each related location and
+// object, separated by NUL bytes.
+func (f Finding) appendKey(dst []byte) []byte {
+	for i, s := range [...]string{f.Rule, string(f.Severity), f.File} {
+		if i > 0 {
+			dst = append(dst, 0)
+		}
+		dst = append(dst, s...)
 	}
-	return k
+	dst = strconv.AppendInt(append(dst, 0), int64(f.Line), 10)
+	dst = strconv.AppendInt(append(dst, ':'), int64(f.Column), 10)
+	for _, s := range [...]string{f.Object, f.Template, f.Message} {
+		dst = append(append(dst, 0), s...)
+	}
+	for _, r := range f.Related {
+		dst = append(append(append(append(dst, 0), r.String()...), 0), r.Object...)
+	}
+	return dst
 }
 
 func compareFindings(a, b Finding) int {

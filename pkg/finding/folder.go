@@ -32,6 +32,7 @@ type Folder struct {
 	cur    bytes.Buffer
 	enc    *gob.Encoder // into cur
 	w      *flate.Writer
+	key    []byte // Add's, reused
 }
 
 // heldFinding is what a Folder holds of a finding besides its encoding:
@@ -74,7 +75,8 @@ func (fo *Folder) Add(f Finding) {
 	if fo.index == nil {
 		fo.index, fo.names, fo.targetID = map[[sha256.Size]byte]int{}, map[string]string{}, map[string]uint32{}
 	}
-	k := sha256.Sum256([]byte(f.key()))
+	fo.key = f.appendKey(fo.key[:0])
+	k := sha256.Sum256(fo.key)
 	i, ok := fo.index[k]
 	if !ok {
 		i = len(fo.held)

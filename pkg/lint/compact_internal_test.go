@@ -194,24 +194,65 @@ func TestStoreLostText(t *testing.T) {
 	}
 }
 
-// TestInterned: objects restored together share the names they hold
-// alike, and keep their values.
-func TestInterned(t *testing.T) {
+// TestHeldCodec: a stored rendering's objects and facts decode as they
+// were encoded; objects decoded together share the names they hold alike;
+// every shortened or damaged encoding fails, without a panic.
+func TestHeldCodec(t *testing.T) {
+	mk := func(name string, line int) manifest.Object {
+		return manifest.Object{APIVersion: "apps/v1", Kind: "Deployment", Name: name, Namespace: "shop", Template: "namespaces/shop/templates/web.yaml",
+			Source: manifest.Source{File: "namespaces/shop/charts/web-1.0.0.tgz", Member: "web/templates/deployment.yaml"}, Line: line, Column: 3}
+	}
+	objs := []manifest.Object{mk("web", 12), mk("api", 0), {Kind: "Secret", APIVersion: "v1", Name: "db", Line: -1}}
+	facts := []heldFacts{
+		{Uses: [][2]string{{"db", "env"}, {"tls", "volume"}}, JobWords: []string{"migrate", "--all"}, Deprecated: []int{0, 7}, SOPSValue: true},
+		{},
+		{Kept: true},
+	}
+	blob := encodeHeld(nil, objs, facts)
 	names := interned{}
-	mk := func() manifest.Object {
-		return manifest.Object{APIVersion: strings.Clone("apps/v1"), Kind: strings.Clone("Deployment"), Name: "web", Namespace: strings.Clone("shop"),
-			Template: strings.Clone("namespaces/shop/templates/web.yaml"), Source: manifest.Source{File: strings.Clone("namespaces/shop/templates/web.yaml")}}
+	a, err := decodeHeld(blob, names)
+	if err != nil {
+		t.Fatal(err)
 	}
-	a, b := mk(), mk()
-	want := mk()
-	names.object(&a)
-	names.object(&b)
-	if !reflect.DeepEqual(a, want) || !reflect.DeepEqual(b, want) {
-		t.Fatalf("values changed: %+v, %+v", a, b)
+	if !reflect.DeepEqual(a.Objects, objs) || !reflect.DeepEqual(a.Facts, facts) {
+		t.Fatalf("decoded %+v %+v\nwant %+v %+v", a.Objects, a.Facts, objs, facts)
 	}
-	for _, pair := range [][2]string{{a.APIVersion, b.APIVersion}, {a.Kind, b.Kind}, {a.Namespace, b.Namespace}, {a.Template, b.Source.File}, {a.Source.File, b.Template}} {
+	b, err := decodeHeld(blob, names)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, pair := range [][2]string{{a.Objects[0].APIVersion, b.Objects[1].APIVersion}, {a.Objects[0].Kind, b.Objects[0].Kind},
+		{a.Objects[1].Namespace, b.Objects[0].Namespace}, {a.Objects[0].Template, b.Objects[1].Template}, {a.Objects[0].Source.Member, b.Objects[0].Source.Member}} {
 		if unsafe.StringData(pair[0]) != unsafe.StringData(pair[1]) {
 			t.Errorf("%q is held twice", pair[0])
 		}
 	}
+	if empty, err := decodeHeld(encodeHeld(nil, nil, nil), names); err != nil || empty.Objects != nil || empty.Facts != nil {
+		t.Errorf("no objects decode as %+v, %v", empty, err)
+	}
+	for n := range len(blob) {
+		if _, err := decodeHeld(blob[:n], interned{}); err == nil {
+			t.Errorf("the first %d of %d bytes decode", n, len(blob))
+		}
+	}
+	if _, err := decodeHeld(append(blob[:len(blob):len(blob)], 0), interned{}); err == nil {
+		t.Error("a byte past the end decodes")
+	}
+}
+
+// FuzzDecodeHeld: any bytes decode or fail, without a panic, and what
+// decodes encodes to bytes that decode to the same.
+func FuzzDecodeHeld(f *testing.F) {
+	f.Add(encodeHeld(nil, []manifest.Object{{APIVersion: "v1", Kind: "ConfigMap", Name: "a", Line: 4}}, []heldFacts{{Uses: [][2]string{{"s", "env"}}}}))
+	f.Add([]byte{0x01, 0xff, 0xff, 0xff, 0xff, 0x0f})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		held, err := decodeHeld(b, interned{})
+		if err != nil {
+			return
+		}
+		again, err := decodeHeld(encodeHeld(nil, held.Objects, held.Facts), interned{})
+		if err != nil || !reflect.DeepEqual(again, held) {
+			t.Fatalf("%x decodes as %+v, and that encoded decodes as %+v, %v", b, held, again, err)
+		}
+	})
 }

@@ -1,8 +1,6 @@
 package lint
 
 import (
-	"bytes"
-	"encoding/gob"
 	"fmt"
 	"sync"
 
@@ -28,7 +26,7 @@ import (
 type stored struct {
 	res *render.Result // without its objects and stream
 	// objs are the objects without their text, with their facts
-	// (heldObjects), gob-encoded, in the pool: the renderings of one chart
+	// (heldObjects), encoded (encodeHeld), in the pool: the renderings of one chart
 	// on many clusters mostly name, place and source their objects alike,
 	// and refer to the same Secrets.
 	objs  textpool.ID
@@ -49,8 +47,8 @@ type heldObjects struct {
 	Facts   []heldFacts
 }
 
-// heldFacts are an object's facts (objectFacts), in exported fields for
-// gob; Kept: the object has none (its content was kept).
+// heldFacts are an object's facts (objectFacts) as encodeHeld encodes
+// them; Kept: the object has none (its content was kept).
 type heldFacts struct {
 	Kept       bool
 	Uses       [][2]string // name, how
@@ -101,12 +99,8 @@ func store(res *render.Result, facts compacted, texts *textpool.Pool) (*stored, 
 		}
 		o.Content, o.YAML = nil, nil
 	}
-	var buf bytes.Buffer
-	if err := gob.NewEncoder(&buf).Encode(held); err != nil {
-		return nil, err
-	}
 	var err error
-	if s.objs, err = texts.Put(buf.Bytes()); err != nil {
+	if s.objs, err = texts.Put(encodeHeld(nil, held.Objects, held.Facts)); err != nil {
 		return nil, err
 	}
 	res.Objects, res.Manifest = nil, nil
@@ -125,8 +119,8 @@ func (s *stored) restore(facts compacted, texts *textpool.Pool, names interned) 
 	if err != nil {
 		return nil, err
 	}
-	var held heldObjects
-	if err := gob.NewDecoder(bytes.NewReader(blob)).Decode(&held); err != nil {
+	held, err := decodeHeld(blob, names)
+	if err != nil {
 		return nil, err
 	}
 	objs := held.Objects
@@ -135,7 +129,6 @@ func (s *stored) restore(facts compacted, texts *textpool.Pool, names interned) 
 	}
 	for i := range objs {
 		o := &objs[i]
-		names.object(o)
 		if f := held.Facts[i].facts(); f != nil {
 			facts[o] = f
 		}
@@ -163,20 +156,10 @@ func (s *stored) restore(facts compacted, texts *textpool.Pool, names interned) 
 }
 
 // interned holds each name restored objects share once: their kinds, API
-// versions, namespaces and sources, which gob decodes as strings of each
-// object's own (a 1,000-target cluster restores some 15,000 objects).
+// versions, namespaces and sources (decodeHeld), which would otherwise be
+// strings of each object's own (a 1,000-target cluster restores some
+// 15,000 objects).
 type interned map[string]string
-
-// object makes o's shared names n's.
-func (n interned) object(o *manifest.Object) {
-	for _, s := range [...]*string{&o.APIVersion, &o.Kind, &o.Namespace, &o.Template, &o.Source.File, &o.Source.Member} {
-		if held, ok := n[*s]; ok {
-			*s = held
-		} else {
-			n[*s] = *s
-		}
-	}
-}
 
 // load reads text id back from texts for a check, keeping the first
 // failure for release.

@@ -36,7 +36,10 @@ var (
 
 // Minors returns the Kubernetes minor versions (1.x) with embedded schemas,
 // sorted.
-func Minors() []int {
+func Minors() []int { return slices.Clone(minors()) }
+
+// minors are the embedded minor versions, read once.
+var minors = sync.OnceValue(func() []int {
 	entries, _ := data.ReadDir("data")
 	var out []int
 	for _, e := range entries {
@@ -47,17 +50,47 @@ func Minors() []int {
 	}
 	slices.Sort(out)
 	return out
-}
+})
 
 // MinorFor returns the embedded minor version used for a cluster running
 // kubeVersion: its own minor when embedded, else the nearest one (the
 // oldest for older clusters, the newest for newer ones).
 func MinorFor(kubeVersion string) (int, error) {
+	minorsFor.Lock()
+	m, ok := minorsFor.m[kubeVersion]
+	minorsFor.Unlock()
+	if ok {
+		return m, nil
+	}
+	m, err := minorFor(kubeVersion)
+	if err == nil {
+		minorsFor.Lock()
+		if len(minorsFor.m) < maxMinorsFor {
+			minorsFor.m[kubeVersion] = m
+		}
+		minorsFor.Unlock()
+	}
+	return m, err
+}
+
+// minorsFor remembers MinorFor's answers: Validate asks for every document
+// (a lint of 20,000 targets some 300,000 times, every one parsing the
+// version with a regular expression: 300 MB allocated), and a run knows a
+// handful of versions. Past maxMinorsFor versions, answers are worked out
+// without being kept.
+var minorsFor = struct {
+	sync.Mutex
+	m map[string]int
+}{m: map[string]int{}}
+
+const maxMinorsFor = 64
+
+func minorFor(kubeVersion string) (int, error) {
 	v, err := semver.NewVersion(kubeVersion)
 	if err != nil {
 		return 0, fmt.Errorf("%q is not a Kubernetes version", kubeVersion)
 	}
-	minors := Minors()
+	minors := minors()
 	if len(minors) == 0 {
 		return 0, fmt.Errorf("no Kubernetes schemas are embedded")
 	}

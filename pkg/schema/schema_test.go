@@ -77,13 +77,30 @@ func TestKubernetes137(t *testing.T) {
 }
 
 func TestMinorFor(t *testing.T) {
-	for in, want := range map[string]int{"v1.27.3": 29, "1.33.5": 33, "v1.33.4+k3s1": 33, "v1.36.0": 36, "v1.37.2": 37, "v1.40.1": 37} {
-		if got, err := schema.MinorFor(in); err != nil || got != want {
-			t.Errorf("MinorFor(%q) = %d, %v; want %d", in, got, err, want)
+	// Each asked twice: the second answer is the remembered one.
+	for range 2 {
+		for in, want := range map[string]int{"v1.27.3": 29, "1.33.5": 33, "v1.33.4+k3s1": 33, "v1.36.0": 36, "v1.37.2": 37, "v1.40.1": 37} {
+			if got, err := schema.MinorFor(in); err != nil || got != want {
+				t.Errorf("MinorFor(%q) = %d, %v; want %d", in, got, err, want)
+			}
+		}
+		if _, err := schema.MinorFor("latest"); err == nil {
+			t.Error("MinorFor(latest) succeeded")
 		}
 	}
-	if _, err := schema.MinorFor("latest"); err == nil {
-		t.Error("MinorFor(latest) succeeded")
+	// Past the versions it keeps, MinorFor still answers.
+	for i := range 100 {
+		if got, err := schema.MinorFor(fmt.Sprintf("v1.%d.%d", 33, i)); err != nil || got != 33 {
+			t.Errorf("MinorFor(v1.33.%d) = %d, %v; want 33", i, got, err)
+		}
+	}
+	if m := schema.Minors(); len(m) == 0 || m[0] != 29 {
+		t.Fatalf("Minors() = %v", m)
+	} else {
+		m[0] = -1 // a caller's copy
+		if schema.Minors()[0] != 29 {
+			t.Error("Minors returns the remembered slice itself")
+		}
 	}
 }
 
