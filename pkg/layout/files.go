@@ -40,7 +40,7 @@ type Files struct {
 	// the others it let go known to hold no SOPS metadata: their parse
 	// failed before any (templates, most), or their bytes cannot spell
 	// it (File.Sops). Sops need not read them again (Err and Docs do).
-	forgot, sopsless pathSet
+	forgot, sopsless pathRuns
 	data             held // the files' bytes, by their size
 	parsed           held // the files' documents, by the size of their bytes
 	sops             metadataSet
@@ -201,11 +201,11 @@ func (f *Files) Forget() {
 	}
 	if len(clean) > 0 {
 		sort.Strings(clean)
-		f.forgot = f.forgot.with(clean)
+		f.forgot.add(clean)
 	}
 	if len(failed) > 0 {
 		sort.Strings(failed)
-		f.sopsless = f.sopsless.with(failed)
+		f.sopsless.add(failed)
 	}
 }
 
