@@ -74,6 +74,10 @@ func lintByCluster(ctx context.Context, repo *layout.Repo, opts Options, targets
 		return nil, errors.Join(failed...)
 	}
 	sh := readRepo(repo) // its schema validator serves every cluster: all have the same CRDs
+	warmSchemas(ctx, repo, opts, sh, held, crds, texts)
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	clusters := clustersOf(targets)
 	m := &fold{scan: newUnusedScan()} // each part folded in once checked
 	for c := range clusters {

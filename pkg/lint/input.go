@@ -181,10 +181,7 @@ func buildInput(repo *layout.Repo, results []*render.Result, opts Options, facts
 	if sh == nil {
 		sh = readRepo(repo)
 	}
-	if sh.at == nil { // the positions found, shared by the parts of a run
-		sh.at = &positions{valuesDocs: valuesDocs{files: sh.repo.files, helm4: repo.Config.Render.Helm4(opts.Render.Helm)}}
-	}
-	at := sh.at
+	at := sh.positions(repo, opts)
 	r := new(repoFacts)
 	*r = *sh.repo // the CRDs are this run's
 	r.others = opts.Shard.N > 1 && !opts.Shard.First()

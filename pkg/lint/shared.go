@@ -39,6 +39,15 @@ func (s *sharedValidator) get(newValidator func() (*schema.Validator, error)) (*
 	return s.v, s.err
 }
 
+// positions are the positions found, shared by the parts of a run, made
+// the first time a part asks.
+func (sh *shared) positions(repo *layout.Repo, opts Options) *positions {
+	if sh.at == nil {
+		sh.at = &positions{valuesDocs: valuesDocs{files: sh.repo.files, helm4: repo.Config.Render.Helm4(opts.Render.Helm)}}
+	}
+	return sh.at
+}
+
 // inTargetOrder sorts renderings by their target's place in repo.
 func inTargetOrder(repo *layout.Repo, results []*render.Result) []*render.Result {
 	at := map[string]int{}

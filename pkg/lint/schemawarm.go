@@ -1,0 +1,90 @@
+package lint
+
+import (
+	"context"
+	"sync"
+
+	"github.com/repotool/repotool/internal/textpool"
+	"github.com/repotool/repotool/pkg/layout"
+	"github.com/repotool/repotool/pkg/render"
+	"github.com/repotool/repotool/pkg/schema"
+)
+
+// A run checked a cluster at a time validates most of its documents in
+// its first cluster: the clusters render most objects alike, and the
+// validator remembers each result by Kubernetes version and document.
+// That validation is the fastest allocation of the whole run, and where
+// it ran (beside the first cluster restored, its views and its findings)
+// it set the run's highest heap: what is allocated during a collection's
+// mark counts as live for it. warmSchemas does the same validations
+// before the first cluster is restored, when the run holds only its
+// stored renderings; each cluster's schema check then finds its results
+// remembered. The findings are the schema check's, unchanged: it still
+// validates every object, and the validator is the one every cluster
+// shares, made from the same CRDs.
+
+// warmSchemas validates each distinct text of the stored renderings held,
+// of targets, for its target's Kubernetes version, with the run's shared
+// validator. What fails here (the validator cannot be made, a text cannot
+// be read back) is left to the cluster's checks, which report it.
+func warmSchemas(ctx context.Context, repo *layout.Repo, opts Options, sh *shared, held []*stored, crds []*render.Result, texts *textpool.Pool) {
+	if !ruleOn(repo, ruleSchema) {
+		return
+	}
+	r := new(repoFacts)
+	*r = *sh.repo
+	var withCRDs []*render.Result
+	for _, c := range crds {
+		if c != nil {
+			withCRDs = append(withCRDs, c)
+		}
+	}
+	// As buildInput does for every part: each part's CRDs are these.
+	r.collectCRDs(inTargetOrder(repo, withCRDs), sh.positions(repo, opts))
+	a := asked{renderOpts: opts.Render, schemaDir: opts.SchemaDir}
+	v, err := sh.validator.get(func() (*schema.Validator, error) { return newSchemaValidator(r.Repo, r.CRDs, a) })
+	if err != nil {
+		return
+	}
+	type job struct {
+		id textpool.ID
+		kv string
+	}
+	var jobs []job
+	seen := map[job]bool{}
+	for _, s := range held {
+		if s == nil || s.res.Err != nil {
+			continue
+		}
+		kv := parseKubeVersion(s.res.Capabilities.KubeVersion).Original()
+		for _, id := range s.texts {
+			if j := (job{id, kv}); !seen[j] {
+				seen[j] = true
+				jobs = append(jobs, j)
+			}
+		}
+	}
+	next := make(chan job)
+	var wg sync.WaitGroup
+	for range max(1, opts.Render.Concurrency) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range next {
+				text, err := texts.Append(nil, j.id)
+				if err != nil {
+					continue // the cluster's checks read it again, and fail
+				}
+				v.Validate(j.kv, text)
+			}
+		}()
+	}
+	for _, j := range jobs {
+		if ctx.Err() != nil {
+			break
+		}
+		next <- j
+	}
+	close(next)
+	wg.Wait()
+}
