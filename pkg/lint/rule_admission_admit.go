@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"runtime"
-	"sync"
 	"sync/atomic"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -164,34 +163,19 @@ func admitAll(ctx context.Context, set *admission.Set, items []admissionItem, li
 			work = append(work, i)
 		}
 	}
-	next := make(chan int)
 	var spent atomic.Int64
-	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), max(len(work), 1)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				if spent.Load() >= limit {
-					out[i].skipped = true
-					continue
-				}
-				b := admission.NewBudget(limit)
-				it := items[i]
-				a := set.Admit(admission.WithBudget(ctx, b), admission.Input{Content: it.c, Ref: &admissionRef{p: it.p, content: it.c}, Normalized: true})
-				out[i] = itemOutcome{admitted: a, cost: b.Spent(), exceeded: b.Exceeded()}
-				spent.Add(b.Spent())
-			}
-		}()
-	}
-	for _, i := range work {
-		if ctx.Err() != nil {
-			break
+	eachParallel(ctx, min(runtime.GOMAXPROCS(0), max(len(work), 1)), len(work), func(k int) {
+		i := work[k]
+		if spent.Load() >= limit {
+			out[i].skipped = true
+			return
 		}
-		next <- i
-	}
-	close(next)
-	wg.Wait()
+		b := admission.NewBudget(limit)
+		it := items[i]
+		a := set.Admit(admission.WithBudget(ctx, b), admission.Input{Content: it.c, Ref: &admissionRef{p: it.p, content: it.c}, Normalized: true})
+		out[i] = itemOutcome{admitted: a, cost: b.Spent(), exceeded: b.Exceeded()}
+		spent.Add(b.Spent())
+	})
 	for i, it := range items {
 		if j, ok := first[it.key]; ok && j != i {
 			out[i] = out[j] // the same object again: the same outcome and cost (decisions name no object)

@@ -2,10 +2,10 @@ package lint
 
 import (
 	"cmp"
+	"context"
 	"fmt"
 	"path/filepath"
 	"strings"
-	"sync"
 
 	"github.com/Masterminds/semver/v3"
 	yaml "go.yaml.in/yaml/v3"
@@ -131,27 +131,14 @@ func validateRendered(results []*render.Result, v *schema.Validator, workers int
 		}
 	}
 	checked := make([]schema.Result, len(jobs))
-	var wg sync.WaitGroup
-	next := make(chan int)
-	for range max(1, workers) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				text, err := jobs[i].obj.Text()
-				if err != nil {
-					checked[i] = schema.Result{Status: schema.Error, Err: err, Internal: true}
-					continue
-				}
-				checked[i] = v.Validate(jobs[i].kv.Original(), text)
-			}
-		}()
-	}
-	for i := range jobs {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
+	eachParallel(context.Background(), workers, len(jobs), func(i int) {
+		text, err := jobs[i].obj.Text()
+		if err != nil {
+			checked[i] = schema.Result{Status: schema.Error, Err: err, Internal: true}
+			return
+		}
+		checked[i] = v.Validate(jobs[i].kv.Original(), text)
+	})
 	for i, j := range jobs {
 		if checked[i].Internal {
 			return fmt.Errorf("cannot validate %s %s: %w", j.obj.Kind, j.obj.Name, checked[i].Err)

@@ -2,7 +2,6 @@ package lint
 
 import (
 	"context"
-	"sync"
 
 	"github.com/repotool/repotool/internal/textpool"
 	"github.com/repotool/repotool/pkg/layout"
@@ -64,27 +63,11 @@ func warmSchemas(ctx context.Context, repo *layout.Repo, opts Options, sh *share
 			}
 		}
 	}
-	next := make(chan job)
-	var wg sync.WaitGroup
-	for range max(1, opts.Render.Concurrency) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for j := range next {
-				text, err := texts.Append(nil, j.id)
-				if err != nil {
-					continue // the cluster's checks read it again, and fail
-				}
-				v.Validate(j.kv, text)
-			}
-		}()
-	}
-	for _, j := range jobs {
-		if ctx.Err() != nil {
-			break
+	eachParallel(ctx, opts.Render.Concurrency, len(jobs), func(i int) {
+		text, err := texts.Append(nil, jobs[i].id)
+		if err != nil {
+			return // the cluster's checks read it again, and fail
 		}
-		next <- j
-	}
-	close(next)
-	wg.Wait()
+		v.Validate(jobs[i].kv, text)
+	})
 }
