@@ -39,7 +39,8 @@ func TestPathSet(t *testing.T) {
 	if empty.has("") || empty.has("a") || empty.n != 0 {
 		t.Error("the empty set holds something")
 	}
-	merged := s.with([]string{"a/b.yaml", "aa", "c"})
+	more := packPaths([]string{"a/b.yaml", "aa", "c"})
+	merged := merge(&s, &more)
 	want := []string{"a.yaml", "a/b.yaml", "aa", "b", "c", "namespaces/x/values.yaml"}
 	if got := slices.Collect(merged.all()); !slices.Equal(got, want) {
 		t.Errorf("merged: %q, want %q", got, want)
@@ -64,7 +65,8 @@ func TestPathSet(t *testing.T) {
 	if big.has("a") || big.has("z") {
 		t.Fatal("a path before or after every other is found")
 	}
-	one := empty.with([]string{"x"})
+	x := packPaths([]string{"x"})
+	one := merge(&empty, &x)
 	if got := slices.Collect(one.all()); !slices.Equal(got, []string{"x"}) {
 		t.Errorf("merged into the empty set: %q", got)
 	}

@@ -181,12 +181,6 @@ func merge(a, b *pathSet) pathSet {
 	}
 }
 
-// with is s and ps (sorted, without repeats) as one set.
-func (s *pathSet) with(ps []string) pathSet {
-	add := packPaths(ps)
-	return merge(s, &add)
-}
-
 // pathRuns is a set of paths that grows by batches (what Files.Forget
 // lets go, every 16,384 files of a scan): sorted runs, each packed and at
 // most half the size of the one before it, the last two merged whenever a
