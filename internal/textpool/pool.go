@@ -5,10 +5,11 @@
 // until they are written). The renderings of one chart on many clusters
 // print most objects alike, and rendered YAML compresses several times.
 // A Pool made by New writes nothing to disk (lint's renderings hold
-// decrypted values); one made by NewFile keeps the compressed texts in a
-// temporary file, for texts that are bound for the disk anyway (hydrate's
-// files, which hold no secret value in plain text), and holds only their
-// index in memory.
+// decrypted values): it keeps the compressed texts in memory off Go's
+// heap (arena.go); one made by NewFile keeps them in a temporary file,
+// for texts that are bound for the disk anyway (hydrate's files, which
+// hold no secret value in plain text), and holds only their index in
+// memory.
 package textpool
 
 import (
@@ -21,6 +22,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"runtime"
 	"slices"
 	"sync"
 )
@@ -34,6 +36,7 @@ type Pool struct {
 	ids   index  // of the texts held
 	texts []text // by ID; a text let go has no refs
 	held  int
+	mem   *arena // the compressed texts of a Pool made by New
 	w     *flate.Writer
 	buf   bytes.Buffer
 	// file holds the compressed texts of a Pool made by NewFile, end
@@ -45,13 +48,15 @@ type Pool struct {
 	closed bool
 }
 
+// text is a text held: its n compressed bytes at off in chunk of the
+// pool's arena, or at off in its file.
 type text struct {
-	packed []byte // in memory; in file: at off, n bytes
-	off    int64
-	n      uint32
-	size   uint32 // expanded
-	refs   uint32
-	sum    [sha256.Size]byte
+	off   int64
+	n     uint32
+	size  uint32 // expanded
+	refs  uint32
+	chunk uint32
+	sum   [sha256.Size]byte
 }
 
 // maxText bounds a text: its size, and its compressed size, are held in
@@ -60,8 +65,17 @@ type text struct {
 const maxText = 1 << 31
 
 // New returns an empty Pool. It makes one compressor for every text it
-// holds: a flate writer takes most of a megabyte to make.
+// holds: a flate writer takes most of a megabyte to make. Close gives
+// its memory back; a Pool no longer used gives it back when it is
+// collected.
 func New() *Pool {
+	p := newPool()
+	p.mem = newArena()
+	runtime.AddCleanup(p, func(a *arena) { _ = a.close() }, p.mem)
+	return p
+}
+
+func newPool() *Pool {
 	w, _ := flate.NewWriter(nil, flate.BestSpeed) // the level is valid: no error
 	return &Pool{w: w}
 }
@@ -75,7 +89,7 @@ func NewFile(dir string) (*Pool, error) {
 	if err != nil {
 		return nil, fmt.Errorf("a temporary file for the texts held: %w; set TMPDIR to a folder that can be written", err)
 	}
-	p := New()
+	p := newPool()
 	p.file = f
 	if err := os.Remove(f.Name()); err != nil {
 		p.name = f.Name() // Windows: removed at Close
@@ -89,7 +103,7 @@ func (p *Pool) Close() error {
 	defer p.mu.Unlock()
 	p.ids, p.texts, p.held, p.closed = index{}, nil, 0, true
 	if p.file == nil {
-		return nil
+		return p.mem.close()
 	}
 	err := p.file.Close()
 	if p.name != "" {
@@ -142,9 +156,13 @@ func (p *Pool) Append(dst []byte, id ID) ([]byte, error) {
 		p.mu.Unlock()
 		return dst, err
 	}
-	t, file := p.texts[id], p.file
+	t, file, mem := p.texts[id], p.file, p.mem
+	var packed []byte
+	if mem != nil {
+		packed = mem.bytes(t.chunk, t.off, t.n)
+		defer p.unpin(t.chunk)
+	}
 	p.mu.Unlock()
-	packed := t.packed
 	if file != nil {
 		packed = make([]byte, t.n)
 		if _, err := file.ReadAt(packed, t.off); err != nil {
@@ -157,6 +175,13 @@ func (p *Pool) Append(dst []byte, id ID) ([]byte, error) {
 		return dst[:n], err
 	}
 	return dst, nil
+}
+
+// unpin ends a read of chunk c of the arena.
+func (p *Pool) unpin(c uint32) {
+	p.mu.Lock()
+	p.mem.unpin(c)
+	p.mu.Unlock()
 }
 
 // Take returns the text of id, in a slice of its own, for one of its
@@ -194,8 +219,32 @@ func (p *Pool) drop(id ID) {
 	t := &p.texts[id]
 	if t.refs--; t.refs == 0 {
 		p.ids.remove(t.sum, id)
-		t.packed = nil
 		p.held--
+		if p.mem != nil {
+			p.mem.free(t.chunk, t.n)
+			if p.mem.sparse() {
+				p.compact()
+			}
+		}
+	}
+}
+
+// compact moves the texts held in the arena's chunks at most half used
+// into the chunk in hand, so that those chunks go; p.mu is held. A text
+// that cannot move (no chunk could be mapped) stays where it is.
+func (p *Pool) compact() {
+	for id := range p.texts {
+		t := &p.texts[id]
+		if t.refs == 0 || !p.mem.sparseChunk(t.chunk) {
+			continue
+		}
+		from := p.mem.chunks[t.chunk].mem[t.off : t.off+int64(t.n)]
+		c, off, err := p.mem.put(from)
+		if err != nil {
+			return
+		}
+		p.mem.free(t.chunk, t.n)
+		t.chunk, t.off = c, off
 	}
 }
 
@@ -205,7 +254,11 @@ func (p *Pool) hold(data []byte) (text, error) {
 		return text{}, err
 	}
 	if p.file == nil {
-		return text{packed: bytes.Clone(p.buf.Bytes()), size: uint32(len(data))}, nil
+		c, off, err := p.mem.put(p.buf.Bytes())
+		if err != nil {
+			return text{}, err
+		}
+		return text{chunk: c, off: off, n: uint32(p.buf.Len()), size: uint32(len(data))}, nil
 	}
 	t := text{off: p.end, n: uint32(p.buf.Len()), size: uint32(len(data))}
 	if _, err := p.file.WriteAt(p.buf.Bytes(), p.end); err != nil {

@@ -155,6 +155,7 @@ func runRender(cmd *cobra.Command, env Env, f *renderFlags, args []string, v *gl
 // distinct one once, and nothing else of them.
 func printAll(cmd *cobra.Command, repo *layout.Repo, r *render.Renderer, sel selection, f *renderFlags, v *globals) error {
 	held := textpool.New()
+	defer held.Close()
 	var out []textpool.ID
 	var failed []error
 	var werr error
