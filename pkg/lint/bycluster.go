@@ -50,6 +50,7 @@ func byCluster(opts Options, targets []layout.Target) bool {
 func lintByCluster(ctx context.Context, repo *layout.Repo, opts Options, targets []layout.Target, extra []render.Option) (*Result, error) {
 	r := render.New(repo, opts.Render, extra...)
 	facts, texts := compacted{}, textpool.New()
+	defer texts.Close() // nothing read from it outlives the run
 	held := make([]*stored, len(targets))
 	crds := make([]*render.Result, len(targets)) // each target's CRDs alone
 	// What values-unused compares: each target's digest, when judged.
@@ -62,7 +63,7 @@ func lintByCluster(ctx context.Context, repo *layout.Repo, opts Options, targets
 		}
 		digests[i], judged[i] = digestOf(res)
 		var err error
-		if held[i], err = store(res, facts, texts); err != nil {
+		if held[i], err = store(r, res, facts, texts); err != nil {
 			failed = append(failed, err)
 		}
 	})
@@ -83,7 +84,7 @@ func lintByCluster(ctx context.Context, repo *layout.Repo, opts Options, targets
 	for c := range clusters {
 		o := opts
 		o.Shard = layout.Shard{I: c + 1, N: len(clusters)}
-		cp, err := restoreCluster(clusters[c], targets, held, crds, facts, texts)
+		cp, err := restoreCluster(ctx, r, clusters[c], targets, held, crds, facts, texts)
 		if err != nil {
 			return nil, err
 		}
@@ -127,8 +128,8 @@ type clusterPart struct {
 
 // restoreCluster restores the renderings of cluster's targets, letting go
 // of them in held.
-func restoreCluster(cluster string, targets []layout.Target, held []*stored, crds []*render.Result, facts compacted,
-	texts *textpool.Pool) (*clusterPart, error) {
+func restoreCluster(ctx context.Context, r *render.Renderer, cluster string, targets []layout.Target, held []*stored,
+	crds []*render.Result, facts compacted, texts *textpool.Pool) (*clusterPart, error) {
 	cp, names := &clusterPart{}, interned{}
 	for i, t := range targets {
 		if t.Cluster != cluster {
@@ -137,7 +138,7 @@ func restoreCluster(cluster string, targets []layout.Target, held []*stored, crd
 			}
 			continue
 		}
-		res, err := held[i].restore(facts, texts, names)
+		res, err := held[i].restore(ctx, r, t, facts, texts, names)
 		if err != nil {
 			return nil, err
 		}
@@ -150,8 +151,8 @@ func restoreCluster(cluster string, targets []layout.Target, held []*stored, crd
 // letGo lets go of what the part's renderings hold in facts and texts,
 // once checked.
 func (cp *clusterPart) letGo(facts compacted, texts *textpool.Pool) error {
-	for _, s := range cp.restored {
-		if err := s.release(texts); err != nil {
+	for k, s := range cp.restored {
+		if err := s.release(texts, cp.targets[k]); err != nil {
 			return err
 		}
 	}

@@ -1,6 +1,7 @@
 package lint
 
 import (
+	"context"
 	"reflect"
 	"slices"
 	"strings"
@@ -101,6 +102,7 @@ func TestStoreRestore(t *testing.T) {
 			"---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: leaked\ndata:\n  token: ENC[AES256_GCM,data:abc=,type:str]\n",
 	}
 	facts, texts := compacted{}, textpool.New()
+	r := render.New(&layout.Repo{}, render.Options{})
 	var want [][]manifest.Object
 	var wantFacts [][]*objectFacts
 	var held []*stored
@@ -117,7 +119,7 @@ func TestStoreRestore(t *testing.T) {
 			fs = append(fs, facts[&res.Objects[k]])
 		}
 		wantFacts = append(wantFacts, fs)
-		st, err := store(res, facts, texts)
+		st, err := store(r, res, facts, texts)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -130,7 +132,7 @@ func TestStoreRestore(t *testing.T) {
 		t.Fatalf("the pool holds %d texts (want 8: six objects' and the first two renderings' list of objects, alike, once, the third's) and %d facts are left out of the stored renderings", texts.Len(), len(facts))
 	}
 	for i, st := range held {
-		res, err := st.restore(facts, texts, interned{})
+		res, err := st.restore(context.Background(), r, layout.Target{}, facts, texts, interned{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -155,7 +157,7 @@ func TestStoreRestore(t *testing.T) {
 		t.Errorf("the pool holds %d texts once every rendering is restored, want 5: the Deployments', the Job's and the ConfigMap's, read from there", texts.Len())
 	}
 	for _, st := range held {
-		if err := st.release(texts); err != nil {
+		if err := st.release(texts, layout.Target{}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -172,14 +174,16 @@ func TestStoreLostText(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res := &render.Result{Target: layout.Target{Cluster: "prod", Namespace: "shop"}, Objects: objs}
+	target := layout.Target{Cluster: "prod", Namespace: "shop"}
+	res := &render.Result{Target: target, Objects: objs}
 	facts, texts := compacted{}, textpool.New()
 	facts.compact(res)
-	st, err := store(res, facts, texts)
+	r := render.New(&layout.Repo{}, render.Options{})
+	st, err := store(r, res, facts, texts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := st.restore(facts, texts, interned{})
+	got, err := st.restore(context.Background(), r, target, facts, texts, interned{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -189,7 +193,7 @@ func TestStoreLostText(t *testing.T) {
 	if text := textOf(&got.Objects[0]); text != nil {
 		t.Fatalf("a lost text read as %q", text)
 	}
-	if err := st.release(texts); err == nil || !strings.Contains(err.Error(), "prod/shop") {
+	if err := st.release(texts, target); err == nil || !strings.Contains(err.Error(), "prod/shop") {
 		t.Errorf("release = %v, want the lost text's failure, naming the target", err)
 	}
 }

@@ -52,10 +52,10 @@ func warmSchemas(ctx context.Context, repo *layout.Repo, opts Options, sh *share
 	var jobs []job
 	seen := map[job]bool{}
 	for _, s := range held {
-		if s == nil || s.res.Err != nil {
+		if s == nil || s.failed {
 			continue
 		}
-		kv := parseKubeVersion(s.res.Capabilities.KubeVersion).Original()
+		kv := parseKubeVersion(s.kube).Original()
 		for _, id := range s.texts {
 			if j := (job{id, kv}); !seen[j] {
 				seen[j] = true

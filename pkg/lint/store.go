@@ -1,10 +1,12 @@
 package lint
 
 import (
+	"context"
 	"fmt"
 	"sync"
 
 	"github.com/repotool/repotool/internal/textpool"
+	"github.com/repotool/repotool/pkg/layout"
 	"github.com/repotool/repotool/pkg/manifest"
 	"github.com/repotool/repotool/pkg/render"
 )
@@ -24,7 +26,15 @@ import (
 
 // stored is a rendering held for its cluster's checks.
 type stored struct {
-	res *render.Result // without its objects and stream
+	// held is the rest of the rendering (render.Renderer.Hold): a
+	// Result takes some 400 bytes before its objects, and a map of the
+	// decrypted strings it knows, which are in the pool (secrets, when
+	// it has any: strings holds whether).
+	held    render.Held
+	secrets textpool.ID
+	strings bool
+	kube    string // the Kubernetes version it was rendered for
+	failed  bool   // it did not render
 	// objs are the objects without their text, with their facts
 	// (heldObjects), encoded (encodeHeld), in the pool: the renderings of one chart
 	// on many clusters mostly name, place and source their objects alike,
@@ -84,14 +94,22 @@ func (h heldFacts) facts() *objectFacts {
 	return f
 }
 
-// store keeps res stored, its objects' texts in texts and their facts
-// taken out of facts; res must not be read until restore.
-func store(res *render.Result, facts compacted, texts *textpool.Pool) (*stored, error) {
-	s := &stored{res: res, texts: make([]textpool.ID, len(res.Objects))}
-	held := heldObjects{Objects: res.Objects, Facts: make([]heldFacts, len(res.Objects))}
+// store keeps res, as r renders it, stored: its objects' texts in texts
+// and their facts taken out of facts; res is let go.
+func store(r *render.Renderer, res *render.Result, facts compacted, texts *textpool.Pool) (*stored, error) {
+	s := &stored{texts: make([]textpool.ID, len(res.Objects)), kube: res.Capabilities.KubeVersion, failed: res.Err != nil}
+	held, secrets := r.Hold(res)
+	s.held, s.strings = held, secrets != nil
+	if s.strings {
+		var err error
+		if s.secrets, err = texts.Put(secrets); err != nil {
+			return nil, err
+		}
+	}
+	objs := heldObjects{Objects: res.Objects, Facts: make([]heldFacts, len(res.Objects))}
 	for i := range res.Objects {
 		o := &res.Objects[i]
-		held.Facts[i] = hold(facts[o])
+		objs.Facts[i] = hold(facts[o])
 		delete(facts, o)
 		var err error
 		if s.texts[i], err = texts.Put(o.YAML); err != nil {
@@ -100,21 +118,21 @@ func store(res *render.Result, facts compacted, texts *textpool.Pool) (*stored, 
 		o.Content, o.YAML = nil, nil
 	}
 	var err error
-	if s.objs, err = texts.Put(encodeHeld(nil, held.Objects, held.Facts)); err != nil {
+	if s.objs, err = texts.Put(encodeHeld(nil, objs.Objects, objs.Facts)); err != nil {
 		return nil, err
 	}
-	res.Objects, res.Manifest = nil, nil
 	return s, nil
 }
 
-// restore gives the rendering its objects back, with their facts to
-// facts. The kinds the cross-object rules read (keepsContent) get their
+// restore makes the rendering of t again, as r rendered it within ctx,
+// its objects given back, with their facts to facts. The kinds the cross-object rules read (keepsContent) get their
 // texts back from texts, and their parsed content, as compact left them.
 // The others' texts stay in texts, compressed, read from
 // there whenever a check asks for one (manifest.Object.Text), one at a
 // time, until release: a 1,000-target cluster's texts take some 30 MB
 // restored, and most checks read each text once.
-func (s *stored) restore(facts compacted, texts *textpool.Pool, names interned) (*render.Result, error) {
+func (s *stored) restore(ctx context.Context, r *render.Renderer, t layout.Target, facts compacted, texts *textpool.Pool,
+	names interned) (*render.Result, error) {
 	blob, err := texts.Take(s.objs)
 	if err != nil {
 		return nil, err
@@ -151,8 +169,13 @@ func (s *stored) restore(facts compacted, texts *textpool.Pool, names interned) 
 			o.Content = c
 		}
 	}
-	s.res.Objects = objs
-	return s.res, nil
+	var secrets []byte
+	if s.strings {
+		if secrets, err = texts.Take(s.secrets); err != nil {
+			return nil, err
+		}
+	}
+	return r.Unhold(ctx, t, s.held, secrets, objs)
 }
 
 // interned holds each name restored objects share once: their kinds, API
@@ -176,14 +199,14 @@ func (s *stored) load(texts *textpool.Pool, id textpool.ID) ([]byte, error) {
 }
 
 // release lets go of the texts restore left in texts: once the
-// rendering's checks are done. It fails when a check could not read one
-// back.
-func (s *stored) release(texts *textpool.Pool) error {
+// rendering's checks are done. It fails, naming t, when a check could not
+// read one back.
+func (s *stored) release(texts *textpool.Pool, t layout.Target) error {
 	s.lostMu.Lock()
 	lost := s.lost
 	s.lostMu.Unlock()
 	if lost != nil {
-		return fmt.Errorf("%s: a rendered object's text held in memory could not be read back for its checks: %w", s.res.Target.Name(), lost)
+		return fmt.Errorf("%s: a rendered object's text held in memory could not be read back for its checks: %w", t.Name(), lost)
 	}
 	for _, id := range s.lazy {
 		if err := texts.Release(id); err != nil {

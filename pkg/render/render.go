@@ -234,36 +234,7 @@ func (r *Renderer) renderNow(ctx, callerCtx context.Context, t *layout.Target) *
 	if err == nil && secret {
 		// Redacted output comes from a rendering in which every secret
 		// value is a placeholder: decrypted bytes never reach it.
-		// It may run after this rendering's bounded context is gone (on
-		// demand), within the caller's: an interrupt stops it too. It
-		// holds the target, not the chart: a rendering kept long after
-		// the run let its chart go (RenderEach) loads it again only if
-		// asked.
-		safeCtx, target := callerCtx, &res.Target
-		res.safe = sync.OnceValues(func() ([]manifest.Object, error) {
-			type out struct {
-				objs []manifest.Object
-				err  error
-			}
-			o, err := bounded(safeCtx, r.opts.Timeout, func(ctx context.Context) out {
-				entry, err := r.targetChart(ctx, target)
-				if err != nil {
-					return out{nil, err}
-				}
-				rd, err := r.renderPlaceholders(ctx, target, entry)
-				return out{rd.objs, err}
-			})
-			if err != nil {
-				err = r.boundErr(t, err)
-			} else {
-				err = o.err
-			}
-			if err != nil {
-				return nil, fmt.Errorf("render %s: no redacted copy can be made: the chart renders with the decrypted secret values but not with placeholders for "+
-					"them: %w", t.Name(), err)
-			}
-			return o.objs, nil
-		})
+		res.safe = r.placeholders(callerCtx, res)
 		if r.opts.Redacted {
 			res.safe()
 		}
@@ -273,6 +244,40 @@ func (r *Renderer) renderNow(ctx, callerCtx context.Context, t *layout.Target) *
 		res.Err = r.safeError(ctx, t, entry, err, secret)
 	}
 	return res
+}
+
+// placeholders makes res's rendering with placeholders for its secret
+// values (RedactedObjects), once, on demand: it may run after the bounded
+// context res rendered within is gone, within ctx, the caller's, so that
+// an interrupt stops it too. It holds the target, not the chart: a
+// rendering kept long after the run let its chart go (RenderEach) loads
+// it again only if asked.
+func (r *Renderer) placeholders(ctx context.Context, res *Result) func() ([]manifest.Object, error) {
+	target := &res.Target
+	return sync.OnceValues(func() ([]manifest.Object, error) {
+		type out struct {
+			objs []manifest.Object
+			err  error
+		}
+		o, err := bounded(ctx, r.opts.Timeout, func(ctx context.Context) out {
+			entry, err := r.targetChart(ctx, target)
+			if err != nil {
+				return out{nil, err}
+			}
+			rd, err := r.renderPlaceholders(ctx, target, entry)
+			return out{rd.objs, err}
+		})
+		if err != nil {
+			err = r.boundErr(target, err)
+		} else {
+			err = o.err
+		}
+		if err != nil {
+			return nil, fmt.Errorf("render %s: no redacted copy can be made: the chart renders with the decrypted secret values but not with placeholders for "+
+				"them: %w", target.Name(), err)
+		}
+		return o.objs, nil
+	})
 }
 
 // renderPlaceholders renders t with every secret value replaced by a typed

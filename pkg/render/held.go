@@ -1,0 +1,134 @@
+package render
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/repotool/repotool/pkg/layout"
+	"github.com/repotool/repotool/pkg/manifest"
+)
+
+// Held is a rendering as a caller that keeps many of them for a while
+// holds it (Renderer.Hold): lint keeps every target's until its cluster
+// is checked. A Result takes some 400 bytes before its objects (its
+// target copied whole, its capabilities, the placeholders' rendering's
+// closure) and a map of the decrypted strings it knows; a Held is a few
+// bytes for most renderings, the strings encoded apart, for the caller
+// to keep where it keeps the rendering's decrypted values.
+type Held struct {
+	rest *heldRest // nil for a rendering that needs none of it
+	safe bool      // the rendering has a rendering with placeholders
+}
+
+// heldRest is what most renderings do not have.
+type heldRest struct {
+	caps         *Capabilities // when not the ones the Renderer gives the target
+	err          error
+	conflicts    []ValueConflict
+	placeholders []error
+	unstable     []Unstable
+}
+
+// Hold returns what Unhold makes res again from, once given its target
+// and objects: h, and the decrypted strings res knows (FromSecrets),
+// encoded, which are decrypted values for the caller to hold as such
+// (never on disk). res itself is not held: the caller lets it go.
+func (r *Renderer) Hold(res *Result) (h Held, secrets []byte) {
+	rest := heldRest{err: res.Err, conflicts: res.Conflicts, placeholders: res.Placeholders, unstable: res.Unstable}
+	caps := r.capabilities(&res.Target)
+	if caps.KubeVersion != res.Capabilities.KubeVersion || !slices.Equal(caps.APIVersions, res.Capabilities.APIVersions) {
+		rest.caps = &res.Capabilities
+	}
+	if rest.caps != nil || rest.err != nil || rest.conflicts != nil || rest.placeholders != nil || rest.unstable != nil {
+		h.rest = &rest
+	}
+	h.safe = res.safe != nil
+	return h, res.red.encode()
+}
+
+// Unhold is the Result held as h with secrets (Hold), for target t, with
+// objs as its objects and no stream. Its rendering with placeholders,
+// when it had one, is made again on demand, within ctx, as Render makes
+// it: ctx should be the one it was rendered within.
+func (r *Renderer) Unhold(ctx context.Context, t layout.Target, h Held, secrets []byte, objs []manifest.Object) (*Result, error) {
+	res := &Result{Target: t, Capabilities: r.capabilities(&t), Objects: objs}
+	if rest := h.rest; rest != nil {
+		if rest.caps != nil {
+			res.Capabilities = *rest.caps
+		}
+		res.Err, res.Conflicts, res.Placeholders, res.Unstable = rest.err, rest.conflicts, rest.placeholders, rest.unstable
+	}
+	red, err := decodeRedactor(secrets)
+	if err != nil {
+		return nil, err
+	}
+	res.red = red
+	if h.safe {
+		res.safe = r.placeholders(ctx, res)
+	}
+	return res, nil
+}
+
+// encode is r's strings: the number of exact ones, then of the others,
+// then each as its length and bytes. Nil when r is nil.
+func (r *redactor) encode() []byte {
+	if r == nil {
+		return nil
+	}
+	exact := make([]string, 0, len(r.exact))
+	for s := range r.exact {
+		exact = append(exact, s)
+	}
+	slices.Sort(exact) // the same strings encode the same
+	out := binary.AppendUvarint(nil, uint64(len(exact)))
+	out = binary.AppendUvarint(out, uint64(len(r.secrets)))
+	for _, list := range [][]string{exact, r.secrets} {
+		for _, s := range list {
+			out = binary.AppendUvarint(out, uint64(len(s)))
+			out = append(out, s...)
+		}
+	}
+	return out
+}
+
+// decodeRedactor is the redactor encode encoded; nil for nil.
+func decodeRedactor(b []byte) (*redactor, error) {
+	if b == nil {
+		return nil, nil
+	}
+	bad := errors.New("render: a held rendering's strings do not decode") // not reached: encode made them
+	next := func() (uint64, bool) {
+		v, n := binary.Uvarint(b)
+		if n <= 0 {
+			return 0, false
+		}
+		b = b[n:]
+		return v, true
+	}
+	nExact, ok1 := next()
+	nSecrets, ok2 := next()
+	if !ok1 || !ok2 || nExact > uint64(len(b)) || nSecrets > uint64(len(b)) {
+		return nil, bad
+	}
+	r := &redactor{exact: make(map[string]bool, nExact), secrets: make([]string, 0, nSecrets)}
+	for i := range nExact + nSecrets {
+		n, ok := next()
+		if !ok || n > uint64(len(b)) {
+			return nil, bad
+		}
+		s := string(b[:n])
+		b = b[n:]
+		if i < nExact {
+			r.exact[s] = true
+		} else {
+			r.secrets = append(r.secrets, s)
+		}
+	}
+	if len(b) != 0 {
+		return nil, fmt.Errorf("%w: %d bytes left", bad, len(b))
+	}
+	return r, nil
+}
