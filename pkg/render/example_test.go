@@ -44,3 +44,34 @@ func ExampleRenderer_Render() {
 	//   replicas: "5"
 	//   kube: "v1.35.0"
 }
+
+// Hold a rendering for later as a few bytes, and make it again with its
+// target and objects: what a caller that keeps many renderings does.
+func ExampleRenderer_Hold() {
+	fsys := fstest.MapFS{
+		"namespaces/shop/Chart.yaml":               {Data: []byte("apiVersion: v2\nname: shop\nversion: 1.0.0\n")},
+		"namespaces/shop/templates/cm.yaml":        {Data: []byte("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}-config\n")},
+		"clusters/prod/shop/prod-values-shop.yaml": {Data: []byte("replicas: 5\n")},
+	}
+	repo, err := layout.Load(context.Background(), fsys, layout.Options{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	target, _ := repo.Target("prod", "shop")
+	r := render.New(repo, render.DefaultOptions())
+	res, err := r.Render(context.Background(), target)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	held, secrets := r.Hold(res) // secrets: the decrypted strings, none here
+	again, err := r.Unhold(context.Background(), *target, held, secrets, res.Objects)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(again.Target.Name(), again.Capabilities.KubeVersion, len(again.Objects), secrets == nil)
+	// Output:
+	// prod/shop v1.35.0 1 true
+}

@@ -73,9 +73,10 @@ func (r *Renderer) Unhold(ctx context.Context, t layout.Target, h Held, secrets 
 }
 
 // encode is r's strings: the number of exact ones, then of the others,
-// then each as its length and bytes. Nil when r is nil.
+// then each as its length and bytes. Nil when r knows none (holds then
+// answers as a nil redactor does).
 func (r *redactor) encode() []byte {
-	if r == nil {
+	if r == nil || len(r.exact) == 0 && len(r.secrets) == 0 {
 		return nil
 	}
 	exact := make([]string, 0, len(r.exact))
