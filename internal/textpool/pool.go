@@ -101,8 +101,11 @@ func NewFile(dir string) (*Pool, error) {
 func (p *Pool) Close() error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if p.closed {
+		return nil
+	}
 	p.ids, p.texts, p.held, p.closed = index{}, nil, 0, true
-	if p.file == nil {
+	if p.mem != nil {
 		return p.mem.close()
 	}
 	err := p.file.Close()

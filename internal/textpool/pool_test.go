@@ -177,3 +177,28 @@ func TestAppend(t *testing.T) {
 		t.Error("a text never put was appended")
 	}
 }
+
+// TestPoolClosedTwice: closing a pool of either kind again does nothing,
+// and a closed pool neither takes nor gives texts.
+func TestPoolClosedTwice(t *testing.T) {
+	for _, pool := range pools {
+		t.Run(pool.name, func(t *testing.T) {
+			p := pool.make(t)
+			id, err := p.Put([]byte("apiVersion: v1\n"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for range 2 {
+				if err := p.Close(); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if _, err := p.Append(nil, id); err == nil {
+				t.Error("a closed pool gave a text back")
+			}
+			if _, err := p.Put([]byte("x")); err == nil {
+				t.Error("a closed pool took a text")
+			}
+		})
+	}
+}
