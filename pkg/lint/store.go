@@ -161,12 +161,8 @@ func (s *stored) restore(ctx context.Context, r *render.Renderer, t layout.Targe
 			return nil, err
 		}
 		o.YAML = text
-		if keepsContent(o) {
-			c, err := manifest.Decode(o.YAML)
-			if err != nil {
-				return nil, err
-			}
-			o.Content = c
+		if o.Content, err = manifest.Decode(o.YAML); err != nil {
+			return nil, err
 		}
 	}
 	var secrets []byte
