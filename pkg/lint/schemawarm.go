@@ -52,10 +52,10 @@ func warmSchemas(ctx context.Context, repo *layout.Repo, opts Options, sh *share
 	var jobs []job
 	seen := map[job]bool{}
 	for _, s := range held {
-		if s == nil || s.failed {
+		if s == nil || s.held.Err() != nil {
 			continue
 		}
-		kv := parseKubeVersion(s.kube).Original()
+		kv := parseKubeVersion(s.held.KubeVersion()).Original()
 		for _, id := range s.texts {
 			if j := (job{id, kv}); !seen[j] {
 				seen[j] = true

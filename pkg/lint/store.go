@@ -33,8 +33,6 @@ type stored struct {
 	held    render.Held
 	secrets textpool.ID
 	strings bool
-	kube    string // the Kubernetes version it was rendered for
-	failed  bool   // it did not render
 	// objs are the objects without their text, with their facts
 	// (heldObjects), encoded (encodeHeld), in the pool: the renderings of one chart
 	// on many clusters mostly name, place and source their objects alike,
@@ -97,7 +95,7 @@ func (h heldFacts) facts() *objectFacts {
 // store keeps res, as r renders it, stored: its objects' texts in texts
 // and their facts taken out of facts; res is let go.
 func store(r *render.Renderer, res *render.Result, facts compacted, texts *textpool.Pool) (*stored, error) {
-	s := &stored{texts: make([]textpool.ID, len(res.Objects)), kube: res.Capabilities.KubeVersion, failed: res.Err != nil}
+	s := &stored{texts: make([]textpool.ID, len(res.Objects))}
 	held, secrets := r.Hold(res)
 	s.held, s.strings = held, secrets != nil
 	if s.strings {

@@ -20,7 +20,20 @@ import (
 // to keep where it keeps the rendering's decrypted values.
 type Held struct {
 	rest *heldRest // nil for a rendering that needs none of it
+	kube string    // the Kubernetes version it was rendered for
 	safe bool      // the rendering has a rendering with placeholders
+}
+
+// KubeVersion is the Kubernetes version the rendering was rendered for
+// (its Capabilities.KubeVersion).
+func (h Held) KubeVersion() string { return h.kube }
+
+// Err is why the target did not render (its Err).
+func (h Held) Err() error {
+	if h.rest == nil {
+		return nil
+	}
+	return h.rest.err
 }
 
 // heldRest is what most renderings do not have.
@@ -45,7 +58,7 @@ func (r *Renderer) Hold(res *Result) (h Held, secrets []byte) {
 	if rest.caps != nil || rest.err != nil || rest.conflicts != nil || rest.placeholders != nil || rest.unstable != nil {
 		h.rest = &rest
 	}
-	h.safe = res.safe != nil
+	h.kube, h.safe = res.Capabilities.KubeVersion, res.safe != nil
 	return h, res.red.encode()
 }
 

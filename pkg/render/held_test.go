@@ -26,6 +26,9 @@ func TestHoldUnhold(t *testing.T) {
 		tg := &repo.Targets[i]
 		res := renderOK(t, r, tg)
 		h, strs := r.Hold(res)
+		if h.KubeVersion() != res.Capabilities.KubeVersion || h.Err() != res.Err {
+			t.Errorf("%s: held as rendered for %q with error %v, want %q and %v", tg.Name(), h.KubeVersion(), h.Err(), res.Capabilities.KubeVersion, res.Err)
+		}
 		got, err := r.Unhold(ctx, *tg, h, strs, res.Objects)
 		if err != nil {
 			t.Fatal(err)
@@ -73,6 +76,9 @@ func TestHoldRest(t *testing.T) {
 		Unstable:     []render.Unstable{{Func: "now"}},
 	}
 	h, strs := r.Hold(res)
+	if h.KubeVersion() != "v1.20.0" || h.Err() != res.Err {
+		t.Errorf("held as rendered for %q with error %v, want v1.20.0 and the rendering's", h.KubeVersion(), h.Err())
+	}
 	if strs != nil {
 		t.Errorf("a rendering without decrypted values held %d bytes of strings", len(strs))
 	}
