@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 
+	"github.com/repotool/repotool/internal/varenc"
 	"github.com/repotool/repotool/pkg/manifest"
 )
 
@@ -11,9 +12,8 @@ import (
 // encoded for the pool by hand: gob sent its type definitions with every
 // rendering, and decoding them and the strings again took a fifth of what
 // a 1,000-target cluster's restore allocated. The encoding is private to
-// the run (the pool lives in memory): counts and lengths as unsigned
-// varints, lines and columns as signed ones, each string as its length
-// and bytes, and per object one byte of flags.
+// the run (the pool lives in memory): internal/varenc's counts, lines and
+// columns and strings, and per object one byte of flags.
 
 const (
 	heldKept      = 1 << iota // heldFacts.Kept
@@ -27,7 +27,7 @@ func encodeHeld(dst []byte, objs []manifest.Object, facts []heldFacts) []byte {
 	for i := range objs {
 		o, f := &objs[i], &facts[i]
 		for _, s := range [...]string{o.APIVersion, o.Kind, o.Name, o.Namespace, o.Template, o.Source.File, o.Source.Member} {
-			dst = appendString(dst, s)
+			dst = varenc.AppendString(dst, s)
 		}
 		dst = binary.AppendVarint(dst, int64(o.Line))
 		dst = binary.AppendVarint(dst, int64(o.Column))
@@ -41,11 +41,11 @@ func encodeHeld(dst []byte, objs []manifest.Object, facts []heldFacts) []byte {
 		dst = append(dst, flags)
 		dst = binary.AppendUvarint(dst, uint64(len(f.Uses)))
 		for _, u := range f.Uses {
-			dst = appendString(appendString(dst, u[0]), u[1])
+			dst = varenc.AppendString(varenc.AppendString(dst, u[0]), u[1])
 		}
 		dst = binary.AppendUvarint(dst, uint64(len(f.JobWords)))
 		for _, w := range f.JobWords {
-			dst = appendString(dst, w)
+			dst = varenc.AppendString(dst, w)
 		}
 		dst = binary.AppendUvarint(dst, uint64(len(f.Deprecated)))
 		for _, d := range f.Deprecated {
@@ -53,10 +53,6 @@ func encodeHeld(dst []byte, objs []manifest.Object, facts []heldFacts) []byte {
 		}
 	}
 	return dst
-}
-
-func appendString(dst []byte, s string) []byte {
-	return append(binary.AppendUvarint(dst, uint64(len(s))), s...)
 }
 
 // errHeld is a stored rendering that does not decode: not reached (the
@@ -68,116 +64,55 @@ var errHeld = errors.New("stored rendering: its objects cannot be decoded")
 // or are added to it, so that a cluster's objects hold each once; an empty
 // list decodes as nil.
 func decodeHeld(b []byte, names interned) (heldObjects, error) {
-	d := heldDecoder{b: b, names: names}
-	n := d.count()
+	d := heldDecoder{Reader: varenc.Reader{B: b}, names: names}
+	n := d.Count()
 	var out heldObjects
 	if n > 0 {
 		out.Objects, out.Facts = make([]manifest.Object, n), make([]heldFacts, n)
 	}
-	for i := 0; i < n && d.err == nil; i++ {
+	for i := 0; i < n && d.Err == nil; i++ {
 		o, f := &out.Objects[i], &out.Facts[i]
 		o.APIVersion, o.Kind = d.shared(), d.shared()
-		o.Name = d.string()
+		o.Name = d.Str()
 		o.Namespace, o.Template, o.Source.File, o.Source.Member = d.shared(), d.shared(), d.shared(), d.shared()
-		o.Line, o.Column = d.int(), d.int()
-		flags := d.byte()
+		o.Line, o.Column = d.Varint(), d.Varint()
+		flags := d.Byte()
 		f.Kept, f.SOPSValue = flags&heldKept != 0, flags&heldSOPSValue != 0
-		if k := d.count(); k > 0 {
+		if k := d.Count(); k > 0 {
 			f.Uses = make([][2]string, k)
 			for j := range f.Uses {
-				f.Uses[j] = [2]string{d.string(), d.string()}
+				f.Uses[j] = [2]string{d.Str(), d.Str()}
 			}
 		}
-		if k := d.count(); k > 0 {
+		if k := d.Count(); k > 0 {
 			f.JobWords = make([]string, k)
 			for j := range f.JobWords {
-				f.JobWords[j] = d.string()
+				f.JobWords[j] = d.Str()
 			}
 		}
-		if k := d.count(); k > 0 {
+		if k := d.Count(); k > 0 {
 			f.Deprecated = make([]int, k)
 			for j := range f.Deprecated {
-				f.Deprecated[j] = d.int()
+				f.Deprecated[j] = d.Varint()
 			}
 		}
 	}
-	if d.err != nil || len(d.b) != 0 {
+	if d.Done() != nil {
 		return heldObjects{}, errHeld
 	}
 	return out, nil
 }
 
-// heldDecoder reads encodeHeld's encoding; err is set, and every later
-// read gives zero, once the bytes end early or hold a count larger than
-// what is left of them.
+// heldDecoder reads encodeHeld's encoding (internal/varenc), the names
+// objects share held once in names.
 type heldDecoder struct {
-	b     []byte
+	varenc.Reader
 	names interned
-	err   error
 }
-
-func (d *heldDecoder) uvarint() uint64 {
-	if d.err != nil {
-		return 0
-	}
-	v, n := binary.Uvarint(d.b)
-	if n <= 0 {
-		d.err = errHeld
-		return 0
-	}
-	d.b = d.b[n:]
-	return v
-}
-
-// count is a length, no larger than the bytes left (each element takes
-// at least one).
-func (d *heldDecoder) count() int {
-	v := d.uvarint()
-	if v > uint64(len(d.b)) {
-		d.err = errHeld
-		return 0
-	}
-	return int(v)
-}
-
-func (d *heldDecoder) int() int {
-	if d.err != nil {
-		return 0
-	}
-	v, n := binary.Varint(d.b)
-	if n <= 0 {
-		d.err = errHeld
-		return 0
-	}
-	d.b = d.b[n:]
-	return int(v)
-}
-
-func (d *heldDecoder) byte() byte {
-	if d.err != nil || len(d.b) == 0 {
-		d.err = errHeld
-		return 0
-	}
-	c := d.b[0]
-	d.b = d.b[1:]
-	return c
-}
-
-func (d *heldDecoder) bytes() []byte {
-	n := d.count()
-	if d.err != nil {
-		return nil
-	}
-	s := d.b[:n]
-	d.b = d.b[n:]
-	return s
-}
-
-func (d *heldDecoder) string() string { return string(d.bytes()) }
 
 // shared is a string the cluster's objects share, held once in names.
 func (d *heldDecoder) shared() string {
-	b := d.bytes()
+	b := d.Bytes()
 	if s, ok := d.names[string(b)]; ok {
 		return s
 	}

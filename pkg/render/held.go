@@ -3,10 +3,10 @@ package render
 import (
 	"context"
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"slices"
 
+	"github.com/repotool/repotool/internal/varenc"
 	"github.com/repotool/repotool/pkg/layout"
 	"github.com/repotool/repotool/pkg/manifest"
 )
@@ -85,8 +85,8 @@ func (r *Renderer) Unhold(ctx context.Context, t layout.Target, h Held, secrets 
 	return res, nil
 }
 
-// encode is r's strings: the number of exact ones, then of the others,
-// then each as its length and bytes. Nil when r knows none (holds then
+// encode is r's strings (internal/varenc): the number of exact ones,
+// then of the others, then each string. Nil when r knows none (holds then
 // answers as a nil redactor does).
 func (r *redactor) encode() []byte {
 	if r == nil || len(r.exact) == 0 && len(r.secrets) == 0 {
@@ -101,8 +101,7 @@ func (r *redactor) encode() []byte {
 	out = binary.AppendUvarint(out, uint64(len(r.secrets)))
 	for _, list := range [][]string{exact, r.secrets} {
 		for _, s := range list {
-			out = binary.AppendUvarint(out, uint64(len(s)))
-			out = append(out, s...)
+			out = varenc.AppendString(out, s)
 		}
 	}
 	return out
@@ -113,36 +112,18 @@ func decodeRedactor(b []byte) (*redactor, error) {
 	if b == nil {
 		return nil, nil
 	}
-	bad := errors.New("render: a held rendering's strings do not decode") // not reached: encode made them
-	next := func() (uint64, bool) {
-		v, n := binary.Uvarint(b)
-		if n <= 0 {
-			return 0, false
-		}
-		b = b[n:]
-		return v, true
-	}
-	nExact, ok1 := next()
-	nSecrets, ok2 := next()
-	if !ok1 || !ok2 || nExact > uint64(len(b)) || nSecrets > uint64(len(b)) {
-		return nil, bad
-	}
+	d := varenc.Reader{B: b}
+	nExact, nSecrets := d.Count(), d.Count() // each bounded by the bytes left
 	r := &redactor{exact: make(map[string]bool, nExact), secrets: make([]string, 0, nSecrets)}
-	for i := range nExact + nSecrets {
-		n, ok := next()
-		if !ok || n > uint64(len(b)) {
-			return nil, bad
-		}
-		s := string(b[:n])
-		b = b[n:]
-		if i < nExact {
+	for i := 0; i < nExact+nSecrets && d.Err == nil; i++ {
+		if s := d.Str(); i < nExact {
 			r.exact[s] = true
 		} else {
 			r.secrets = append(r.secrets, s)
 		}
 	}
-	if len(b) != 0 {
-		return nil, fmt.Errorf("%w: %d bytes left", bad, len(b))
+	if err := d.Done(); err != nil {
+		return nil, fmt.Errorf("render: a held rendering's strings do not decode: %w", err) // not reached: encode made them
 	}
 	return r, nil
 }
