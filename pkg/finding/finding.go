@@ -135,10 +135,8 @@ func (f Finding) Location() string {
 	return fmt.Sprintf("%s:%d:%d", f.File, f.Line, f.Column)
 }
 
-// key identifies a finding independently of the targets it appears in.
-func (f Finding) key() string { return string(f.appendKey(nil)) }
-
-// appendKey appends f's key to dst: its rule, severity, file, line and
+// appendKey appends f's key, which identifies it independently of the
+// targets it appears in, to dst: its rule, severity, file, line and
 // column, object, template and message, then each related location and
 // object, separated by NUL bytes.
 func (f Finding) appendKey(dst []byte) []byte {

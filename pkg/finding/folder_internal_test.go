@@ -28,7 +28,7 @@ func TestFolderBlocks(t *testing.T) {
 			}
 			size += len(f.Message) + len(f.Object)
 			fo.Add(f)
-			k := f.key()
+			k := string(f.appendKey(nil))
 			if w, ok := want[k]; ok {
 				w.Targets = append(w.Targets, f.Targets...)
 				continue
