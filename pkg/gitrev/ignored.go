@@ -22,7 +22,8 @@ import (
 // system's core.excludesFile matches, or that lies in a folder they
 // match. A tracked file is never ignored, whatever the patterns say, as in
 // Git. The .gitignore files are read once each, when a path below them is
-// first asked about. Git's index is read first, once, and a tracked path
+// first asked about (a folder without one is looked at again only after
+// maxNone others without one: a repository has a folder per target). Git's index is read first, once, and a tracked path
 // is never matched against the patterns: a .gitignore under review,
 // however large, costs nothing for the files Git holds (in CI, all of
 // them). An index that cannot be read leaves every path an input. Where
@@ -32,7 +33,7 @@ import (
 // reads it (137,000 entries at 20,000 targets, some 40 MB as go-git
 // decodes them).
 func (r *Repo) Ignored() (func(p string) bool, error) {
-	ig := &ignorer{root: r.root, dirs: map[string][]gitignore.Pattern{}}
+	ig := &ignorer{root: r.root, dirs: map[string][]gitignore.Pattern{}, none: map[string]struct{}{}}
 	ig.tracked = func(p string) bool {
 		c, err := r.index()
 		if err != nil {
@@ -120,7 +121,9 @@ func (ig *ignorer) large(dir []string) bool {
 	key := strings.Join(dir, "/")
 	ig.mu.Lock()
 	_, read := ig.dirs[key]
+	_, none := ig.none[key]
 	ig.mu.Unlock()
+	read = read || none
 	if read {
 		return false
 	}
@@ -140,7 +143,12 @@ type ignorer struct {
 	base    []gitignore.Pattern
 	tracked func(p string) bool // Git's index holds p (relative to the repotool repository), or cannot be read
 	mu      sync.Mutex
-	dirs    map[string][]gitignore.Pattern // each folder's .gitignore, read once
+	dirs    map[string][]gitignore.Pattern // each folder's .gitignore with patterns, read once
+	// none are folders found without patterns (most: no .gitignore), at
+	// most maxNone of them, forgotten all at once when full: a repository
+	// has a folder per target, and the files of a folder are asked about
+	// together.
+	none map[string]struct{}
 	// last is the folder few last answered for, lastFew its answer.
 	last    string
 	lastFew bool
@@ -166,13 +174,27 @@ func (ig *ignorer) patternsOf(dir []string) []gitignore.Pattern {
 	key := strings.Join(dir, "/")
 	ig.mu.Lock()
 	defer ig.mu.Unlock()
+	if _, ok := ig.none[key]; ok {
+		return nil
+	}
 	ps, ok := ig.dirs[key]
 	if !ok {
 		ps = readPatterns(ig.file(key), dir)
-		ig.dirs[key] = ps
+		switch {
+		case len(ps) > 0:
+			ig.dirs[key] = ps
+		case len(ig.none) >= maxNone:
+			ig.none = map[string]struct{}{key: {}}
+		default:
+			ig.none[key] = struct{}{}
+		}
 	}
 	return ps
 }
+
+// maxNone is how many folders without ignore patterns an ignorer
+// remembers.
+const maxNone = 1024
 
 // readPatterns reads an ignore file's patterns, relative to the folder
 // domain; a file that cannot be read has none, as for Git.

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
+
 	"github.com/repotool/repotool/internal/testing/testtool"
 )
 
@@ -54,5 +56,35 @@ func TestIgnoredReadsIndexOnlyWhenMatched(t *testing.T) {
 				t.Fatal("a tracked file a pattern matches is ignored")
 			}
 		})
+	}
+}
+
+// TestIgnorerForgetsFoldersWithoutPatterns: the folders found without
+// ignore patterns (a repository has one per target) are remembered up to
+// maxNone and then forgotten together, those with patterns always; the
+// answers stay Git's.
+func TestIgnorerForgetsFoldersWithoutPatterns(t *testing.T) {
+	root := t.TempDir()
+	files := map[string]string{"keep/.gitignore": "*.local.yaml\n"}
+	for i := range maxNone + 10 {
+		files[fmt.Sprintf("t/%04d/values.yaml", i)] = "a: 1\n"
+	}
+	testtool.WriteFiles(t, root, files)
+	ig := &ignorer{root: root, dirs: map[string][]gitignore.Pattern{}, none: map[string]struct{}{}}
+	for round := range 2 {
+		for i := range maxNone + 10 {
+			if ig.ignored(fmt.Sprintf("t/%04d/values.yaml", i)) {
+				t.Fatalf("round %d: t/%04d/values.yaml ignored, no pattern matches it", round, i)
+			}
+			if len(ig.none) > maxNone {
+				t.Fatalf("round %d: %d folders without patterns remembered, more than %d", round, len(ig.none), maxNone)
+			}
+			if !ig.ignored("keep/x.local.yaml") || ig.ignored("keep/x.yaml") {
+				t.Fatalf("round %d: keep/.gitignore's pattern not applied after %d folders", round, i)
+			}
+		}
+	}
+	if _, ok := ig.dirs["keep"]; !ok || len(ig.dirs) != 1 {
+		t.Fatalf("folders held with their patterns: %v, want keep alone", ig.dirs)
 	}
 }

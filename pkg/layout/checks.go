@@ -44,12 +44,22 @@ func (l *loader) gitIgnored(f entry) bool {
 }
 
 func (l *loader) valueFile(f entry, scope Scope) ValueFile {
-	if vf, ok := l.checked[f.path]; ok { // a file several targets list
-		vf.Scope = scope
-		return vf
+	if _, ok := l.checked[f.path]; ok { // a file several targets list
+		return ValueFile{Path: f.path, Scope: scope, Secret: l.isSecret(f.name)}
 	}
+	l.checked[f.path] = struct{}{}
+	return l.checkValueFile(f, scope)
+}
+
+// ownValueFile is valueFile for a file of a target's own folder, which
+// no other target lists: not remembered (a repository has thousands).
+func (l *loader) ownValueFile(f entry) ValueFile {
+	return l.checkValueFile(f, ScopeCluster)
+}
+
+// checkValueFile checks the values file f, once.
+func (l *loader) checkValueFile(f entry, scope Scope) ValueFile {
 	vf := ValueFile{Path: f.path, Scope: scope, Secret: l.isSecret(f.name)}
-	l.checked[f.path] = vf
 	if st, err := fs.Stat(l.fsys, f.real); err == nil && l.maxValues > 0 && st.Size() > l.maxValues {
 		l.diag(SeverityError, CodeTooLarge, f.path, 0,
 			fmt.Sprintf("the values file has %d bytes, more than the limit of %d", st.Size(), l.maxValues),

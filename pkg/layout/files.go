@@ -50,7 +50,7 @@ type Files struct {
 // MaxHeldParsed the bytes of those it keeps parsed (a parsed YAML file
 // takes some ten times its size).
 const (
-	MaxHeldData   = 4 << 20
+	MaxHeldData   = 1 << 20
 	MaxHeldParsed = 256 << 10
 )
 

@@ -95,7 +95,7 @@ func Load(ctx context.Context, fsys fs.FS, opts Options) (*Repo, error) {
 		ignoredIs: SeverityWarning,
 		shared:    map[string]*Chart{},
 		missing:   map[string]Diagnostic{},
-		checked:   map[string]ValueFile{},
+		checked:   map[string]struct{}{},
 	}
 	if opts.IgnoredIsError {
 		l.ignoredIs = SeverityError
@@ -120,8 +120,14 @@ func Load(ctx context.Context, fsys fs.FS, opts Options) (*Repo, error) {
 	}
 	// The values files checked last (the last cluster's), which the stages
 	// after a load seldom ask for next, go; what they learnt stays.
-	l.repo.Files.letGo(func(f *File) bool { _, ok := l.checked[f.Path]; return ok })
+	l.repo.Files.letGo(func(f *File) bool { _, ok := l.checked[f.Path]; return ok || l.inClusterFolder(f.Path) })
 	return l.repo, nil
+}
+
+// inClusterFolder reports whether the file p lies in a cluster's folder
+// (its targets' own values files are there).
+func (l *loader) inClusterFolder(p string) bool {
+	return slices.ContainsFunc(l.repo.Clusters, func(c Cluster) bool { return strings.HasPrefix(p, c.Dir+"/") })
 }
 
 type loader struct {
@@ -135,12 +141,12 @@ type loader struct {
 	ignored   func(string) bool
 	ignoredIs Severity // the git-ignored diagnostic's
 	// shared are the charts namespaces.<ns>.chart names, by folder;
-	// checked the values files checked, by path (a file several targets
-	// list is checked once); unread the warnings about files that hold
+	// checked the values files checked that several targets may list, by
+	// path (such a file is checked once); unread the warnings about files that hold
 	// for those no target reads in the end (see unread).
 	shared  map[string]*Chart
 	missing map[string]Diagnostic // by namespace: its chart setting names no chart
-	checked map[string]ValueFile
+	checked map[string]struct{}
 	pending []Diagnostic
 }
 

@@ -32,7 +32,7 @@ func (l *loader) loadTarget(cl *Cluster, e entry) (Target, bool, error) {
 	} else {
 		var vs []ValueFile
 		for _, f := range own {
-			vs = append(vs, l.valueFile(f, ScopeCluster))
+			vs = append(vs, l.ownValueFile(f))
 		}
 		sortValues(vs)
 		var common []ValueFile
