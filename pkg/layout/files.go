@@ -34,13 +34,14 @@ type Files struct {
 	mu       sync.RWMutex
 	entries  map[string]*File // by path
 	listOnce sync.Once
-	listing  pathSet // Paths
+	listing  pathSet     // Paths
+	isListed atomic.Bool // listing is made
 	// forgot are the files whose entries Forget let go, each read and
 	// parsed whole, and found neither SOPS-encrypted nor wrong; sopsless
 	// the others it let go known to hold no SOPS metadata: their parse
 	// failed before any (templates, most), or their bytes cannot spell
 	// it (File.Sops). Sops need not read them again (Err and Docs do).
-	forgot, sopsless pathRuns
+	forgot, sopsless marks
 	data             held // the files' bytes, by their size
 	parsed           held // the files' documents, by the size of their bytes
 	sops             metadataSet
@@ -128,9 +129,9 @@ func (f *Files) Get(p string) *File {
 	}
 	x = &File{Path: p, files: f}
 	switch {
-	case f.forgot.has(p): // what its first read and parse learnt: nothing
+	case f.forgot.has(f.listed(), p): // what its first read and parse learnt: nothing
 		x.read, x.parsed = true, true
-	case f.sopsless.has(p):
+	case f.sopsless.has(f.listed(), p):
 		x.noSops.Store(true)
 	}
 	f.entries[p] = x
@@ -159,18 +160,27 @@ func (f *Files) Paths() iter.Seq[string] {
 		})
 		sort.Strings(paths)
 		f.listing = packPaths(paths)
+		f.isListed.Store(true)
 	})
 	return f.listing.all()
+}
+
+// listed is the repository's listing, or nil before Paths made it.
+func (f *Files) listed() *pathSet {
+	if !f.isListed.Load() {
+		return nil
+	}
+	return &f.listing
 }
 
 // Forget lets go of the entries of the files that hold nothing (their
 // bytes and documents let go, or never read) and learnt nothing a stage
 // could not learn again by reading them: no SOPS metadata, no read
 // error. What a file read and parsed learnt when it learnt nothing (most
-// files) stays as one mark, in a set of paths at some 20 bytes a file
-// where an entry takes some 150: a stage that asks again for such a file
-// gets a new entry, which knows its facts (Sops, Err) and reads its
-// content when asked, as after the budget let it go. A file known to hold
+// files) stays as one mark, a bit over the repository's listing once
+// Paths made it (marks), where an entry takes some 150 bytes: a stage
+// that asks again for such a file gets a new entry, which knows its facts
+// (Sops, Err) and reads its content when asked, as after the budget let it go. A file known to hold
 // no SOPS metadata otherwise (its parse failed, or its bytes cannot spell
 // it) stays as a mark in a second set: asked again, it tells so without
 // being read, and is parsed again for its error (Err) or its documents.
@@ -201,11 +211,11 @@ func (f *Files) Forget() {
 	}
 	if len(clean) > 0 {
 		sort.Strings(clean)
-		f.forgot.add(clean)
+		f.forgot.add(f.listed(), clean)
 	}
 	if len(failed) > 0 {
 		sort.Strings(failed)
-		f.sopsless.add(failed)
+		f.sopsless.add(f.listed(), failed)
 	}
 }
 

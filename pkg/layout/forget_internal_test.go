@@ -73,6 +73,22 @@ func TestPathSet(t *testing.T) {
 }
 
 // paths are every run's paths, sorted, each once.
+// paths are m's paths, sorted.
+func (m *marks) paths(listing *pathSet) []string {
+	out := m.runs.paths()
+	if listing != nil {
+		i := 0
+		for p := range listing.all() {
+			if i/64 < len(m.bits) && m.bits[i/64]&(1<<(i%64)) != 0 {
+				out = append(out, p)
+			}
+			i++
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
 func (r *pathRuns) paths() []string {
 	var out []string
 	for i := range r.runs {
@@ -143,7 +159,14 @@ func TestPathRuns(t *testing.T) {
 // being read, its content read again when asked; one whose parse failed
 // tells it holds no SOPS metadata without being read, and is parsed again
 // for its error.
+// Made before, the repository's listing holds the marks as bits.
 func TestForget(t *testing.T) {
+	for _, listed := range []bool{false, true} {
+		t.Run(fmt.Sprintf("listed %v", listed), func(t *testing.T) { testForget(t, listed) })
+	}
+}
+
+func testForget(t *testing.T, listed bool) {
 	fsys := &openCounter{files: fstest.MapFS{
 		"parsed.yaml":  {Data: []byte("a: 1\n")},
 		"read.tpl":     {Data: []byte("{{ .Values.a }}\n")},
@@ -153,6 +176,10 @@ func TestForget(t *testing.T) {
 		"sopsbad.yaml": {Data: []byte(sopsYAML + "---\nx: [\n")},
 	}}
 	files := NewFiles(fsys)
+	if listed {
+		for range files.Paths() {
+		}
+	}
 	for _, p := range []string{"parsed.yaml", "bad.yaml", "sops.yaml", "sopsbad.yaml"} {
 		files.Get(p).Docs()
 	}
@@ -174,11 +201,14 @@ func TestForget(t *testing.T) {
 	if want := []string{"held.yaml", "sops.yaml", "sopsbad.yaml"}; !slices.Equal(kept, want) {
 		t.Fatalf("entries kept: %q, want %q", kept, want)
 	}
-	if got := files.forgot.paths(); !slices.Equal(got, []string{"parsed.yaml"}) {
+	if got := files.forgot.paths(files.listed()); !slices.Equal(got, []string{"parsed.yaml"}) {
 		t.Fatalf("forgotten after a parse: %q", got)
 	}
-	if got := files.sopsless.paths(); !slices.Equal(got, []string{"bad.yaml"}) {
+	if got := files.sopsless.paths(files.listed()); !slices.Equal(got, []string{"bad.yaml"}) {
 		t.Fatalf("forgotten after a failed parse: %q", got)
+	}
+	if inRuns := len(files.forgot.runs.runs) + len(files.sopsless.runs.runs); listed != (inRuns == 0) {
+		t.Fatalf("listing made %v: %d runs of marks", listed, inRuns)
 	}
 
 	before := fsys.opens.Load()
@@ -209,7 +239,7 @@ func TestForget(t *testing.T) {
 }
 
 // FuzzPathSet: a set packed from any sorted paths gives them back in
-// order, finds each, and finds no other that neighbours one.
+// order, finds each at its place, and finds no other that neighbours one.
 func FuzzPathSet(f *testing.F) {
 	f.Add("a\na/b\nab\nb\nclusters/c0/ns-000/x.yaml\nclusters/c0/ns-001/x.yaml")
 	f.Add("")
@@ -221,9 +251,9 @@ func FuzzPathSet(f *testing.F) {
 		if got := slices.Collect(s.all()); !slices.Equal(got, ps) {
 			t.Fatalf("back: %q, want %q", got, ps)
 		}
-		for _, p := range ps {
-			if !s.has(p) {
-				t.Fatalf("%q not found", p)
+		for i, p := range ps {
+			if at, ok := s.index(p); !ok || at != i {
+				t.Fatalf("%q found at %d (%v), want %d", p, at, ok, i)
 			}
 			for _, other := range []string{p + "\x00", p + "~"} {
 				if _, in := slices.BinarySearch(ps, other); s.has(other) != in {

@@ -16,7 +16,8 @@ import (
 // (namespaces/<ns>/templates/...): the 137,000 paths of the 20,000-target
 // repository of scripts/bench-scale.sh, 7.1 MB of names (some 11 MB as a
 // []string), take 2.7 MB. A Files keeps the repository's listing
-// (Paths) and the files it forgot (Forget) in one each.
+// (Paths) in one, and the files it forgot (Forget) that the listing does
+// not hold in runs of them (marks).
 type pathSet struct {
 	data   []byte // each path: shared (uvarint), len(rest) (uvarint), rest
 	starts []int  // where every restartEvery-th path starts in data
@@ -99,21 +100,27 @@ func compareTo(b []byte, s string) int {
 // has reports whether s holds p. It allocates nothing for a path of up
 // to 256 bytes.
 func (s *pathSet) has(p string) bool {
+	_, ok := s.index(p)
+	return ok
+}
+
+// index is p's place in s's order, if s holds it.
+func (s *pathSet) index(p string) (int, bool) {
 	// The last restart whose path is at most p, then the paths after it.
 	k := sort.Search(len(s.starts), func(k int) bool { return compareTo(s.whole(k), p) > 0 }) - 1
 	if k < 0 {
-		return false
+		return 0, false
 	}
 	var room [256]byte
 	buf := room[:0]
 	off := s.starts[k]
-	for range min(restartEvery, s.n-k*restartEvery) {
+	for j := range min(restartEvery, s.n-k*restartEvery) {
 		buf, off = s.next(buf, off)
 		if c := compareTo(buf, p); c >= 0 {
-			return c == 0
+			return k*restartEvery + j, c == 0
 		}
 	}
-	return false
+	return 0, false
 }
 
 // whole is the k-th restart's path, which is held whole (it shares
