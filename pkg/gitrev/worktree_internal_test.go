@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/go-git/go-git/v5"
+
+	"github.com/repotool/repotool/internal/testing/testtool"
 )
 
 // TestRacilyClean: a file whose modification time is not before the
@@ -90,4 +92,35 @@ func newTestCache(es []testEntry) *statCache {
 	c.names = names.String()
 	c.sort()
 	return c
+}
+
+// TestReleaseIndex: Git's index is read once while held, let go by
+// ReleaseIndex, and read again, alike, when asked after.
+func TestReleaseIndex(t *testing.T) {
+	testtool.Require(t, "git")
+	work := t.TempDir()
+	testtool.WriteFiles(t, work, map[string]string{"a.yaml": "a: 1\n", "b/c.yaml": "c: 1\n"})
+	testtool.GitCommit(t, work, "first")
+	r, err := Open(work)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, err := r.index()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again, _ := r.index(); again != first {
+		t.Fatal("the index was read again while held")
+	}
+	r.ReleaseIndex()
+	if r.held.cache != nil || r.held.read {
+		t.Fatal("ReleaseIndex kept the index")
+	}
+	after, err := r.index()
+	if err != nil || after == first || len(after.entries) != 2 || after.names != first.names {
+		t.Fatalf("read again after ReleaseIndex: %v, %d entries (want 2, a new read)", err, len(after.entries))
+	}
+	if _, ok := after.entry("b/c.yaml"); !ok {
+		t.Fatal("b/c.yaml not in the index read again")
+	}
 }
