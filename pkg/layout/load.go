@@ -124,12 +124,6 @@ func Load(ctx context.Context, fsys fs.FS, opts Options) (*Repo, error) {
 	return l.repo, nil
 }
 
-// inClusterFolder reports whether the file p lies in a cluster's folder
-// (its targets' own values files are there).
-func (l *loader) inClusterFolder(p string) bool {
-	return slices.ContainsFunc(l.repo.Clusters, func(c Cluster) bool { return strings.HasPrefix(p, c.Dir+"/") })
-}
-
 type loader struct {
 	ctx       context.Context
 	maxValues int64

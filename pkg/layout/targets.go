@@ -139,3 +139,9 @@ func (l *loader) targetFiles(e entry) ([]entry, error) {
 	}
 	return own, nil
 }
+
+// inClusterFolder reports whether the file p lies in a cluster's folder
+// (its targets' own values files are there).
+func (l *loader) inClusterFolder(p string) bool {
+	return slices.ContainsFunc(l.repo.Clusters, func(c Cluster) bool { return strings.HasPrefix(p, c.Dir+"/") })
+}
