@@ -42,9 +42,12 @@ type Files struct {
 	// failed before any (templates, most), or their bytes cannot spell
 	// it (File.Sops). Sops need not read them again (Err and Docs do).
 	forgot, sopsless marks
-	data             held // the files' bytes, by their size
-	parsed           held // the files' documents, by the size of their bytes
-	sops             metadataSet
+	// sealed are the SOPS metadata of the files Forget let go that hold
+	// it, each read and parsed whole and found right otherwise.
+	sealed map[string]*sopsfile.Metadata
+	data   held // the files' bytes, by their size
+	parsed held // the files' documents, by the size of their bytes
+	sops   metadataSet
 }
 
 // MaxHeldData bounds the bytes of the files a Files keeps read, and
@@ -131,6 +134,9 @@ func (f *Files) Get(p string) *File {
 	switch {
 	case f.forgot.has(f.listed(), p): // what its first read and parse learnt: nothing
 		x.read, x.parsed = true, true
+	case f.sealed[p] != nil: // its SOPS metadata, and nothing else
+		x.read, x.parsed = true, true
+		x.learnt.Store(&learnt{sops: f.sealed[p]})
 	case f.sopsless.has(f.listed(), p):
 		x.noSops.Store(true)
 	}
@@ -171,52 +177,6 @@ func (f *Files) listed() *pathSet {
 		return nil
 	}
 	return &f.listing
-}
-
-// Forget lets go of the entries of the files that hold nothing (their
-// bytes and documents let go, or never read) and learnt nothing a stage
-// could not learn again by reading them: no SOPS metadata, no read
-// error. What a file read and parsed learnt when it learnt nothing (most
-// files) stays as one mark, a bit over the repository's listing once
-// Paths made it (marks), where an entry takes some 150 bytes: a stage
-// that asks again for such a file gets a new entry, which knows its facts
-// (Sops, Err) and reads its content when asked, as after the budget let it go. A file known to hold
-// no SOPS metadata otherwise (its parse failed, or its bytes cannot spell
-// it) stays as a mark in a second set: asked again, it tells so without
-// being read, and is parsed again for its error (Err) or its documents.
-// A run that reads every file of the repository (lint's scans) calls it
-// as it goes, so that it keeps the files in use, not an entry for each.
-func (f *Files) Forget() {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	var clean, failed []string
-	for p, x := range f.entries {
-		if !x.mu.TryLock() {
-			continue // in use
-		}
-		l := x.facts()
-		idle := x.data.Load() == nil && x.docs.Load() == nil && l.sops == nil && l.readErr == nil
-		parsedClean := x.read && x.parsed && l.parseErr == nil
-		x.mu.Unlock()
-		if !idle {
-			continue
-		}
-		switch {
-		case parsedClean:
-			clean = append(clean, p)
-		case x.noSops.Load() || x.read && x.parsed:
-			failed = append(failed, p) // no SOPS metadata (idle), known without a clean parse
-		}
-		delete(f.entries, p)
-	}
-	if len(clean) > 0 {
-		sort.Strings(clean)
-		f.forgot.add(f.listed(), clean)
-	}
-	if len(failed) > 0 {
-		sort.Strings(failed)
-		f.sopsless.add(f.listed(), failed)
-	}
 }
 
 // Data returns the file's content. A file that is not a regular file

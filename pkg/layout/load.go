@@ -121,6 +121,8 @@ func Load(ctx context.Context, fsys fs.FS, opts Options) (*Repo, error) {
 	// The values files checked last (the last cluster's), which the stages
 	// after a load seldom ask for next, go; what they learnt stays.
 	l.repo.Files.letGo(func(f *File) bool { _, ok := l.checked[f.Path]; return ok || l.inClusterFolder(f.Path) })
+	// And their entries: a values file's check learnt its SOPS metadata or nothing.
+	l.repo.Files.Forget()
 	return l.repo, nil
 }
 
