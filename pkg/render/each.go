@@ -66,8 +66,9 @@ func identity(n int) []int {
 // renderEach renders targets[order[0]], targets[order[1]], ... in
 // parallel (at most Options.Concurrency at once, and at most four times
 // that ahead of the first not yet handed over), hands each Result to fn in
-// that order, and lets each chart go after its last target, and each
-// secret values file's plaintext after the last target that reads it.
+// that order, and lets each chart go after its last target, each secret
+// values file's plaintext after the last target that reads it, and the
+// file index's entries as it goes (layout.Files.Forget).
 func (r *Renderer) renderEach(ctx context.Context, targets []layout.Target, order []int, fn func(i int, res *Result)) {
 	sem := make(chan struct{}, r.opts.Concurrency)
 	window := make(chan struct{}, 4*r.opts.Concurrency)
@@ -104,7 +105,9 @@ func (r *Renderer) renderEach(ctx context.Context, targets []layout.Target, orde
 					}
 				}
 			}
-			done++
+			if done++; done%forgetEvery == 0 && r.files != nil {
+				r.files.Forget() // the entries of the values files read: what they learnt stays
+			}
 			if r.progress != nil {
 				r.progress(done, len(targets))
 			}
@@ -123,6 +126,12 @@ func (r *Renderer) renderEach(ctx context.Context, targets []layout.Target, orde
 	}
 	wg.Wait()
 }
+
+// forgetEvery is how many renderings renderEach makes between two calls
+// of the file index's Forget: some 500 entries, where 20,000 targets'
+// values files held 40,000 to the end of the run. (A variable for the
+// tests.)
+var forgetEvery = 256
 
 // forgetPlain lets go of what decrypt kept of the secret values file p: a
 // later rendering that reads it decrypts it again.

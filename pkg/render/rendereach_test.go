@@ -14,14 +14,19 @@ import (
 
 // handedOver runs each (a Renderer's RenderEach or RenderEachByChart,
 // three at once) over the fixture and returns the order it handed the
-// targets over in, each required to be RenderAll's rendering.
+// targets over in, each required to be RenderAll's rendering, the file
+// index's entries forgotten after every rendering (RenderAll's never).
 func handedOver(t *testing.T, each func(*render.Renderer) func(context.Context, []layout.Target, func(int, *render.Result))) (*layout.Repo, []int) {
 	t.Helper()
 	useTestKey(t)
-	repo := loadRepo(t, fixture)
 	opts := render.DefaultOptions()
 	opts.Concurrency = 3
-	all := render.New(repo, opts).RenderAll(context.Background(), repo.Targets)
+	restore := render.SetForgetEvery(1 << 30)
+	base := loadRepo(t, fixture)
+	all := render.New(base, opts).RenderAll(context.Background(), base.Targets)
+	restore()
+	defer render.SetForgetEvery(1)()
+	repo := loadRepo(t, fixture)
 	var got []int
 	each(render.New(repo, opts))(context.Background(), repo.Targets, func(i int, res *render.Result) {
 		got = append(got, i)
