@@ -209,10 +209,17 @@ func (r *Report) Finish() {
 	for _, f := range r.Findings {
 		fo.Add(f)
 	}
-	out := fo.Findings()
-	r.Findings = out
+	r.Findings = fo.Findings()
+	r.Count()
+}
+
+// Count counts the findings by severity into the summary: what Finish
+// does to findings already in their printed order (a Folder's, or some of
+// them), without folding them again (at 20,000 targets, lint's 35,000
+// findings twice over).
+func (r *Report) Count() {
 	r.Summary.Errors, r.Summary.Warnings, r.Summary.Infos = 0, 0, 0
-	for _, f := range out {
+	for _, f := range r.Findings {
 		switch f.Severity {
 		case SeverityError:
 			r.Summary.Errors++

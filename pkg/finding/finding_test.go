@@ -1,6 +1,7 @@
 package finding_test
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"unsafe"
@@ -33,6 +34,31 @@ func TestFinish(t *testing.T) {
 	}
 	if r.ExitCode(finding.SeverityError) != 1 || (&finding.Report{}).ExitCode(finding.SeverityInfo) != 0 {
 		t.Error("ExitCode")
+	}
+}
+
+// TestCount: findings already in their printed order are counted as
+// Finish counts them, and left as they are; so is what is left of them.
+func TestCount(t *testing.T) {
+	r := &finding.Report{Findings: []finding.Finding{
+		{Rule: "b", Severity: finding.SeverityWarning, File: "z.yaml", Message: "m", Targets: []string{"prod/app"}},
+		{Rule: "a", Severity: finding.SeverityError, File: "a.yaml", Message: "m"},
+		{Rule: "b", Severity: finding.SeverityWarning, File: "z.yaml", Message: "m", Targets: []string{"dev/app"}},
+	}}
+	r.Finish()
+	finished := slices.Clone(r.Findings)
+	r.Summary.Errors = 7
+	r.Count()
+	if diff := cmp.Diff(finished, r.Findings); diff != "" {
+		t.Errorf("Count changed the findings (-finished +counted):\n%s", diff)
+	}
+	if s := r.Summary; s.Errors != 1 || s.Warnings != 1 || s.Infos != 0 {
+		t.Errorf("summary = %+v, want 1 error and 1 warning", s)
+	}
+	r.Findings = r.Findings[1:]
+	r.Count()
+	if s := r.Summary; s.Errors != 0 || s.Warnings != 1 {
+		t.Errorf("summary of the warning left = %+v", s)
 	}
 }
 

@@ -20,13 +20,20 @@ import (
 // folds some 35,000 findings, 40 MB as they are, while it checks the
 // clusters one after the other. The zero Folder is empty and ready.
 type Folder struct {
-	index map[[sha256.Size]byte]int
+	// index finds a finding by the first half of its key's SHA-256 (128
+	// bits: no two keys of one run share it, nor could a crafted input
+	// find two that do); held[i] is the finding.
+	index map[[keyHash]byte]int32
 	held  []heldFinding // by the order added
-	names map[string]string
-	// targets are the target names, each once; heldFinding.targets
-	// index them (a run's findings name some 300,000 targets at 20,000).
+	// names are the file and template names, each once, nameID their
+	// places; targets and targetID the same of the target names (a run's
+	// findings name some 300,000 targets at 20,000).
+	names    []string
+	nameID   map[string]uint32
 	targets  []string
 	targetID map[string]uint32
+	// wholes are the findings that could not be encoded, by index.
+	wholes map[int32]*Finding
 	// blocks are the full blocks, compressed; cur the one being filled.
 	blocks [][]byte
 	cur    bytes.Buffer
@@ -35,13 +42,16 @@ type Folder struct {
 	key    []byte // Add's, reused
 }
 
+// keyHash is how many bytes of a finding's key's SHA-256 a Folder keeps.
+const keyHash = 16
+
 // heldFinding is what a Folder holds of a finding besides its encoding:
-// the names it holds once, and its place.
+// its file and template names and targets, as indexes, and its place (40
+// bytes a finding, where the names and an int took 72).
 type heldFinding struct {
-	file, template string
+	file, template uint32   // in Folder.names
+	block          int32    // in blocks; len(blocks) while in cur; -1: in wholes
 	targets        []uint32 // in Folder.targets
-	block          int      // in blocks; len(blocks) while in cur; -1: whole
-	whole          *Finding // the finding, when it could not be encoded
 }
 
 // blockSize is the size of the encoded findings a Folder compresses at
@@ -49,22 +59,23 @@ type heldFinding struct {
 // (some ten times), small enough that a small run compresses nothing.
 const blockSize = 64 << 10
 
-// name is s as the Folder holds it, the first string of its value added.
-func (fo *Folder) name(s string) string {
-	if held, ok := fo.names[s]; ok {
-		return held
-	}
-	fo.names[s] = s
-	return s
+// name is the index of s in fo.names.
+func (fo *Folder) name(s string) uint32 {
+	return intern(s, &fo.names, fo.nameID)
 }
 
 // target is the index of target name t in fo.targets.
 func (fo *Folder) target(t string) uint32 {
-	id, ok := fo.targetID[t]
+	return intern(t, &fo.targets, fo.targetID)
+}
+
+// intern is the index of s in *list, added when ids does not have it.
+func intern(s string, list *[]string, ids map[string]uint32) uint32 {
+	id, ok := ids[s]
 	if !ok {
-		id = uint32(len(fo.targets))
-		fo.targetID[t] = id
-		fo.targets = append(fo.targets, t)
+		id = uint32(len(*list))
+		ids[s] = id
+		*list = append(*list, s)
 	}
 	return id
 }
@@ -73,25 +84,27 @@ func (fo *Folder) target(t string) uint32 {
 // from it only by target.
 func (fo *Folder) Add(f Finding) {
 	if fo.index == nil {
-		fo.index, fo.names, fo.targetID = map[[sha256.Size]byte]int{}, map[string]string{}, map[string]uint32{}
+		fo.index, fo.nameID, fo.targetID = map[[keyHash]byte]int32{}, map[string]uint32{}, map[string]uint32{}
 	}
 	fo.key = f.appendKey(fo.key[:0])
-	k := sha256.Sum256(fo.key)
+	sum := sha256.Sum256(fo.key)
+	k := [keyHash]byte(sum[:keyHash])
 	i, ok := fo.index[k]
 	if !ok {
-		i = len(fo.held)
+		i = int32(len(fo.held))
 		fo.index[k] = i
-		fo.held = append(fo.held, heldFinding{file: fo.name(f.File), template: fo.name(f.Template), block: len(fo.blocks)})
-		fo.hold(&fo.held[i], f)
+		fo.held = append(fo.held, heldFinding{file: fo.name(f.File), template: fo.name(f.Template), block: int32(len(fo.blocks))})
+		fo.hold(i, f)
 	}
+	h := &fo.held[i]
 	for _, t := range f.Targets {
-		fo.held[i].targets = append(fo.held[i].targets, fo.target(t))
+		h.targets = append(h.targets, fo.target(t))
 	}
 }
 
 // hold encodes f, without what heldFinding holds, into the current block,
-// compressing the block once full; h is f's record.
-func (fo *Folder) hold(h *heldFinding, f Finding) {
+// compressing the block once full; held[i] is f's record.
+func (fo *Folder) hold(i int32, f Finding) {
 	if fo.enc == nil {
 		fo.cur.Reset()
 		fo.enc = gob.NewEncoder(&fo.cur)
@@ -103,7 +116,10 @@ func (fo *Folder) hold(h *heldFinding, f Finding) {
 		// them): held as it is, the block ended where it was whole.
 		fo.cur.Truncate(n)
 		fo.pack()
-		h.whole, h.block = &f, -1
+		if fo.wholes == nil {
+			fo.wholes = map[int32]*Finding{}
+		}
+		fo.wholes[i], fo.held[i].block = &f, -1
 		return
 	}
 	if fo.cur.Len() >= blockSize {
@@ -127,30 +143,37 @@ func (fo *Folder) pack() {
 }
 
 // Findings are the findings added, merged, each one's targets sorted, in
-// their printed order (never nil). Nothing is to be added after.
+// their printed order (never nil). Nothing is to be added after, and
+// Findings is called once: it lets go of what it has read.
 func (fo *Folder) Findings() []Finding {
+	fo.index, fo.nameID, fo.targetID = nil, nil, nil // only Add reads them
 	out := make([]Finding, len(fo.held))
 	var dec *gob.Decoder
 	var lost error
-	block := -1
+	block := int32(-1)
 	for i, h := range fo.held {
 		f := &out[i]
+		whole := fo.wholes[int32(i)]
 		switch {
-		case h.whole != nil:
-			*f = *h.whole
+		case whole != nil:
+			*f = *whole
 		case lost == nil || h.block != block:
 			if h.block != block {
+				if block >= 0 && int(block) < len(fo.blocks) {
+					fo.blocks[block] = nil // read: findings are held in the order added
+				}
 				block, lost = h.block, nil
-				dec = gob.NewDecoder(fo.blockReader(block))
+				dec = gob.NewDecoder(fo.blockReader(int(block)))
 			}
 			lost = dec.Decode(f)
 		}
-		if lost != nil && h.whole == nil {
+		if lost != nil && whole == nil {
 			// Not reached: what was encoded and compressed here reads back.
 			*f = Finding{Rule: "repotool", Severity: SeverityError,
 				Message: fmt.Sprintf("a finding held in memory could not be read back (%v): repotool's own failure, to report as a bug", lost)}
 		}
-		f.File, f.Template, f.Targets = h.file, h.template, fo.targetNames(h.targets)
+		f.File, f.Template, f.Targets = fo.names[h.file], fo.names[h.template], fo.targetNames(h.targets)
+		fo.held[i].targets = nil
 	}
 	slices.SortFunc(out, compareFindings)
 	return out

@@ -237,7 +237,7 @@ func (m *fold) finish(repo *layout.Repo, sup *suppressor) *Result {
 		})
 	}
 	res.Findings = m.found.Findings()
-	res.Finish()
+	res.Count() // a Folder's findings are in their printed order
 	return res
 }
 
