@@ -187,7 +187,7 @@ func TestStoreLostText(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := texts.Release(st.lazy[0]); err != nil { // the pool loses the text
+	if err := texts.Release(st.restored.lazy[0]); err != nil { // the pool loses the text
 		t.Fatal(err)
 	}
 	if text := textOf(&got.Objects[0]); text != nil {

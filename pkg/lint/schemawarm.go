@@ -56,7 +56,11 @@ func warmSchemas(ctx context.Context, repo *layout.Repo, opts Options, sh *share
 			continue
 		}
 		kv := parseKubeVersion(s.held.KubeVersion()).Original()
-		for _, id := range s.texts {
+		ids, err := s.textIDs(-1)
+		if err != nil {
+			continue // the cluster's checks read them again, and fail
+		}
+		for _, id := range ids {
 			if j := (job{id, kv}); !seen[j] {
 				seen[j] = true
 				jobs = append(jobs, j)

@@ -2,10 +2,12 @@ package lint
 
 import (
 	"context"
+	"encoding/binary"
 	"fmt"
 	"sync"
 
 	"github.com/repotool/repotool/internal/textpool"
+	"github.com/repotool/repotool/internal/varenc"
 	"github.com/repotool/repotool/pkg/layout"
 	"github.com/repotool/repotool/pkg/manifest"
 	"github.com/repotool/repotool/pkg/render"
@@ -37,15 +39,51 @@ type stored struct {
 	// (heldObjects), encoded (encodeHeld), in the pool: the renderings of one chart
 	// on many clusters mostly name, place and source their objects alike,
 	// and refer to the same Secrets.
-	objs  textpool.ID
-	texts []textpool.ID // each object's text in the pool
-	// lazy are the texts restore left in the pool, read from there when
-	// a check asks (manifest.Object.Text) until release; lost is the
-	// first that could not be read back, which release reports (a check
-	// reads a text it cannot have as none: the run must fail).
+	objs textpool.ID
+	// texts are each object's text's ID in the pool, each as its
+	// difference from the one before (packIDs): one rendering's texts
+	// mostly went into the pool one after the other, a byte or two each
+	// where an ID takes four.
+	texts []byte
+	// restored is what restore left in the pool, until release.
+	restored *restoredTexts
+}
+
+// restoredTexts are the texts restore left in the pool, read from there
+// when a check asks (manifest.Object.Text) until release; lost is the
+// first that could not be read back, which release reports (a check reads
+// a text it cannot have as none: the run must fail).
+type restoredTexts struct {
 	lazy   []textpool.ID
 	lostMu sync.Mutex
 	lost   error
+}
+
+// packIDs is ids, each as its difference from the one before.
+func packIDs(ids []textpool.ID) []byte {
+	var out []byte
+	prev := int64(0)
+	for _, id := range ids {
+		out = binary.AppendVarint(out, int64(id)-prev)
+		prev = int64(id)
+	}
+	return out
+}
+
+// textIDs are the IDs of the rendering's texts, n of them (any number
+// when n < 0).
+func (s *stored) textIDs(n int) ([]textpool.ID, error) {
+	out := make([]textpool.ID, 0, max(n, 0))
+	d := varenc.Reader{B: s.texts}
+	prev := int64(0)
+	for len(d.B) > 0 && d.Err == nil {
+		prev += int64(d.Varint())
+		out = append(out, textpool.ID(prev))
+	}
+	if d.Err != nil || n >= 0 && len(out) != n {
+		return nil, fmt.Errorf("stored rendering: %d texts of %d", len(out), n) // not reached
+	}
+	return out, nil
 }
 
 // heldObjects are a stored rendering's objects, without their texts, and
@@ -95,7 +133,8 @@ func (h heldFacts) facts() *objectFacts {
 // store keeps res, as r renders it, stored: its objects' texts in texts
 // and their facts taken out of facts; res is let go.
 func store(r *render.Renderer, res *render.Result, facts compacted, texts *textpool.Pool) (*stored, error) {
-	s := &stored{texts: make([]textpool.ID, len(res.Objects))}
+	s := &stored{}
+	ids := make([]textpool.ID, len(res.Objects))
 	held, secrets := r.Hold(res)
 	s.held, s.strings = held, secrets != nil
 	if s.strings {
@@ -110,11 +149,12 @@ func store(r *render.Renderer, res *render.Result, facts compacted, texts *textp
 		objs.Facts[i] = hold(facts[o])
 		delete(facts, o)
 		var err error
-		if s.texts[i], err = texts.Put(o.YAML); err != nil {
+		if ids[i], err = texts.Put(o.YAML); err != nil {
 			return nil, err
 		}
 		o.Content, o.YAML = nil, nil
 	}
+	s.texts = packIDs(ids)
 	var err error
 	if s.objs, err = texts.Put(encodeHeld(nil, objs.Objects, objs.Facts)); err != nil {
 		return nil, err
@@ -140,21 +180,27 @@ func (s *stored) restore(ctx context.Context, r *render.Renderer, t layout.Targe
 		return nil, err
 	}
 	objs := held.Objects
-	if len(objs) != len(s.texts) || len(held.Facts) != len(objs) {
-		return nil, fmt.Errorf("stored rendering: %d objects, %d texts, %d facts", len(objs), len(s.texts), len(held.Facts)) // not reached
+	ids, err := s.textIDs(len(objs))
+	if err != nil {
+		return nil, err
 	}
+	if len(held.Facts) != len(objs) {
+		return nil, fmt.Errorf("stored rendering: %d objects, %d facts", len(objs), len(held.Facts)) // not reached
+	}
+	rt := &restoredTexts{}
+	s.restored = rt
 	for i := range objs {
 		o := &objs[i]
 		if f := held.Facts[i].facts(); f != nil {
 			facts[o] = f
 		}
 		if !keepsContent(o) {
-			id := s.texts[i]
-			o.HoldText(func() ([]byte, error) { return s.load(texts, id) })
-			s.lazy = append(s.lazy, id)
+			id := ids[i]
+			o.HoldText(func() ([]byte, error) { return rt.load(texts, id) })
+			rt.lazy = append(rt.lazy, id)
 			continue
 		}
-		text, err := texts.Take(s.texts[i])
+		text, err := texts.Take(ids[i])
 		if err != nil {
 			return nil, err
 		}
@@ -180,14 +226,14 @@ type interned map[string]string
 
 // load reads text id back from texts for a check, keeping the first
 // failure for release.
-func (s *stored) load(texts *textpool.Pool, id textpool.ID) ([]byte, error) {
+func (rt *restoredTexts) load(texts *textpool.Pool, id textpool.ID) ([]byte, error) {
 	text, err := texts.Append(nil, id)
 	if err != nil {
-		s.lostMu.Lock()
-		if s.lost == nil {
-			s.lost = err
+		rt.lostMu.Lock()
+		if rt.lost == nil {
+			rt.lost = err
 		}
-		s.lostMu.Unlock()
+		rt.lostMu.Unlock()
 	}
 	return text, err
 }
@@ -196,17 +242,21 @@ func (s *stored) load(texts *textpool.Pool, id textpool.ID) ([]byte, error) {
 // rendering's checks are done. It fails, naming t, when a check could not
 // read one back.
 func (s *stored) release(texts *textpool.Pool, t layout.Target) error {
-	s.lostMu.Lock()
-	lost := s.lost
-	s.lostMu.Unlock()
+	rt := s.restored
+	if rt == nil {
+		return nil
+	}
+	rt.lostMu.Lock()
+	lost := rt.lost
+	rt.lostMu.Unlock()
 	if lost != nil {
 		return fmt.Errorf("%s: a rendered object's text held in memory could not be read back for its checks: %w", t.Name(), lost)
 	}
-	for _, id := range s.lazy {
+	for _, id := range rt.lazy {
 		if err := texts.Release(id); err != nil {
 			return err
 		}
 	}
-	s.lazy = nil
+	s.restored = nil
 	return nil
 }
