@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"errors"
+	"runtime"
 	"slices"
 
 	"github.com/repotool/repotool/internal/textpool"
@@ -97,6 +98,11 @@ func lintByCluster(ctx context.Context, repo *layout.Repo, opts Options, targets
 			return nil, err
 		}
 		sh.repo.files.Forget() // the entries the cluster's checks made
+		// A collection before the next cluster is restored: a cycle that
+		// spans the two counts both clusters' renderings live and sets the
+		// heap's goal from them (some 10 MB of peak memory at 1,000 targets
+		// a cluster, for a tenth of a second a cluster).
+		runtime.GC()
 	}
 	if ruleOn(repo, ruleValuesUnused) {
 		var list []unusedSubject
