@@ -35,7 +35,7 @@ type treeFS struct {
 // heldTrees bounds a generation of treeFS's folders (a variable for the
 // tests). Renderings in chart order read a few dozen folders at a time (a
 // chart's, its targets' on every cluster, the clusters' own); 2,048 in
-// each generation held some 6 MB of decoded trees for hydrate at 20,000
+// each generation held 4 to 8 MB of decoded trees for hydrate at 20,000
 // targets.
 var heldTrees = 512
 
