@@ -84,5 +84,5 @@ func (r *Result) ApplyBaseline(b *Baseline) {
 		kept = append(kept, f)
 	}
 	r.Findings = kept
-	r.Count() // some of findings in their printed order keep it
+	r.Count() // what is left of findings in their printed order stays in it
 }

@@ -83,7 +83,7 @@ func (r *Result) keepTargets(targets []layout.Target, first, inFolders bool) {
 	r.Findings = keep(r.Findings)
 	r.suppressed = keep(r.suppressed)
 	r.Summary.Suppressed = len(r.suppressed)
-	r.Count() // some of findings in their printed order keep it
+	r.Count() // what is left of findings in their printed order stays in it
 }
 
 // partFilter is keepTargets' test of one finding: whether it belongs to the
