@@ -153,10 +153,10 @@ func (fo *Folder) Findings() []Finding {
 	block := int32(-1)
 	for i, h := range fo.held {
 		f := &out[i]
-		whole := fo.wholes[int32(i)]
+		whole := h.block < 0 // held as it is, in wholes
 		switch {
-		case whole != nil:
-			*f = *whole
+		case whole:
+			*f = *fo.wholes[int32(i)]
 		case lost == nil || h.block != block:
 			if h.block != block {
 				if block >= 0 && int(block) < len(fo.blocks) {
@@ -167,7 +167,7 @@ func (fo *Folder) Findings() []Finding {
 			}
 			lost = dec.Decode(f)
 		}
-		if lost != nil && whole == nil {
+		if lost != nil && !whole {
 			// Not reached: what was encoded and compressed here reads back.
 			*f = Finding{Rule: "repotool", Severity: SeverityError,
 				Message: fmt.Sprintf("a finding held in memory could not be read back (%v): repotool's own failure, to report as a bug", lost)}
