@@ -2,12 +2,10 @@ package lint
 
 import (
 	"context"
-	"encoding/binary"
 	"fmt"
 	"sync"
 
 	"github.com/repotool/repotool/internal/textpool"
-	"github.com/repotool/repotool/internal/varenc"
 	"github.com/repotool/repotool/pkg/layout"
 	"github.com/repotool/repotool/pkg/manifest"
 	"github.com/repotool/repotool/pkg/render"
@@ -41,7 +39,7 @@ type stored struct {
 	// and refer to the same Secrets.
 	objs textpool.ID
 	// texts are each object's text's ID in the pool, each as its
-	// difference from the one before (packIDs): one rendering's texts
+	// difference from the one before (textpool.AppendIDs): one rendering's texts
 	// mostly went into the pool one after the other, a byte or two each
 	// where an ID takes four.
 	texts []byte
@@ -59,31 +57,14 @@ type restoredTexts struct {
 	lost   error
 }
 
-// packIDs is ids, each as its difference from the one before.
-func packIDs(ids []textpool.ID) []byte {
-	var out []byte
-	prev := int64(0)
-	for _, id := range ids {
-		out = binary.AppendVarint(out, int64(id)-prev)
-		prev = int64(id)
-	}
-	return out
-}
-
 // textIDs are the IDs of the rendering's texts, n of them (any number
 // when n < 0).
 func (s *stored) textIDs(n int) ([]textpool.ID, error) {
-	out := make([]textpool.ID, 0, max(n, 0))
-	d := varenc.Reader{B: s.texts}
-	prev := int64(0)
-	for len(d.B) > 0 && d.Err == nil {
-		prev += int64(d.Varint())
-		out = append(out, textpool.ID(prev))
+	ids, err := textpool.ReadIDs(s.texts, n)
+	if err != nil {
+		return nil, fmt.Errorf("stored rendering: %w", err) // not reached
 	}
-	if d.Err != nil || n >= 0 && len(out) != n {
-		return nil, fmt.Errorf("stored rendering: %d texts of %d", len(out), n) // not reached
-	}
-	return out, nil
+	return ids, nil
 }
 
 // heldObjects are a stored rendering's objects, without their texts, and
@@ -154,7 +135,7 @@ func store(r *render.Renderer, res *render.Result, facts compacted, texts *textp
 		}
 		o.Content, o.YAML = nil, nil
 	}
-	s.texts = packIDs(ids)
+	s.texts = textpool.AppendIDs(nil, ids...)
 	var err error
 	if s.objs, err = texts.Put(encodeHeld(nil, objs.Objects, objs.Facts)); err != nil {
 		return nil, err
