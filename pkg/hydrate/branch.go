@@ -105,7 +105,7 @@ func (res *Result) clusters() []string {
 		}
 	}
 	for _, f := range res.files {
-		add(f.path)
+		add(res.path(f))
 	}
 	for _, d := range res.Kept {
 		add(d)
@@ -117,21 +117,23 @@ func (res *Result) clusters() []string {
 // cluster is the part of res for cluster c, its paths below c's folder,
 // with the root's files.
 func (res *Result) cluster(c string) *Result {
-	sub := &Result{Errors: res.Errors, parts: res.parts, pool: res.pool, flat: true}
+	sub := &Result{Errors: res.Errors, names: res.names, parts: res.parts, pool: res.pool, flat: true}
 	for _, f := range res.files {
-		if rest, ok := strings.CutPrefix(f.path, c+"/"); ok {
-			f.path = rest // the content shared, not copied
-			sub.files = append(sub.files, f)
-		} else if !strings.Contains(f.path, "/") {
-			sub.files = append(sub.files, f)
+		d := res.dirs[f.dir]
+		if d == c || strings.HasPrefix(d, c+"/") {
+			d = strings.TrimPrefix(d[len(c):], "/")
+		} else if d != "" {
+			continue
 		}
+		f.dir = sub.dirIndex(d)
+		sub.files = append(sub.files, f)
 	}
 	for _, d := range res.Kept {
 		if rest, ok := strings.CutPrefix(d, c+"/"); ok {
 			sub.Kept = append(sub.Kept, rest)
 		}
 	}
-	slices.SortFunc(sub.files, func(a, b packed) int { return strings.Compare(a.path, b.path) })
+	slices.SortFunc(sub.files, sub.compare)
 	return sub
 }
 

@@ -88,9 +88,12 @@ type Result struct {
 	Kept []string
 
 	// files are the files, sorted by path, their documents held in pool
-	// (packed.go).
+	// (packed.go); dirs and names their paths' pieces, parts their
+	// documents' IDs.
 	files []packed
-	parts []textpool.ID // of the files, each file's in a run
+	dirs  []string
+	names []string
+	parts []byte
 	pool  *textpool.Pool
 	// flat is a result for one cluster's branch (cluster): its target
 	// folders are namespaces, at the root.
@@ -171,7 +174,7 @@ func Hydrate(ctx context.Context, r *render.Renderer, repo *layout.Repo, opts Op
 	for _, i := range slices.Sorted(maps.Keys(failed)) {
 		res.Errors = append(res.Errors, failed[i])
 	}
-	slices.SortFunc(res.files, func(a, b packed) int { return strings.Compare(a.path, b.path) })
+	slices.SortFunc(res.files, res.compare)
 	return res, nil
 }
 

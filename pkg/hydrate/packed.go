@@ -2,13 +2,16 @@ package hydrate
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"errors"
+	"cmp"
+	"fmt"
 	"io/fs"
 	"iter"
 	"math"
+	"slices"
+	"strings"
 
 	"github.com/repotool/repotool/internal/fsutil"
+	"github.com/repotool/repotool/internal/textpool"
 )
 
 // A hydration holds every file it makes until Sync, Commit or Check,
@@ -24,39 +27,134 @@ import (
 // A file is put together again, one at a time, when it is compared or
 // written.
 
-// packed is a file of a Result: its path, and its content as the
-// documents of the pool that make it up, in order: the Result's parts
-// from first, n of them (one list for every file: 60,000 files would
-// otherwise be 60,000 small lists).
+// packed is a file of a Result: its path, as its folder and its name
+// (the Result's dirs and names: a target's folder holds three files, and
+// every folder the same three names), and its content, as the IDs of the
+// documents of the pool that make it up, in order, written as
+// differences (textpool.AppendIDs) in the Result's parts, span bytes from
+// the byte first (one list for every file: 60,000 files would otherwise
+// be 60,000 small lists). 20 bytes a file, where a path, a list
+// and a digest took 64 and more.
 type packed struct {
-	path     string
-	first, n uint32
-	size     int
-	sum      [sha256.Size]byte // of the content
+	dir, name   uint32
+	first, span uint32
+	size        uint32
 }
 
-// in reports whether fsys holds f's content at f's path.
-func (f packed) in(fsys fs.FS) bool {
-	old, err := fsutil.ReadFile(fsys, f.path, int64(f.size)+1)
-	return err == nil && len(old) == f.size && sha256.Sum256(old) == f.sum
+// maxHeld bounds what a Result holds: its files' sizes, and its parts,
+// in 32 bits. Rendered files are bounded far below it by the limits on
+// what is read.
+const maxHeld = math.MaxUint32
+
+// path is f's path.
+func (res *Result) path(f packed) string {
+	if d := res.dirs[f.dir]; d != "" {
+		return d + "/" + res.names[f.name]
+	}
+	return res.names[f.name]
+}
+
+// paths are files' paths.
+func (res *Result) paths(files []packed) []string {
+	out := make([]string, len(files))
+	for i, f := range files {
+		out[i] = res.path(f)
+	}
+	return out
+}
+
+// in reports whether fsys holds f's content at f's path: the same size,
+// then the same bytes.
+func (res *Result) in(fsys fs.FS, f packed) bool {
+	old, err := fsutil.ReadFile(fsys, res.path(f), int64(f.size)+1)
+	if err != nil || len(old) != int(f.size) {
+		return false
+	}
+	data, err := res.bytes(f)
+	return err == nil && bytes.Equal(old, data) // a file that cannot be put together is written, and fails there
 }
 
 // add holds f.
 func (res *Result) add(f File) error {
-	if int64(len(res.parts))+int64(len(f.Data)) >= math.MaxUint32 { // a document is a line at least
-		return errors.New("hydrate: more documents than a result holds") // not reached: four billion
+	if int64(len(f.Data)) >= maxHeld || int64(len(res.parts))+5*int64(len(f.Data)) >= maxHeld { // an ID takes five bytes at most, a document a byte at least
+		return fmt.Errorf("hydrate %s: more than the %d bytes a result holds", f.Path, int64(maxHeld)) // not reached: four gigabytes
 	}
-	p := packed{path: f.Path, first: uint32(len(res.parts)), size: len(f.Data), sum: sha256.Sum256(f.Data)}
+	dir, name := "", f.Path
+	if i := strings.LastIndexByte(f.Path, '/'); i >= 0 {
+		dir, name = f.Path[:i], f.Path[i+1:]
+	}
+	p := packed{dir: res.dirIndex(dir), name: res.nameIndex(name), first: uint32(len(res.parts)), size: uint32(len(f.Data))}
+	var ids []textpool.ID
 	for doc := range documents(f.Data) {
 		id, err := res.pool.Put(doc)
 		if err != nil {
 			return err
 		}
-		res.parts = append(res.parts, id)
-		p.n++
+		ids = append(ids, id)
 	}
+	res.parts = textpool.AppendIDs(res.parts, ids...)
+	p.span = uint32(len(res.parts)) - p.first
 	res.files = append(res.files, p)
 	return nil
+}
+
+// dirIndex is the index of folder d in res.dirs, a copy of d added when
+// it is not the last folder added: a folder's files come one after the
+// other.
+func (res *Result) dirIndex(d string) uint32 {
+	if n := len(res.dirs); n > 0 && res.dirs[n-1] == d {
+		return uint32(n - 1)
+	}
+	res.dirs = append(res.dirs, strings.Clone(d))
+	return uint32(len(res.dirs) - 1)
+}
+
+// nameIndex is the index of name in res.names, a copy of name added when
+// it is not there: a handful of names (hydrate.go's constants).
+func (res *Result) nameIndex(name string) uint32 {
+	if i := slices.Index(res.names, name); i >= 0 {
+		return uint32(i)
+	}
+	res.names = append(res.names, strings.Clone(name))
+	return uint32(len(res.names) - 1)
+}
+
+// compare orders a and b by path, as strings.Compare orders their paths,
+// without putting the paths together.
+func (res *Result) compare(a, b packed) int {
+	return compareJoined(res.joined(a), res.joined(b))
+}
+
+// joined is f's path in pieces: folder, "/" and name, or the name alone.
+func (res *Result) joined(f packed) [3]string {
+	if d := res.dirs[f.dir]; d != "" {
+		return [3]string{d, "/", res.names[f.name]}
+	}
+	return [3]string{res.names[f.name]}
+}
+
+// compareJoined is strings.Compare of a's pieces joined and b's joined.
+func compareJoined(a, b [3]string) int {
+	i, j := 0, 0
+	as, bs := a[0], b[0]
+	for {
+		for as == "" && i < len(a)-1 {
+			i++
+			as = a[i]
+		}
+		for bs == "" && j < len(b)-1 {
+			j++
+			bs = b[j]
+		}
+		if as == "" || bs == "" {
+			return cmp.Compare(len(as), len(bs)) // one ended: it is the smaller, or both did
+		}
+		n := min(len(as), len(bs))
+		if c := strings.Compare(as[:n], bs[:n]); c != 0 {
+			return c
+		}
+		as, bs = as[n:], bs[n:]
+	}
 }
 
 // documents are data cut before each line that starts with "---": put
@@ -80,9 +178,12 @@ func documents(data []byte) iter.Seq[[]byte] {
 
 // bytes is f's content, in a slice of its own.
 func (res *Result) bytes(f packed) ([]byte, error) {
+	ids, err := textpool.ReadIDs(res.parts[f.first:f.first+f.span], -1)
+	if err != nil {
+		return nil, err
+	}
 	out := make([]byte, 0, f.size)
-	for _, id := range res.parts[f.first : f.first+f.n] {
-		var err error
+	for _, id := range ids {
 		if out, err = res.pool.Append(out, id); err != nil {
 			return nil, err
 		}
@@ -97,7 +198,7 @@ func (res *Result) Files() iter.Seq2[File, error] {
 	return func(yield func(File, error) bool) {
 		for _, f := range res.files {
 			data, err := res.bytes(f)
-			if !yield(File{Path: f.path, Data: data}, err) {
+			if !yield(File{Path: res.path(f), Data: data}, err) {
 				return
 			}
 		}

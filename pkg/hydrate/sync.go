@@ -56,8 +56,8 @@ func (c contents) read(p string) ([]byte, error) {
 // branch's tree; nil for none): every file the output is to hold, kept
 // targets' and companions left as they are included, and what differs
 // from prev. A file is the same as prev's when it holds the same bytes
-// (compared by size and digest, without putting res's file together),
-// or, given alike, when alike says so of a manifest.
+// (compared by size, then byte for byte), or, given alike, when alike
+// says so of a manifest.
 func (res *Result) plan(prev fs.FS, alike func(prev fs.FS, p string, data []byte) bool) (contents, *SyncReport, error) {
 	if len(res.Errors) > 0 {
 		return nil, nil, fmt.Errorf("%w (%d)", ErrFailedTargets, len(res.Errors))
@@ -77,39 +77,40 @@ func (res *Result) plan(prev fs.FS, alike func(prev fs.FS, p string, data []byte
 	changed := map[string]bool{} // folders whose manifest.yaml changed
 	var companions []packed
 	for _, f := range res.files {
-		if path.Base(f.path) != ManifestFile && f.path != GitAttributesFile {
+		p := res.path(f)
+		if res.names[f.name] != ManifestFile && p != GitAttributesFile {
 			companions = append(companions, f)
 			continue
 		}
-		want[f.path] = res.reader(f)
+		want[p] = res.reader(f)
 		same, err := res.unchanged(prev, f, alike)
 		if err != nil {
 			return nil, nil, err
 		}
 		if same {
-			rep.Unchanged = append(rep.Unchanged, f.path)
+			rep.Unchanged = append(rep.Unchanged, p)
 			continue
 		}
-		changed[path.Dir(f.path)] = f.path != GitAttributesFile
-		rep.Written = append(rep.Written, f.path)
+		changed[res.dirs[f.dir]] = p != GitAttributesFile
+		rep.Written = append(rep.Written, p)
 	}
-	stale, err := staleFiles(prev, want, companions, res.flat)
+	stale, err := staleFiles(prev, want, res.paths(companions), res.flat)
 	if err != nil {
 		return nil, nil, err
 	}
 	anyChange := len(stale) > 0
 	for d, c := range changed {
-		anyChange = anyChange || c && d != "."
+		anyChange = anyChange || c && d != ""
 	}
 	for _, f := range companions {
-		d := path.Dir(f.path)
+		p, d := res.path(f), res.dirs[f.dir]
 		switch {
-		case isRegular(prev, f.path) && (f.in(prev) || !changed[d] && !(d == "." && anyChange)):
-			want[f.path] = readFrom(prev, f.path) // Argo CD rewrites a companion only with its manifest
-			rep.Unchanged = append(rep.Unchanged, f.path)
+		case isRegular(prev, p) && (res.in(prev, f) || !changed[d] && !(d == "" && anyChange)):
+			want[p] = readFrom(prev, p) // Argo CD rewrites a companion only with its manifest
+			rep.Unchanged = append(rep.Unchanged, p)
 		default:
-			want[f.path] = res.reader(f)
-			rep.Written = append(rep.Written, f.path)
+			want[p] = res.reader(f)
+			rep.Written = append(rep.Written, p)
 		}
 	}
 	rep.Removed = stale
@@ -128,14 +129,14 @@ func readFrom(prev fs.FS, p string) func() ([]byte, error) {
 // unchanged reports whether prev holds f: its bytes, or what alike, when
 // not nil, takes as the same.
 func (res *Result) unchanged(prev fs.FS, f packed, alike func(prev fs.FS, p string, data []byte) bool) (bool, error) {
-	if in := f.in(prev); in || alike == nil {
+	if in := res.in(prev, f); in || alike == nil {
 		return in, nil
 	}
 	data, err := res.bytes(f)
 	if err != nil {
 		return false, err
 	}
-	return alike(prev, f.path, data), nil
+	return alike(prev, res.path(f), data), nil
 }
 
 // staleFiles are the hydrate files below prev's <cluster>/<namespace>
@@ -143,13 +144,13 @@ func (res *Result) unchanged(prev fs.FS, f packed, alike func(prev fs.FS, p stri
 // hold, sorted: in folders that hold a hydrator.metadata only, so that an
 // output folder given by mistake (the repository itself) loses nothing
 // else.
-func staleFiles(prev fs.FS, want contents, companions []packed, flat bool) ([]string, error) {
+func staleFiles(prev fs.FS, want contents, companions []string, flat bool) ([]string, error) {
 	keep := map[string]bool{}
 	for p := range want {
 		keep[p] = true
 	}
-	for _, f := range companions {
-		keep[f.path] = true
+	for _, p := range companions {
+		keep[p] = true
 	}
 	var out []string
 	clusters := []string{"."}
