@@ -2,6 +2,7 @@ package layout_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"io/fs"
 	"slices"
@@ -255,5 +256,33 @@ func TestLoadOnly(t *testing.T) {
 	}
 	if strings.Join(codes, ", ") != "values-invalid clusters/c1/app/c1-values.yaml" {
 		t.Errorf("diagnostics: %v (none about c2, the unused namespace or the configured cluster that is gone)", codes)
+	}
+}
+
+// TestScopeText: a scope prints and encodes as its name, reads back from
+// it, and an unknown name or number fails.
+func TestScopeText(t *testing.T) {
+	for _, s := range []layout.Scope{layout.ScopeCommon, layout.ScopeCluster, layout.ScopeClusterWide} {
+		b, err := json.Marshal(layout.ValueFile{Path: "p", Scope: s})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var back layout.ValueFile
+		if err := json.Unmarshal(b, &back); err != nil || back.Scope != s {
+			t.Errorf("%s: read back from %s as %v, %v", s, b, back.Scope, err)
+		}
+		if want := `{"path":"p","scope":"` + s.String() + `","secret":false}`; string(b) != want {
+			t.Errorf("%s encodes as %s, want %s", s, b, want)
+		}
+	}
+	if got := layout.ScopeClusterWide.String(); got != "cluster-wide" {
+		t.Errorf("ScopeClusterWide prints as %q", got)
+	}
+	var s layout.Scope
+	if err := s.UnmarshalText([]byte("global")); err == nil {
+		t.Error("scope global read: want a failure")
+	}
+	if _, err := layout.Scope(9).MarshalText(); err == nil {
+		t.Error("scope 9 encoded: want a failure")
 	}
 }

@@ -1,6 +1,7 @@
 package layout
 
 import (
+	"fmt"
 	"io/fs"
 	"slices"
 	"strings"
@@ -8,16 +9,51 @@ import (
 	"github.com/repotool/repotool/pkg/config"
 )
 
-// Scope says which clusters a values file applies to.
-type Scope string
+// Scope says which clusters a values file applies to. It prints, and
+// encodes as JSON, as its name ("common"); it is a byte so that a
+// repository's tens of thousands of values files each take 24 bytes, not
+// 40.
+type Scope uint8
 
 const (
+	_ Scope = iota // none: a ValueFile's zero value
 	// ScopeCommon values live in the namespace folder and apply to every cluster.
-	ScopeCommon Scope = "common"
+	ScopeCommon
 	// ScopeCluster values live in clusters/<cluster>/<namespace>/ (or are
 	// listed for the target with {cluster} in their path).
-	ScopeCluster Scope = "cluster"
+	ScopeCluster
+	// ScopeClusterWide values live directly in clusters/<cluster>/ and
+	// apply to every target of that cluster.
+	ScopeClusterWide
 )
+
+var scopeNames = [...]string{ScopeCommon: "common", ScopeCluster: "cluster", ScopeClusterWide: "cluster-wide"}
+
+// String is s's name: common, cluster or cluster-wide ("" for none).
+func (s Scope) String() string {
+	if int(s) < len(scopeNames) {
+		return scopeNames[s]
+	}
+	return fmt.Sprintf("Scope(%d)", uint8(s))
+}
+
+// MarshalText is s's name.
+func (s Scope) MarshalText() ([]byte, error) {
+	if int(s) >= len(scopeNames) {
+		return nil, fmt.Errorf("layout: no scope %d", uint8(s))
+	}
+	return []byte(scopeNames[s]), nil
+}
+
+// UnmarshalText reads a scope's name.
+func (s *Scope) UnmarshalText(b []byte) error {
+	i := slices.Index(scopeNames[:], string(b))
+	if i < 0 {
+		return fmt.Errorf("layout: no scope %q (common, cluster or cluster-wide)", b)
+	}
+	*s = Scope(i)
+	return nil
+}
 
 // ValueFile is one values file of a target.
 type ValueFile struct {

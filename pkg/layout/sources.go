@@ -18,10 +18,6 @@ import (
 // the values files directly in a cluster folder, which every target of the
 // cluster reads.
 
-// ScopeClusterWide values live directly in clusters/<cluster>/ and apply
-// to every target of that cluster.
-const ScopeClusterWide Scope = "cluster-wide"
-
 // isValuesSchema reports whether a file name is a chart's values schema,
 // which a values pattern may match but is never values.
 func isValuesSchema(name string) bool {

@@ -18,7 +18,7 @@ func valuesOf(t *testing.T, repo *layout.Repo, cluster, ns string) []string {
 	}
 	out := []string{}
 	for _, v := range tg.Values {
-		out = append(out, string(v.Scope)+" "+v.Path)
+		out = append(out, v.Scope.String()+" "+v.Path)
 	}
 	return out
 }
