@@ -50,8 +50,18 @@ type SidesOptions struct {
 // LoadSides loads the two sides of a comparison of the Git repository at
 // root, reading revisions and the index in process. Every error is the
 // caller's to fix (a revision that does not exist, a layout that cannot
-// be loaded): the CLI reports them as usage errors.
+// be loaded): the CLI reports them as usage errors. The two layouts hold
+// what they have in common once (layout.Repo.Share).
 func LoadSides(ctx context.Context, root string, opts SidesOptions) (*Sides, error) {
+	s, err := loadSides(ctx, root, opts)
+	if err != nil {
+		return nil, err
+	}
+	s.Base.Share(s.Head)
+	return s, nil
+}
+
+func loadSides(ctx context.Context, root string, opts SidesOptions) (*Sides, error) {
 	if opts.Staged && opts.Head != "" {
 		return nil, fmt.Errorf("compare the index or a head revision with %s, not both", opts.Base)
 	}
