@@ -55,7 +55,7 @@ func FuzzDocuments(f *testing.F) {
 // TestHeldPaths: files held by folder and name come back with their paths
 // and contents as given, sorted as their paths sort (a folder "c/ns-1"
 // before "c/ns", as "-" sorts before "/"), and compared with a folder's
-// files byte for byte.
+// files (a file of the same size and other bytes is not the same).
 func TestHeldPaths(t *testing.T) {
 	pool, err := textpool.NewFile(t.TempDir())
 	if err != nil {

@@ -56,8 +56,8 @@ func (c contents) read(p string) ([]byte, error) {
 // branch's tree; nil for none): every file the output is to hold, kept
 // targets' and companions left as they are included, and what differs
 // from prev. A file is the same as prev's when it holds the same bytes
-// (compared by size, then byte for byte), or, given alike, when alike
-// says so of a manifest.
+// (compared by size and digest, without putting res's file together),
+// or, given alike, when alike says so of a manifest.
 func (res *Result) plan(prev fs.FS, alike func(prev fs.FS, p string, data []byte) bool) (contents, *SyncReport, error) {
 	if len(res.Errors) > 0 {
 		return nil, nil, fmt.Errorf("%w (%d)", ErrFailedTargets, len(res.Errors))
