@@ -100,3 +100,34 @@ row '`lint` of a repository holding only that shard'"'"'s targets (1 cluster)' a
 row "\`lint --merge\` of the $shards reports" merge
 echo
 echo "machine: $(nproc) cores, $(go version | cut -d' ' -f3); time and peak RSS of one run each"
+
+# Issue 47's ceilings, given two sizes: each command's peak memory at the
+# larger within 1.5x of its peak at the smaller (lint in one pass is not
+# bounded, by design), and the shard given a CRD inventory within 1.2x of
+# a repository holding only its targets. A run over a ceiling fails.
+mb() { sed -E 's/.*, ([0-9]+) MB$/\1/' <<<"$1"; }
+ceiling() { # label, larger MB, smaller MB, bar
+  local r
+  r=$(echo "$2 / $3" | bc -l)
+  if [ "$(echo "$r <= $4" | bc -l)" = 1 ]; then
+    printf '| %s | %.2fx | %sx |\n' "$1" "$r" "$4"
+  else
+    printf '| %s | %.2fx | %sx, **over** |\n' "$1" "$r" "$4"
+    over=1
+  fi
+}
+if [ ${#sizes[@]} -eq 2 ]; then
+  small=${sizes[0]} large=${sizes[1]} over=0
+  echo
+  echo "| ceiling | ratio | bar |"
+  echo "|---|---|---|"
+  for k in layout layoutgit hydrate hydrateagain diff renderall rendercluster lint; do
+    ceiling "$k, $((clusters * large)) against $((clusters * small)) targets" "$(mb "${cell[$k.$large]}")" "$(mb "${cell[$k.$small]}")" 1.5
+  done
+  ceiling "lint --shard 1/$shards --crd-inventory against its targets alone, $((clusters * large)) targets" \
+    "$(mb "${cell[shardinv.$large]}")" "$(mb "${cell[alone.$large]}")" 1.2
+  if [ "$over" = 1 ]; then
+    echo "bench-scale: a memory ceiling is exceeded" >&2
+    exit 1
+  fi
+fi
