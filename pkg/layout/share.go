@@ -11,15 +11,9 @@ func (r *Repo) Share(other *Repo) {
 	if r == nil || other == nil {
 		return
 	}
-	type name struct{ cluster, namespace string }
-	theirs := make(map[name]*Target, len(other.Targets))
-	for i := range other.Targets {
-		t := &other.Targets[i]
-		theirs[name{t.Cluster, t.Namespace}] = t
-	}
 	for i := range r.Targets {
 		t := &r.Targets[i]
-		if o, ok := theirs[name{t.Cluster, t.Namespace}]; ok {
+		if o, ok := other.Target(t.Cluster, t.Namespace); ok {
 			t.share(o)
 		}
 	}
