@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"hash/fnv"
 	"slices"
+	"strconv"
+	"strings"
 )
 
 // Shard is one of N deterministic parts of a repository's targets, for
@@ -13,11 +15,20 @@ import (
 // go. I is 1-based.
 type Shard struct{ I, N int }
 
-// ParseShard parses "i/n".
+// MaxShards is the most parts a repository's targets can be split into:
+// far more than CI jobs, and small enough for every hash and index.
+const MaxShards = 10_000
+
+// ParseShard parses "i/n", 1 <= i <= n <= MaxShards, in decimal without
+// signs or leading zeros.
 func ParseShard(s string) (Shard, error) {
 	var sh Shard
-	if _, err := fmt.Sscanf(s, "%d/%d", &sh.I, &sh.N); err != nil || fmt.Sprintf("%d/%d", sh.I, sh.N) != s || sh.N < 1 || sh.I < 1 || sh.I > sh.N {
-		return Shard{}, fmt.Errorf("shard %q: give i/n with 1 <= i <= n, e.g. 2/4", s)
+	is, ns, ok := strings.Cut(s, "/")
+	i, ierr := strconv.Atoi(is)
+	n, nerr := strconv.Atoi(ns)
+	sh = Shard{I: i, N: n}
+	if !ok || ierr != nil || nerr != nil || sh.String() != s || n < 1 || n > MaxShards || i < 1 || i > n {
+		return Shard{}, fmt.Errorf("shard %q: give i/n with 1 <= i <= n <= %d, e.g. 2/4", s, MaxShards)
 	}
 	return sh, nil
 }
