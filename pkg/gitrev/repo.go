@@ -11,6 +11,7 @@ import (
 	"sync"
 	"testing/fstest"
 
+	"github.com/go-git/go-billy/v5"
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
@@ -226,4 +227,24 @@ func (r *Repo) Index() (fs.FS, error) {
 		out[name] = &fstest.MapFile{Data: data, Mode: mode, ModTime: e.ModifiedAt}
 	}
 	return out, nil
+}
+
+// GitDir is Git's directory relative to the repotool repository's folder
+// (slash-separated), when it lies inside that folder under another name
+// than .git (a work tree whose .git file points into it); "" otherwise.
+func (r *Repo) GitDir() string {
+	st, ok := r.git.Storer.(interface{ Filesystem() billy.Filesystem })
+	if !ok {
+		return ""
+	}
+	dir := filepath.Join(r.root, filepath.FromSlash(r.sub))
+	rel, err := filepath.Rel(dir, st.Filesystem().Root())
+	if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
+		return ""
+	}
+	rel = filepath.ToSlash(rel)
+	if rel == ".git" || strings.HasPrefix(rel, ".git/") || strings.Contains(rel, "/.git/") || strings.HasSuffix(rel, "/.git") {
+		return "" // withheld by name
+	}
+	return rel
 }

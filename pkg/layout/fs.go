@@ -74,6 +74,9 @@ func (l *loader) readDir(dir string) ([]entry, error) {
 // repository, dangles or loops.
 func (l *loader) linkDiag(p string, err error) {
 	switch {
+	case errors.Is(err, fsutil.ErrGitDir):
+		l.diag(SeverityError, CodeSymlinkEscape, p, 0, "the path leads into Git's directory, which no commit carries (and where the CI keeps its credentials)",
+			"remove the link; a chart or values file may read only files of the repository's commits")
 	case errors.Is(err, ErrSymlinkEscape):
 		l.diag(SeverityError, CodeSymlinkEscape, p, 0, err.Error(),
 			"replace the link with the files it points to, or point it inside the repository")
@@ -92,9 +95,12 @@ func (l *loader) linkDiag(p string, err error) {
 // chart) that leaves the repository, dangles or loops, as helm would follow
 // them: a link to a parent folder would make a chart endless.
 func (l *loader) checkTree(dir string) error {
-	links, err := linksIn(l.fsys, dir, func(p string, err error) error {
-		if err != nil {
+	links, err := linksIn(l.fsys, dir, func(p, real string, info fs.FileInfo, err error) error {
+		switch {
+		case err != nil:
 			l.linkDiag(p, err)
+		case !info.IsDir():
+			l.checkCarried(p, real)
 		}
 		return l.ctx.Err()
 	})
@@ -115,4 +121,22 @@ func (l *loader) checkTree(dir string) error {
 		l.diag(SeverityError, CodeUnreadable, dir, 0, "cannot read the folder: "+err.Error(), "check the folder's permissions")
 	}
 	return nil
+}
+
+// checkCarried reports a file of a chart folder, listed as p and read at
+// real, that Git ignores: Argo CD renders from Git, so the chart loader
+// leaves it out (a git-ignored diagnostic, an error where Git-ignored
+// values files are), and a link to such a file dangles in every checkout
+// (an error).
+func (l *loader) checkCarried(p, real string) {
+	if !errors.Is(fsutil.Withheld(l.fsys, real), fsutil.ErrGitIgnored) {
+		return
+	}
+	if st, err := fs.Lstat(l.fsys, p); err == nil && st.Mode()&fs.ModeSymlink != 0 {
+		l.diag(SeverityError, CodeSymlinkBroken, p, 0, "the link leads to "+real+", a file Git ignores: in every checkout of the repository it dangles",
+			"commit the file it points to, or remove the link")
+		return
+	}
+	l.diag(l.ignoredIs, CodeGitIgnored, p, 0, "Git ignores this file of a chart: Argo CD renders from Git and never sees it, so it is left out of the chart",
+		"commit it (git add -f "+p+") if the chart needs it")
 }

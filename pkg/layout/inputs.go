@@ -257,7 +257,7 @@ func (r *Repo) linksOf(dir string) []string {
 	if l, ok := c.links[dir]; ok {
 		return l
 	}
-	out, _ := linksIn(r.FS, dir, func(string, error) error { return nil })
+	out, _ := linksIn(r.FS, dir, func(string, string, fs.FileInfo, error) error { return nil })
 	c.setLinks(dir, out)
 	return out
 }
@@ -273,15 +273,16 @@ func (c *inputCache) setLinks(dir string, links []string) {
 // repository) and returns where its links lead outside it, compacted: the
 // loader reads what they point to as part of the chart. A link that dangles
 // adds where it points, when that is inside the repository: creating the
-// file there changes the chart. visit is called for every entry, with the
-// error of one that cannot be followed; an error it returns stops the walk.
-func linksIn(fsys fs.FS, dir string, visit func(p string, err error) error) ([]string, error) {
+// file there changes the chart. visit is called for every entry (p as
+// listed, real what it leads to, info what that is), with the error of one
+// that cannot be followed; an error it returns stops the walk.
+func linksIn(fsys fs.FS, dir string, visit func(p, real string, info fs.FileInfo, err error) error) ([]string, error) {
 	real, err := fsutil.Resolve(fsys, dir)
 	if err != nil {
 		return nil, err
 	}
 	var out []string
-	err = fsutil.Walk(fsys, dir, func(rel, p string, _ fs.FileInfo, err error) error {
+	err = fsutil.Walk(fsys, dir, func(rel, p string, info fs.FileInfo, err error) error {
 		switch {
 		case err != nil:
 			if t, ok := danglingTarget(fsys, p); ok && !within(t, real) {
@@ -290,7 +291,7 @@ func linksIn(fsys fs.FS, dir string, visit func(p string, err error) error) ([]s
 		case !within(p, real):
 			out = append(out, p)
 		}
-		return visit(path.Join(dir, rel), err)
+		return visit(path.Join(dir, rel), p, info, err)
 	})
 	return compactPaths(out), err
 }

@@ -18,46 +18,15 @@ import (
 	"github.com/repotool/repotool/pkg/config"
 )
 
-// DefaultMaxValuesSize is the default limit on a values file's size: a
-// values file is configuration, and a huge one (50 MB took helm 48 s and
-// 1 GB) is a mistake or an attack.
-const DefaultMaxValuesSize = 8 << 20
-
-// Options configure Load.
-type Options struct {
-	// MaxValuesSize bounds a values file, in bytes: a larger one is a
-	// too-large error. Zero: DefaultMaxValuesSize; negative: no limit.
-	MaxValuesSize int64
-	// ConfigFile is the configuration file's path inside the repository.
-	// Default config.FileName. A missing file means DefaultConfig.
-	ConfigFile string
-	// Config, when non-nil, is used instead of reading ConfigFile.
-	Config *config.Config
-	// Helm is the Helm whose reading of values files the checks follow:
-	// "v3" (the first YAML document) or "v4" (every document, merged).
-	// Default: repotool.yaml's render.helm, else "v3". Rendering with
-	// another than the layout was loaded with can fail a values file the
-	// layout passed.
-	Helm string
-	// Only, when set, loads one target and what it needs (the
-	// configuration, its namespace and cluster folders), without the
-	// repository-wide checks.
-	Only *TargetRef
-	// Ignored, when set, reports the paths Git ignores in the work tree
-	// the repository is read from (gitrev.Repo.Ignored): a values file it
-	// reports is no input of any target (Argo CD, which renders from Git,
-	// never sees it), with a git-ignored warning, an error with
-	// IgnoredIsError. Nil for a revision read from Git.
-	Ignored        func(path string) bool
-	IgnoredIsError bool
-}
-
 // ErrNotRepository is returned when the file system has neither a
 // namespaces nor a clusters folder.
 var ErrNotRepository = errors.New("not a repotool repository")
 
-// LoadDir loads the repository rooted at the directory dir. It is the entry
-// point that touches the operating system; Load does the work.
+// LoadDir loads the repository rooted at the directory dir, a work tree:
+// what no commit carries (Git's directory, the files opts.Ignored
+// reports) is withheld from every reader of the repository (see
+// fsutil.Carried). It is the entry point that touches the operating
+// system; Load does the work.
 func LoadDir(ctx context.Context, dir string, opts Options) (*Repo, error) {
 	st, err := os.Stat(dir)
 	switch {
@@ -68,7 +37,10 @@ func LoadDir(ctx context.Context, dir string, opts Options) (*Repo, error) {
 	case !st.IsDir():
 		return nil, fmt.Errorf("%s: not a folder: give the repository's root folder", dir)
 	}
-	repo, err := Load(ctx, os.DirFS(dir), opts)
+	// A work tree is read as Git carries it: nothing in Git's directory
+	// (the CI's credentials are in .git/config), and no file Git ignores,
+	// through whatever path or link.
+	repo, err := Load(ctx, fsutil.Carried(os.DirFS(dir), opts.Ignored, opts.GitDir), opts)
 	if err != nil {
 		var ce *config.Error
 		if errors.As(err, &ce) {

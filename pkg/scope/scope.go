@@ -85,3 +85,7 @@ func (r *Repo) Subject(rev string) (string, error) { return r.git.Subject(rev) }
 // Ignored is what Git ignores in the work tree (gitrev.Repo.Ignored), as
 // layout.Options.Ignored takes it.
 func (r *Repo) Ignored() (func(string) bool, error) { return r.git.Ignored() }
+
+// GitDir is Git's directory inside the repository's folder under another
+// name than .git, or "" (gitrev.Repo.GitDir).
+func (r *Repo) GitDir() string { return r.git.GitDir() }

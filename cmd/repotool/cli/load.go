@@ -100,6 +100,7 @@ func ignoredIn(cmd *cobra.Command, dir string, opts *layout.Options) *scope.Repo
 	if err != nil {
 		return nil
 	}
+	opts.GitDir = git.GitDir()
 	if opts.Ignored, err = git.Ignored(); err != nil {
 		opts.Ignored = nil // an index go-git cannot read: Git's own commands say why
 		return git

@@ -57,19 +57,11 @@ func readChartFiles(fsys fs.FS, dir string, chartYAML []byte) ([]*loader.Buffere
 		if fi.IsDir() {
 			return nil
 		}
-		if !fi.Mode().IsRegular() {
-			return &ChartError{
-				Chart: dir,
-				Err:   fmt.Errorf("cannot load %s: %w", n, &fsutil.NotRegularError{Mode: fi.Mode()}),
-				Hint:  "remove it, or add it to .helmignore",
+		if err := checkChartFile(fsys, dir, n, p, fi); err != nil {
+			if errors.Is(err, errLeftOut) {
+				return nil
 			}
-		}
-		if fi.Size() > loader.MaxDecompressedFileSize {
-			return &ChartError{
-				Chart: dir,
-				Err:   fmt.Errorf("file %s is larger than %d bytes", n, loader.MaxDecompressedFileSize),
-				Hint:  "remove it or add it to .helmignore",
-			}
+			return err
 		}
 		if total += fi.Size(); total > loader.MaxDecompressedChartSize {
 			return &ChartError{
@@ -99,6 +91,8 @@ func readChartFiles(fsys fs.FS, dir string, chartYAML []byte) ([]*loader.Buffere
 
 func chartPathError(p string, err error) error {
 	switch {
+	case errors.Is(err, fsutil.ErrNotCarried):
+		return &ChartError{Chart: p, Err: err, Hint: "a chart may read only files of the repository's commits: remove the link, or commit the file it points to"}
 	case errors.Is(err, fsutil.ErrSymlinkEscape):
 		return &ChartError{Chart: p, Err: err, Hint: "replace the link with the files it points to, or point it inside the repository"}
 	case errors.Is(err, fsutil.ErrSymlinkLoop):
@@ -111,4 +105,35 @@ func chartPathError(p string, err error) error {
 		}
 	}
 	return &ChartError{Chart: p, Err: err, Hint: "check the path"}
+}
+
+// errLeftOut is checkChartFile's answer for a file a checkout lacks.
+var errLeftOut = errors.New("left out")
+
+// checkChartFile checks the file n of the chart folder dir, read at p: a
+// file Git ignores is left out (errLeftOut), as a checkout lacks it (the
+// layout says so), and a link to one dangles in every checkout; an
+// irregular or oversized file is refused.
+func checkChartFile(fsys fs.FS, dir, n, p string, fi fs.FileInfo) error {
+	if err := fsutil.Withheld(fsys, p); err != nil {
+		if st, lerr := fs.Lstat(fsys, path.Join(dir, n)); lerr == nil && st.Mode()&fs.ModeSymlink == 0 {
+			return errLeftOut
+		}
+		return chartPathError(path.Join(dir, n), fmt.Errorf("the link leads to %s: %w", p, err))
+	}
+	if !fi.Mode().IsRegular() {
+		return &ChartError{
+			Chart: dir,
+			Err:   fmt.Errorf("cannot load %s: %w", n, &fsutil.NotRegularError{Mode: fi.Mode()}),
+			Hint:  "remove it, or add it to .helmignore",
+		}
+	}
+	if fi.Size() > loader.MaxDecompressedFileSize {
+		return &ChartError{
+			Chart: dir,
+			Err:   fmt.Errorf("file %s is larger than %d bytes", n, loader.MaxDecompressedFileSize),
+			Hint:  "remove it or add it to .helmignore",
+		}
+	}
+	return nil
 }
