@@ -110,7 +110,7 @@ func admittedObject(p *placed, a admission.Admitted) Admitted {
 			tokens := jsonptr.Split(f)
 			v, ok := jsonptr.Get(a.Object, tokens)
 			content = jsonptr.With(content, tokens, v, !ok)
-			if namesSecret(p.res, f) {
+			if namesSecret(p.res, f) || mutationReadsSecrets(m) {
 				f = "(a field whose name holds a secret value)"
 			}
 			c.Fields = append(c.Fields, f)

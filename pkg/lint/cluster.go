@@ -44,6 +44,37 @@ type clusterView struct {
 	// namespaces are the cluster's namespaces with their labels.
 	namespaces map[string]map[string]string
 	provided   []config.ProvidedObject
+	// secrets is the guard of the values decrypted for the cluster's
+	// renderings, made when first asked for (guard).
+	secrets *render.Guard
+}
+
+// guard is the guard of every value decrypted for the renderings of the
+// cluster: what a policy or check evaluated over its objects (params
+// and objects of other targets among them) may quote.
+func (v *clusterView) guard() *render.Guard {
+	if v.secrets == nil {
+		v.secrets = render.NewGuard()
+		var last *render.Result
+		for _, list := range [][]placed{v.objs, placedOf(v.excluded)} {
+			for _, p := range list {
+				if p.res != last {
+					v.secrets.Add(p.res)
+					last = p.res
+				}
+			}
+		}
+	}
+	return v.secrets
+}
+
+// placedOf are the objects of excluded.
+func placedOf(excluded []excludedObject) []placed {
+	out := make([]placed, len(excluded))
+	for i, e := range excluded {
+		out[i] = e.placed
+	}
+	return out
 }
 
 // clusterViews returns the view of every cluster with a rendered target,

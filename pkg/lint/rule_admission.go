@@ -44,8 +44,9 @@ var ruleAdmissionPolicy = &Rule{
 			"Namespace objects the repository deploys, the label the API server sets on every namespace, the labels repotool's own Namespace " +
 			"objects carry, and `namespaces.<ns>.labels` of repotool.yaml. A binding's Deny is an error, Warn a warning, Audit an info. The " +
 			"finding is placed at the values file line that set the field the failing expression reads when it can be traced, else at the " +
-			"template. For an object that carries secret values, a messageExpression's output is not shown (it could quote a value): the " +
-			"validation's message is. A policy whose expression does not compile for the cluster's Kubernetes version, a binding of a policy the " +
+			"template. When the evaluation read secret data (the object carries secret values, a mutation of it read a param or policy " +
+			"that does, or the param or policy does), a messageExpression's output and an evaluation error are not shown (they could quote a " +
+			"value in any form): the validation's message is (docs/security.md). A policy whose expression does not compile for the cluster's Kubernetes version, a binding of a policy the " +
 			"cluster does not have, a paramRef that selects nothing under parameterNotFoundAction Deny, and a policy or binding that cannot be " +
 			"read are reported at that object. Objects are evaluated as the API server decodes them, with its defaults for the fields policies " +
 			"read most (a workload's replicas, the pod's restartPolicy, dnsPolicy, schedulerName and grace period, a container's imagePullPolicy, " +
@@ -107,6 +108,8 @@ type admissionCheck struct {
 	at      *positions
 	budget  int64
 	run     *admissionRun
+	// guard is the cluster's being checked (clusterView.guard).
+	guard *render.Guard
 	// admitted, when set, is told each object's admission (see Admit),
 	// and problem each finding that a policy, binding or file cannot be
 	// applied.
@@ -201,6 +204,7 @@ func (a *admissionRun) content(p *placed, text []byte) map[string]any {
 // policy's rules name are not decoded.
 func (ac *admissionCheck) checkCluster(v *clusterView, report, drift func(Finding)) {
 	a := ac.run
+	ac.guard = v.guard()
 	policies, bindings, params, rest := ac.admissionInputs(v, ac.alsoProblem(report))
 	if len(bindings) == 0 && len(policies) == 0 {
 		return
@@ -218,7 +222,7 @@ func (ac *admissionCheck) checkCluster(v *clusterView, report, drift func(Findin
 			continue // the policy may be in a target this run does not render
 		}
 		f := ac.admissionFinding(pr.Ref.(*admissionRef), pr.Field)
-		f.Message = withoutSecrets(fmt.Sprintf("%s (cluster %s); %s", pr.Message, v.name, pr.Fix),
+		f.Message = withoutSecrets(ac.guard, fmt.Sprintf("%s (cluster %s); %s", pr.Message, v.name, pr.Fix),
 			fmt.Sprintf("the problem's description is withheld: it quotes the object, which holds a secret value (cluster %s); "+
 				"correct the object at this line", v.name), pr.Ref.(*admissionRef))
 		if pr.Limit {

@@ -44,14 +44,34 @@ func policyRefs(policies, bindings []admission.Input) map[string]any {
 	return out
 }
 
-// inCluster is mutations made in another cluster with the same policies,
-// naming this cluster's policies and bindings.
+// inCluster is mutations made in another cluster with the same policies
+// (as remembered), naming this cluster's policies and bindings.
 func (sc admittedScope) inCluster(mutations []admission.Mutation) []admission.Mutation {
 	out := make([]admission.Mutation, len(mutations))
 	for i, m := range mutations {
 		m.PolicyRef = sc.refs[admission.KindMutatingPolicy+"/"+m.Policy]
 		m.BindingRef = sc.refs[admission.KindMutatingBinding+"/"+m.Binding]
+		out[i] = m
+	}
+	return out
+}
+
+// secretParam stands for the param of a remembered mutation that read
+// secret data (mutationReadsSecrets): the param itself, another
+// cluster's, is not kept.
+type secretParam struct{}
+
+// remembered is mutations as an object's admission is remembered for
+// other clusters: without their params, but for the mark of one that read
+// secret data.
+func remembered(mutations []admission.Mutation) []admission.Mutation {
+	out := make([]admission.Mutation, len(mutations))
+	for i, m := range mutations {
+		read := mutationReadsSecrets(m)
 		m.ParamRef = nil
+		if read {
+			m.ParamRef = secretParam{}
+		}
 		out[i] = m
 	}
 	return out
@@ -191,7 +211,7 @@ func (ac *admissionCheck) admittedOnce(v *clusterView, set *admission.Set, it ad
 	a, p, c := ac.run, it.p, it.c
 	decisions := admitted.Decisions
 	if len(decisions) == 0 && len(a.admitted) < maxSharedContents {
-		facts := &admittedFacts{mutations: admitted.Mutations}
+		facts := &admittedFacts{mutations: remembered(admitted.Mutations)}
 		if ac.admitted != nil && len(admitted.Mutations) > 0 {
 			facts.object = admitted.Object
 		}

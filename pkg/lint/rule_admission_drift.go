@@ -105,8 +105,8 @@ func (ac *admissionCheck) drift(v *clusterView, p *placed, rendered map[string]a
 // at the values line (or template line) that sets the first of them.
 func (ac *admissionCheck) driftFinding(cluster, app string, p *placed, rendered map[string]any, m admission.Mutation, fields []string) Finding {
 	shown := strings.Join(fields, ", ")
-	if slices.ContainsFunc(fields, func(f string) bool { return namesSecret(p.res, f) }) {
-		shown = "fields whose names hold a secret value"
+	if mutationReadsSecrets(m) || slices.ContainsFunc(fields, func(f string) bool { return namesSecret(p.res, f) }) {
+		shown = "fields whose names hold a secret value" // or may: the policy read secret data
 	}
 	entry := fmt.Sprintf("{group: %q, kind: %s, name: %s, jsonPointers: [%s]}", p.o.Group(), p.o.Kind, p.o.Name, strings.Join(fields, ", "))
 	if strings.HasPrefix(shown, "fields whose") {

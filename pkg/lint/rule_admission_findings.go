@@ -35,7 +35,7 @@ func (ac *admissionCheck) violation(set *admission.Set, cluster string, ref *adm
 			refs = append(refs, r)
 		}
 	}
-	msg := withoutSecrets(ac.shownMessage(ref, d), "the policy's message is withheld: it holds a secret value", refs...)
+	msg := withoutSecrets(ac.guard, ac.shownMessage(ref, d), "the policy's message is withheld: it holds a secret value", refs...)
 	binding := ""
 	if d.Binding != "" {
 		binding = fmt.Sprintf(" (binding %s)", d.Binding)
@@ -127,9 +127,12 @@ func mutatingPolicies(mutations []admission.Mutation) string {
 }
 
 // shownMessage is the decision's message as a finding may show it: the
-// API server's, unless it is made from the object or its param (a
-// messageExpression, an evaluation error) and either carries secret
-// values; then the policy's static message.
+// API server's, unless it is made from the evaluation's inputs (a
+// messageExpression, an evaluation error) and any of them carries secret
+// data: the object (as admitted, with the policies and params its
+// mutations read), the param or the policy; then the policy's static
+// message, whatever the message holds. The guard (withoutSecrets) is the
+// second line.
 func (ac *admissionCheck) shownMessage(ref *admissionRef, d admission.Decision) string {
 	if d.Message == d.StaticMessage {
 		return d.Message
@@ -137,17 +140,23 @@ func (ac *admissionCheck) shownMessage(ref *admissionRef, d admission.Decision) 
 	if ac.carriesSecrets(ref, d.Message) {
 		return d.StaticMessage
 	}
-	if prm, ok := d.ParamRef.(*admissionRef); ok && prm.p != nil && ac.carriesSecrets(prm, d.Message) {
-		return d.StaticMessage
+	for _, r := range []any{d.ParamRef, d.PolicyRef} {
+		if r, ok := r.(*admissionRef); ok && r.p != nil && ac.carriesSecrets(r, d.Message) {
+			return d.StaticMessage
+		}
 	}
 	return d.Message
 }
 
-// withoutSecrets returns msg, or withheld when msg holds a value decrypted
-// for the rendering of one of refs: a policy whose expression a chart made
-// from a secret value is quoted by "failed expression: ..." and by its
-// compilation errors.
-func withoutSecrets(msg, withheld string, refs ...*admissionRef) string {
+// withoutSecrets returns msg, or withheld when msg may quote a value
+// decrypted for the cluster's renderings (the cluster's guard, in any
+// form it knows) or for the rendering of one of refs: a policy whose
+// expression a chart made from a secret value is quoted by "failed
+// expression: ..." and by its compilation errors.
+func withoutSecrets(guard *render.Guard, msg, withheld string, refs ...*admissionRef) string {
+	if guard.Quotes(msg) {
+		return withheld
+	}
 	for _, r := range refs {
 		if r.p != nil && r.p.res.FromSecrets(msg) {
 			return withheld
@@ -156,18 +165,23 @@ func withoutSecrets(msg, withheld string, refs ...*admissionRef) string {
 	return msg
 }
 
-// carriesSecrets reports whether an object holds secret values, or a
-// message about it quotes one: then only the policy's static message may
-// be shown. Every leaf is asked (the renderer knows every decrypted value,
-// however short, and its encodings), and the fields a second rendering
-// with placeholders finds, when the rendering made one.
+// carriesSecrets reports whether an evaluation of ref's object read
+// secret data, or a message about it quotes a value: then only the
+// policy's static message may be shown.
 func (ac *admissionCheck) carriesSecrets(ref *admissionRef, msg string) bool {
-	p := ref.p
-	content := ref.content
+	return ref.p.res.FromSecrets(msg) || ac.guard.Quotes(msg) || objectCarriesSecrets(ref.p, ref.content) || mutationsReadSecrets(ref.mutations)
+}
+
+// objectCarriesSecrets reports whether an object holds secret values:
+// a Secret, a key or leaf of content (p's, when nil) that is or holds a
+// value decrypted for its rendering (the renderer knows every one,
+// however short, and its encodings), or a field a second rendering with
+// placeholders finds, when the rendering made one.
+func objectCarriesSecrets(p *placed, content map[string]any) bool {
 	if content == nil {
 		content = contentOf(p.o)
 	}
-	if p.o.IsSecret() || p.res.FromSecrets(msg) || leafFromSecrets(p.res, content) {
+	if p.o.IsSecret() || leafFromSecrets(p.res, content) {
 		return true
 	}
 	fields, err := p.res.SecretFields()
@@ -175,6 +189,26 @@ func (ac *admissionCheck) carriesSecrets(ref *admissionRef, msg string) bool {
 		return true
 	}
 	return slices.ContainsFunc(fields, func(f render.SecretField) bool { return &p.res.Objects[f.Object] == p.o })
+}
+
+// mutationsReadSecrets reports whether a mutation of mutations read
+// secret data besides the object: its policy or its param carries secret
+// values (a Secret param, of any target: what it copies into the object
+// can take any form).
+func mutationsReadSecrets(mutations []admission.Mutation) bool {
+	return slices.ContainsFunc(mutations, mutationReadsSecrets)
+}
+
+func mutationReadsSecrets(m admission.Mutation) bool {
+	if _, ok := m.ParamRef.(secretParam); ok {
+		return true
+	}
+	for _, r := range []any{m.PolicyRef, m.ParamRef} {
+		if r, ok := r.(*admissionRef); ok && r.p != nil && objectCarriesSecrets(r.p, r.content) {
+			return true
+		}
+	}
+	return false
 }
 
 // leafFromSecrets reports whether a key or leaf of v is, or holds, a

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/repotool/repotool/pkg/admission"
 	"github.com/repotool/repotool/pkg/config"
@@ -24,7 +25,9 @@ var ruleCustomCheck = &Rule{
 			"check to a budget for the whole run (twice what Kubernetes allows one policy binding's evaluation of one object): a check that " +
 			"spends it, iterating the cluster's objects within an iteration over them for one, is stopped with an error at its line in " +
 			"repotool.yaml. A failing object is reported with the check's id and message and its severity (error unless given), at the " +
-			"object's template; a check that does not compile, or that cannot be evaluated for an object, is an error at repotool.yaml. " +
+			"object's template; a check that does not compile, or that cannot be evaluated for an object, is an error at repotool.yaml, " +
+			"which shows the evaluation's error only when it read no secret data (the object carries none and, for a check that reads " +
+			"`objects`, the cluster's renderings decrypted none; docs/security.md). " +
 			"Findings take part in suppressions, the baseline and SARIF like any other. Examples, " +
 			"each an entry of `lint.checks`:\n\n" +
 			"```yaml\n" +
@@ -104,7 +107,7 @@ func checkCustom(ctx context.Context, checks []config.Check, budget int64, views
 					break objects
 				case err != nil && !failed[v.name]:
 					failed[v.name] = true
-					msg := withoutSecrets(err.Error(), "cannot be evaluated (the error is withheld: it quotes a secret value)", &admissionRef{p: &v.objs[j]})
+					msg := checkError(c, v, &v.objs[j], err)
 					report(Finding{File: config.FileName, Line: c.ExpressionLine, Message: fmt.Sprintf("lint.checks %s %s for %s in cluster %s; make the expression "+
 						"handle such objects (has(), optional fields)", c.ID, msg, p.o.ID(), v.name)})
 				case err == nil && !ok:
@@ -136,4 +139,17 @@ func withNamespace(content map[string]any, ns string) map[string]any {
 	m["namespace"] = ns
 	c["metadata"] = m
 	return c
+}
+
+// checkError is what a finding may show of the error evaluating check c
+// for p in the cluster v: never its text when the evaluation read secret
+// data (p carries secret values, or the check may read objects in a
+// cluster whose renderings decrypted any), as a value can reach the text
+// in any form (upperAscii, substring, split, replace), nor when the
+// cluster's guard finds a value in it.
+func checkError(c config.Check, v *clusterView, p *placed, err error) string {
+	if objectCarriesSecrets(p, nil) || strings.Contains(c.Expression, "objects") && !v.guard().Empty() {
+		return "cannot be evaluated (the error is withheld: the expression read secret data)"
+	}
+	return withoutSecrets(v.guard(), err.Error(), "cannot be evaluated (the error is withheld: it quotes a secret value)", &admissionRef{p: p})
 }
