@@ -15,6 +15,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/repotool/repotool/internal/fsutil"
 )
@@ -32,10 +33,40 @@ type Report struct {
 	Written, Unchanged, Removed []string
 }
 
+// ErrLink is wrapped by the error about a symbolic link below a folder
+// repotool owns: it writes, reads and removes nothing through one, so
+// that a link a change put there (to a folder outside, to a chart) never
+// takes its files elsewhere.
+var ErrLink = errors.New("is a symbolic link: a folder repotool writes holds none below it; remove the link")
+
+// below is dir/p, an error wrapping ErrLink when a folder or file on the
+// way below dir is a symbolic link (dir itself may be one: the operator
+// named it). What does not exist yet is made as a folder by the writer.
+func below(dir, p string) (string, error) {
+	cur := dir
+	for _, part := range strings.Split(p, "/") {
+		cur = filepath.Join(cur, part)
+		st, err := os.Lstat(cur)
+		if errors.Is(err, fs.ErrNotExist) {
+			break
+		}
+		if err != nil {
+			return "", err
+		}
+		if st.Mode()&fs.ModeSymlink != 0 {
+			return "", &fs.PathError{Op: "write", Path: cur, Err: ErrLink}
+		}
+	}
+	return filepath.Join(dir, filepath.FromSlash(p)), nil
+}
+
 // Write makes dir/p hold data, writing it atomically unless it already
 // does; it reports whether it wrote.
 func Write(dir, p string, data []byte) (bool, error) {
-	file := filepath.Join(dir, filepath.FromSlash(p))
+	file, err := below(dir, p)
+	if err != nil {
+		return false, err
+	}
 	old, err := fsutil.ReadOSFile(file, int64(len(data))+1)
 	if err == nil && bytes.Equal(old, data) {
 		return false, nil
@@ -46,7 +77,10 @@ func Write(dir, p string, data []byte) (bool, error) {
 // Remove removes dir/p, then the folders that leaves empty, up to dir
 // (never dir itself); it reports whether there was a file to remove.
 func Remove(dir, p string) (bool, error) {
-	file := filepath.Join(dir, filepath.FromSlash(p))
+	file, err := below(dir, p)
+	if err != nil {
+		return false, err
+	}
 	if err := os.Remove(file); errors.Is(err, fs.ErrNotExist) {
 		return false, nil
 	} else if err != nil {
@@ -69,14 +103,22 @@ func Remove(dir, p string) (bool, error) {
 func Apply(dir string, files []File, stale []string, dryRun bool) (*Report, error) {
 	rep := &Report{}
 	for _, p := range stale {
-		if _, err := os.Lstat(filepath.Join(dir, filepath.FromSlash(p))); err == nil {
+		file, err := below(dir, p)
+		if err != nil {
+			return nil, err
+		}
+		if _, err := os.Lstat(file); err == nil {
 			rep.Removed = append(rep.Removed, p)
 		}
 	}
 	data := make(map[string][]byte, len(files))
 	for _, f := range files {
 		data[f.Path] = f.Data
-		old, err := fsutil.ReadOSFile(filepath.Join(dir, filepath.FromSlash(f.Path)), int64(len(f.Data))+1)
+		file, err := below(dir, f.Path)
+		if err != nil {
+			return nil, err
+		}
+		old, err := fsutil.ReadOSFile(file, int64(len(f.Data))+1)
 		if err == nil && bytes.Equal(old, f.Data) {
 			rep.Unchanged = append(rep.Unchanged, f.Path)
 		} else {
@@ -100,14 +142,27 @@ func Lookup(data map[string][]byte) func(p string) ([]byte, error) {
 // written atomically with its content from data, asked for as it is
 // written (a caller need not hold every file at once), each path of
 // rep.Removed removed with the folders that leaves empty (Remove);
-// rep.Unchanged is left alone. It stops at the first error.
+// rep.Unchanged is left alone. A symbolic link on the way to any of them
+// (ErrLink) fails it before anything is written; it stops at the first
+// error.
 func Commit(dir string, rep *Report, data func(p string) ([]byte, error)) error {
+	for _, list := range [][]string{rep.Written, rep.Removed} {
+		for _, p := range list {
+			if _, err := below(dir, p); err != nil {
+				return err // before anything is written
+			}
+		}
+	}
 	for _, p := range rep.Written {
 		content, err := data(p)
 		if err != nil {
 			return err
 		}
-		if err := fsutil.WriteFileAtomic(filepath.Join(dir, filepath.FromSlash(p)), content); err != nil {
+		file, err := below(dir, p)
+		if err != nil {
+			return err
+		}
+		if err := fsutil.WriteFileAtomic(file, content); err != nil {
 			return err
 		}
 	}

@@ -1,6 +1,7 @@
 package outdir_test
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
@@ -73,5 +74,44 @@ func TestApply(t *testing.T) {
 	outdir.Remove(dir, "a/changed.yaml")
 	if _, err := os.Stat(dir); err != nil {
 		t.Error("Remove removed the folder itself")
+	}
+}
+
+// TestLinksRefused: a link below the folder, to a folder outside it or a
+// file, is neither written through, read through nor removed through,
+// and a plan with one on the way fails before anything is written.
+func TestLinksRefused(t *testing.T) {
+	dir, outside := t.TempDir(), t.TempDir()
+	write(t, outside, "victim.yaml", "outside\n")
+	if err := os.Symlink(outside, filepath.Join(dir, "cluster")); err != nil {
+		t.Fatal(err)
+	}
+	write(t, dir, "real/x.yaml", "x\n")
+	if err := os.Symlink(filepath.Join(outside, "victim.yaml"), filepath.Join(dir, "real", "link.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{"cluster/victim.yaml", "cluster/new/manifest.yaml", "real/link.yaml"} {
+		if _, err := outdir.Write(dir, p, []byte("written\n")); !errors.Is(err, outdir.ErrLink) {
+			t.Errorf("Write %s: %v", p, err)
+		}
+		if _, err := outdir.Remove(dir, p); !errors.Is(err, outdir.ErrLink) {
+			t.Errorf("Remove %s: %v", p, err)
+		}
+		if _, err := outdir.Apply(dir, []outdir.File{{Path: p, Data: []byte("written\n")}}, nil, false); !errors.Is(err, outdir.ErrLink) {
+			t.Errorf("Apply %s: %v", p, err)
+		}
+	}
+	rep := &outdir.Report{Written: []string{"a/first.yaml", "cluster/victim.yaml"}}
+	if err := outdir.Commit(dir, rep, func(string) ([]byte, error) { return []byte("written\n"), nil }); !errors.Is(err, outdir.ErrLink) {
+		t.Errorf("Commit: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "a", "first.yaml")); err == nil {
+		t.Error("Commit wrote a file before refusing the link")
+	}
+	if data, _ := os.ReadFile(filepath.Join(outside, "victim.yaml")); string(data) != "outside\n" {
+		t.Errorf("the file outside was changed: %q", data)
+	}
+	if entries, _ := os.ReadDir(outside); len(entries) != 1 {
+		t.Errorf("files were written outside: %v", entries)
 	}
 }

@@ -4,7 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"path"
 	"slices"
+	"strings"
 
 	"github.com/repotool/repotool/pkg/scope"
 )
@@ -19,10 +21,16 @@ type CheckReport struct {
 	// Stale are files of targets that are gone (Argo CD 3.3 and later
 	// no longer clean them): Sync would remove them.
 	Stale []string
+	// Extra are the other entries of a target's folder (files, links,
+	// folders), and a target's folder that is a link or lies below one
+	// (marked " (a symbolic link)"): a directory source on the folder
+	// deploys what it holds, and the hydration would not write them (Sync
+	// leaves them alone, and refuses a link).
+	Extra []string
 }
 
 // Len is the number of files the report lists.
-func (r *CheckReport) Len() int { return len(r.Missing) + len(r.Differs) + len(r.Stale) }
+func (r *CheckReport) Len() int { return len(r.Missing) + len(r.Differs) + len(r.Stale) + len(r.Extra) }
 
 // Check is Sync without writing or removing anything, against out, the
 // output as it stands: an output hydrated from the same commit has
@@ -67,9 +75,16 @@ func (res *Result) CheckBranches(b *scope.Branches) (*CheckReport, error) {
 
 // check adds how prev differs from res to rep, each path prefixed.
 func (res *Result) check(prev fs.FS, prefix string, rep *CheckReport) error {
-	_, plan, err := res.plan(prev, sameSealed)
+	want, plan, err := res.plan(prev, sameSealed)
 	if err != nil {
 		return err
+	}
+	extra, err := extraEntries(prev, want)
+	if err != nil {
+		return err
+	}
+	for _, p := range extra {
+		rep.Extra = append(rep.Extra, prefix+p)
 	}
 	for _, p := range plan.Written {
 		if _, err := fs.Stat(prev, p); errors.Is(err, fs.ErrNotExist) {
@@ -82,4 +97,52 @@ func (res *Result) check(prev fs.FS, prefix string, rep *CheckReport) error {
 		rep.Stale = append(rep.Stale, prefix+p)
 	}
 	return nil
+}
+
+// extraEntries are the entries of prev's target folders (those of want's
+// files, below the root) that want does not hold, sorted.
+func extraEntries(prev fs.FS, want contents) ([]string, error) {
+	dirs := map[string]bool{}
+	for p := range want {
+		if d := path.Dir(p); d != "." {
+			dirs[d] = true
+		}
+	}
+	var out []string
+	for d := range dirs {
+		if link := linkOnTheWay(prev, d); link != "" {
+			out = append(out, link+" (a symbolic link)")
+			continue
+		}
+		entries, err := fs.ReadDir(prev, d)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		for _, e := range entries {
+			switch p := d + "/" + e.Name(); {
+			case e.Type()&fs.ModeSymlink != 0:
+				out = append(out, p+" (a symbolic link)")
+			case want[p] == nil:
+				out = append(out, p)
+			}
+		}
+	}
+	slices.Sort(out)
+	return out, nil
+}
+
+// linkOnTheWay is the first folder of the path d (its own included) that
+// is a symbolic link in prev, "" when none is: Sync writes through none.
+func linkOnTheWay(prev fs.FS, d string) string {
+	cur := ""
+	for _, part := range strings.Split(d, "/") {
+		cur = path.Join(cur, part)
+		if st, err := fs.Lstat(prev, cur); err == nil && st.Mode()&fs.ModeSymlink != 0 {
+			return cur
+		}
+	}
+	return ""
 }

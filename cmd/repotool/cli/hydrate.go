@@ -125,7 +125,7 @@ func runHydrate(cmd *cobra.Command, env Env, f *hydrateFlags, root string, v *gl
 	if err != nil {
 		return err
 	}
-	f.opts.CacheDir = cacheDir(env, f.opts.CacheDir)
+	supplyFrom(env, &f.opts)
 	f.opts.Redacted = true // the renderings with placeholders SecretFields reads, made in parallel
 	f.opts.VerifyUnstable = f.strict
 	r := render.New(repo, f.opts, append(v.decrypter(false), v.renderOptions(cmd.ErrOrStderr(), "hydrating")...)...)
@@ -320,7 +320,7 @@ func checkHydrated(cmd *cobra.Command, res *hydrate.Result, f *hydrateFlags, clu
 	for _, l := range []struct {
 		what  string
 		paths []string
-	}{{"missing", rep.Missing}, {"differs", rep.Differs}, {"stale", rep.Stale}} {
+	}{{"missing", rep.Missing}, {"differs", rep.Differs}, {"stale", rep.Stale}, {"extra", rep.Extra}} {
 		for _, p := range l.paths {
 			fmt.Fprintf(w, "%s: %s\n", l.what, p)
 		}
@@ -331,7 +331,7 @@ func checkHydrated(cmd *cobra.Command, res *hydrate.Result, f *hydrateFlags, clu
 		for _, c := range []struct {
 			n    int
 			what string
-		}{{len(rep.Missing), "missing"}, {len(rep.Differs), "differing"}, {len(rep.Stale), "stale"}} {
+		}{{len(rep.Missing), "missing"}, {len(rep.Differs), "differing"}, {len(rep.Stale), "stale"}, {len(rep.Extra), "extra"}} {
 			if c.n > 0 {
 				counts = append(counts, fmt.Sprintf("%d %s", c.n, c.what))
 			}
@@ -340,8 +340,12 @@ func checkHydrated(cmd *cobra.Command, res *hydrate.Result, f *hydrateFlags, clu
 		if rep.Len() == 1 {
 			files = "file"
 		}
-		return &exitError{Code: ExitFindings, Err: fmt.Errorf("%s is not the hydration of %s: %s %s; hydrate it again",
-			what, short, strings.Join(counts, ", "), files)}
+		again := "hydrate it again"
+		if len(rep.Extra) > 0 {
+			again = "remove the extra files and links (hydrate leaves them), and hydrate it again"
+		}
+		return &exitError{Code: ExitFindings, Err: fmt.Errorf("%s is not the hydration of %s: %s %s; %s",
+			what, short, strings.Join(counts, ", "), files, again)}
 	}
 	if cluster != "" {
 		what += " (the branch of cluster " + cluster + ")"
