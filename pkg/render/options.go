@@ -31,6 +31,11 @@ type Options struct {
 	// Offline forbids downloads: remote dependencies must be vendored under
 	// charts/ or already cached.
 	Offline bool
+	// RemoteSchemaRefs fetches the http(s) $refs of values schemas (unless
+	// Offline). Off, such a $ref fails its target: only the operator
+	// asks for it, never the repository. A file $ref is always read from
+	// the chart's own files.
+	RemoteSchemaRefs bool
 	// PlainHTTPRegistries talks to OCI registries over plain HTTP (for local
 	// test registries).
 	PlainHTTPRegistries bool

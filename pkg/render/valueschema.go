@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"path"
 	"strings"
 	"time"
@@ -46,7 +47,7 @@ func hasSchema(c *chart.Chart) bool {
 func (r *Renderer) validateAgainstSchema(c *chart.Chart, values map[string]any, origins map[string]string) error {
 	var sb strings.Builder
 	if c.Schema != nil {
-		if err := r.validateSingle(values, c.Schema); err != nil {
+		if err := r.validateSingle(values, c); err != nil {
 			var se *SchemaError
 			if errors.As(err, &se) {
 				at := *se // the compiled schemas' cache shares se
@@ -81,16 +82,15 @@ func (r *Renderer) validateAgainstSchema(c *chart.Chart, values map[string]any, 
 	return nil
 }
 
-// validateSingle is chartutil.ValidateAgainstSingleSchema, the schema
+// validateSingle is chartutil.ValidateAgainstSingleSchema for c's schema,
 // compiled once per run.
-func (r *Renderer) validateSingle(values chartutil.Values, schemaJSON []byte) (reterr error) {
+func (r *Renderer) validateSingle(values chartutil.Values, c *chart.Chart) (reterr error) {
 	defer func() {
 		if p := recover(); p != nil {
 			reterr = fmt.Errorf("unable to validate schema: %s", p)
 		}
 	}()
-	sum := sha256.Sum256(schemaJSON)
-	s, err := r.valueSchemas.Get(string(sum[:]), func() (*jsonschema.Schema, error) { return r.compileValuesSchema(schemaJSON) })
+	s, err := r.valueSchemas.Get(schemaKey(c), func() (*jsonschema.Schema, error) { return r.compileValuesSchema(c) })
 	if err != nil {
 		return err
 	}
@@ -101,18 +101,36 @@ func (r *Renderer) validateSingle(values chartutil.Values, schemaJSON []byte) (r
 	return nil
 }
 
-// compileValuesSchema compiles a values.schema.json as Helm does: the same
-// resource name and loaders, except that offline runs fetch no remote
-// $ref, and an unresolved urn: is permissive without Helm's log line.
-func (r *Renderer) compileValuesSchema(schemaJSON []byte) (*jsonschema.Schema, error) {
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(schemaJSON))
-	if err != nil {
-		return nil, &SchemaError{Line: jsonErrorLine(schemaJSON, err), Err: err}
+// schemaKey is what c's compiled values schema depends on: the schema's
+// bytes and, when it has a $ref, every file of the chart (a file $ref
+// reads them).
+func schemaKey(c *chart.Chart) string {
+	h := sha256.New()
+	h.Write(c.Schema)
+	if bytes.Contains(c.Schema, []byte(`"$ref"`)) {
+		for _, f := range c.Raw {
+			fmt.Fprintf(h, "\x00%s\x00%d\x00", f.Name, len(f.Data))
+			h.Write(f.Data)
+		}
 	}
-	web := &schemaHTTPLoader{client: &http.Client{Timeout: 15 * time.Second, Transport: r.chartCfg.HTTP.Transport}, offline: r.opts.Offline}
+	return string(h.Sum(nil))
+}
+
+// compileValuesSchema compiles c's values.schema.json as Helm does: the
+// same resource name and loaders, except that a file $ref reads only the
+// chart's own files (chartFileLoader), a remote $ref is fetched only when
+// the operator asks (Options.RemoteSchemaRefs, and not Offline), and an
+// unresolved urn: is permissive without Helm's log line.
+func (r *Renderer) compileValuesSchema(c *chart.Chart) (*jsonschema.Schema, error) {
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(c.Schema))
+	if err != nil {
+		return nil, &SchemaError{Line: jsonErrorLine(c.Schema, err), Err: err}
+	}
+	web := &schemaHTTPLoader{client: &http.Client{Timeout: 15 * time.Second, Transport: r.chartCfg.HTTP.Transport},
+		offline: r.opts.Offline, allowed: r.opts.RemoteSchemaRefs}
 	compiler := jsonschema.NewCompiler()
 	compiler.UseLoader(jsonschema.SchemeURLLoader{
-		"file":  jsonschema.FileLoader{},
+		"file":  chartFileLoader{c},
 		"http":  web,
 		"https": web,
 		"urn":   urnLoader{},
@@ -145,15 +163,19 @@ func schemaFile(c *chart.Chart, origins map[string]string) string {
 	return path.Join(o, "values.schema.json")
 }
 
-// schemaHTTPLoader loads a remote $ref of a values schema.
+// schemaHTTPLoader loads a remote $ref of a values schema, when allowed.
 type schemaHTTPLoader struct {
-	client  *http.Client
-	offline bool
+	client           *http.Client
+	offline, allowed bool
 }
 
 func (l *schemaHTTPLoader) Load(url string) (any, error) {
 	if l.offline {
 		return nil, fmt.Errorf("the values schema refers to %s, and --offline downloads nothing", url)
+	}
+	if !l.allowed {
+		return nil, fmt.Errorf("the values schema refers to %s: repotool fetches a values schema's remote $ref only when the operator asks "+
+			"(--remote-schema-refs, or REPOTOOL_REMOTE_SCHEMA_REFS=true); vendor the schema into the chart and refer to it by its path", url)
 	}
 	resp, err := l.client.Get(url)
 	if err != nil {
@@ -176,4 +198,26 @@ func (urnLoader) Load(url string) (any, error) {
 		return doc, nil
 	}
 	return jsonschema.UnmarshalJSON(strings.NewReader("true"))
+}
+
+// chartFileLoader loads a file $ref of a values schema from the chart's
+// own files, as the chart reader read them (inside the repository, links
+// checked, regular files within Helm's limits): "file:///defs.json" and a
+// relative "defs.json" (which the schema's name, file:///values.schema.json,
+// makes the same) are the chart's defs.json. Nothing of the machine is
+// read, and an error names the reference, never what is there.
+type chartFileLoader struct{ c *chart.Chart }
+
+func (l chartFileLoader) Load(ref string) (any, error) {
+	u, err := url.Parse(ref)
+	if err != nil {
+		return nil, err
+	}
+	name := strings.TrimPrefix(path.Clean("/"+u.Path), "/")
+	for _, f := range l.c.Raw {
+		if f.Name == name {
+			return jsonschema.UnmarshalJSON(bytes.NewReader(f.Data))
+		}
+	}
+	return nil, fmt.Errorf("the values schema refers to %s, which is not a file of chart %s: a schema's $ref may name only the chart's own files", ref, l.c.Name())
 }

@@ -124,7 +124,9 @@ func TestSharingWith(t *testing.T) {
 	for _, share := range []bool{false, true} {
 		fetched.Store(0)
 		base, head := load("hello"), load("bonjour")
-		first := render.New(base, render.DefaultOptions(), render.WithHTTPClient(srv.Client()))
+		opts := render.DefaultOptions()
+		opts.RemoteSchemaRefs = true // the operator asks
+		first := render.New(base, opts, render.WithHTTPClient(srv.Client()))
 		if res := first.RenderAll(context.Background(), base.Targets); res[0].Err != nil {
 			t.Fatal(res[0].Err)
 		}
@@ -132,12 +134,69 @@ func TestSharingWith(t *testing.T) {
 		if share {
 			extra = append(extra, render.SharingWith(first))
 		}
-		res := render.New(head, render.DefaultOptions(), extra...).RenderAll(context.Background(), head.Targets)
+		res := render.New(head, opts, extra...).RenderAll(context.Background(), head.Targets)
 		if res[0].Err == nil || !strings.Contains(res[0].Err.Error(), "/greeting") {
 			t.Errorf("share %v: the second rendering's error %v, want the schema to refuse its greeting", share, res[0].Err)
 		}
 		if want := map[bool]int64{false: 2, true: 1}[share]; fetched.Load() != want {
 			t.Errorf("share %v: the remote $ref was fetched %d times, want %d", share, fetched.Load(), want)
 		}
+	}
+}
+
+// TestSchemaRefsStayInTheChart: a values schema's file $ref reads the
+// chart's own files only (never the machine's, whose content no error
+// describes), and a remote $ref is fetched only when the operator asks.
+func TestSchemaRefsStayInTheChart(t *testing.T) {
+	var fetched atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fetched.Add(1)
+		fmt.Fprint(w, `{"type":"string"}`)
+	}))
+	defer srv.Close()
+	outside := t.TempDir() + "/outside.json"
+	testtool.WriteFiles(t, "/", map[string]string{strings.TrimPrefix(outside, "/"): `{"type":"string","enum":["OUTSIDE-CANARY"]}`})
+	for _, tt := range []struct {
+		name, ref string
+		remote    bool
+		fails     string // "" renders
+	}{
+		{"the chart's own file", "defs.json", false, ""},
+		{"the chart's own file, absolute", "file:///defs.json", false, ""},
+		{"a file of the machine", "file://" + outside, false, "which is not a file of chart app"},
+		{"the process's environment", "file:///proc/self/environ", false, "which is not a file of chart app"},
+		{"a climb out of the chart", "../../../etc/passwd", false, "which is not a file of chart app"},
+		{"remote, not asked", srv.URL + "/greeting.json", false, "only when the operator asks"},
+		{"remote, asked", srv.URL + "/greeting.json", true, ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			fetched.Store(0)
+			root := t.TempDir()
+			testtool.WriteFiles(t, root, map[string]string{
+				"namespaces/app/Chart.yaml":         "apiVersion: v2\nname: app\nversion: 1.0.0\n",
+				"namespaces/app/defs.json":          `{"type":"string"}`,
+				"namespaces/app/values.schema.json": `{"type":"object","properties":{"greeting":{"$ref":"` + tt.ref + `"}}}`,
+				"namespaces/app/templates/cm.yaml":  "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: app\ndata:\n  greeting: {{ .Values.greeting | quote }}\n",
+				"clusters/c1/app/c1-values.yaml":    "greeting: hello\n",
+			})
+			repo, err := layout.LoadDir(context.Background(), root, layout.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			opts := render.DefaultOptions()
+			opts.RemoteSchemaRefs = tt.remote
+			res := render.New(repo, opts, render.WithHTTPClient(srv.Client())).RenderAll(context.Background(), repo.Targets)[0]
+			switch {
+			case tt.fails == "" && res.Err != nil:
+				t.Fatalf("fails: %v", res.Err)
+			case tt.fails != "" && (res.Err == nil || !strings.Contains(res.Err.Error(), tt.fails)):
+				t.Fatalf("error %v, want %q", res.Err, tt.fails)
+			case res.Err != nil && (strings.Contains(res.Err.Error(), "OUTSIDE-CANARY") || strings.Contains(res.Err.Error(), "PATH=")):
+				t.Fatalf("the error describes a file outside the chart: %v", res.Err)
+			}
+			if want := map[bool]int64{false: 0, true: 1}[tt.remote]; fetched.Load() != want {
+				t.Errorf("fetched %d times, want %d", fetched.Load(), want)
+			}
+		})
 	}
 }

@@ -108,7 +108,7 @@ func runCompare(cmd *cobra.Command, env Env, v *globals, args []string, fl *comp
 			return usageErr(errors.New("no namespace is deployed on two clusters or more: nothing to compare"))
 		}
 	}
-	fl.opts.CacheDir = cacheDir(env, fl.opts.CacheDir)
+	supplyFrom(env, &fl.opts)
 	extra := append(v.decrypter(fl.noDecrypt), v.renderOptions(cmd.ErrOrStderr(), "rendering")...)
 	r := render.New(repo, fl.opts, extra...)
 	failed := 0

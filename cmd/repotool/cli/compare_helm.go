@@ -83,7 +83,7 @@ func runCompareHelm(
 	if len(targets) == 0 {
 		return usageErr(notFound(repo, fmt.Sprintf("no target of namespace %q on clusters %v", namespace, clusters)))
 	}
-	opts.CacheDir = cacheDir(env, opts.CacheDir)
+	supplyFrom(env, opts)
 	res, err := diff.CompareHelm(
 		cmd.Context(),
 		repo,

@@ -51,7 +51,7 @@ func newDepsSubcommand(env Env, v *globals, name string, update bool) *cobra.Com
 		Long:  depsHelp,
 		Args:  cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.CacheDir = cacheDir(env, opts.CacheDir)
+			supplyFrom(env, &opts)
 			repo, err := loadRepo(cmd, repoArg(args), &opts)
 			if err != nil {
 				return err

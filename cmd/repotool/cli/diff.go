@@ -91,7 +91,7 @@ func runDiff(cmd *cobra.Command, env Env, v *globals, d *diffFlags, args []strin
 	if err := v.trustBase(s.Base); err != nil {
 		return err
 	}
-	d.opts.CacheDir = cacheDir(env, d.opts.CacheDir)
+	supplyFrom(env, &d.opts)
 	dopts := diff.Options{Render: d.opts, Extra: append(v.decrypter(d.noDecrypt), v.renderOptions(cmd.ErrOrStderr(), "rendering")...),
 		NoIgnore: d.noIgnore, Shard: sh}
 	if d.asAdmitted {

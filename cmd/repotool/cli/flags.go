@@ -36,10 +36,11 @@ func (h helmValue) Set(v string) error {
 
 func (helmValue) Type() string { return "version" }
 
-// addDependencyFlags adds --offline and --cache-dir: where remote chart
-// dependencies come from.
+// addDependencyFlags adds --offline, --cache-dir and --remote-schema-refs:
+// where remote chart dependencies and schemas come from.
 func addDependencyFlags(fl *pflag.FlagSet, o *render.Options) {
 	fl.BoolVar(&o.Offline, "offline", false, "never download: remote dependencies must be vendored or cached")
+	fl.BoolVar(&o.RemoteSchemaRefs, "remote-schema-refs", false, "fetch the http(s) $refs of charts' values schemas (also REPOTOOL_REMOTE_SCHEMA_REFS=true)")
 	fl.StringVar(&o.CacheDir, "cache-dir", "", "dependency cache (default $REPOTOOL_CACHE_DIR, else $XDG_CACHE_HOME/repotool)")
 }
 

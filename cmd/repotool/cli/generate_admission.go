@@ -22,7 +22,7 @@ func admissionIgnores(cmd *cobra.Command, env Env, repo *layout.Repo, clusters [
 		return nil, nil
 	}
 	opts := render.DefaultOptions()
-	opts.CacheDir = cacheDir(env, opts.CacheDir)
+	supplyFrom(env, &opts)
 	r := render.New(repo, opts, append(v.decrypter(false), v.renderOptions(cmd.ErrOrStderr(), "rendering")...)...)
 	targets := repo.Targets // generate's clusters: none named is every one
 	if len(clusters) > 0 {

@@ -24,7 +24,7 @@ func prepareLint(cmd *cobra.Command, env Env, v *globals, root string, f *lintFl
 	if err != nil {
 		return nil, nil, err
 	}
-	opts.Render.CacheDir = cacheDir(env, opts.Render.CacheDir)
+	supplyFrom(env, &opts.Render)
 	opts.Keys = v.policy
 	return repo, append(v.decrypter(f.noDecrypt), v.renderOptions(cmd.ErrOrStderr(), "rendering")...), nil
 }

@@ -65,6 +65,15 @@ func layoutOptions(limits ...*render.Options) layout.Options {
 	return opts
 }
 
+// supplyFrom completes o's chart supply from the operator's environment:
+// the dependency cache (cacheDir), and REPOTOOL_REMOTE_SCHEMA_REFS=true,
+// which fetches values schemas' remote $refs as --remote-schema-refs
+// does (repotool.yaml cannot ask for either).
+func supplyFrom(env Env, o *render.Options) {
+	o.CacheDir = cacheDir(env, o.CacheDir)
+	o.RemoteSchemaRefs = o.RemoteSchemaRefs || env.Getenv("REPOTOOL_REMOTE_SCHEMA_REFS") == "true"
+}
+
 // cacheDir resolves the dependency cache: the flag, $REPOTOOL_CACHE_DIR, or
 // the user cache folder ($XDG_CACHE_HOME/repotool).
 func cacheDir(env Env, flag string) string {

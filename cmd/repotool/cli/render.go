@@ -124,7 +124,7 @@ func runRender(cmd *cobra.Command, env Env, f *renderFlags, args []string, v *gl
 	if err := checkOutputFlags(f); err != nil {
 		return usageErr(err)
 	}
-	f.opts.CacheDir = cacheDir(env, f.opts.CacheDir)
+	supplyFrom(env, &f.opts)
 	f.opts.Redacted = f.outDir != "" || f.redact
 	ropts := append(v.decrypter(f.noDecrypt), v.renderOptions(cmd.ErrOrStderr(), "rendering")...)
 	r := render.New(repo, f.opts, ropts...)
@@ -304,7 +304,7 @@ func runRenderArgoCD(cmd *cobra.Command, env Env, f *renderFlags, args []string,
 		f.opts.KubeVersion = pe.KubeVersion
 	}
 	f.opts.APIVersions = append(f.opts.APIVersions, pe.APIVersions...)
-	f.opts.CacheDir = cacheDir(env, f.opts.CacheDir)
+	supplyFrom(env, &f.opts)
 	res, err := render.New(repo, f.opts, append(v.decrypter(false), v.renderOptions(cmd.ErrOrStderr(), "rendering")...)...).Render(cmd.Context(), t)
 	if err != nil {
 		return &exitError{Code: ExitFindings, Err: err}
