@@ -110,3 +110,42 @@ func TestCELBudgetOrder(t *testing.T) {
 		t.Errorf("the budget ran out in %d runs: the test does not reach it", exhausted)
 	}
 }
+
+// TestCELBudgetShared: a cluster's admission policies and every check of
+// lint.checks share one budget for the run, so that ten costly checks
+// spend what one does: one finding, at the check that ran it out, naming
+// the costliest spenders.
+func TestCELBudgetShared(t *testing.T) {
+	useTestKey(t)
+	repo := t.TempDir()
+	if err := os.CopyFS(repo, os.DirFS(filepath.Join(casesDir, "custom-check", "repo"))); err != nil {
+		t.Fatal(err)
+	}
+	cfg := filepath.Join(repo, "repotool.yaml")
+	data, err := os.ReadFile(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 10 {
+		data = fmt.Appendf(data, "    - id: nested%d\n      expression: \"objects.all(a, objects.all(b, a.kind != '' || b.kind != ''))\"\n      message: costly\n", i)
+	}
+	if err := os.WriteFile(cfg, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r, opts := loadCase(t, repo)
+	opts.CELBudget = 300
+	res, err := lint.Lint(context.Background(), r, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stopped []string
+	for _, f := range res.Findings {
+		if strings.Contains(f.Message, "exceeded the run's CEL cost budget") {
+			stopped = append(stopped, f.Message)
+		}
+	}
+	if len(stopped) != 1 || !strings.Contains(stopped[0], "the costliest were lint.checks nested") ||
+		!strings.Contains(stopped[0], "which the cluster's admission policies and lint.checks share") {
+		t.Errorf("budget findings, want one naming the costliest:\n%s", strings.Join(stopped, "\n"))
+	}
+}

@@ -1,10 +1,14 @@
 package lint
 
 import (
+	"cmp"
+	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"strings"
 
+	"github.com/repotool/repotool/pkg/admission"
 	"github.com/repotool/repotool/pkg/argocd"
 	"github.com/repotool/repotool/pkg/config"
 	"github.com/repotool/repotool/pkg/finding"
@@ -47,6 +51,38 @@ type clusterView struct {
 	// secrets is the guard of the values decrypted for the cluster's
 	// renderings, made when first asked for (guard).
 	secrets *render.Guard
+	// cel is the CEL budget the cluster's admission policies and
+	// lint.checks share for the run (celBudget), spent what each of them
+	// spent.
+	cel   *admission.Budget
+	spent map[string]int64
+}
+
+// celBudget is the cluster's CEL budget, of limit cost units: its
+// admission policies and every lint.checks check spend it together, so
+// that no number of checks multiplies what a change can make a run spend.
+func (v *clusterView) celBudget(limit int64) *admission.Budget {
+	if v.cel == nil {
+		v.cel, v.spent = admission.NewBudget(limit), map[string]int64{}
+	}
+	return v.cel
+}
+
+// celSpent records what one of the budget's spenders spent.
+func (v *clusterView) celSpent(who string, cost int64) { v.spent[who] += cost }
+
+// costliest names the spenders of the cluster's budget that spent the
+// most, at most three, with what each spent.
+func (v *clusterView) costliest() string {
+	who := slices.Collect(maps.Keys(v.spent))
+	slices.SortFunc(who, func(a, b string) int { return cmp.Or(cmp.Compare(v.spent[b], v.spent[a]), strings.Compare(a, b)) })
+	var out []string
+	for _, w := range who[:min(3, len(who))] {
+		if v.spent[w] > 0 {
+			out = append(out, fmt.Sprintf("%s (%d)", w, v.spent[w]))
+		}
+	}
+	return strings.Join(out, ", ")
 }
 
 // guard is the guard of every value decrypted for the renderings of the

@@ -34,7 +34,7 @@ var ruleAdmissionPolicy = &Rule{
 			"environment and cost limits, matchConstraints (rules with wildcards, excludeResourceRules, matchPolicy, namespaceSelector, " +
 			"objectSelector), the binding's matchResources, paramKind and paramRef (params among the cluster's objects), matchConditions, " +
 			"variables, validations with message, messageExpression and reason, and failurePolicy. The policies of a cluster share a CEL " +
-			"cost budget for the run (twice Kubernetes' per-evaluation budget, on top of it): policies that spend it are an error at the policy " +
+			"cost budget for the run with its lint.checks (twice Kubernetes' per-evaluation budget, on top of it): policies that spend it are an error at the policy " +
 			"that was running, and the cluster's remaining objects are not checked, whatever the failurePolicy. The cluster's " +
 			"MutatingAdmissionPolicies (from Kubernetes 1.36, or 1.32 to 1.35 with `clusters.<cluster>.featureGates: {MutatingAdmissionPolicy: " +
 			"true}`) run first, as the API server runs them (JSON patches and apply configurations, match conditions, params, reinvocationPolicy " +

@@ -92,7 +92,8 @@ func (ac *admissionCheck) admit(v *clusterView, set *admission.Set, sc admittedS
 	missing := map[*admissionRef][]string{}
 	items := ac.admissionItems(set, sc, rest)
 	outcomes := admitAll(ac.ctx, set, items, ac.budget)
-	budget := admission.NewBudget(ac.budget)
+	budget := v.celBudget(ac.budget)
+	defer func(before int64) { v.celSpent("the admission policies", budget.Spent()-before) }(budget.Spent())
 	for i, it := range items {
 		if ac.ctx.Err() != nil {
 			return missing

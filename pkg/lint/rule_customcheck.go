@@ -21,10 +21,11 @@ var ruleCustomCheck = &Rule{
 			"kind}, expression, message, severity}`. The expression sees `object`, the object (as the API server would show it to a policy), " +
 			"and `objects`, every object the repository deploys to the same cluster, for checks across objects; it is true when the object " +
 			"passes. Checks are compiled in the environment of ValidatingAdmissionPolicy expressions, with Kubernetes' CEL libraries " +
-			"(quantity, regex, URL, lists, format, IP and CIDR, semver). Each evaluation is held to Kubernetes' per-call cost limit, and each " +
-			"check to a budget for the whole run (twice what Kubernetes allows one policy binding's evaluation of one object): a check that " +
-			"spends it, iterating the cluster's objects within an iteration over them for one, is stopped with an error at its line in " +
-			"repotool.yaml. A failing object is reported with the check's id and message and its severity (error unless given), at the " +
+			"(quantity, regex, URL, lists, format, IP and CIDR, semver). Each evaluation is held to Kubernetes' per-call cost limit, and all " +
+			"of a cluster's checks, with its admission policies, to one budget for the whole run (twice what Kubernetes allows one policy " +
+			"binding's evaluation of one object), so that more checks do not make a run longer: the check that spends what is left of it, " +
+			"iterating the cluster's objects within an iteration over them for one, is stopped with an error at its line in repotool.yaml that " +
+			"names the costliest spenders, and the checks after it do not run on that cluster. A failing object is reported with the check's id and message and its severity (error unless given), at the " +
 			"object's template; a check that does not compile, or that cannot be evaluated for an object, is an error at repotool.yaml, " +
 			"which shows the evaluation's error only when it read no secret data (the object carries none and, for a check that reads " +
 			"`objects`, the cluster's renderings decrypted none; docs/security.md). " +
@@ -69,10 +70,6 @@ func checkCustom(ctx context.Context, checks []config.Check, budget int64, views
 		return
 	}
 	compiled := make([]*admission.Check, len(checks))
-	budgets := make([]*admission.Budget, len(checks)) // each check's, for the whole run
-	for i := range budgets {
-		budgets[i] = admission.NewBudget(budget)
-	}
 	for i, c := range checks {
 		var err error
 		if compiled[i], err = admission.CompileCheck(c.Expression); err != nil {
@@ -87,36 +84,44 @@ func checkCustom(ctx context.Context, checks []config.Check, budget int64, views
 			contents[i] = admission.Normalize(withNamespace(contentOf(p.o), p.ns))
 		}
 		objects := admission.NewObjects(contents)
+		b := v.celBudget(budget) // the cluster's, shared with its admission policies
 		for i, c := range checks {
-			if compiled[i] == nil || budgets[i].Exceeded() {
+			if compiled[i] == nil || b.Exceeded() {
 				continue
 			}
-			ctx := admission.WithBudget(ctx, budgets[i])
-			failed := map[string]bool{}
-		objects:
-			for j, p := range v.objs {
-				if !c.Match.Matches(p.o.APIVersion, p.o.Kind) {
-					continue
-				}
-				ok, err := compiled[i].Eval(ctx, contents[j], objects)
-				switch {
-				case errors.Is(err, admission.ErrBudget):
-					report(Finding{File: config.FileName, Line: c.ExpressionLine, Message: fmt.Sprintf("lint.checks %s %s (%d cost units) on %s "+
-						"in cluster %s, and was stopped: the rest of the run is not checked by it; make the expression cheaper (no nested "+
-						"iteration over objects)", c.ID, admission.ErrBudget, budget, p.o.ID(), v.name), Severity: SeverityError})
-					break objects
-				case err != nil && !failed[v.name]:
-					failed[v.name] = true
-					msg := checkError(c, v, &v.objs[j], err)
-					report(Finding{File: config.FileName, Line: c.ExpressionLine, Message: fmt.Sprintf("lint.checks %s %s for %s in cluster %s; make the expression "+
-						"handle such objects (has(), optional fields)", c.ID, msg, p.o.ID(), v.name)})
-				case err == nil && !ok:
-					f := Finding{File: p.o.Source.String(), Line: at.objectPosition(p.o), Object: p.o.ID(), Targets: []string{p.res.Target.Name()},
-						Message: fmt.Sprintf("%s: %s (%s in cluster %s)", c.ID, c.Message, p.o.ID(), v.name), Key: c.ID,
-						Severity: Severity(c.Severity)}
-					report(f)
-				}
+			before := b.Spent()
+			runCheck(admission.WithBudget(ctx, b), c, compiled[i], v, contents, objects, at, report)
+			v.celSpent("lint.checks "+c.ID, b.Spent()-before)
+			if b.Exceeded() {
+				report(Finding{File: config.FileName, Line: c.ExpressionLine, Severity: SeverityError, Message: fmt.Sprintf("lint.checks %s %s "+
+					"(%d cost units, which the cluster's admission policies and lint.checks share) in cluster %s, and was stopped: the "+
+					"cluster's remaining objects are not checked by it or the checks after it; the costliest were %s; make the "+
+					"expressions cheaper (no nested iteration over objects)", c.ID, admission.ErrBudget, budget, v.name, v.costliest())})
 			}
+		}
+	}
+}
+
+// runCheck runs the check c on the objects of the cluster v it
+// matches, until the context's budget is spent.
+func runCheck(ctx context.Context, c config.Check, compiled *admission.Check, v *clusterView, contents []map[string]any, objects admission.Objects,
+	at *positions, report func(Finding)) {
+	failed := false
+	for j, p := range v.objs {
+		if !c.Match.Matches(p.o.APIVersion, p.o.Kind) {
+			continue
+		}
+		ok, err := compiled.Eval(ctx, contents[j], objects)
+		switch {
+		case errors.Is(err, admission.ErrBudget):
+			return
+		case err != nil && !failed:
+			failed = true
+			report(Finding{File: config.FileName, Line: c.ExpressionLine, Message: fmt.Sprintf("lint.checks %s %s for %s in cluster %s; make the expression "+
+				"handle such objects (has(), optional fields)", c.ID, checkError(c, v, &v.objs[j], err), p.o.ID(), v.name)})
+		case err == nil && !ok:
+			report(Finding{File: p.o.Source.String(), Line: at.objectPosition(p.o), Object: p.o.ID(), Targets: []string{p.res.Target.Name()},
+				Message: fmt.Sprintf("%s: %s (%s in cluster %s)", c.ID, c.Message, p.o.ID(), v.name), Key: c.ID, Severity: Severity(c.Severity)})
 		}
 	}
 }
