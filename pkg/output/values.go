@@ -42,9 +42,14 @@ func NewValuesFormatter(name string) (ValuesFormatter, error) {
 func selected(e *values.Effective, opts ValuesOptions) (any, error) {
 	v, ok := e.Get(opts.Path)
 	if !ok {
-		return nil, fmt.Errorf("the target's values have nothing at %s", strings.Join(opts.Path, "."))
+		return nil, missingPath(opts.Path)
 	}
 	return shown(e, v, opts.Path), nil
+}
+
+// missingPath is the error of a path the values do not have.
+func missingPath(path []string) error {
+	return fmt.Errorf("the target's values have nothing at %s", strings.Join(path, "."))
 }
 
 func shown(e *values.Effective, v any, path []string) any {

@@ -168,3 +168,46 @@ func TestUndeclared(t *testing.T) {
 		t.Errorf("Undeclared = %v, want %v", got, want)
 	}
 }
+
+// TestTraceReplaceDeep: a leaf that replaces a map replaces everything
+// below it, however deep, and nothing beside it; a map merged again where
+// the leaf is overrides the leaf and what the leaf overrode.
+func TestTraceReplaceDeep(t *testing.T) {
+	tr := values.TraceLayers([]values.Layer{
+		{File: "a.yaml", Doc: doc(t, "x:\n  y:\n    z: 1\n    w:\n      v: 2\n  u: 3\nxx: 4\n")},
+		{File: "b.yaml", Doc: doc(t, "x:\n  y: leaf\n")},
+		{File: "c.yaml", Doc: doc(t, "x:\n  y:\n    n: 5\n")},
+	})
+	for path, want := range map[string]string{
+		"x.y.n":     "c.yaml:03 over a.yaml:05 over a.yaml:03 over b.yaml:02",
+		"x.y.z":     "none",
+		"x.y.w.v":   "none",
+		"x.u":       "a.yaml:06",
+		"xx":        "a.yaml:07",
+		"x.y":       "none",
+		"x.y.w":     "none",
+		"x.u.extra": "none",
+	} {
+		if got := origin(tr[values.Key(strings.Split(path, "."))]); got != want {
+			t.Errorf("%s: %s, want %s", path, got, want)
+		}
+	}
+	if o := tr[values.Key([]string{"x", "y", "n"})]; o == nil || len(o.Overrode) != 3 {
+		t.Fatalf("x.y.n overrode %v", o)
+	}
+}
+
+// BenchmarkTraceLayers: a values file of many keys over a chart's
+// values (a leaf replacing a map used to look at every entry).
+func BenchmarkTraceLayers(b *testing.B) {
+	var sb strings.Builder
+	for i := range 100_000 {
+		fmt.Fprintf(&sb, "k%x: %d\n", i, i)
+	}
+	big := doc(b, sb.String())
+	chart := doc(b, "k1: {a: 1}\nk2: 2\n")
+	b.ResetTimer()
+	for range b.N {
+		values.TraceLayers([]values.Layer{{File: "values.yaml", Doc: chart}, {File: "big.yaml", Doc: big}})
+	}
+}
