@@ -88,6 +88,16 @@ func Lint(ctx context.Context, repo *layout.Repo, opts Options, extra ...render.
 		return nil, err
 	}
 	opts.Render.VerifyUnstable = true // unstable-render reports only calls that change the output
+	if opts.Targets != nil {
+		w := render.New(repo, opts.Render, extra...)
+		if opts.Targets = widened(ctx, w, repo, targets, opts.Targets); ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		extra = append(extra, render.SharingWith(w))
+		if targets, err = scope(repo, opts); err != nil {
+			return nil, err
+		}
+	}
 	if byCluster(opts, targets) {
 		return lintByCluster(ctx, repo, opts, targets, extra)
 	}

@@ -222,7 +222,7 @@ func (ac *admissionCheck) checkCluster(v *clusterView, report, drift func(Findin
 			continue // the policy may be in a target this run does not render
 		}
 		f := ac.admissionFinding(pr.Ref.(*admissionRef), pr.Field)
-		f.Message = withoutSecrets(ac.guard, fmt.Sprintf("%s (cluster %s); %s", pr.Message, v.name, pr.Fix),
+		f.Message = withoutSecrets(nil, fmt.Sprintf("%s (cluster %s); %s", pr.Message, v.name, pr.Fix), // words of the object's own
 			fmt.Sprintf("the problem's description is withheld: it quotes the object, which holds a secret value (cluster %s); "+
 				"correct the object at this line", v.name), pr.Ref.(*admissionRef))
 		if pr.Limit {

@@ -35,7 +35,11 @@ func (ac *admissionCheck) violation(set *admission.Set, cluster string, ref *adm
 			refs = append(refs, r)
 		}
 	}
-	msg := withoutSecrets(ac.guard, ac.shownMessage(ref, d), "the policy's message is withheld: it holds a secret value", refs...)
+	msg, guard := ac.shownMessage(ref, d), ac.guard
+	if msg == d.StaticMessage {
+		guard = nil // the policy's own words: withheld only when its rendering's secret values made them
+	}
+	msg = withoutSecrets(guard, msg, "the policy's message is withheld: it holds a secret value", refs...)
 	binding := ""
 	if d.Binding != "" {
 		binding = fmt.Sprintf(" (binding %s)", d.Binding)
@@ -149,10 +153,11 @@ func (ac *admissionCheck) shownMessage(ref *admissionRef, d admission.Decision) 
 }
 
 // withoutSecrets returns msg, or withheld when msg may quote a value
-// decrypted for the cluster's renderings (the cluster's guard, in any
-// form it knows) or for the rendering of one of refs: a policy whose
-// expression a chart made from a secret value is quoted by "failed
-// expression: ..." and by its compilation errors.
+// decrypted for the cluster's renderings (guard, in any form it knows:
+// for a message an evaluation made; nil for words of the policy's own) or
+// for the rendering of one of refs: a policy whose expression a chart
+// made from a secret value is quoted by "failed expression: ..." and by
+// its compilation errors.
 func withoutSecrets(guard *render.Guard, msg, withheld string, refs ...*admissionRef) string {
 	if guard.Quotes(msg) {
 		return withheld

@@ -1,6 +1,7 @@
 package scope
 
 import (
+	"path"
 	"slices"
 	"strings"
 
@@ -90,4 +91,34 @@ func (s *Sides) Touched() []string {
 		return nil
 	}
 	return Touched(s.Base, s.Head, s.Changed)
+}
+
+// Checked is what lint checks for the sides' change: Touched, and every
+// target of a cluster one of whose admission policy files
+// (clusters.<c>.admissionPolicies, at either side) the change holds, as
+// the policies apply to each of its objects; nil when Touched is. lint
+// widens it further to the clusters whose policies or CRDs its touched
+// targets render (lint.Options.Targets).
+func (s *Sides) Checked() []string {
+	touched := s.Touched()
+	if touched == nil {
+		return nil
+	}
+	clusters := map[string]bool{}
+	for _, side := range []*layout.Repo{s.Base, s.Head} {
+		for c := range side.Config.Clusters {
+			for _, at := range side.Config.ClusterAdmissionPolicies(c) {
+				if slices.ContainsFunc(s.Changed, func(p string) bool { return layout.InputHolds(path.Clean(at.Path), p) }) {
+					clusters[c] = true
+				}
+			}
+		}
+	}
+	for _, t := range s.Head.Targets {
+		if clusters[t.Cluster] {
+			touched = append(touched, t.Name())
+		}
+	}
+	slices.Sort(touched)
+	return slices.Compact(touched)
 }

@@ -171,7 +171,10 @@ docs/rules.md. Findings never contain secret values.
 
 --changed-since REV lints only the targets the change since REV (a branch,
 tag or commit) affects, as repotool diff works them out, plus the checks
-about no target (files, layout, configuration). --staged lints Git's index,
+about no target (files, layout, configuration); where the change touches
+what applies to a whole cluster (an admission policy or binding, a CRD, a
+Namespace, a file of clusters.<c>.admissionPolicies), every target of that
+cluster. --staged lints Git's index,
 what the next commit records, and only the targets the staged change
 affects (since HEAD, or since --changed-since): the pre-commit hooks use it,
 so files that are not staged play no part.
@@ -210,7 +213,7 @@ func lintRepo(cmd *cobra.Command, v *globals, root, changedSince string, staged 
 		// being fixed): lint everything.
 		return s.Head, nil
 	}
-	opts.Targets = s.Touched()
+	opts.Targets = s.Checked()
 	return s.Head, nil
 }
 
