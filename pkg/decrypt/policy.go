@@ -122,6 +122,9 @@ func (ks *keyService) Decrypt(_ context.Context, req *keyservice.DecryptRequest,
 	if err := ks.admit(k); err != nil {
 		return nil, err
 	}
+	if k.Kind == sopsfile.KindVault {
+		return callWithin(ks, k, func() (*keyservice.DecryptResponse, error) { return vaultDecrypt(req) })
+	}
 	return callWithin(ks, k, func() (*keyservice.DecryptResponse, error) { return ks.next.Decrypt(context.Background(), req) })
 }
 
@@ -132,6 +135,9 @@ func (ks *keyService) Encrypt(_ context.Context, req *keyservice.EncryptRequest,
 	}
 	if k.Kind == sopsfile.KindAge && agePluginName(k.ID) == "" {
 		return ks.next.Encrypt(context.Background(), req) // X25519 or hybrid: in process
+	}
+	if k.Kind == sopsfile.KindVault {
+		return callWithin(ks, k, func() (*keyservice.EncryptResponse, error) { return vaultEncrypt(req) })
 	}
 	return callWithin(ks, k, func() (*keyservice.EncryptResponse, error) { return ks.next.Encrypt(context.Background(), req) })
 }
