@@ -9,6 +9,8 @@ import (
 
 	"github.com/gobwas/glob"
 	yaml "go.yaml.in/yaml/v3"
+
+	"github.com/repotool/repotool/internal/yamlpos"
 )
 
 // GitConfig locates the repository for Argo CD.
@@ -214,6 +216,10 @@ func validateArgoCD(file string, root *yaml.Node, cfg *Config) error {
 	}
 	if s := a.Source; s != "" && s != SourcePlugin && s != SourceHydrated && s != SourceSourceHydrator {
 		return bad(fmt.Sprintf("argocd.source: %q is not a source: use %s, %s or %s", s, SourcePlugin, SourceHydrated, SourceSourceHydrator), "argocd", "source")
+	}
+	if n, _ := yamlpos.Lookup(root, "argocd", "hydrated", "branchPrefix"); n != nil && a.Hydrated.BranchPrefix == "" {
+		return bad("argocd.hydrated.branchPrefix: an empty prefix names each branch after its cluster alone, beside the repository's own branches; "+
+			"leave the key out for the default hydrated/, or give a prefix", "argocd", "hydrated", "branchPrefix")
 	}
 	if p := a.Hydrated.BranchPrefix; p != "" && (strings.ContainsAny(p, " ~^:?*[\\") || strings.HasPrefix(p, "/") || strings.Contains(p, "..")) {
 		return bad(fmt.Sprintf("argocd.hydrated.branchPrefix: %q cannot begin a Git branch name", p), "argocd", "hydrated", "branchPrefix")

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"reflect"
 	"regexp"
 	"strings"
 
@@ -63,6 +64,9 @@ func Parse(file string, data []byte) (Config, *yaml.Node, error) {
 	var extra yaml.Node
 	if err := dec.Decode(&extra); !errors.Is(err, io.EOF) {
 		return cfg, nil, &Error{File: file, Line: extra.Line, Message: "the file must hold a single YAML document; remove the second one"}
+	}
+	if err := checkScalars(file, root.Content[0], reflect.TypeFor[Config](), nil); err != nil {
+		return cfg, nil, err
 	}
 	cfg.Layout.ApplyDefaults()
 	if err := validateConfig(file, &root, &cfg); err != nil {

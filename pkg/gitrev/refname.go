@@ -25,6 +25,8 @@ func CheckBranchName(name string) error {
 		return bad("it holds @{")
 	case strings.HasPrefix(name, "-"):
 		return bad("it starts with -")
+	case strings.HasPrefix(name, "refs/"):
+		return bad("it starts with refs/: give the branch's name (refs/heads/x/ would make refs/heads/refs/heads/x/...)")
 	}
 	for _, r := range name {
 		if r < 0x20 || r == 0x7f || strings.ContainsRune(" ~^:?*[\\", r) {

@@ -27,6 +27,19 @@ func TestCheckBranchNameLikeGit(t *testing.T) {
 	}
 }
 
+// TestBranchNameNotAReference: a name given as a reference (Git would
+// take it, under refs/heads/refs/heads/) is refused, saying why.
+func TestBranchNameNotAReference(t *testing.T) {
+	for _, name := range []string{"refs/heads/x/prod", "refs/heads/prod", "refs/tags/prod"} {
+		if err := gitrev.CheckBranchName(name); err == nil || !contains(err.Error(), "starts with refs/") {
+			t.Errorf("%q: %v", name, err)
+		}
+	}
+	if err := gitrev.CheckBranchName("hydrated/refs/prod"); err != nil {
+		t.Errorf("refs inside a name: %v", err)
+	}
+}
+
 func FuzzCheckBranchName(f *testing.F) {
 	for _, s := range []string{"hydrated/prod", "a..b", "../x", "a b", ".x", "x.lock"} {
 		f.Add(s)
