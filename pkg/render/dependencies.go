@@ -21,8 +21,10 @@ import (
 // Dependency is one dependency of a chart, as Dependencies fetched it.
 type Dependency struct {
 	// Chart is the depending chart's folder.
-	Chart      string `json:"chart"`
-	Name       string `json:"name"`
+	Chart string `json:"chart"`
+	Name  string `json:"name"`
+	// Repository is the dependency's repository, without the user
+	// information its URL may hold (charts.ShownURL).
 	Repository string `json:"repository"`
 	// Constraint is the version Chart.yaml asks; Version the one fetched.
 	Constraint string `json:"constraint,omitempty"`
@@ -83,7 +85,7 @@ func (r *Renderer) Dependencies(ctx context.Context, opts DependenciesOptions) (
 			continue
 		}
 		for _, f := range fetched {
-			out.Dependencies = append(out.Dependencies, Dependency{Chart: dir, Name: f.Name, Repository: f.Repository, Constraint: f.Constraint,
+			out.Dependencies = append(out.Dependencies, Dependency{Chart: dir, Name: f.Name, Repository: charts.ShownURL(f.Repository), Constraint: f.Constraint,
 				Version: f.Version, Digest: f.Digest, Vendored: f.Vendored})
 		}
 		if lock != nil {

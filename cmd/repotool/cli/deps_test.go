@@ -64,3 +64,56 @@ func TestDepsCommand(t *testing.T) {
 		t.Errorf("deps build offline with an empty cache: exit %d\n%s", code, out)
 	}
 }
+
+// TestDepsURLPassword: a dependency whose repository URL holds a user and
+// a password is fetched with them, and neither is printed nor written
+// to repotool.sum (the pin's key is the URL without them); rendering
+// finds the pin.
+func TestDepsURLPassword(t *testing.T) {
+	tgz, err := os.ReadFile(filepath.Join(monorepo, "namespaces/namespace-b/charts/redis-7.2.4.tgz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(tgz)
+	digest := hex.EncodeToString(sum[:])
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if u, p, ok := r.BasicAuth(); !ok || u != "ci" || p != "CanaryRepoPassword77" {
+			http.Error(w, "unauthorized", http.StatusUnauthorized)
+			return
+		}
+		switch r.URL.Path {
+		case "/index.yaml":
+			fmt.Fprintf(w, "apiVersion: v1\nentries:\n  redis:\n    - {name: redis, version: 7.2.4, apiVersion: v2, digest: %s, urls: [redis-7.2.4.tgz]}\n", digest)
+		case "/redis-7.2.4.tgz":
+			w.Write(tgz)
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	withUser := strings.Replace(srv.URL, "http://", "http://ci:CanaryRepoPassword77@", 1)
+	repo := t.TempDir()
+	testtool.WriteFiles(t, repo, map[string]string{
+		"namespaces/app/Chart.yaml":     "apiVersion: v2\nname: app\nversion: 0.1.0\ndependencies:\n  - name: redis\n    version: 7.2.4\n    repository: " + withUser + "\n",
+		"clusters/c1/app/values-a.yaml": "redis:\n  auth:\n    enabled: false\n",
+	})
+	cache := t.TempDir()
+	got, code := runCLI(t, "deps", "update", repo, "--cache-dir", cache)
+	pins, _ := os.ReadFile(filepath.Join(repo, "repotool.sum"))
+	if code != cli.ExitOK || !strings.Contains(string(pins), srv.URL+" redis 7.2.4 sha256:"+digest) {
+		t.Fatalf("deps update: exit %d\n%s\nrepotool.sum:\n%s", code, got, pins)
+	}
+	for what, text := range map[string]string{"output": got, "repotool.sum": string(pins)} {
+		if strings.Contains(text, "CanaryRepoPassword77") || strings.Contains(text, "ci:") {
+			t.Errorf("the %s holds the URL's user information:\n%s", what, text)
+		}
+	}
+	if out, code := runCLI(t, "render", repo, "-c", "c1", "-n", "app", "--offline", "--cache-dir", cache); code != cli.ExitOK || strings.Contains(out, "CanaryRepoPassword77") {
+		t.Errorf("render offline after deps update: exit %d\n%s", code, out)
+	}
+	srv.Close()
+	out, _ := runCLI(t, "deps", "update", repo, "--cache-dir", t.TempDir())
+	if strings.Contains(out, "CanaryRepoPassword77") {
+		t.Errorf("an unreachable repository's error names the password:\n%s", out)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"net/url"
 	"regexp"
 	"strings"
 
@@ -56,10 +57,23 @@ func parseSums(fsys fs.FS) (map[string]string, error) {
 var sumRE = regexp.MustCompile(`^sha256:[0-9a-f]{64}$`)
 
 // SumKey is the key of an archive's pin in layout.SumsFile: repository
-// (without a trailing /), chart name and version (without a leading v),
+// (without a trailing /, and without user information: a URL's password
+// is written nowhere), chart name and version (without a leading v),
 // separated by spaces, as a pin's line starts.
 func SumKey(repository, name, version string) string {
-	return strings.TrimSuffix(repository, "/") + " " + name + " " + strings.TrimPrefix(version, "v")
+	return strings.TrimSuffix(ShownURL(repository), "/") + " " + name + " " + strings.TrimPrefix(version, "v")
+}
+
+// ShownURL is the repository or archive URL s as repotool prints and
+// writes it: without its user information (user name and password), which
+// a Chart.yaml may hold and the operator's credentials may be.
+func ShownURL(s string) string {
+	u, err := url.Parse(s)
+	if err != nil || u.User == nil {
+		return s
+	}
+	u.User = nil
+	return u.String()
 }
 
 // IsExactVersion reports whether v is one version, not a range: a remote
@@ -72,9 +86,10 @@ func IsExactVersion(v string) bool {
 	return err == nil
 }
 
-// cacheKey addresses a cache entry by repository, chart name and version.
+// cacheKey addresses a cache entry by repository (without user
+// information, as SumKey), chart name and version.
 func cacheKey(repository, name, version string) string {
-	sum := sha256.Sum256([]byte(strings.TrimSuffix(repository, "/") + "\x00" + name + "\x00" + version))
+	sum := sha256.Sum256([]byte(strings.TrimSuffix(ShownURL(repository), "/") + "\x00" + name + "\x00" + version))
 	return hex.EncodeToString(sum[:])
 }
 

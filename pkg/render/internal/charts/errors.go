@@ -30,5 +30,5 @@ type DependencyError struct {
 }
 
 func (e *DependencyError) Error() string {
-	return fmt.Sprintf("%s/Chart.yaml: dependency %q (%s): %s; %s", e.Chart, e.Dependency, e.Repository, e.Reason, e.Hint)
+	return fmt.Sprintf("%s/Chart.yaml: dependency %q (%s): %s; %s", e.Chart, e.Dependency, ShownURL(e.Repository), e.Reason, e.Hint)
 }

@@ -116,14 +116,14 @@ func (idx *index) get(name, constraint string) (*indexVersion, error) {
 func resolveURL(base, ref string) (string, error) {
 	r, err := url.Parse(ref)
 	if err != nil {
-		return "", fmt.Errorf("the archive URL %q of the repository index is not a URL", ref)
+		return "", fmt.Errorf("the archive URL %q of the repository index is not a URL", ShownURL(ref))
 	}
 	if r.IsAbs() {
 		return ref, nil
 	}
 	b, err := url.Parse(base)
 	if err != nil {
-		return "", fmt.Errorf("the repository URL %q is not a URL", base)
+		return "", fmt.Errorf("the repository URL %q is not a URL", ShownURL(base))
 	}
 	b.Path = strings.TrimSuffix(b.Path, "/") + "/"
 	b.RawPath = strings.TrimSuffix(b.RawPath, "/") + "/"

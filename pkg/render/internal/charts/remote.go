@@ -198,7 +198,7 @@ func (s *Supply) downloadHTTP(ctx context.Context, dep *chart.Dependency, versio
 	}
 	if want := strings.TrimPrefix(cv.Digest, "sha256:"); want != "" {
 		if got := digestOf(archive); got != "sha256:"+want {
-			return nil, "", fmt.Errorf("the archive downloaded from %s has digest %s, but the repository index says %s", u, got, cv.Digest)
+			return nil, "", fmt.Errorf("the archive downloaded from %s has digest %s, but the repository index says %s", ShownURL(u), got, cv.Digest)
 		}
 	}
 	return archive, cv.Version, nil
@@ -215,7 +215,7 @@ func (s *Supply) index(ctx context.Context, repository string) (*index, error) {
 		}
 		idx, err := parseIndex(data)
 		if err != nil {
-			return nil, fmt.Errorf("%s is not a chart repository index", indexURL)
+			return nil, fmt.Errorf("%s is not a chart repository index", ShownURL(indexURL))
 		}
 		return idx, nil
 	})
