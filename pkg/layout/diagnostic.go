@@ -34,6 +34,7 @@ const (
 	CodeValuesInvalid      Code = "values-invalid"       // a values file that is not a YAML mapping
 	CodeSymlinkEscape      Code = "symlink-escape"       // a path that leaves the repository through a symlink
 	CodeSymlinkBroken      Code = "symlink-broken"       // a symlink whose target is missing, or links that loop
+	CodeFolderLink         Code = "folder-link"          // a cluster or namespace folder that links into the clusters' folder
 	CodeNotAFolder         Code = "not-a-folder"         // a file where a cluster or namespace folder is expected
 	CodeNotAFile           Code = "not-a-file"           // a folder named like a values file
 	CodeNameInvalid        Code = "name-invalid"         // a cluster or namespace folder whose name is not a DNS label

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
+	"strings"
 
 	"github.com/repotool/repotool/internal/fsutil"
 )
@@ -31,6 +32,7 @@ type entry struct {
 	path string // path as listed, relative to the root
 	real string // path with symlinks resolved; what to open
 	dir  bool
+	link bool // the entry itself is a symbolic link
 }
 
 // readDir lists dir (sorted by name), resolving symlinked entries. An entry
@@ -63,7 +65,7 @@ func (l *loader) readDir(dir string) ([]entry, error) {
 			if err != nil {
 				return nil, fmt.Errorf("stat %s: %w", e.path, err)
 			}
-			e.real, e.dir = target, st.IsDir()
+			e.real, e.dir, e.link = target, st.IsDir(), true
 		}
 		out = append(out, e)
 	}
@@ -139,4 +141,18 @@ func (l *loader) checkCarried(p, real string) {
 	}
 	l.diag(l.ignoredIs, CodeGitIgnored, p, 0, "Git ignores this file of a chart: Argo CD renders from Git and never sees it, so it is left out of the chart",
 		"commit it (git add -f "+p+") if the chart needs it")
+}
+
+// checkFolderLink reports a cluster or namespace folder (what) that is a
+// symbolic link into the clusters' folder: it would deploy another
+// cluster's or target's values and secrets under its own name, and a
+// plugin asked for it would decrypt them.
+func (l *loader) checkFolderLink(e entry, what string) {
+	clusters := l.repo.Config.Layout.ClustersDir
+	if !e.link || !e.dir || e.real != clusters && !strings.HasPrefix(e.real, clusters+"/") {
+		return
+	}
+	l.diag(SeverityError, CodeFolderLink, e.path, 0,
+		fmt.Sprintf("the %s folder is a symbolic link to %s: it would deploy that folder's values and secrets under another name", what, e.real),
+		"make it a folder of its own, with its own values files")
 }

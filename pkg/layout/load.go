@@ -280,6 +280,7 @@ func (l *loader) loadChart(f entry) *Chart {
 func (l *loader) loadCluster(e entry) error {
 	cl := l.newCluster(e.name, e.path)
 	l.checkName(e, "cluster")
+	l.checkFolderLink(e, "cluster")
 	entries, err := l.readDir(e.path)
 	if err != nil {
 		return err
@@ -296,6 +297,7 @@ func (l *loader) loadCluster(e entry) error {
 			continue
 		}
 		l.checkFolder(nsDir, "namespace")
+		l.checkFolderLink(nsDir, "namespace")
 		if !nsDir.dir {
 			continue
 		}

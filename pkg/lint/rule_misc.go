@@ -18,7 +18,7 @@ var ruleLayout = &Rule{
 		Remediation: "Fix the file or folder as the finding says; `repotool layout` lists every target and problem.",
 		Severity:    SeverityError,
 		Description: "Reports the diagnostics of the layout model (see docs/layout.md): `chart-missing`, `chart-invalid`, `values-invalid`, " +
-			"`symlink-escape`, `symlink-broken`, `name-invalid`, `not-a-folder`, `not-a-file`, `too-large`, `unreadable` (errors) and " +
+			"`symlink-escape`, `symlink-broken`, `folder-link`, `name-invalid`, `not-a-folder`, `not-a-file`, `too-large`, `unreadable` (errors) and " +
 			"`namespace-unused`, `file-unrecognized`, `config-unused`, `values-documents`, `git-ignored` (warnings; `git-ignored` is an error " +
 			"with `--strict` or when `$CI` is `true`); and the files lint's own scans read (every " +
 			"YAML, JSON, `.tpl` and `.txt` file, for plain manifests, secrets and suppressions) that it cannot read, as `unreadable` errors (not a " +
