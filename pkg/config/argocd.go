@@ -217,12 +217,8 @@ func validateArgoCD(file string, root *yaml.Node, cfg *Config) error {
 	if s := a.Source; s != "" && s != SourcePlugin && s != SourceHydrated && s != SourceSourceHydrator {
 		return bad(fmt.Sprintf("argocd.source: %q is not a source: use %s, %s or %s", s, SourcePlugin, SourceHydrated, SourceSourceHydrator), "argocd", "source")
 	}
-	if n, _ := yamlpos.Lookup(root, "argocd", "hydrated", "branchPrefix"); n != nil && a.Hydrated.BranchPrefix == "" {
-		return bad("argocd.hydrated.branchPrefix: an empty prefix names each branch after its cluster alone, beside the repository's own branches; "+
-			"leave the key out for the default hydrated/, or give a prefix", "argocd", "hydrated", "branchPrefix")
-	}
-	if p := a.Hydrated.BranchPrefix; p != "" && (strings.ContainsAny(p, " ~^:?*[\\") || strings.HasPrefix(p, "/") || strings.Contains(p, "..")) {
-		return bad(fmt.Sprintf("argocd.hydrated.branchPrefix: %q cannot begin a Git branch name", p), "argocd", "hydrated", "branchPrefix")
+	if err := validateBranchPrefix(root, a, bad); err != nil {
+		return err
 	}
 	if a.OutputDir != "" && !fsValidPath(a.OutputDir) {
 		return bad(fmt.Sprintf("argocd.outputDir: %q must be a relative folder inside the repository", a.OutputDir), "argocd", "outputDir")
@@ -287,6 +283,19 @@ func validateArgoCD(file string, root *yaml.Node, cfg *Config) error {
 		if err := checkSyncOptions(cfg.Namespaces[name].SyncOptions); err != nil {
 			return bad(fmt.Sprintf("namespaces.%s.syncOptions: %v", name, err), "namespaces", name, "syncOptions")
 		}
+	}
+	return nil
+}
+
+// validateBranchPrefix refuses an argocd.hydrated.branchPrefix given
+// empty or that cannot begin a Git branch name.
+func validateBranchPrefix(root *yaml.Node, a ArgoCDConfig, bad func(msg string, keys ...string) error) error {
+	if n, _ := yamlpos.Lookup(root, "argocd", "hydrated", "branchPrefix"); n != nil && a.Hydrated.BranchPrefix == "" {
+		return bad("argocd.hydrated.branchPrefix: an empty prefix names each branch after its cluster alone, beside the repository's own branches; "+
+			"leave the key out for the default hydrated/, or give a prefix", "argocd", "hydrated", "branchPrefix")
+	}
+	if p := a.Hydrated.BranchPrefix; p != "" && (strings.ContainsAny(p, " ~^:?*[\\") || strings.HasPrefix(p, "/") || strings.Contains(p, "..")) {
+		return bad(fmt.Sprintf("argocd.hydrated.branchPrefix: %q cannot begin a Git branch name", p), "argocd", "hydrated", "branchPrefix")
 	}
 	return nil
 }

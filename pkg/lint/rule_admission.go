@@ -46,7 +46,8 @@ var ruleAdmissionPolicy = &Rule{
 			"finding is placed at the values file line that set the field the failing expression reads when it can be traced, else at the " +
 			"template. When the evaluation read secret data (the object carries secret values, a mutation of it read a param or policy " +
 			"that does, or the param or policy does), a messageExpression's output and an evaluation error are not shown (they could quote a " +
-			"value in any form): the validation's message is (docs/security.md). A policy whose expression does not compile for the cluster's Kubernetes version, a binding of a policy the " +
+			"value in any form): the validation's message is (docs/security.md). A policy whose expression does not compile for the " +
+			"cluster's Kubernetes version, a binding of a policy the " +
 			"cluster does not have, a paramRef that selects nothing under parameterNotFoundAction Deny, and a policy or binding that cannot be " +
 			"read are reported at that object. Objects are evaluated as the API server decodes them, with its defaults for the fields policies " +
 			"read most (a workload's replicas, the pod's restartPolicy, dnsPolicy, schedulerName and grace period, a container's imagePullPolicy, " +

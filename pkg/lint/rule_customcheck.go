@@ -25,7 +25,8 @@ var ruleCustomCheck = &Rule{
 			"of a cluster's checks, with its admission policies, to one budget for the whole run (twice what Kubernetes allows one policy " +
 			"binding's evaluation of one object), so that more checks do not make a run longer: the check that spends what is left of it, " +
 			"iterating the cluster's objects within an iteration over them for one, is stopped with an error at its line in repotool.yaml that " +
-			"names the costliest spenders, and the checks after it do not run on that cluster. A failing object is reported with the check's id and message and its severity (error unless given), at the " +
+			"names the costliest spenders, and the checks after it do not run on that cluster. A failing object is reported with the " +
+			"check's id and message and its severity (error unless given), at the " +
 			"object's template; a check that does not compile, or that cannot be evaluated for an object, is an error at repotool.yaml, " +
 			"which shows the evaluation's error only when it read no secret data (the object carries none and, for a check that reads " +
 			"`objects`, the cluster's renderings decrypted none; docs/security.md). " +
