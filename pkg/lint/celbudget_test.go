@@ -20,20 +20,8 @@ import (
 // their failurePolicy, instead of a long run that ends in exit 0.
 func TestCELBudget(t *testing.T) {
 	useTestKey(t)
-	repo := t.TempDir()
-	if err := os.CopyFS(repo, os.DirFS(filepath.Join(casesDir, "custom-check", "repo"))); err != nil {
-		t.Fatal(err)
-	}
-	cfg := filepath.Join(repo, "repotool.yaml")
-	data, err := os.ReadFile(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
 	nested := "    - id: nested\n      expression: \"objects.all(a, objects.all(b, objects.all(c, a.kind != '' || c.kind != '')))\"\n      message: never done\n"
-	line := strings.Count(string(data), "\n") + 2
-	if err := os.WriteFile(cfg, append(data, nested...), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	repo, line := withChecks(t, nested)
 	r, opts := loadCase(t, repo)
 	opts.CELBudget = 300 // a few objects: a small budget stands for a large cluster
 	res, err := lint.Lint(context.Background(), r, opts)
@@ -117,21 +105,11 @@ func TestCELBudgetOrder(t *testing.T) {
 // the costliest spenders.
 func TestCELBudgetShared(t *testing.T) {
 	useTestKey(t)
-	repo := t.TempDir()
-	if err := os.CopyFS(repo, os.DirFS(filepath.Join(casesDir, "custom-check", "repo"))); err != nil {
-		t.Fatal(err)
-	}
-	cfg := filepath.Join(repo, "repotool.yaml")
-	data, err := os.ReadFile(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	var checks []byte
 	for i := range 10 {
-		data = fmt.Appendf(data, "    - id: nested%d\n      expression: \"objects.all(a, objects.all(b, a.kind != '' || b.kind != ''))\"\n      message: costly\n", i)
+		checks = fmt.Appendf(checks, "    - id: nested%d\n      expression: \"objects.all(a, objects.all(b, a.kind != '' || b.kind != ''))\"\n      message: costly\n", i)
 	}
-	if err := os.WriteFile(cfg, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	repo, _ := withChecks(t, string(checks))
 	r, opts := loadCase(t, repo)
 	opts.CELBudget = 300
 	res, err := lint.Lint(context.Background(), r, opts)
@@ -148,4 +126,24 @@ func TestCELBudgetShared(t *testing.T) {
 		!strings.Contains(stopped[0], "which the cluster's admission policies and lint.checks share") {
 		t.Errorf("budget findings, want one naming the costliest:\n%s", strings.Join(stopped, "\n"))
 	}
+}
+
+// withChecks is a copy of the custom-check case's repository with checks
+// (entries of lint.checks) added to its repotool.yaml, and the line the
+// first of them starts at.
+func withChecks(t *testing.T, checks string) (string, int) {
+	t.Helper()
+	repo := t.TempDir()
+	if err := os.CopyFS(repo, os.DirFS(filepath.Join(casesDir, "custom-check", "repo"))); err != nil {
+		t.Fatal(err)
+	}
+	cfg := filepath.Join(repo, "repotool.yaml")
+	data, err := os.ReadFile(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(cfg, append(data, checks...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return repo, strings.Count(string(data), "\n") + 2
 }

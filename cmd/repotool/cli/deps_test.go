@@ -20,23 +20,7 @@ import (
 // from the cache, deps build offline fetches nothing, and a second update
 // writes nothing.
 func TestDepsCommand(t *testing.T) {
-	tgz, err := os.ReadFile(filepath.Join(monorepo, "namespaces/namespace-b/charts/redis-7.2.4.tgz"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	sum := sha256.Sum256(tgz)
-	digest := hex.EncodeToString(sum[:])
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		switch r.URL.Path {
-		case "/index.yaml":
-			fmt.Fprintf(w, "apiVersion: v1\nentries:\n  redis:\n    - {name: redis, version: 7.2.4, apiVersion: v2, digest: %s, urls: [redis-7.2.4.tgz]}\n", digest)
-		case "/redis-7.2.4.tgz":
-			w.Write(tgz)
-		default:
-			http.NotFound(w, r)
-		}
-	}))
-	t.Cleanup(srv.Close)
+	srv, digest := redisRepository(t, func(*http.Request) bool { return true })
 	repo := t.TempDir()
 	testtool.WriteFiles(t, repo, map[string]string{
 		"namespaces/app/Chart.yaml":     "apiVersion: v2\nname: app\nversion: 0.1.0\ndependencies:\n  - name: redis\n    version: ~7.2.0\n    repository: " + srv.URL + "\n",
@@ -70,27 +54,10 @@ func TestDepsCommand(t *testing.T) {
 // to repotool.sum (the pin's key is the URL without them); rendering
 // finds the pin.
 func TestDepsURLPassword(t *testing.T) {
-	tgz, err := os.ReadFile(filepath.Join(monorepo, "namespaces/namespace-b/charts/redis-7.2.4.tgz"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	sum := sha256.Sum256(tgz)
-	digest := hex.EncodeToString(sum[:])
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if u, p, ok := r.BasicAuth(); !ok || u != "ci" || p != "CanaryRepoPassword77" {
-			http.Error(w, "unauthorized", http.StatusUnauthorized)
-			return
-		}
-		switch r.URL.Path {
-		case "/index.yaml":
-			fmt.Fprintf(w, "apiVersion: v1\nentries:\n  redis:\n    - {name: redis, version: 7.2.4, apiVersion: v2, digest: %s, urls: [redis-7.2.4.tgz]}\n", digest)
-		case "/redis-7.2.4.tgz":
-			w.Write(tgz)
-		default:
-			http.NotFound(w, r)
-		}
-	}))
-	t.Cleanup(srv.Close)
+	srv, digest := redisRepository(t, func(r *http.Request) bool {
+		u, p, ok := r.BasicAuth()
+		return ok && u == "ci" && p == "CanaryRepoPassword77"
+	})
 	withUser := strings.Replace(srv.URL, "http://", "http://ci:CanaryRepoPassword77@", 1)
 	repo := t.TempDir()
 	testtool.WriteFiles(t, repo, map[string]string{
@@ -116,4 +83,33 @@ func TestDepsURLPassword(t *testing.T) {
 	if strings.Contains(out, "CanaryRepoPassword77") {
 		t.Errorf("an unreachable repository's error names the password:\n%s", out)
 	}
+}
+
+// redisRepository is a chart repository serving the fixture's redis
+// 7.2.4 archive to the requests allowed lets through, and the archive's
+// digest.
+func redisRepository(t *testing.T, allowed func(*http.Request) bool) (*httptest.Server, string) {
+	t.Helper()
+	tgz, err := os.ReadFile(filepath.Join(monorepo, "namespaces/namespace-b/charts/redis-7.2.4.tgz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(tgz)
+	digest := hex.EncodeToString(sum[:])
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !allowed(r) {
+			http.Error(w, "unauthorized", http.StatusUnauthorized)
+			return
+		}
+		switch r.URL.Path {
+		case "/index.yaml":
+			fmt.Fprintf(w, "apiVersion: v1\nentries:\n  redis:\n    - {name: redis, version: 7.2.4, apiVersion: v2, digest: %s, urls: [redis-7.2.4.tgz]}\n", digest)
+		case "/redis-7.2.4.tgz":
+			w.Write(tgz)
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	return srv, digest
 }
