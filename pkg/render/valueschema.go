@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/url"
 	"path"
+	"regexp"
 	"strings"
 	"time"
 
@@ -102,12 +103,14 @@ func (r *Renderer) validateSingle(values chartutil.Values, c *chart.Chart) (rete
 }
 
 // schemaKey is what c's compiled values schema depends on: the schema's
-// bytes and, when it has a $ref, every file of the chart (a file $ref
-// reads them).
+// bytes and, when it has a $ref to another document than itself, every
+// file of the chart (a file $ref reads them). A $ref within the schema
+// ("#/definitions/...", the common kind) needs no file, and the chart's
+// files are not read for it at every rendering.
 func schemaKey(c *chart.Chart) string {
 	h := sha256.New()
 	h.Write(c.Schema)
-	if bytes.Contains(c.Schema, []byte(`"$ref"`)) {
+	if bytes.Count(c.Schema, []byte(`ref"`)) != len(internalRef.FindAllIndex(c.Schema, -1)) {
 		for _, f := range c.Raw {
 			fmt.Fprintf(h, "\x00%s\x00%d\x00", f.Name, len(f.Data))
 			h.Write(f.Data)
@@ -115,6 +118,11 @@ func schemaKey(c *chart.Chart) string {
 	}
 	return string(h.Sum(nil))
 }
+
+// internalRef finds a $ref within the schema; any other "ref" in it (a
+// $ref to another document, one written with escapes, a property named
+// href) keys the compiled schema by the chart's files too.
+var internalRef = regexp.MustCompile(`"\$ref"\s*:\s*"#`)
 
 // compileValuesSchema compiles c's values.schema.json as Helm does: the
 // same resource name and loaders, except that a file $ref reads only the

@@ -200,3 +200,32 @@ func TestSchemaRefsStayInTheChart(t *testing.T) {
 		})
 	}
 }
+
+// TestSchemaKeyHoldsTheChartsFiles: two renderers that share compiled
+// schemas (diff's base and head) do not share one whose $ref'd file
+// differs between them, though the schema's own bytes are the same.
+func TestSchemaKeyHoldsTheChartsFiles(t *testing.T) {
+	load := func(allowed string) *layout.Repo {
+		root := t.TempDir()
+		testtool.WriteFiles(t, root, map[string]string{
+			"namespaces/app/Chart.yaml":         "apiVersion: v2\nname: app\nversion: 1.0.0\n",
+			"namespaces/app/defs.json":          `{"type":"string","enum":["` + allowed + `"]}`,
+			"namespaces/app/values.schema.json": `{"type":"object","properties":{"greeting":{"$ref":"defs.json"}}}`,
+			"namespaces/app/templates/cm.yaml":  "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: app\n",
+			"clusters/c1/app/c1-values.yaml":    "greeting: bonjour\n",
+		})
+		repo, err := layout.LoadDir(context.Background(), root, layout.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return repo
+	}
+	base, head := load("hello"), load("bonjour")
+	first := render.New(base, render.DefaultOptions())
+	if res := first.RenderAll(context.Background(), base.Targets); res[0].Err == nil {
+		t.Fatal("the base's schema accepts bonjour")
+	}
+	if res := render.New(head, render.DefaultOptions(), render.SharingWith(first)).RenderAll(context.Background(), head.Targets); res[0].Err != nil {
+		t.Errorf("the head was validated with the base's defs.json: %v", res[0].Err)
+	}
+}
