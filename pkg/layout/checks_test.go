@@ -212,9 +212,18 @@ func TestLoadDiagnostics(t *testing.T) {
 			files: map[string]string{
 				"shared/values-common.yaml":     "a: 1\n",
 				"clusters/c1/app/values-b.yaml": "symlink:../../../shared/values-common.yaml",
-				"clusters/c2":                   "symlink:c1",
 			},
 			want: []diag{},
+		},
+		{
+			// It would deploy c1's values and secrets as c2's, and the
+			// plugin asked for c2 would decrypt them (a namespace folder
+			// linked to another target's: TestHostileFolderLinks).
+			name: "a cluster folder linked to another cluster's",
+			files: map[string]string{
+				"clusters/c2": "symlink:c1",
+			},
+			want: []diag{{Severity: "error", Code: "folder-link", File: "clusters/c2"}},
 		},
 	}
 	for _, tt := range tests {
