@@ -150,3 +150,26 @@ func Files(fsys fs.FS, keep func(p string, d fs.DirEntry) bool) ([]string, error
 	})
 	return out, err
 }
+
+// LinkOnTheWay is the first of the paths leading to p in fsys (p's
+// folders, from the top, then p itself) that is a symbolic link, "" when
+// none is; what does not exist ends the search. A folder repotool writes
+// is written through no link (internal/outdir), and hydrate's check
+// reports one.
+func LinkOnTheWay(fsys fs.FS, p string) (string, error) {
+	cur := ""
+	for _, part := range strings.Split(p, "/") {
+		cur = path.Join(cur, part)
+		st, err := fs.Lstat(fsys, cur)
+		if errors.Is(err, fs.ErrNotExist) {
+			return "", nil
+		}
+		if err != nil {
+			return "", err
+		}
+		if st.Mode()&fs.ModeSymlink != 0 {
+			return cur, nil
+		}
+	}
+	return "", nil
+}

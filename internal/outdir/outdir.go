@@ -15,7 +15,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 
 	"github.com/repotool/repotool/internal/fsutil"
 )
@@ -43,19 +42,12 @@ var ErrLink = errors.New("is a symbolic link: a folder repotool writes holds non
 // way below dir is a symbolic link (dir itself may be one: the operator
 // named it). What does not exist yet is made as a folder by the writer.
 func below(dir, p string) (string, error) {
-	cur := dir
-	for _, part := range strings.Split(p, "/") {
-		cur = filepath.Join(cur, part)
-		st, err := os.Lstat(cur)
-		if errors.Is(err, fs.ErrNotExist) {
-			break
-		}
-		if err != nil {
-			return "", err
-		}
-		if st.Mode()&fs.ModeSymlink != 0 {
-			return "", &fs.PathError{Op: "write", Path: cur, Err: ErrLink}
-		}
+	link, err := fsutil.LinkOnTheWay(os.DirFS(dir), p)
+	if err != nil {
+		return "", err
+	}
+	if link != "" {
+		return "", &fs.PathError{Op: "write", Path: filepath.Join(dir, filepath.FromSlash(link)), Err: ErrLink}
 	}
 	return filepath.Join(dir, filepath.FromSlash(p)), nil
 }

@@ -6,8 +6,8 @@ import (
 	"io/fs"
 	"path"
 	"slices"
-	"strings"
 
+	"github.com/repotool/repotool/internal/fsutil"
 	"github.com/repotool/repotool/pkg/scope"
 )
 
@@ -110,7 +110,7 @@ func extraEntries(prev fs.FS, want contents) ([]string, error) {
 	}
 	var out []string
 	for d := range dirs {
-		if link := linkOnTheWay(prev, d); link != "" {
+		if link, _ := fsutil.LinkOnTheWay(prev, d); link != "" { // one it cannot look at is read below
 			out = append(out, link+" (a symbolic link)")
 			continue
 		}
@@ -132,17 +132,4 @@ func extraEntries(prev fs.FS, want contents) ([]string, error) {
 	}
 	slices.Sort(out)
 	return out, nil
-}
-
-// linkOnTheWay is the first folder of the path d (its own included) that
-// is a symbolic link in prev, "" when none is: Sync writes through none.
-func linkOnTheWay(prev fs.FS, d string) string {
-	cur := ""
-	for _, part := range strings.Split(d, "/") {
-		cur = path.Join(cur, part)
-		if st, err := fs.Lstat(prev, cur); err == nil && st.Mode()&fs.ModeSymlink != 0 {
-			return cur
-		}
-	}
-	return ""
 }

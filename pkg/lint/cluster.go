@@ -92,25 +92,20 @@ func (v *clusterView) guard() *render.Guard {
 	if v.secrets == nil {
 		v.secrets = render.NewGuard()
 		var last *render.Result
-		for _, list := range [][]placed{v.objs, placedOf(v.excluded)} {
-			for _, p := range list {
-				if p.res != last {
-					v.secrets.Add(p.res)
-					last = p.res
-				}
+		add := func(p placed) {
+			if p.res != last {
+				v.secrets.Add(p.res)
+				last = p.res
 			}
+		}
+		for _, p := range v.objs {
+			add(p)
+		}
+		for _, e := range v.excluded {
+			add(e.placed)
 		}
 	}
 	return v.secrets
-}
-
-// placedOf are the objects of excluded.
-func placedOf(excluded []excludedObject) []placed {
-	out := make([]placed, len(excluded))
-	for i, e := range excluded {
-		out[i] = e.placed
-	}
-	return out
 }
 
 // clusterViews returns the view of every cluster with a rendered target,
