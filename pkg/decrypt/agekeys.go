@@ -275,13 +275,3 @@ func runKeyCommand(c string, env []string) ([]byte, error) {
 	}
 	return out, nil
 }
-
-// agePluginName is the plugin an age recipient names ("age1<name>1..."),
-// "" for a plain X25519 or hybrid (age1pq1...) recipient.
-func agePluginName(recipient string) string {
-	if !strings.HasPrefix(recipient, "age1") || strings.HasPrefix(recipient, "age1pq1") || strings.Count(recipient, "1") < 2 {
-		return ""
-	}
-	hrp := recipient[:strings.LastIndex(recipient, "1")]
-	return strings.ToLower(strings.TrimPrefix(hrp, "age1"))
-}

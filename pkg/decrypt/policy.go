@@ -92,14 +92,8 @@ func (e errRefused) Error() string {
 
 // admit decides k: nil when it may be used, else the refusal (recorded).
 func (ks *keyService) admit(k sopsfile.Key) error {
-	allowed := ks.policy.Allows(k)
-	if k.Kind == sopsfile.KindAge {
-		if name := agePluginName(k.ID); name != "" {
-			k = sopsfile.Key{Kind: sopsfile.KindAgePlugin, ID: name}
-			allowed = ks.policy.Allows(k)
-		}
-	}
-	if allowed {
+	k = k.Used()
+	if ks.policy.Allows(k) {
 		return nil
 	}
 	ks.mu.Lock()
@@ -133,7 +127,7 @@ func (ks *keyService) Encrypt(_ context.Context, req *keyservice.EncryptRequest,
 	if err := ks.admit(k); err != nil {
 		return nil, err
 	}
-	if k.Kind == sopsfile.KindAge && agePluginName(k.ID) == "" {
+	if k.Kind == sopsfile.KindAge && sopsfile.AgePluginName(k.ID) == "" {
 		return ks.next.Encrypt(context.Background(), req) // X25519 or hybrid: in process
 	}
 	if k.Kind == sopsfile.KindVault {

@@ -2,6 +2,7 @@ package lint
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/repotool/repotool/pkg/finding"
 	"github.com/repotool/repotool/pkg/sopsfile"
@@ -45,12 +46,19 @@ func checkSOPSKeys(r *repoFacts, keys sopsfile.KeyPolicy, report func(Finding)) 
 		if md == nil {
 			return
 		}
+		var seen []sopsfile.Key
 		for _, k := range md.Keys {
-			if keys.Allows(k) {
+			u := k.Used()
+			if keys.Allows(u) || slices.Contains(seen, u) {
 				continue
 			}
-			report(Finding{File: p, Message: fmt.Sprintf("the file names the %s %s, which is not allowed here, so repotool never uses it "+
-				"(allow it with --allow-key %s if it is yours, or remove it with `sops updatekeys`)", k.Words(), k.ID, k)})
+			seen = append(seen, u)
+			named := fmt.Sprintf("the %s %s,", k.Words(), k.ID)
+			if u != k {
+				named = fmt.Sprintf("the %s %s (it would run age-plugin-%s),", k.Words(), k.ID, u.ID)
+			}
+			report(Finding{File: p, Message: fmt.Sprintf("the file names %s which is not allowed here, so repotool never uses it "+
+				"(allow it with --allow-key %s if it is yours, or remove it with `sops updatekeys`)", named, u)})
 		}
 	})
 }

@@ -44,6 +44,30 @@ func (k Key) String() string { return k.Kind + "=" + k.ID }
 // keys is printed in.
 func CompareKeys(a, b Key) int { return strings.Compare(a.String(), b.String()) }
 
+// Used is the key that decrypting with k uses: k itself, but for an age
+// recipient that names a plugin ("age1<name>1..."), which makes age run
+// age-plugin-<name>: that plugin. The policy allows, decryption admits and
+// lint reports this key.
+func (k Key) Used() Key {
+	if k.Kind != KindAge {
+		return k
+	}
+	if name := AgePluginName(k.ID); name != "" {
+		return Key{KindAgePlugin, name}
+	}
+	return k
+}
+
+// AgePluginName is the plugin an age recipient names ("age1<name>1..."),
+// "" for a plain X25519 or hybrid (age1pq1...) recipient.
+func AgePluginName(recipient string) string {
+	if !strings.HasPrefix(recipient, "age1") || strings.HasPrefix(recipient, "age1pq1") || strings.Count(recipient, "1") < 2 {
+		return ""
+	}
+	hrp := recipient[:strings.LastIndex(recipient, "1")]
+	return strings.ToLower(strings.TrimPrefix(hrp, "age1"))
+}
+
 // Words is the key's kind in words, for messages.
 func (k Key) Words() string {
 	switch k.Kind {
@@ -164,6 +188,7 @@ func (p KeyPolicy) Empty() bool { return len(p.allowed) == 0 }
 // "hc_vault=https://vault:8200" allows every transit key at that address
 // and "hc_vault=https://vault:8200/v1/sops" the keys of one engine.
 func (p KeyPolicy) Allows(k Key) bool {
+	k = k.Used()
 	if k.Kind == KindAge {
 		return true
 	}

@@ -39,6 +39,9 @@ func TestKeyPolicyAllows(t *testing.T) {
 		{sopsfile.PGPKey("ABCE"), false},
 		{sopsfile.Key{Kind: sopsfile.KindAgePlugin, ID: "yubikey"}, true},
 		{sopsfile.Key{Kind: sopsfile.KindAge, ID: "age1anything"}, true},
+		{sopsfile.Key{Kind: sopsfile.KindAge, ID: "age1yubikey1qwt50d05nh5vutpdzmlg5wn80xq5negm4uj9ghv0snvdd3yysf5yw3rhl3t"}, true},
+		{sopsfile.Key{Kind: sopsfile.KindAge, ID: "age1tpm1qg86fn5esp30u9h6jy6zvu9gcsvnac09vn8jzjxt8s3qtlcv5h2x287wm36"}, false},
+		{sopsfile.Key{Kind: sopsfile.KindAge, ID: "age1pq1qqqqqq"}, true},
 		{sopsfile.Key{Kind: sopsfile.KindHCKMS, ID: "x"}, false},
 	} {
 		if got := p.Allows(tc.key); got != tc.want {
