@@ -47,8 +47,11 @@ func (g *generator) application(cl *layout.Cluster, name, ns, project string, ti
 		// of its own on the branch, as the hydrator requires.
 		mode := g.cfg.Hydrate.SecretsFor(cl.Name)
 		plugin.Env = append(plugin.Env, EnvEntry{Name: "SECRETS", Value: string(mode)})
-		if mode == config.SecretsSealed { // the cluster's certificate seals its Secrets: an input too
-			list := append(strings.Split(paths, ";"), "/"+g.gitPath(g.cfg.Hydrate.CertificateFor(cl.Name, cl.Dir)))
+		if extra := g.repo.SecretsInputs(cl.Name, mode); len(extra) > 0 { // what seals its Secrets: an input too
+			list := strings.Split(paths, ";")
+			for _, p := range extra {
+				list = append(list, "/"+g.gitPath(p))
+			}
 			slices.Sort(list)
 			paths = strings.Join(list, ";")
 		}

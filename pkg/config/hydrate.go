@@ -29,7 +29,8 @@ type HydrateCluster struct {
 	Secrets SecretsMode `yaml:"secrets" json:"secrets,omitempty"`
 	// Certificate is the sealed-secrets controller's public certificate
 	// (PEM, as kubeseal --fetch-cert prints it), relative to the
-	// repository's root. Default: <the cluster's folder>/sealed-secrets.pem.
+	// repository's root. Default: <the cluster's folder>/sealed-secrets.pem;
+	// a cluster without a folder must name one.
 	Certificate string `yaml:"certificate" json:"certificate,omitempty"`
 }
 
@@ -75,10 +76,15 @@ func ParseSecretsMode(s string) (SecretsMode, error) {
 const SealedSecretsCertificate = "sealed-secrets.pem"
 
 // CertificateFor is the repository path of the sealed-secrets
-// certificate of cluster, whose folder is dir.
+// certificate of cluster, whose folder is dir: "" when the cluster has no
+// folder (layout.targets names {namespace} before {cluster}) and names no
+// certificate, for then no file is the cluster's.
 func (h HydrateConfig) CertificateFor(cluster, dir string) string {
 	if c := h.Clusters[cluster].Certificate; c != "" {
 		return path.Clean(c)
+	}
+	if dir == "" {
+		return ""
 	}
 	return path.Join(dir, SealedSecretsCertificate)
 }

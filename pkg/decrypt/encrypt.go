@@ -13,6 +13,7 @@ import (
 	sopsconfig "github.com/getsops/sops/v3/config"
 	"github.com/getsops/sops/v3/keyservice"
 	"github.com/getsops/sops/v3/version"
+	yaml "go.yaml.in/yaml/v3"
 
 	"github.com/repotool/repotool/internal/yamlpos"
 	"github.com/repotool/repotool/pkg/sopsfile"
@@ -50,7 +51,7 @@ func CreationRule(sopsConfig []byte, path string, keys sopsfile.KeyPolicy) (*Rul
 		}
 	}
 	if len(ks.refused) > 0 {
-		e := &Error{File: ".sops.yaml"}
+		e := &Error{File: sopsfile.ConfigFile}
 		ks.explain(e)
 		return nil, fmt.Errorf("the creation rule for %s: %s; %s", path, e.Reason, e.Hint)
 	}
@@ -95,22 +96,52 @@ func EncryptSecret(rule *Rule, doc []byte) ([]byte, error) {
 	return out, nil
 }
 
-// creationRule is the creation rule of sopsConfig for path.
+// creationRule is the creation rule of sopsConfig for path: chosen as
+// sopsfile.CreationRules.For chooses (the one matcher lint shares), and
+// read by SOPS, which turns its recipients into key groups. sops reads
+// rules from a file only: that one rule (public keys, no secret) is
+// written to a temporary file and removed.
 func creationRule(sopsConfig []byte, path string) (*sopsconfig.Config, error) {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(sopsConfig, &doc); err != nil {
+		return nil, fmt.Errorf("%s does not parse: %s", sopsfile.ConfigFile, yamlpos.Redact(err.Error()))
+	}
+	var root *yaml.Node
+	if len(doc.Content) > 0 {
+		root = &doc
+	}
+	rules, err := sopsfile.ParseCreationRules(root)
+	if err != nil {
+		return nil, err
+	}
+	r := rules.For(path)
+	if r == nil {
+		return nil, fmt.Errorf(".sops.yaml has no creation rule for %s: add one whose path_regex matches it, with the recipients that decrypt it in the "+
+			"cluster", path)
+	}
+	var chosen map[string]any // decoded: the aliases of the file's anchors (keys: &admin ...) resolved
+	if err := r.Node.Decode(&chosen); err != nil {
+		return nil, fmt.Errorf("the .sops.yaml creation rule at line %d does not parse: %s", r.Line, yamlpos.Redact(err.Error()))
+	}
+	delete(chosen, "path_regex") // chosen already
+	one, err := yaml.Marshal(map[string]any{"creation_rules": []any{chosen}})
+	if err != nil {
+		return nil, err
+	}
 	f, err := os.CreateTemp("", ".sops-*.yaml")
 	if err != nil {
 		return nil, err
 	}
 	defer os.Remove(f.Name())
-	_, werr := f.Write(sopsConfig)
+	_, werr := f.Write(one)
 	if err := errors.Join(werr, f.Close()); err != nil {
 		return nil, err
 	}
 	rule, err := sopsconfig.LoadCreationRuleForFile(f.Name(), path, nil)
 	switch {
 	case err != nil:
-		return nil, fmt.Errorf(".sops.yaml has no creation rule for %s (%v): add one whose path_regex matches it, with the recipients that decrypt it in the "+
-			"cluster", path, err)
+		return nil, fmt.Errorf("the .sops.yaml creation rule at line %d, for %s, cannot be read (%v): give it the recipients that decrypt it in the cluster",
+			r.Line, path, err)
 	case rule == nil || len(rule.KeyGroups) == 0:
 		return nil, fmt.Errorf(".sops.yaml has no creation rule with recipients for %s: add one whose path_regex matches it, with the recipients that "+
 			"decrypt it in the cluster", path)

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	yamlv3 "go.yaml.in/yaml/v3"
 	"sigs.k8s.io/yaml"
 
 	"github.com/repotool/repotool/internal/testing/testtool"
@@ -72,4 +73,41 @@ func mustYAML(t *testing.T, v any) string {
 		t.Fatal(err)
 	}
 	return string(out)
+}
+
+// TestCreationRuleAnchors: a .sops.yaml that names its recipients once,
+// with anchors, as many do, gives each rule its recipients; and the rule
+// chosen is sopsfile's choice, the one lint reports by.
+func TestCreationRuleAnchors(t *testing.T) {
+	testtool.UseTestKey(t)
+	config := []byte("keys:\n  - &ci " + testRecipient + "\n  - &other age1ql3z7hjy54pw3hyww5ayyfg7zqgvc7w3j2elw8zmrj2kg5sfn9aqmcac8p\n" +
+		"creation_rules:\n  - path_regex: ^values/\n    age: *other\n  - path_regex: manifest\\.yaml$\n    age: *ci\n  - age: *other\n")
+	doc := []byte("apiVersion: v1\nkind: Secret\nmetadata:\n  name: app\nstringData:\n  password: hunter2-canary\n")
+	var root yamlv3.Node
+	if err := yamlv3.Unmarshal(config, &root); err != nil {
+		t.Fatal(err)
+	}
+	rules, err := sopsfile.ParseCreationRules(&root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for p, line := range map[string]int{"prod/manifest.yaml": 7, "values/manifest.yaml": 5, "other.yaml": 9} {
+		if r := rules.For(p); r == nil || r.Line != line {
+			t.Errorf("%s: rule %+v, want the one at line %d", p, r, line)
+		}
+	}
+	rule, err := decrypt.CreationRule(config, "prod/manifest.yaml", sopsfile.KeyPolicy{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	enc, err := decrypt.EncryptSecret(rule, doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(enc), testRecipient) || strings.Contains(string(enc), "age1ql3z") {
+		t.Errorf("encrypted for the wrong recipients:\n%s", enc)
+	}
+	if _, err := (&decrypt.SOPS{}).Decrypt(context.Background(), "manifest.yaml", enc); err != nil {
+		t.Error(err)
+	}
 }

@@ -229,14 +229,12 @@ func modeFor(repo *layout.Repo, secrets SecretsMode, recorded map[string]Secrets
 func EncryptedBy(repo *layout.Repo, secrets SecretsMode, changed []string) []string {
 	var out []string
 	for _, t := range repo.Targets {
-		var file string
-		switch modeFor(repo, secrets, nil, t.Cluster) {
-		case SecretsSOPS:
-			file = sopsConfigFile
-		case SecretsSealed:
-			file = certificateFile(repo, t.Cluster)
+		mode := modeFor(repo, secrets, nil, t.Cluster)
+		files := repo.SecretsInputs(t.Cluster, mode)
+		if mode == SecretsSOPS {
+			files = append(files, layout.SOPSConfigFile)
 		}
-		if file != "" && slices.Contains(changed, file) {
+		if slices.ContainsFunc(files, func(f string) bool { return slices.Contains(changed, f) }) {
 			out = append(out, t.Name())
 		}
 	}

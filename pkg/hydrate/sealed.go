@@ -77,7 +77,14 @@ func (s *sealer) certificate(cluster string) certificate {
 	if c, ok := s.certs[cluster]; ok {
 		return c
 	}
-	file := certificateFile(s.repo, cluster)
+	files := s.repo.SecretsInputs(cluster, SecretsSealed)
+	if len(files) == 0 {
+		c := certificate{err: fmt.Errorf("--secrets sealed-secrets seals for the cluster's sealed-secrets certificate, and cluster %s has no folder "+
+			"to hold it (layout.targets names {namespace} before {cluster}): name its file in hydrate.clusters.%s.certificate", cluster, cluster)}
+		s.certs[cluster] = c
+		return c
+	}
+	file := files[0]
 	c := parseCertificate(s.repo.FS, file, time.Now(), s.allowExpired)
 	if c.err != nil {
 		c.err = fmt.Errorf("--secrets sealed-secrets seals for the cluster's sealed-secrets certificate, %s: %w; "+
@@ -86,16 +93,6 @@ func (s *sealer) certificate(cluster string) certificate {
 	}
 	s.certs[cluster] = c
 	return c
-}
-
-// certificateFile is the repository path of cluster's sealed-secrets
-// certificate.
-func certificateFile(repo *layout.Repo, cluster string) string {
-	dir := path.Join(repo.Config.Layout.ClustersDir, cluster)
-	if c, ok := repo.Cluster(cluster); ok {
-		dir = c.Dir
-	}
-	return repo.Config.Hydrate.CertificateFor(cluster, dir)
 }
 
 // parseCertificate reads the RSA public key of the PEM certificate at

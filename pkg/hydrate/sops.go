@@ -14,9 +14,6 @@ import (
 	"github.com/repotool/repotool/pkg/render"
 )
 
-// sopsConfigFile is the SOPS configuration SecretsSOPS encrypts by.
-const sopsConfigFile = ".sops.yaml"
-
 // sopsWriter encrypts the Secrets of renderings for the SOPS rules of a
 // repository, keeping the ciphertext of the previous output where a
 // Secret did not change.
@@ -27,11 +24,11 @@ type sopsWriter struct {
 }
 
 func newSOPSWriter(repo *layout.Repo, opts Options) (*sopsWriter, error) {
-	config, err := repo.Files.Get(sopsConfigFile).Data()
+	config, err := repo.Files.Get(layout.SOPSConfigFile).Data()
 	if err != nil {
 		return nil, fmt.Errorf(
 			"--secrets sops encrypts Secrets for the recipients of the repository's %s creation rules, and it cannot be read: %w",
-			sopsConfigFile,
+			layout.SOPSConfigFile,
 			err,
 		)
 	}

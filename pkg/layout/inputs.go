@@ -12,6 +12,7 @@ import (
 
 	"github.com/repotool/repotool/internal/fsutil"
 	"github.com/repotool/repotool/pkg/config"
+	"github.com/repotool/repotool/pkg/sopsfile"
 )
 
 // SumsFile is the file that pins remote chart dependencies' digests
@@ -20,7 +21,7 @@ const SumsFile = "repotool.sum"
 
 // SOPSConfigFile is SOPS's creation rules, which lint checks secret values
 // files against.
-const SOPSConfigFile = ".sops.yaml"
+const SOPSConfigFile = sopsfile.ConfigFile
 
 // RepoFiles returns the repository-wide files whose change affects every
 // target: the configuration file (whether it exists or not: adding one
@@ -31,6 +32,25 @@ func (r *Repo) RepoFiles() []string {
 		cfg = config.FileName
 	}
 	return slices.Compact(slices.Sorted(slices.Values([]string{cfg, SOPSConfigFile, SumsFile})))
+}
+
+// SecretsInputs are the files that write cluster's Secrets under mode,
+// inputs of each of its targets that Inputs does not hold: the cluster's
+// sealed-secrets certificate for SecretsSealed (none when the cluster has
+// no folder and names none: sealing then fails). SecretsSOPS encrypts by
+// SOPSConfigFile, which RepoFiles holds already.
+func (r *Repo) SecretsInputs(cluster string, mode config.SecretsMode) []string {
+	if mode != config.SecretsSealed {
+		return nil
+	}
+	dir := ""
+	if cl, ok := r.Cluster(cluster); ok {
+		dir = cl.Dir
+	}
+	if c := r.Config.Hydrate.CertificateFor(cluster, dir); c != "" {
+		return []string{c}
+	}
+	return nil
 }
 
 // Inputs returns every repository path whose change can change what t

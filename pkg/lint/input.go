@@ -6,7 +6,6 @@ import (
 	"errors"
 	"io/fs"
 	"path"
-	"regexp"
 	"slices"
 	"strings"
 
@@ -43,7 +42,7 @@ type repoFacts struct {
 	CRDs *manifest.CRDs
 	// Sops is the repository's .sops.yaml, nil when there is none;
 	// sopsErr why it cannot be read.
-	Sops    *sopsConfig
+	Sops    *sopsfile.CreationRules
 	sopsErr error
 	files   *layout.Files
 	// unread are the files lint's scans could not read (not regular
@@ -135,24 +134,6 @@ type CRD = manifest.CRD
 
 // CRDVersion is one version a CRD defines.
 type CRDVersion = manifest.CRDVersion
-
-// sopsConfig is the part of .sops.yaml lint needs.
-type sopsConfig struct {
-	File  string
-	Rules []sopsRule `yaml:"creation_rules"`
-}
-
-// sopsRule is one creation rule.
-type sopsRule struct {
-	PathRegex         string `yaml:"path_regex"`
-	EncryptedRegex    string `yaml:"encrypted_regex"`
-	UnencryptedRegex  string `yaml:"unencrypted_regex"`
-	EncryptedSuffix   string `yaml:"encrypted_suffix"`
-	UnencryptedSuffix string `yaml:"unencrypted_suffix"`
-
-	line int
-	path *regexp.Regexp
-}
 
 // file returns a repository file from the run's shared file index (read
 // and parsed at most once, by whichever stage asks first).
@@ -286,7 +267,7 @@ func (r *repoFacts) scanRaw() {
 	r.scan(manifestExts, func(p string) {
 		switch path.Base(p) {
 		case "Chart.yaml", "Chart.lock", "values.yaml", "values.yml", "values.schema.json", config.FileName,
-			".sops.yaml", ".pre-commit-config.yaml", ".pre-commit-hooks.yaml", "action.yml", "action.yaml":
+			sopsfile.ConfigFile, ".pre-commit-config.yaml", ".pre-commit-hooks.yaml", "action.yml", "action.yaml":
 			return
 		}
 		if skip[p] || r.inChartTemplates(p) {
@@ -310,54 +291,19 @@ func (r *repoFacts) scanRaw() {
 }
 
 func (r *repoFacts) loadSops() {
-	docs, err := r.file(".sops.yaml").Docs()
+	docs, err := r.file(sopsfile.ConfigFile).Docs()
 	if errors.Is(err, fs.ErrNotExist) {
 		return
 	}
-	cfg := &sopsConfig{File: ".sops.yaml"}
 	if err != nil {
 		r.sopsErr = err
 		return
 	}
-	if len(docs) == 0 {
-		r.Sops = cfg
-		return
+	var root *yaml.Node
+	if len(docs) > 0 {
+		root = docs[0]
 	}
-	if err := docs[0].Decode(cfg); err != nil {
-		r.sopsErr = err
-		return
-	}
-	rules, _ := yamlpos.Lookup(docs[0], "creation_rules")
-	for i := range cfg.Rules {
-		if rules != nil && i < len(rules.Content) {
-			cfg.Rules[i].line = rules.Content[i].Line
-		}
-		if cfg.Rules[i].PathRegex != "" {
-			re, err := regexp.Compile(cfg.Rules[i].PathRegex)
-			if err != nil {
-				r.sopsErr = err
-				return
-			}
-			cfg.Rules[i].path = re
-		}
-	}
-	r.Sops = cfg
-}
-
-// RuleFor returns the first creation rule whose path_regex matches p (a
-// path relative to the repository root, where .sops.yaml is), as sops picks
-// it; nil when none does.
-func (c *sopsConfig) RuleFor(p string) *sopsRule {
-	if c == nil {
-		return nil
-	}
-	for i := range c.Rules {
-		r := &c.Rules[i]
-		if r.path == nil || r.path.MatchString(p) {
-			return r
-		}
-	}
-	return nil
+	r.Sops, r.sopsErr = sopsfile.ParseCreationRules(root)
 }
 
 // collectCRDs gathers every CRD from raw files and renderings.

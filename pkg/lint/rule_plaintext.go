@@ -60,7 +60,8 @@ func checkPlaintext(r *repoFacts, results []*render.Result, facts compacted, at 
 		}
 	}
 	if r.sopsErr != nil {
-		report(Finding{File: ".sops.yaml", Message: "cannot read .sops.yaml, so files its rules say must be encrypted cannot be checked: " + r.sopsErr.Error()})
+		report(Finding{File: sopsfile.ConfigFile,
+			Message: "cannot read .sops.yaml, so files its rules say must be encrypted cannot be checked: " + r.sopsErr.Error()})
 	}
 	suffix := ".secret.yaml"
 	if ss := r.Repo.Config.Layout.SecretSuffixes; len(ss) > 0 {
@@ -109,10 +110,10 @@ func checkEncryptedFiles(r *repoFacts, layoutSecrets map[string]bool, report fun
 		}
 	}
 	r.scan(manifestExts, func(p string) {
-		if p == ".sops.yaml" {
+		if p == sopsfile.ConfigFile {
 			return
 		}
-		rule := r.Sops.RuleFor(p)
+		rule := r.Sops.For(p)
 		mustEncrypt := secretFiles[p] || (rule != nil && rule.PathRegex != "")
 		f := r.file(p)
 		md := f.Sops() // the file's facts, learnt once
@@ -129,7 +130,7 @@ func checkEncryptedFiles(r *repoFacts, layoutSecrets map[string]bool, report fun
 			if mustEncrypt && !layoutSecrets[p] {
 				line := 0
 				if rule != nil {
-					line = rule.line
+					line = rule.Line
 				}
 				report(Finding{File: p, Message: fmt.Sprintf("the file is not SOPS-encrypted, but the .sops.yaml creation rule at line %d (path_regex %q) covers "+
 					"it; encrypt it with `sops --encrypt --in-place %s`", line, rule.PathRegex, p)})

@@ -1,0 +1,81 @@
+package repotool_test
+
+import (
+	"go/ast"
+	"go/token"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// home is one fact the code decides in one place: the names that decide
+// it (a function or method called by that name, or a string literal) and
+// the files allowed to use them. A second place that decides it again is
+// how two commands come to disagree.
+type home struct {
+	fact    string
+	calls   []string // selector or function names whose call decides the fact
+	strings []string // string literals that spell it
+	files   []string // the files allowed to
+}
+
+var homes = []home{
+	{fact: "which file is a cluster's sealed-secrets certificate", calls: []string{"CertificateFor"},
+		files: []string{"pkg/config/hydrate.go", "pkg/layout/inputs.go"}},
+	{fact: "that an age recipient names a plugin that age would run", strings: []string{"age1", "age1pq1"},
+		files: []string{"pkg/sopsfile/keys.go"}},
+	{fact: "SOPS's configuration file, and which of its creation rules covers a path", strings: []string{".sops.yaml", "path_regex"},
+		calls: []string{"LoadCreationRuleForFile"}, files: []string{"pkg/sopsfile/rules.go", "pkg/decrypt/encrypt.go"}},
+}
+
+// TestOneHome: each fact of homes is decided in its own files only, and
+// each home is still used (a home that moved must be moved here too).
+func TestOneHome(t *testing.T) {
+	used := map[string]bool{}
+	goSources(t, func(file string, fset *token.FileSet, _ []byte, f *ast.File) {
+		if strings.HasPrefix(file, "tools/") || strings.HasPrefix(file, "internal/testing/") {
+			return
+		}
+		for _, h := range homes {
+			for _, at := range decides(fset, f, h) {
+				if slices.Contains(h.files, file) {
+					used[h.fact] = true
+					continue
+				}
+				t.Errorf("%s: decides %s again; its home is %s", at, h.fact, strings.Join(h.files, ", "))
+			}
+		}
+	})
+	for _, h := range homes {
+		if !used[h.fact] {
+			t.Errorf("%s: no file of its home decides it any more: update homes", h.fact)
+		}
+	}
+}
+
+// decides are the places in f that use one of h's names.
+func decides(fset *token.FileSet, f *ast.File, h home) []string {
+	var out []string
+	ast.Inspect(f, func(n ast.Node) bool {
+		switch x := n.(type) {
+		case *ast.BasicLit:
+			if s, err := strconv.Unquote(x.Value); err == nil && x.Kind == token.STRING && slices.Contains(h.strings, s) {
+				out = append(out, fset.Position(x.Pos()).String())
+			}
+		case *ast.CallExpr:
+			name := ""
+			switch fn := x.Fun.(type) {
+			case *ast.Ident:
+				name = fn.Name
+			case *ast.SelectorExpr:
+				name = fn.Sel.Name
+			}
+			if slices.Contains(h.calls, name) {
+				out = append(out, fset.Position(x.Pos()).String())
+			}
+		}
+		return true
+	})
+	return out
+}
