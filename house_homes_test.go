@@ -3,6 +3,7 @@ package repotool_test
 import (
 	"go/ast"
 	"go/token"
+	"go/types"
 	"slices"
 	"strconv"
 	"strings"
@@ -17,6 +18,7 @@ type home struct {
 	fact    string
 	calls   []string // selector or function names whose call decides the fact
 	strings []string // string literals that spell it
+	fields  []string // selector chains that read it ("Render.Helm" matches cfg.Render.Helm)
 	files   []string // the files allowed to
 }
 
@@ -27,6 +29,8 @@ var homes = []home{
 		files: []string{"pkg/sopsfile/keys.go"}},
 	{fact: "SOPS's configuration file, and which of its creation rules covers a path", strings: []string{".sops.yaml", "path_regex"},
 		calls: []string{"LoadCreationRuleForFile"}, files: []string{"pkg/sopsfile/rules.go", "pkg/decrypt/encrypt.go"}},
+	{fact: "the Helm a run renders as (flag, else render.helm, else v3)", fields: []string{"Render.Helm"},
+		files: []string{"pkg/layout/model.go", "pkg/config/render.go"}},
 }
 
 // TestOneHome: each fact of homes is decided in its own files only, and
@@ -62,6 +66,13 @@ func decides(fset *token.FileSet, f *ast.File, h home) []string {
 		case *ast.BasicLit:
 			if s, err := strconv.Unquote(x.Value); err == nil && x.Kind == token.STRING && slices.Contains(h.strings, s) {
 				out = append(out, fset.Position(x.Pos()).String())
+			}
+		case *ast.SelectorExpr:
+			chain := types.ExprString(x)
+			for _, f := range h.fields {
+				if chain == f || strings.HasSuffix(chain, "."+f) {
+					out = append(out, fset.Position(x.Pos()).String())
+				}
 			}
 		case *ast.CallExpr:
 			name := ""

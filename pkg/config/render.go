@@ -31,15 +31,6 @@ const (
 // the default, HelmV3).
 func IsHelmVersion(v string) bool { return v == "" || v == HelmV3 || v == HelmV4 }
 
-// Helm4 reports whether a run renders as Helm 4: override (a --helm
-// flag, render.Options.Helm) when given, else render.helm.
-func (r RenderConfig) Helm4(override string) bool {
-	if override != "" {
-		return override == HelmV4
-	}
-	return r.Helm == HelmV4
-}
-
 // CheckHelmVersion fails unless IsHelmVersion(v).
 func CheckHelmVersion(v string) error {
 	if IsHelmVersion(v) {

@@ -81,7 +81,8 @@ func Load(ctx context.Context, fsys fs.FS, opts Options) (*Repo, error) {
 	if err := l.loadConfig(opts); err != nil {
 		return nil, err
 	}
-	l.helm4 = l.repo.Config.Render.Helm4(opts.Helm)
+	l.repo.helm = opts.Helm
+	l.helm4 = l.repo.Helm() == config.HelmV4
 	if err := l.load(); err != nil {
 		return nil, err
 	}

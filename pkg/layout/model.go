@@ -1,6 +1,7 @@
 package layout
 
 import (
+	"cmp"
 	"fmt"
 	"io/fs"
 	"slices"
@@ -175,6 +176,16 @@ type Repo struct {
 	Files *Files `json:"-"`
 
 	inputs *inputCache // what Inputs learnt of each chart folder
+	helm   string      // Options.Helm, resolved at load (Helm)
+}
+
+// Helm is the Helm the repository was loaded for, "v3" or "v4": Options.Helm
+// when given, else repotool.yaml's render.helm, else v3. Its values files
+// were checked as that Helm reads them, and renderings of it render as
+// that Helm unless render.Options.Helm names the other (compare --helm).
+// The one place a run's Helm is resolved.
+func (r *Repo) Helm() string {
+	return cmp.Or(r.helm, r.Config.Render.Helm, config.HelmV3)
 }
 
 // Target returns the target for cluster and namespace.

@@ -111,7 +111,7 @@ func lintByCluster(ctx context.Context, repo *layout.Repo, opts Options, targets
 				list = append(list, unusedSubject{target: targets[i], digest: digests[i]})
 			}
 		}
-		docs := valuesDocs{files: sh.repo.files, helm4: repo.Config.Render.Helm4(opts.Render.Helm)}
+		docs := valuesDocs{files: sh.repo.files, helm4: helm4(repo, opts)}
 		if judged := judgeValuesUnused(list, &evidence{ctx: ctx, renderer: r}, docs); judged != nil {
 			m.scan, m.judged = judged, true
 		}

@@ -43,9 +43,16 @@ func (s *sharedValidator) get(newValidator func() (*schema.Validator, error)) (*
 // the first time a part asks.
 func (sh *shared) positions(repo *layout.Repo, opts Options) *positions {
 	if sh.at == nil {
-		sh.at = &positions{valuesDocs: valuesDocs{files: sh.repo.files, helm4: repo.Config.Render.Helm4(opts.Render.Helm)}}
+		sh.at = &positions{valuesDocs: valuesDocs{files: sh.repo.files, helm4: helm4(repo, opts)}}
 	}
 	return sh.at
+}
+
+// helm4 reports whether the run's renderings are Helm 4's (the renderer's
+// Helm: opts', else the repository's), whose reading of values files
+// positions follow.
+func helm4(repo *layout.Repo, opts Options) bool {
+	return opts.Render.HelmFor(repo) == render.HelmV4
 }
 
 // inTargetOrder sorts renderings by their target's place in repo.

@@ -1,6 +1,7 @@
 package render
 
 import (
+	"cmp"
 	"log/slog"
 	"net/http"
 	"runtime"
@@ -149,3 +150,8 @@ func SharingWith(other *Renderer) Option {
 func PlaceholdersOnDecryptFailure() Option {
 	return func(r *Renderer) { r.placeholdersOnFailure = true }
 }
+
+// HelmFor is the Helm a Renderer made with o renders repo as: o.Helm when
+// given (compare renders one repository as both), else the Helm repo was
+// loaded for (layout.Repo.Helm).
+func (o Options) HelmFor(repo *layout.Repo) string { return cmp.Or(o.Helm, repo.Helm()) }

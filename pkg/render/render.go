@@ -75,9 +75,7 @@ func New(repo *layout.Repo, opts Options, extra ...Option) *Renderer {
 	if r.files == nil {
 		r.files = layout.NewFiles(repo.FS) // a Repo not made by layout.Load
 	}
-	if r.opts.Helm == "" {
-		r.opts.Helm = repo.Config.Render.Helm
-	}
+	r.opts.Helm = opts.HelmFor(repo)
 	if r.helm4() {
 		r.engine.Helm = 4
 	}
