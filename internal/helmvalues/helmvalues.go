@@ -113,6 +113,21 @@ func Merge(a, b map[string]any) map[string]any {
 	return out
 }
 
+// Counted are the documents of a values file that a Helm reads, of docs,
+// those parsed, and err, the parse's error (at a later document when some
+// parsed): the first under Helm 3, every one under Helm 4. err is
+// returned when it falls on a document the Helm reads: Helm 3 never reads
+// past the first. The one place that decides which documents count.
+func Counted(docs []*yamlv3.Node, err error, helm4 bool) ([]*yamlv3.Node, error) {
+	if err != nil && (helm4 || len(docs) == 0) {
+		return nil, err
+	}
+	if !helm4 && len(docs) > 1 {
+		docs = docs[:1]
+	}
+	return docs, nil
+}
+
 // Node is the values a Helm reads from a file's YAML documents, as one
 // node with each key's own line: the first document for Helm 3, every
 // document merged into the ones before for Helm 4 (mappings key by key, a
@@ -120,10 +135,9 @@ func Merge(a, b map[string]any) map[string]any {
 // them). No document is an empty mapping.
 func Node(docs []*yamlv3.Node, helm4 bool) *yamlv3.Node {
 	var out *yamlv3.Node
+	docs, _ = Counted(docs, nil, helm4)
 	for _, d := range docs {
-		if out = mergeNodes(out, d); !helm4 {
-			break
-		}
+		out = mergeNodes(out, d)
 	}
 	if out == nil {
 		return &yamlv3.Node{Kind: yamlv3.MappingNode, Tag: "!!map"}

@@ -96,13 +96,14 @@ func (e PluginEnv) RepoRoot(cwd string) (string, error) {
 // TargetRef is the target the environment names, before the repository
 // is loaded: from the CLUSTER and NAMESPACE plugin variables when both are
 // set (every Application generate writes sets them; a declared target's
-// source path is its cluster's folder), else from a source path of the
-// form <folder>/<cluster>/<namespace>; nil when it names none (Target then
-// says why). Target checks it against the layout.
+// source path is its cluster's folder), else from a source path the
+// default layout's template matches (<clusters>/<cluster>/<namespace>);
+// nil when it names none. It is a guess that loads less: Target decides,
+// by the repository's own layout.
 func (e PluginEnv) TargetRef() *layout.TargetRef {
-	cluster, ns := e.Cluster, e.Namespace
-	if parts := strings.Split(path.Clean(strings.Trim(filepath.ToSlash(e.SourcePath), "/")), "/"); len(parts) == 3 && (cluster == "" || ns == "") {
-		cluster, ns = parts[1], parts[2]
+	cluster, ns := e.fromPath(config.DefaultConfig().Layout.TargetTemplate())
+	if e.Cluster != "" && e.Namespace != "" {
+		cluster, ns = e.Cluster, e.Namespace
 	}
 	if cluster == "" || ns == "" {
 		return nil
@@ -110,26 +111,39 @@ func (e PluginEnv) TargetRef() *layout.TargetRef {
 	return &layout.TargetRef{Cluster: cluster, Namespace: ns}
 }
 
+// fromPath are the cluster and namespace of the source path, when tpl
+// matches it.
+func (e PluginEnv) fromPath(tpl config.TargetTemplate) (cluster, ns string) {
+	parts, ok := tpl.Match(path.Clean(strings.Trim(filepath.ToSlash(e.SourcePath), "/")))
+	if !ok {
+		return "", ""
+	}
+	return parts[config.PartCluster], parts[config.PartNamespace]
+}
+
 // Target finds the target the Application renders: from the source path
-// when it is clusters/<cluster>/<namespace>, else from the CLUSTER and
+// when it is a target's folder by the repository's layout (layout.targets,
+// or <clusters>/<cluster>/<namespace>), else from the CLUSTER and
 // NAMESPACE plugin variables (NAMESPACE defaults to the destination
 // namespace).
 func (e PluginEnv) Target(repo *layout.Repo) (*layout.Target, error) {
 	cluster, ns := e.Cluster, e.Namespace
-	parts := strings.Split(path.Clean(strings.Trim(filepath.ToSlash(e.SourcePath), "/")), "/")
-	if len(parts) == 3 && parts[0] == repo.Config.Layout.ClustersDir {
-		if cluster != "" && cluster != parts[1] {
+	if c, n := e.fromPath(repo.Config.Layout.TargetTemplate()); c != "" {
+		if cluster != "" && cluster != c {
 			return nil, fmt.Errorf("ARGOCD_ENV_CLUSTER %q does not match the source path %s", e.Cluster, e.SourcePath)
 		}
-		cluster, ns = parts[1], parts[2]
+		cluster, ns = c, n
 	}
 	if cluster == "" || ns == "" {
-		return nil, fmt.Errorf("cannot tell which target to render: point the Application's source path at %s/<cluster>/<namespace>, or set the plugin env "+
-			"CLUSTER (and NAMESPACE, default the destination namespace); got cluster %q, namespace %q",
-			repo.Config.Layout.ClustersDir, cluster, ns)
+		return nil, fmt.Errorf("cannot tell which target to render: point the Application's source path at a target's folder (%s), or set the "+
+			"plugin env CLUSTER (and NAMESPACE, default the destination namespace); got cluster %q, namespace %q",
+			strings.Join(repo.Config.Layout.TargetTemplate().Segments, "/"), cluster, ns)
 	}
 	t, ok := repo.Target(cluster, ns)
-	if !ok {
+	switch {
+	case !ok && repo.Config.Layout.Templated():
+		return nil, fmt.Errorf("the repository has no target %s/%s (run `repotool layout` to list its targets)", cluster, ns)
+	case !ok:
 		return nil, fmt.Errorf("the repository has no target %s/%s (no %s/%s/%s/ folder with a chart in %s/%s/)",
 			cluster, ns, repo.Config.Layout.ClustersDir, cluster, ns, repo.Config.Layout.NamespacesDir, ns)
 	}

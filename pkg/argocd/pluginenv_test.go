@@ -1,6 +1,7 @@
 package argocd_test
 
 import (
+	"context"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -8,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/repotool/repotool/pkg/argocd"
+	"github.com/repotool/repotool/pkg/layout"
 )
 
 func TestParsePluginEnv(t *testing.T) {
@@ -81,6 +83,38 @@ func TestPluginEnvTarget(t *testing.T) {
 		}
 		if err != nil || got.Name() != tt.want {
 			t.Errorf("%+v: got %v, %v; want %s", tt.env, got, err, tt.want)
+		}
+	}
+}
+
+// TestPluginEnvTargetTemplated: where layout.targets names the folders,
+// a source path is a target's folder by that template, not by the default
+// layout's, and the guess made before loading names no target.
+func TestPluginEnvTargetTemplated(t *testing.T) {
+	repo, err := layout.LoadDir(context.Background(), "../../testdata/adopt/projects", layout.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		env       argocd.PluginEnv
+		want, err string
+	}{
+		{argocd.PluginEnv{SourcePath: "projects/web/storefront/eu-1/prod"}, "eu-1/storefront", ""},
+		{argocd.PluginEnv{SourcePath: "/projects/data/etl/eu-1/staging/"}, "eu-1/etl", ""},
+		{argocd.PluginEnv{SourcePath: "projects/web/storefront/eu-1/prod", Cluster: "us-1"}, "", "does not match the source path"},
+		{argocd.PluginEnv{SourcePath: "projects/web/storefront", Cluster: "us-1", Namespace: "storefront"}, "us-1/storefront", ""},
+		{argocd.PluginEnv{SourcePath: "projects/web/storefront/eu-1"}, "", "projects/{team}/{namespace}/{cluster}/{env}"},
+		{argocd.PluginEnv{SourcePath: "projects/web/storefront/ap-1/prod"}, "", "no target ap-1/storefront"},
+	} {
+		if ref := tc.env.TargetRef(); ref != nil && tc.env.Cluster == "" {
+			t.Errorf("%+v: a guess before loading: %+v", tc.env, ref)
+		}
+		got, err := tc.env.Target(repo)
+		switch {
+		case tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err)):
+			t.Errorf("%+v: err = %v, want %q", tc.env, err, tc.err)
+		case tc.err == "" && (err != nil || got.Name() != tc.want):
+			t.Errorf("%+v: got %v, %v; want %s", tc.env, got, err, tc.want)
 		}
 	}
 }

@@ -2,6 +2,7 @@ package config_test
 
 import (
 	"errors"
+	"maps"
 	"strings"
 	"testing"
 
@@ -68,6 +69,12 @@ func FuzzTargetTemplate(f *testing.F) {
 		}
 		if got := tpl.Prefix(len(tpl.Segments), parts); strings.Contains(got, "{") || strings.Count(got, "/") != len(tpl.Segments)-1 {
 			t.Fatalf("%q filled in is %q", s, got)
+		}
+		if got, ok := tpl.Match(tpl.Prefix(len(tpl.Segments), parts)); !ok || !maps.Equal(got, parts) {
+			t.Fatalf("%q does not match its own folder: %v, %v", s, got, ok)
+		}
+		if _, ok := tpl.Match(tpl.Prefix(len(tpl.Segments)-1, parts)); ok {
+			t.Fatalf("%q matches a folder above its targets'", s)
 		}
 	})
 }

@@ -58,6 +58,26 @@ func (t TargetTemplate) Prefix(n int, parts map[string]string) string {
 	return strings.Join(out, "/")
 }
 
+// Match reports whether the folder p (a clean path relative to the
+// repository's root) is one the template names, and its parts: each
+// literal segment equal, each part a folder's name.
+func (t TargetTemplate) Match(p string) (map[string]string, bool) {
+	segs := strings.Split(p, "/")
+	if len(segs) != len(t.Segments) {
+		return nil, false
+	}
+	parts := map[string]string{}
+	for i, seg := range segs {
+		switch name := t.Part(i); {
+		case name != "" && seg != "" && seg != "." && seg != "..":
+			parts[name] = seg
+		case name != "" || seg != t.Segments[i]:
+			return nil, false
+		}
+	}
+	return parts, true
+}
+
 // ParseTargetTemplate parses layout.targets.
 func ParseTargetTemplate(s string) (TargetTemplate, error) {
 	t := TargetTemplate{Segments: strings.Split(s, "/")}

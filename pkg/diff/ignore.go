@@ -27,6 +27,9 @@ type ignoreRule struct {
 	alone bool
 	// targetNS limits the rule to the targets of one namespace ("": all).
 	targetNS string
+	// argo is an Application's ignoreDifferences entry, which selects
+	// objects and covers fields by its own reading (config.IgnoreDifference).
+	argo *config.IgnoreDifference
 }
 
 // defaultIgnores are the changes no reviewer needs to see: a webhook's
@@ -70,19 +73,12 @@ type ignorer struct {
 }
 
 // newIgnorer is the ignorer of cfg's diff.ignore (already validated) and
-// of the jsonPointers of the generated Applications' ignoreDifferences
-// (argocd.ignoreDifferences, namespaces.<ns>.ignoreDifferences).
+// of the generated Applications' ignoreDifferences (argocd.ignoreDifferences,
+// namespaces.<ns>.ignoreDifferences), whose fields Argo CD never compares.
 func newIgnorer(cfg *config.Config) (*ignorer, error) {
 	ig := &ignorer{rules: slices.Clone(defaultIgnores), regenerated: map[string]map[manifest.Key][]string{}}
 	argoRule := func(d config.IgnoreDifference, ns string) ignoreRule {
-		exact := func(s string) glob.Glob {
-			if s == "" {
-				return nil
-			}
-			return glob.MustCompile(glob.QuoteMeta(s))
-		}
-		return ignoreRule{reason: fmt.Sprintf("the Applications' ignoreDifferences (%s)", d.Kind), pointers: d.JSONPointers, targetNS: ns,
-			object: [4]glob.Glob{glob.MustCompile(glob.QuoteMeta(d.Group)), exact(d.Kind), exact(d.Namespace), exact(d.Name)}}
+		return ignoreRule{reason: fmt.Sprintf("the Applications' ignoreDifferences (%s)", d.Kind), targetNS: ns, argo: &d}
 	}
 	for _, d := range cfg.ArgoCD.IgnoreDifferences {
 		ig.rules = append(ig.rules, argoRule(d, ""))
@@ -152,6 +148,12 @@ func (ig *ignorer) hidden(target string, k manifest.Key, b, h map[string]any) st
 func (ig *ignorer) rule(ns string, k manifest.Key, p string) *ignoreRule {
 	for i := range ig.rules {
 		r := &ig.rules[i]
+		if r.argo != nil {
+			if (r.targetNS == "" || r.targetNS == ns) && r.argo.Selects(k.Group, k.Kind, k.Namespace, k.Name) && r.argo.Covers(p) {
+				return r
+			}
+			continue
+		}
 		matches := r.targetNS == "" || r.targetNS == ns
 		for j, part := range []string{k.Group, k.Kind, k.Namespace, k.Name} {
 			if g := r.object[j]; g != nil && !g.Match(part) {

@@ -142,10 +142,8 @@ func (s *sealer) digestKey(ctx context.Context, t layout.Target) ([]byte, error)
 	}
 	files := secretFiles(t)
 	if len(files) == 0 {
-		for _, o := range s.repo.Targets {
-			if o.Cluster == t.Cluster {
-				files = append(files, secretFiles(o)...)
-			}
+		for _, o := range s.repo.TargetsOf(t.Cluster) {
+			files = append(files, secretFiles(o)...)
 		}
 		slices.Sort(files)
 		files = slices.Compact(files)

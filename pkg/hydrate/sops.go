@@ -12,6 +12,7 @@ import (
 	"github.com/repotool/repotool/pkg/layout"
 	"github.com/repotool/repotool/pkg/manifest"
 	"github.com/repotool/repotool/pkg/render"
+	"github.com/repotool/repotool/pkg/sopsfile"
 )
 
 // sopsWriter encrypts the Secrets of renderings for the SOPS rules of a
@@ -122,7 +123,7 @@ type previousSecret struct {
 func (w *sopsWriter) previousSecrets(ctx context.Context, file string) map[manifest.Key]previousSecret {
 	out := map[manifest.Key]previousSecret{}
 	for _, o := range previousObjects(w.previous, file) {
-		if !o.IsSecret() || o.Content["sops"] == nil {
+		if !o.IsSecret() || o.Content[sopsfile.MetadataKey] == nil {
 			continue
 		}
 		plain, err := w.dec.Decrypt(ctx, file, o.YAML)

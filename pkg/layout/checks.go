@@ -135,8 +135,9 @@ func (l *loader) checkDocuments(file *File, secret bool) {
 // content is checked as encrypted, its decrypted form by render.
 func checkValuesYAML(file *File, secret, helm4 bool) (msg string, line int, hint string) {
 	docs, err := file.Docs()
+	read, err := helmvalues.Counted(docs, err, helm4)
 	switch {
-	case err != nil && (len(docs) == 0 || helm4):
+	case err != nil:
 		line, msg := yamlpos.ErrorLine(err)
 		if secret {
 			msg = yamlpos.Redact(msg)
@@ -148,10 +149,6 @@ func checkValuesYAML(file *File, secret, helm4 bool) (msg string, line int, hint
 		return "a secret values file of several YAML documents, which Helm 4 would merge: repotool decrypts one document per file (SOPS keeps one set of " +
 				"metadata)", docs[1].Line,
 			"split it into one encrypted values file per document"
-	}
-	read := docs[:1]
-	if helm4 {
-		read = docs
 	}
 	for _, root := range read {
 		if root.Kind == yaml.ScalarNode && root.Tag == "!!null" {

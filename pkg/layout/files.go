@@ -275,7 +275,7 @@ func parseDocs(p string, data []byte) ([]*yaml.Node, error) {
 // under Helm 4 (helmvalues.Node), from the file's one parse (Docs).
 func (x *File) ValuesNode(helm4 bool) (*yaml.Node, error) {
 	docs, err := x.Docs()
-	if err != nil {
+	if docs, err = helmvalues.Counted(docs, err, helm4); err != nil {
 		return nil, err
 	}
 	return helmvalues.Node(docs, helm4), nil
@@ -312,7 +312,7 @@ func (x *File) Sops() *sopsfile.Metadata {
 // letters as they are; a tag, an anchor or a folded line never joins
 // two into one word; an alias key is not read as its anchor's value.
 func spellsNoSops(data []byte) bool {
-	return !bytes.Contains(data, []byte("sops")) && bytes.IndexByte(data, '\\') < 0 && bytes.IndexByte(data, 0) < 0
+	return !bytes.Contains(data, []byte(sopsfile.MetadataKey)) && bytes.IndexByte(data, '\\') < 0 && bytes.IndexByte(data, 0) < 0
 }
 
 // Err is why the file could not be read, or parsed (the documents before

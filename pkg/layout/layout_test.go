@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io/fs"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -284,5 +285,30 @@ func TestScopeText(t *testing.T) {
 	}
 	if _, err := layout.Scope(9).MarshalText(); err == nil {
 		t.Error("scope 9 encoded: want a failure")
+	}
+}
+
+// TestTargetsOf: each cluster's targets, one after another, are the
+// repository's; a cluster with none has none.
+func TestTargetsOf(t *testing.T) {
+	repo, err := layout.LoadDir(context.Background(), "../../testdata/monorepo", layout.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var all []layout.Target
+	for _, c := range repo.Clusters {
+		of := repo.TargetsOf(c.Name)
+		if len(of) != len(c.Namespaces) {
+			t.Errorf("%s: %d targets, want one for each of %v", c.Name, len(of), c.Namespaces)
+		}
+		all = append(all, of...)
+	}
+	if !reflect.DeepEqual(all, repo.Targets) || len(all) == 0 {
+		t.Errorf("the clusters' targets are not the repository's")
+	}
+	for _, c := range []string{"", "a", "zzz", "dev-cluster/"} {
+		if got := repo.TargetsOf(c); len(got) != 0 {
+			t.Errorf("%q: %d targets", c, len(got))
+		}
 	}
 }

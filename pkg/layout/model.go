@@ -188,6 +188,17 @@ func (r *Repo) Helm() string {
 	return cmp.Or(r.helm, r.Config.Render.Helm, config.HelmV3)
 }
 
+// TargetsOf are cluster's targets, by namespace: a part of Targets (which
+// is sorted by cluster), not a copy. Empty for a cluster with none.
+func (r *Repo) TargetsOf(cluster string) []Target {
+	lo, _ := slices.BinarySearchFunc(r.Targets, cluster, func(t Target, c string) int { return cmp.Compare(t.Cluster, c) })
+	hi := lo
+	for hi < len(r.Targets) && r.Targets[hi].Cluster == cluster {
+		hi++
+	}
+	return r.Targets[lo:hi:hi]
+}
+
 // Target returns the target for cluster and namespace.
 func (r *Repo) Target(cluster, namespace string) (*Target, bool) {
 	i, ok := slices.BinarySearchFunc(r.Targets, [2]string{cluster, namespace}, func(t Target, k [2]string) int {

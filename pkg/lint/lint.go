@@ -176,8 +176,8 @@ func scope(repo *layout.Repo, opts Options) ([]layout.Target, error) {
 		return out, nil
 	}
 	var out []layout.Target
-	for _, t := range repo.Targets {
-		if t.Cluster == opts.Cluster && (opts.Namespace == "" || t.Namespace == opts.Namespace) && named(t) {
+	for _, t := range repo.TargetsOf(opts.Cluster) {
+		if (opts.Namespace == "" || t.Namespace == opts.Namespace) && named(t) {
 			out = append(out, t)
 		}
 	}

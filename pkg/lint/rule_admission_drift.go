@@ -2,9 +2,7 @@ package lint
 
 import (
 	"fmt"
-	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -157,65 +155,9 @@ func driftField(rendered map[string]any, ptr string, builtin bool) (string, bool
 // object p.
 func ignored(ignores []config.IgnoreDifference, p *placed, ptr string) bool {
 	for _, d := range ignores {
-		if d.Group != p.o.Group() || d.Kind != p.o.Kind || d.Name != "" && d.Name != p.o.Name || d.Namespace != "" && d.Namespace != p.ns {
-			continue
-		}
-		for _, jp := range d.JSONPointers {
-			if ptr == jp || strings.HasPrefix(ptr, strings.TrimSuffix(jp, "/")+"/") {
-				return true
-			}
-		}
-		for _, jq := range d.JQPathExpressions {
-			if tokens, ok := jqPath(jq); ok && tokensCover(tokens, jsonptr.Split(ptr)) {
-				return true
-			}
+		if d.Selects(p.o.Group(), p.o.Kind, p.ns, p.o.Name) && d.Covers(ptr) {
+			return true
 		}
 	}
 	return false
-}
-
-// jqStep is one step of a plain jq path: .name, ["name"], [N] or [].
-var jqStep = regexp.MustCompile(`^(?:\.([A-Za-z_][A-Za-z0-9_-]*)|\.?\["((?:[^"\\]|\\.)*)"\]|\.?\[(\d+)\]|\.?\[\])`)
-
-// jqPath reads a jq path expression written as a plain path into pointer
-// tokens, "*" for []; ok is false for any other jq.
-func jqPath(expr string) ([]string, bool) {
-	rest := strings.TrimSpace(expr)
-	var tokens []string
-	for rest != "" {
-		m := jqStep.FindStringSubmatchIndex(rest)
-		if m == nil {
-			return nil, false
-		}
-		switch {
-		case m[2] >= 0:
-			tokens = append(tokens, rest[m[2]:m[3]])
-		case m[4] >= 0:
-			s, err := strconv.Unquote(`"` + rest[m[4]:m[5]] + `"`)
-			if err != nil {
-				return nil, false
-			}
-			tokens = append(tokens, s)
-		case m[6] >= 0:
-			tokens = append(tokens, rest[m[6]:m[7]])
-		default:
-			tokens = append(tokens, "*")
-		}
-		rest = rest[m[1]:]
-	}
-	return tokens, len(tokens) > 0
-}
-
-// tokensCover reports whether the path pattern covers the field: it is the
-// field or above it, "*" matching any item.
-func tokensCover(pattern, field []string) bool {
-	if len(pattern) > len(field) {
-		return false
-	}
-	for i, t := range pattern {
-		if t != "*" && t != field[i] {
-			return false
-		}
-	}
-	return true
 }

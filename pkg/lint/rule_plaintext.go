@@ -176,7 +176,7 @@ func checkLeaves(file string, root *yaml.Node, md *sopsfile.Metadata, report fun
 		case yaml.MappingNode:
 			for i := 0; i+1 < len(n.Content); i += 2 {
 				k := n.Content[i].Value
-				if keyPath == "" && k == "sops" {
+				if keyPath == "" && sopsfile.IsMetadata(0, k) {
 					continue
 				}
 				walk(n.Content[i+1], joinKey(keyPath, k), encrypted(k, enc))

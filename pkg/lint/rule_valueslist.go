@@ -9,6 +9,7 @@ import (
 	"github.com/repotool/repotool/pkg/finding"
 	"github.com/repotool/repotool/pkg/layout"
 	"github.com/repotool/repotool/pkg/render"
+	"github.com/repotool/repotool/pkg/sopsfile"
 )
 
 var ruleValuesListReplaced = &Rule{
@@ -98,7 +99,7 @@ func valuesLists(docs valuesDocs, vf layout.ValueFile, found func(path string, a
 		}
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			k, v := n.Content[i], n.Content[i+1]
-			if vf.Secret && len(path) == 0 && k.Value == "sops" {
+			if vf.Secret && sopsfile.IsMetadata(len(path), k.Value) {
 				continue
 			}
 			p := append(path[:len(path):len(path)], k.Value)

@@ -216,25 +216,25 @@ func chartValuesDoc(c *chart.Chart, helm4 bool) *yaml.Node {
 }
 
 // valuesNode parses a values file into one YAML node, with its keys'
-// lines: the documents a Helm reads (helmvalues.Node; all for Helm 4).
-func valuesNode(data []byte, all bool) (*yaml.Node, error) {
+// lines: the documents a Helm reads (helmvalues.Counted).
+func valuesNode(data []byte, helm4 bool) (*yaml.Node, error) {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	var docs []*yaml.Node
+	var err error
 	for {
 		var doc yaml.Node
-		err := dec.Decode(&doc)
-		if errors.Is(err, io.EOF) {
+		if err = dec.Decode(&doc); err != nil {
 			break
-		}
-		if err != nil {
-			return nil, err
 		}
 		docs = append(docs, yamlpos.Root(&doc))
-		if !all {
-			break
-		}
 	}
-	return helmvalues.Node(docs, all), nil
+	if errors.Is(err, io.EOF) {
+		err = nil
+	}
+	if docs, err = helmvalues.Counted(docs, err, helm4); err != nil {
+		return nil, err
+	}
+	return helmvalues.Node(docs, helm4), nil
 }
 
 // subchartLayers are the values.yaml of c's enabled subcharts (after

@@ -36,7 +36,7 @@ func (PlaceholderDecrypter) Decrypt(_ context.Context, file string, data []byte)
 	}
 	root := yamlpos.Root(&doc)
 	for i := 0; i+1 < len(root.Content); i += 2 {
-		if root.Content[i].Value == "sops" {
+		if sopsfile.IsMetadata(0, root.Content[i].Value) {
 			root.Content = append(root.Content[:i], root.Content[i+2:]...)
 			break
 		}

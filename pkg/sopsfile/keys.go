@@ -244,7 +244,7 @@ func cleanPath(p string) bool {
 // the YAML only: nothing is contacted. root is the document's top-level
 // node.
 func Keys(root *yaml.Node) []Key {
-	sops := mapValue(root, "sops")
+	sops := mapValue(root, MetadataKey)
 	if sops == nil {
 		return nil
 	}

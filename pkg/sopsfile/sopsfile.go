@@ -55,6 +55,15 @@ func Inspect(data []byte) (*Metadata, error) {
 	return InspectNode(yamlpos.Root(&doc))
 }
 
+// MetadataKey is the top-level key of an encrypted YAML document that
+// holds SOPS's metadata.
+const MetadataKey = "sops"
+
+// IsMetadata reports whether key, at depth (0: the document's top level)
+// of an encrypted document, is SOPS's metadata rather than a value: every
+// walk over an encrypted file's values passes it by.
+func IsMetadata(depth int, key string) bool { return depth == 0 && key == MetadataKey }
+
 // InspectNode is Inspect for a document already parsed: root is its
 // top-level node.
 func InspectNode(root *yaml.Node) (*Metadata, error) {
@@ -63,7 +72,7 @@ func InspectNode(root *yaml.Node) (*Metadata, error) {
 	}
 	var sops *yaml.Node
 	for i := 0; i+1 < len(root.Content); i += 2 {
-		if root.Content[i].Value == "sops" {
+		if IsMetadata(0, root.Content[i].Value) {
 			sops = root.Content[i+1]
 		}
 	}

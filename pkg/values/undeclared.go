@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	yaml "go.yaml.in/yaml/v3"
+
+	"github.com/repotool/repotool/pkg/sopsfile"
 )
 
 // Candidate is a key a values file sets that the charts' defaults do not
@@ -33,7 +35,7 @@ func Undeclared(defaults Trace, l Layer) []Candidate {
 	walk = func(n *yaml.Node, path []string) {
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			k, v := n.Content[i], n.Content[i+1]
-			if len(path) == 0 && l.Secret && k.Value == "sops" {
+			if l.Secret && sopsfile.IsMetadata(len(path), k.Value) {
 				continue
 			}
 			p := append(path[:len(path):len(path)], k.Value)

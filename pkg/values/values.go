@@ -15,6 +15,8 @@ import (
 	"strings"
 
 	yaml "go.yaml.in/yaml/v3"
+
+	"github.com/repotool/repotool/pkg/sopsfile"
 )
 
 // Source is where a value is set: a file and the line of its key.
@@ -104,7 +106,7 @@ func (t tracer) below(p []string) {
 func (t tracer) merge(l Layer, n *yaml.Node, path []string, inherited []Source) {
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
-		if len(path) == len(l.Prefix) && l.Secret && k.Value == "sops" {
+		if l.Secret && sopsfile.IsMetadata(len(path)-len(l.Prefix), k.Value) {
 			continue // SOPS metadata, not values
 		}
 		if v.Kind == yaml.AliasNode && v.Alias != nil {

@@ -48,10 +48,12 @@ func completeNamespaces(cmd *cobra.Command, args []string, _ string) ([]cobra.Co
 		return nil, cobra.ShellCompDirectiveNoFileComp
 	}
 	cluster, _ := cmd.Flags().GetString("cluster")
-	for _, t := range repo.Targets {
-		if cluster == "" || t.Cluster == cluster {
-			out = append(out, t.Namespace)
-		}
+	targets := repo.Targets
+	if cluster != "" {
+		targets = repo.TargetsOf(cluster)
+	}
+	for _, t := range targets {
+		out = append(out, t.Namespace)
 	}
 	slices.Sort(out)
 	return slices.Compact(out), cobra.ShellCompDirectiveNoFileComp

@@ -292,10 +292,8 @@ func recorded(f *hydrateFlags, repo *layout.Repo, prev fs.FS) (*hydrate.Recordin
 // clusterTargets are the names of cluster's targets.
 func clusterTargets(repo *layout.Repo, cluster string) []string {
 	out := []string{}
-	for _, t := range repo.Targets {
-		if t.Cluster == cluster {
-			out = append(out, t.Name())
-		}
+	for _, t := range repo.TargetsOf(cluster) {
+		out = append(out, t.Name())
 	}
 	return out
 }
