@@ -21,6 +21,7 @@ type home struct {
 	strings []string // string literals that spell it
 	fields  []string // selector chains that read it ("Render.Helm" matches cfg.Render.Helm)
 	source  []string // text that decides it, as written in the code
+	imports []string // packages whose import decides it
 	files   []string // the files allowed to
 }
 
@@ -36,6 +37,8 @@ var homes = []home{
 	{fact: "which YAML documents of a values file a Helm reads", source: []string{"docs[:1]"}, files: []string{"internal/helmvalues/helmvalues.go"}},
 	{fact: "which fields an Application's ignoreDifferences entry covers", fields: []string{"JSONPointers", "JQPathExpressions"},
 		files: []string{"pkg/config/ignoredifferences.go", "pkg/lint/admit.go"}}, // admit.go writes an entry, reads none
+	{fact: "where renderings and outputs are held for later (the pool of texts)", imports: []string{module + "internal/textpool"},
+		files: []string{"pkg/held/store.go", "pkg/held/blobs.go"}},
 	// "sops" also names a secrets mode (config) and SOPS's module (version).
 	{fact: "the key of SOPS's metadata, which no walk over values counts", strings: []string{"sops"},
 		files: []string{"pkg/sopsfile/sopsfile.go", "pkg/config/hydrate.go", "cmd/repotool/cli/version.go"}},
@@ -69,6 +72,11 @@ func TestOneHome(t *testing.T) {
 // decides are the places in f that use one of h's names.
 func decides(fset *token.FileSet, src []byte, f *ast.File, h home) []string {
 	var out []string
+	for _, imp := range f.Imports {
+		if p, err := strconv.Unquote(imp.Path.Value); err == nil && slices.Contains(h.imports, p) {
+			out = append(out, fset.Position(imp.Pos()).String())
+		}
+	}
 	for _, text := range h.source {
 		if i := strings.Index(string(src), text); i >= 0 {
 			out = append(out, fmt.Sprintf("%s:%d", fset.File(f.Pos()).Name(), 1+strings.Count(string(src[:i]), "\n")))

@@ -117,7 +117,7 @@ func (res *Result) clusters() []string {
 // cluster is the part of res for cluster c, its paths below c's folder,
 // with the root's files.
 func (res *Result) cluster(c string) *Result {
-	sub := &Result{Errors: res.Errors, names: res.names, parts: res.parts, pool: res.pool, flat: true}
+	sub := &Result{Errors: res.Errors, names: res.names, blobs: res.blobs, flat: true}
 	for _, f := range res.files {
 		d := res.dirs[f.dir]
 		if d == c || strings.HasPrefix(d, c+"/") {

@@ -11,9 +11,9 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/repotool/repotool/internal/textpool"
 	"github.com/repotool/repotool/pkg/config"
 	"github.com/repotool/repotool/pkg/decrypt"
+	"github.com/repotool/repotool/pkg/held"
 	"github.com/repotool/repotool/pkg/layout"
 	"github.com/repotool/repotool/pkg/manifest"
 	"github.com/repotool/repotool/pkg/render"
@@ -87,14 +87,12 @@ type Result struct {
 	// Options.Targets: Sync keeps their files as they are.
 	Kept []string
 
-	// files are the files, sorted by path, their documents held in pool
-	// (packed.go); dirs and names their paths' pieces, parts their
-	// documents' IDs.
+	// files are the files, sorted by path, their documents held in blobs
+	// (packed.go); dirs and names their paths' pieces.
 	files []packed
 	dirs  []string
 	names []string
-	parts []byte
-	pool  *textpool.Pool
+	blobs *held.Blobs
 	// flat is a result for one cluster's branch (cluster): its target
 	// folders are namespaces, at the root.
 	flat bool
@@ -135,11 +133,11 @@ func Hydrate(ctx context.Context, r *render.Renderer, repo *layout.Repo, opts Op
 	if err != nil {
 		return nil, err
 	}
-	pool, err := textpool.NewFile("")
+	blobs, err := held.NewBlobsOnDisk("")
 	if err != nil {
 		return nil, fmt.Errorf("hydrate holds the files it makes until it writes them in %w", err)
 	}
-	res := &Result{pool: pool}
+	res := &Result{blobs: blobs}
 	for _, f := range []File{{Path: MetadataFile, Data: rootMetadata(opts)}, {Path: GitAttributesFile, Data: []byte(gitAttributes)}} {
 		if err := res.add(f); err != nil {
 			res.Close()

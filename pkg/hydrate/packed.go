@@ -12,14 +12,14 @@ import (
 	"strings"
 
 	"github.com/repotool/repotool/internal/fsutil"
-	"github.com/repotool/repotool/internal/textpool"
+	"github.com/repotool/repotool/pkg/held"
 )
 
 // A hydration holds every file it makes until Sync, Commit or Check,
 // since nothing may be written while a target fails: on 20,000 targets,
 // more than half a gigabyte of manifests. So each file is held as its
 // documents (each starting at a line "---"), each distinct document once
-// in a pool, compressed (internal/textpool): a chart's targets on many
+// in a pool, compressed (held.Blobs, on disk): a chart's targets on many
 // clusters print most documents alike. The pool keeps them in a temporary
 // file, removed as soon as it is made (where the system allows it; at
 // Close otherwise), and only their index in memory: the files hold no
@@ -30,23 +30,21 @@ import (
 
 // packed is a file of a Result: its path, as its folder and its name
 // (the Result's dirs and names: a target's folder holds three files, and
-// every folder the same three names), and its content, as the IDs of the
-// documents of the pool that make it up, in order, written as
-// differences (textpool.AppendIDs) in the Result's parts, span bytes from
-// the byte first (one list for every file: 60,000 files would otherwise
-// be 60,000 small lists), its size, and the SHA-256 of its content, to
+// every folder the same three names), and its content, as a blob of its
+// documents (held.Blobs, which keeps one list of every blob's documents:
+// 60,000 files would otherwise be 60,000 small lists), its size, and the
+// SHA-256 of its content, to
 // tell the output's file unchanged without putting it together (the
 // whole digest: a shorter one two crafted renderings could share). 52
 // bytes a file, where a path and its record took over 100.
 type packed struct {
-	dir, name   uint32
-	first, span uint32
-	size        uint32
-	sum         [sha256.Size]byte
+	dir, name uint32
+	blob      held.Blob
+	size      uint32
+	sum       [sha256.Size]byte
 }
 
-// maxHeld bounds what a Result holds: its files' sizes, and its parts,
-// in 32 bits. Rendered files are bounded far below it by the limits on
+// maxHeld bounds what a Result holds: its files' sizes, in 32 bits. Rendered files are bounded far below it by the limits on
 // what is read.
 const maxHeld = math.MaxUint32
 
@@ -75,24 +73,18 @@ func (res *Result) in(fsys fs.FS, f packed) bool {
 
 // add holds f.
 func (res *Result) add(f File) error {
-	if int64(len(f.Data)) >= maxHeld || int64(len(res.parts))+5*int64(len(f.Data)) >= maxHeld { // an ID takes five bytes at most, a document a byte at least
+	if int64(len(f.Data)) >= maxHeld {
 		return fmt.Errorf("hydrate %s: more than the %d bytes a result holds", f.Path, int64(maxHeld)) // not reached: four gigabytes
 	}
 	dir, name := "", f.Path
 	if i := strings.LastIndexByte(f.Path, '/'); i >= 0 {
 		dir, name = f.Path[:i], f.Path[i+1:]
 	}
-	p := packed{dir: res.dirIndex(dir), name: res.nameIndex(name), first: uint32(len(res.parts)), size: uint32(len(f.Data)), sum: sha256.Sum256(f.Data)}
-	var ids []textpool.ID
-	for doc := range documents(f.Data) {
-		id, err := res.pool.Put(doc)
-		if err != nil {
-			return err
-		}
-		ids = append(ids, id)
+	p := packed{dir: res.dirIndex(dir), name: res.nameIndex(name), size: uint32(len(f.Data)), sum: sha256.Sum256(f.Data)}
+	var err error
+	if p.blob, err = res.blobs.Put(documents(f.Data)); err != nil {
+		return fmt.Errorf("hydrate %s: %w", f.Path, err)
 	}
-	res.parts = textpool.AppendIDs(res.parts, ids...)
-	p.span = uint32(len(res.parts)) - p.first
 	res.files = append(res.files, p)
 	return nil
 }
@@ -177,17 +169,7 @@ func documents(data []byte) iter.Seq[[]byte] {
 
 // bytes is f's content, in a slice of its own.
 func (res *Result) bytes(f packed) ([]byte, error) {
-	ids, err := textpool.ReadIDs(res.parts[f.first:f.first+f.span], -1)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]byte, 0, f.size)
-	for _, id := range ids {
-		if out, err = res.pool.Append(out, id); err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
+	return res.blobs.Append(make([]byte, 0, f.size), f.blob)
 }
 
 // Files are the files res holds, sorted by path, each one's content put
@@ -209,7 +191,7 @@ func (res *Result) Len() int { return len(res.files) }
 
 // Close lets go of the files res holds, and of the temporary file their
 // documents are kept in. res is not to be used after.
-func (res *Result) Close() error { return res.pool.Close() }
+func (res *Result) Close() error { return res.blobs.Close() }
 
 // reader reads f when called.
 func (res *Result) reader(f packed) func() ([]byte, error) {

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/repotool/repotool/internal/textpool"
+	"github.com/repotool/repotool/pkg/held"
 )
 
 // TestDocuments: a file is cut before each line that starts with "---",
@@ -57,11 +57,11 @@ func FuzzDocuments(f *testing.F) {
 // before "c/ns", as "-" sorts before "/"), and compared with a folder's
 // files (a file of the same size and other bytes is not the same).
 func TestHeldPaths(t *testing.T) {
-	pool, err := textpool.NewFile(t.TempDir())
+	blobs, err := held.NewBlobsOnDisk(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
-	res := &Result{pool: pool}
+	res := &Result{blobs: blobs}
 	defer res.Close()
 	in := map[string]string{
 		"c/ns/manifest.yaml":   "---\na: 1\n---\nb: 2\n",

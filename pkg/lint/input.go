@@ -25,8 +25,8 @@ import (
 // parameters say what that is. The facts are
 //   - repoFacts: the repository and what its files hold (plain manifests,
 //     CRDs, .sops.yaml), read once;
-//   - the renderings ([]*render.Result), with compacted: the facts of the
-//     objects whose parsed content Lint let go;
+//   - the renderings ([]*render.Result), with objects: what the rules
+//     keep of the objects whose parsed content the run let go;
 //   - positions: where rendered objects and values are;
 //   - clusterView: one cluster as the cross-object rules see it;
 //   - what the run was asked (asked).
@@ -96,11 +96,11 @@ type input struct {
 	// results holds one rendering per target, in target order. A target
 	// that failed has Err set (and the render rule reports it).
 	results []*render.Result
-	// compacted are the facts of the rendered objects whose parsed
-	// content Lint let go (see compact.go); nil from Check.
-	compacted compacted
-	at        *positions
-	versions  versions
+	// objects are the facts of the rendered objects whose parsed
+	// content the run let go (objects.go); nil from Check.
+	objects  *objects
+	at       *positions
+	versions versions
 	asked
 
 	sup                 *suppressor
@@ -154,7 +154,7 @@ func str(n *yaml.Node, keys ...string) string {
 
 // buildInput assembles the rules' input for a run with opts; facts and ev
 // are Lint's (nil from Check).
-func buildInput(repo *layout.Repo, results []*render.Result, opts Options, facts compacted, ev *evidence) *input {
+func buildInput(repo *layout.Repo, results []*render.Result, opts Options, objs *objects, ev *evidence) *input {
 	var sh *shared
 	if ev != nil {
 		sh = ev.shared
@@ -175,7 +175,7 @@ func buildInput(repo *layout.Repo, results []*render.Result, opts Options, facts
 		crdFrom = inTargetOrder(repo, slices.Concat(results, ev.crdSources))
 	}
 	r.collectCRDs(crdFrom, at)
-	in := &input{repo: r, results: results, compacted: facts, at: at, asked: asked{renderOpts: opts.Render, schemaDir: opts.SchemaDir, sharded: opts.Shard.N > 1,
+	in := &input{repo: r, results: results, objects: objs, at: at, asked: asked{renderOpts: opts.Render, schemaDir: opts.SchemaDir, sharded: opts.Shard.N > 1,
 		evidence: ev, keys: opts.Keys, celBudget: cmp.Or(opts.CELBudget, admission.RunBudget), validator: sh.validator},
 		versions: versions{repo: repo, override: opts.Render.KubeVersion}}
 	in.sup, in.suppressionFindings, in.admissionRun = sh.sup, sh.supFindings, sh.admission

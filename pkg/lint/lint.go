@@ -127,21 +127,21 @@ func Lint(ctx context.Context, repo *layout.Repo, opts Options, extra ...render.
 // of the part (keepTargets); an empty Result when ctx ends.
 func lintPart(ctx context.Context, repo *layout.Repo, opts Options, targets []layout.Target, ev *evidence) *Result {
 	results := make([]*render.Result, len(targets))
-	facts := compacted{}
+	objs := newObjects()
 	ev.renderer.RenderEach(ctx, targets, func(i int, res *render.Result) {
-		facts.compact(res)
+		objs.letGo(res)
 		results[i] = res
 	})
 	if ctx.Err() != nil {
 		return &Result{}
 	}
-	return checkPart(repo, opts, targets, results, facts, ev)
+	return checkPart(repo, opts, targets, results, objs, ev)
 }
 
 // checkPart runs every rule over the renderings of targets and keeps the
 // findings of the part.
-func checkPart(repo *layout.Repo, opts Options, targets []layout.Target, results []*render.Result, facts compacted, ev *evidence) *Result {
-	res := check(repo, results, opts, facts, ev)
+func checkPart(repo *layout.Repo, opts Options, targets []layout.Target, results []*render.Result, objs *objects, ev *evidence) *Result {
+	res := check(repo, results, opts, objs, ev)
 	if opts.Cluster != "" || opts.Shard.N > 1 || opts.Targets != nil {
 		res.keepTargets(targets, opts.Shard.First(), opts.Cluster != "")
 	}
@@ -257,9 +257,9 @@ func runRule(repo *layout.Repo, r *Rule, check func(emit func(Finding)), out fun
 }
 
 // check is Check, for renderings compact let go of content in.
-func check(repo *layout.Repo, results []*render.Result, opts Options, facts compacted, ev *evidence) *Result {
+func check(repo *layout.Repo, results []*render.Result, opts Options, objs *objects, ev *evidence) *Result {
 	res := &Result{}
-	res.unused, res.err = runChecks(repo, results, opts, facts, ev, func(f Finding, suppressed bool) {
+	res.unused, res.err = runChecks(repo, results, opts, objs, ev, func(f Finding, suppressed bool) {
 		if suppressed {
 			res.suppressed = append(res.suppressed, f)
 			res.Summary.Suppressed++
@@ -276,9 +276,9 @@ func check(repo *layout.Repo, results []*render.Result, opts Options, facts comp
 // it is found, with whether a suppression leaves it out. It returns
 // values-unused's scan in a sharded run (Result.unused) and a failure of
 // repotool itself (Result.Err).
-func runChecks(repo *layout.Repo, results []*render.Result, opts Options, facts compacted, ev *evidence,
+func runChecks(repo *layout.Repo, results []*render.Result, opts Options, objs *objects, ev *evidence,
 	out func(f Finding, suppressed bool)) (*unusedScan, error) {
-	in := buildInput(repo, results, opts, facts, ev)
+	in := buildInput(repo, results, opts, objs, ev)
 	for _, r := range registry {
 		runRule(repo, r, func(emit func(Finding)) { r.check(in, emit) }, func(f Finding) { out(f, in.sup.suppressed(f)) })
 	}

@@ -191,12 +191,12 @@ func (m *fold) add(sr *ShardReport) {
 // its findings in as they are found, as checkPart and then add would fold
 // them: a part's findings are never held together, nor its report. It
 // returns the checks' own failure (Result.Err).
-func (m *fold) check(repo *layout.Repo, opts Options, targets []layout.Target, results []*render.Result, facts compacted, ev *evidence) error {
+func (m *fold) check(repo *layout.Repo, opts Options, targets []layout.Target, results []*render.Result, objs *objects, ev *evidence) error {
 	keep := func(*Finding) bool { return true }
 	if opts.Cluster != "" || opts.Shard.N > 1 || opts.Targets != nil { // as checkPart narrows
 		keep = partFilter(targets, opts.Shard.First(), opts.Cluster != "")
 	}
-	unused, err := runChecks(repo, results, opts, facts, ev, func(f Finding, suppressed bool) {
+	unused, err := runChecks(repo, results, opts, objs, ev, func(f Finding, suppressed bool) {
 		switch {
 		case !keep(&f):
 		case suppressed:

@@ -16,6 +16,9 @@ type Rule struct {
 	// function only the facts that function reads (see input.go); no rule
 	// reads the whole input (TestRulesReadNarrowFacts).
 	check func(in *input, report func(Finding))
+	// facts are what the rule keeps of each rendered object whose parsed
+	// content a run lets go, read back with objects.fact (objects.go).
+	facts []*fact
 }
 
 // registry holds every rule, sorted by ID (a test keeps it so).

@@ -2,6 +2,7 @@ package lint
 
 import (
 	"fmt"
+	"strconv"
 
 	"github.com/Masterminds/semver/v3"
 
@@ -44,8 +45,9 @@ var ruleDeprecatedField = &Rule{
 `},
 	},
 	check: func(in *input, report func(Finding)) {
-		checkDeprecatedFields(in.repo.rawAlone(), in.results, in.compacted, in.versions, in.at, report)
+		checkDeprecatedFields(in.repo.rawAlone(), in.results, in.objects, in.versions, in.at, report)
 	},
+	facts: []*fact{factDeprecatedFields},
 }
 
 // fieldDeprecation is one field-level change of the Kubernetes API.
@@ -101,20 +103,21 @@ var fieldDeprecations = []fieldDeprecation{
 	},
 }
 
-// deprecatedFieldsOf are the indexes in fieldDeprecations of the checks
-// an object fails (whatever the cluster version).
-func deprecatedFieldsOf(o *manifest.Object) []int {
+// factDeprecatedFields is what deprecated-field keeps of the objects a run
+// lets go: the indexes in fieldDeprecations of the checks each fails
+// (whatever the cluster version).
+var factDeprecatedFields = &fact{of: func(o *manifest.Object) []string {
 	c := contentOf(o)
-	var out []int
+	var out []string
 	for i, d := range fieldDeprecations {
 		if d.uses(o.Kind, c) {
-			out = append(out, i)
+			out = append(out, strconv.Itoa(i))
 		}
 	}
 	return out
-}
+}}
 
-func checkDeprecatedFields(raw []rawObject, results []*render.Result, facts compacted, vs versions, at *positions, report func(Finding)) {
+func checkDeprecatedFields(raw []rawObject, results []*render.Result, objs *objects, vs versions, at *positions, report func(Finding)) {
 	checkRawDeprecatedFields(raw, vs, at, report)
 	for _, res := range results {
 		if res.Err != nil {
@@ -123,8 +126,9 @@ func checkDeprecatedFields(raw []rawObject, results []*render.Result, facts comp
 		kv := parseKubeVersion(res.Capabilities.KubeVersion)
 		for i := range res.Objects {
 			o := &res.Objects[i]
-			for _, idx := range facts.deprecatedFields(o) {
-				d := fieldDeprecations[idx]
+			for _, idx := range objs.fact(o, factDeprecatedFields) {
+				i, _ := strconv.Atoi(idx)
+				d := fieldDeprecations[i]
 				sev, state := fieldState(d, kv)
 				if sev == "" {
 					continue

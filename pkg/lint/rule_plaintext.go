@@ -1,6 +1,7 @@
 package lint
 
 import (
+	"bytes"
 	"encoding/base64"
 	"fmt"
 	"regexp"
@@ -47,11 +48,25 @@ sops:
 `},
 	},
 	check: func(in *input, report func(Finding)) {
-		checkPlaintext(in.repo, in.results, in.compacted, in.at, report)
+		checkPlaintext(in.repo, in.results, in.objects, in.at, report)
 	},
+	facts: []*fact{factSOPSValue},
 }
 
-func checkPlaintext(r *repoFacts, results []*render.Result, facts compacted, at *positions, report func(Finding)) {
+// factSOPSValue is what plaintext-secret keeps of the objects a run lets
+// go: whether the rendered text holds a SOPS-encrypted value (ENC[...]), a
+// value that came from an encrypted file that was not decrypted.
+var factSOPSValue = &fact{of: func(o *manifest.Object) []string {
+	if bytes.Contains(textOf(o), []byte(sopsValueMark)) {
+		return []string{sopsValueMark}
+	}
+	return nil
+}}
+
+// sopsValueMark begins every SOPS-encrypted value.
+const sopsValueMark = "ENC[AES256_GCM,"
+
+func checkPlaintext(r *repoFacts, results []*render.Result, objs *objects, at *positions, report func(Finding)) {
 	layoutSecrets := map[string]bool{}
 	for _, d := range r.Repo.Diagnostics {
 		if d.Code == layout.CodeSecretNotEncrypted {
@@ -83,7 +98,7 @@ func checkPlaintext(r *repoFacts, results []*render.Result, facts compacted, at 
 			if o.IsSecret() {
 				checkRenderedSecret(at, suffix, res, o, report)
 			}
-			if facts.sopsValue(o) {
+			if objs.fact(o, factSOPSValue) != nil {
 				f := Finding{Object: o.ID(), Targets: []string{res.Target.Name()},
 					Message: "the rendered object holds a SOPS-encrypted value (ENC[...]): a value came from an encrypted file that was not decrypted"}
 				if file, line := findInValues(at, &res.Target, scalarMatching(sopsfile.IsEncryptedValue)); file != "" {

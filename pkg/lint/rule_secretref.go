@@ -54,14 +54,43 @@ spec:
 `},
 	},
 	check: func(in *input, report func(Finding)) {
-		checkSecretReferences(in.clusterViews(), in.repo.Raw, in.compacted, in.at, report)
+		checkSecretReferences(in.clusterViews(), in.repo.Raw, in.objects, in.at, report)
 	},
+	facts: []*fact{factSecretUses, factJobWords},
 }
 
 // secretUse is a reference to a Secret.
 type secretUse struct{ name, how string }
 
-func checkSecretReferences(views []*clusterView, raw []rawObject, facts compacted, at *positions, report func(Finding)) {
+// The facts secret-reference keeps of the objects a run lets go: their
+// Secret references, as name and how, pair after pair; and a Job's words.
+var (
+	factSecretUses = &fact{of: func(o *manifest.Object) []string {
+		var out []string
+		for _, u := range secretUsesOf(o) {
+			out = append(out, u.name, u.how)
+		}
+		return out
+	}}
+	factJobWords = &fact{of: func(o *manifest.Object) []string {
+		if !isKind(o, "batch", "Job") {
+			return nil
+		}
+		return jobWords(contentOf(o))
+	}}
+)
+
+// secretUses are o's Secret references (factSecretUses).
+func secretUses(objs *objects, o *manifest.Object) []secretUse {
+	words := objs.fact(o, factSecretUses)
+	out := make([]secretUse, 0, len(words)/2)
+	for i := 0; i+1 < len(words); i += 2 {
+		out = append(out, secretUse{words[i], words[i+1]})
+	}
+	return out
+}
+
+func checkSecretReferences(views []*clusterView, raw []rawObject, objs *objects, at *positions, report func(Finding)) {
 	for _, v := range views {
 		if !v.complete {
 			continue
@@ -83,7 +112,7 @@ func checkSecretReferences(views []*clusterView, raw []rawObject, facts compacte
 		jobArgs := map[[2]string]bool{} // words in the arguments of the namespace's Jobs
 		for _, p := range v.objs {
 			if p.o.Kind == "Job" && p.o.Group() == "batch" {
-				for _, w := range facts.jobWordsOf(p.o) {
+				for _, w := range objs.fact(p.o, factJobWords) {
 					jobArgs[[2]string{p.ns, w}] = true
 				}
 			}
@@ -92,7 +121,7 @@ func checkSecretReferences(views []*clusterView, raw []rawObject, facts compacte
 			if p.ns == "" {
 				continue
 			}
-			for _, use := range facts.secretUses(p.o) {
+			for _, use := range secretUses(objs, p.o) {
 				key := [2]string{p.ns, use.name}
 				if have[key] || jobArgs[key] || v.isProvided("Secret", p.ns, use.name) {
 					continue

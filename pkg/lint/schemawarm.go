@@ -3,7 +3,7 @@ package lint
 import (
 	"context"
 
-	"github.com/repotool/repotool/internal/textpool"
+	"github.com/repotool/repotool/pkg/held"
 	"github.com/repotool/repotool/pkg/layout"
 	"github.com/repotool/repotool/pkg/render"
 	"github.com/repotool/repotool/pkg/schema"
@@ -22,11 +22,11 @@ import (
 // validates every object, and the validator is the one every cluster
 // shares, made from the same CRDs.
 
-// warmSchemas validates each distinct text of the stored renderings held,
+// warmSchemas validates each distinct text of the stored renderings hs,
 // of targets, for its target's Kubernetes version, with the run's shared
 // validator. What fails here (the validator cannot be made, a text cannot
 // be read back) is left to the cluster's checks, which report it.
-func warmSchemas(ctx context.Context, repo *layout.Repo, opts Options, sh *shared, held []*stored, crds []*render.Result, texts *textpool.Pool) {
+func warmSchemas(ctx context.Context, repo *layout.Repo, opts Options, sh *shared, s *held.Store, hs []*held.Rendering, crds []*render.Result) {
 	if !ruleOn(repo, ruleSchema) {
 		return
 	}
@@ -45,33 +45,12 @@ func warmSchemas(ctx context.Context, repo *layout.Repo, opts Options, sh *share
 	if err != nil {
 		return
 	}
-	type job struct {
-		id textpool.ID
-		kv string
-	}
-	var jobs []job
-	seen := map[job]bool{}
-	for _, s := range held {
-		if s == nil || s.held.Err() != nil {
-			continue
-		}
-		kv := parseKubeVersion(s.held.KubeVersion()).Original()
-		ids, err := s.textIDs(-1)
-		if err != nil {
-			continue // the cluster's checks read them again, and fail
-		}
-		for _, id := range ids {
-			if j := (job{id, kv}); !seen[j] {
-				seen[j] = true
-				jobs = append(jobs, j)
-			}
-		}
-	}
-	eachParallel(ctx, opts.Render.Concurrency, len(jobs), func(i int) {
-		text, err := texts.Append(nil, jobs[i].id)
+	texts := s.Texts(hs)
+	eachParallel(ctx, opts.Render.Concurrency, len(texts), func(i int) {
+		text, err := s.Read(texts[i])
 		if err != nil {
 			return // the cluster's checks read it again, and fail
 		}
-		v.Validate(jobs[i].kv, text)
+		v.Validate(parseKubeVersion(texts[i].KubeVersion).Original(), text)
 	})
 }

@@ -11,10 +11,10 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/repotool/repotool/internal/textpool"
 	"github.com/repotool/repotool/pkg/argocd"
 	"github.com/repotool/repotool/pkg/config"
 	"github.com/repotool/repotool/pkg/decrypt"
+	"github.com/repotool/repotool/pkg/held"
 	"github.com/repotool/repotool/pkg/hydrate"
 	"github.com/repotool/repotool/pkg/layout"
 	"github.com/repotool/repotool/pkg/manifest"
@@ -154,9 +154,8 @@ func runRender(cmd *cobra.Command, env Env, f *renderFlags, args []string, v *gl
 // rendered, compressed in memory (they may hold decrypted values), each
 // distinct one once, and nothing else of them.
 func printAll(cmd *cobra.Command, repo *layout.Repo, r *render.Renderer, sel selection, f *renderFlags, v *globals) error {
-	held := textpool.New()
-	defer held.Close()
-	var out []textpool.ID
+	out := held.NewOutput()
+	defer out.Close()
 	var failed []error
 	var werr error
 	r.RenderEach(cmd.Context(), sel.targets, func(_ int, res *render.Result) {
@@ -178,9 +177,7 @@ func printAll(cmd *cobra.Command, repo *layout.Repo, r *render.Renderer, sel sel
 				return
 			}
 		}
-		id, err := held.Put(data)
-		werr = errors.Join(werr, err)
-		out = append(out, id)
+		werr = errors.Join(werr, out.Add(data))
 	})
 	if err := cmd.Context().Err(); err != nil {
 		return err // interrupted: Run says so, once; nothing was written
@@ -192,14 +189,8 @@ func printAll(cmd *cobra.Command, repo *layout.Repo, r *render.Renderer, sel sel
 		return reportFailures(cmd.ErrOrStderr(), sel.outside, failed, len(sel.targets), "nothing was written to standard output")
 	}
 	w := bufio.NewWriterSize(cmd.OutOrStdout(), 1<<16)
-	for _, id := range out {
-		data, err := held.Take(id)
-		if err != nil {
-			return err
-		}
-		if _, err := w.Write(data); err != nil {
-			return err
-		}
+	if _, err := out.WriteTo(w); err != nil {
+		return err
 	}
 	return w.Flush()
 }

@@ -1,0 +1,173 @@
+package lint
+
+import (
+	"slices"
+
+	"sigs.k8s.io/yaml"
+
+	"github.com/repotool/repotool/pkg/held"
+	"github.com/repotool/repotool/pkg/manifest"
+	"github.com/repotool/repotool/pkg/render"
+)
+
+// Rules see rendered objects through one door, whatever a run keeps of
+// each: contentOf (the parsed content, parsed again when the run let it
+// go), textOf (the YAML, read back from where the run holds it) and
+// objects.fact (what a rule keeps of each object). Lint keeps every
+// target's rendering until the checks across targets have run, and parsed
+// content is most of that memory: so as each rendering arrives, it keeps
+// the parsed content only of the kinds the rules read whole (readWhole),
+// and for the others, the facts rules declare (Rule.facts). A rule that
+// reads another kind's content is slower, never wrong.
+
+// fact is what a rule keeps of each rendered object whose parsed content
+// a run lets go: of is taken from the object as it arrives, and read back
+// with objects.fact. A fact is a list of words, so that any store can
+// hold it (pkg/held); nil is "nothing", the common case.
+type fact struct {
+	of func(o *manifest.Object) []string
+	at int // its index in declared
+}
+
+// declared are the facts of every rule of the registry, in its order.
+var declared = func() []*fact {
+	var out []*fact
+	for _, r := range registry {
+		for _, f := range r.facts {
+			f.at = len(out)
+			out = append(out, f)
+		}
+	}
+	return out
+}()
+
+// noFacts are the facts of an object with none: one value for most
+// objects, never changed.
+var noFacts = make(held.Facts, len(declared))
+
+// readWhole reports whether the rules read o's content whole, so that a
+// run keeps it parsed: Secrets, Namespaces and ServiceAccounts, Ingresses,
+// and the External Secrets, cert-manager and SecretMirror objects that
+// make Secrets.
+func readWhole(o *manifest.Object) bool {
+	switch {
+	case o.APIVersion == "v1":
+		return o.Kind == "Secret" || o.Kind == "Namespace" || o.Kind == "ServiceAccount"
+	case isKind(o, "networking.k8s.io", "Ingress"):
+		return true
+	}
+	switch o.Group() {
+	case groupESO, groupCertManager, groupSecretMirror:
+		return true
+	}
+	return false
+}
+
+// objects are the facts a run keeps of the objects whose parsed content
+// it let go. A nil *objects keeps none: every fact is taken from the
+// object when asked (Check, whose caller keeps its renderings whole).
+type objects struct {
+	kept map[*manifest.Object]held.Facts
+}
+
+func newObjects() *objects { return &objects{kept: map[*manifest.Object]held.Facts{}} }
+
+// fact is f of o: kept, or taken now from o.
+func (v *objects) fact(o *manifest.Object, f *fact) []string {
+	if v != nil {
+		if k, ok := v.kept[o]; ok {
+			return k[f.at]
+		}
+	}
+	return f.of(o)
+}
+
+// letGo lets go of the parsed content of res's objects that the rules do
+// not read whole, keeping their facts.
+func (v *objects) letGo(res *render.Result) {
+	for i := range res.Objects {
+		o := &res.Objects[i]
+		if readWhole(o) || o.Content == nil {
+			continue
+		}
+		v.kept[o] = factsOf(o)
+		o.Content = nil
+	}
+}
+
+// factsOf are o's facts, noFacts when it has none.
+func factsOf(o *manifest.Object) held.Facts {
+	var fs held.Facts
+	for _, f := range declared {
+		if words := f.of(o); words != nil {
+			if fs == nil {
+				fs = make(held.Facts, len(declared))
+			}
+			fs[f.at] = words
+		}
+	}
+	if fs == nil {
+		return noFacts
+	}
+	return fs
+}
+
+// take hands o's facts to a store, which keeps them while o is let go:
+// nil when the rules read o whole.
+func (v *objects) take(o *manifest.Object) held.Facts {
+	fs, ok := v.kept[o]
+	if !ok {
+		return nil
+	}
+	delete(v.kept, o)
+	return fs
+}
+
+// give keeps what a store gives back: the facts of res's objects.
+func (v *objects) give(res *render.Result, facts []held.Facts) {
+	for i := range res.Objects {
+		if i >= len(facts) || facts[i] == nil {
+			continue
+		}
+		fs := facts[i]
+		if !slices.ContainsFunc(fs, func(words []string) bool { return words != nil }) {
+			fs = noFacts // most objects: one value for them all, not one each
+		}
+		v.kept[&res.Objects[i]] = fs
+	}
+}
+
+// forget lets go of the facts of res's objects, once checked.
+func (v *objects) forget(res *render.Result) {
+	for i := range res.Objects {
+		delete(v.kept, &res.Objects[i])
+	}
+}
+
+// contentOf is o's parsed content: the one kept, or its YAML parsed again
+// (the same parse the renderer does) when the run let it go.
+func contentOf(o *manifest.Object) map[string]any {
+	if o.Content != nil {
+		return o.Content
+	}
+	text := textOf(o)
+	if len(text) == 0 {
+		return nil
+	}
+	var c map[string]any
+	if yaml.Unmarshal(text, &c) != nil {
+		return nil // it parsed when rendered: not reached
+	}
+	return c
+}
+
+// textOf is o's YAML, read back from where the run holds it (a stored
+// rendering's pool): nil only when that fails, and then the run fails
+// once the cluster is checked (held.Store.Release).
+func textOf(o *manifest.Object) []byte {
+	text, err := o.Text()
+	if err != nil {
+		return nil
+	}
+	return text
+}
