@@ -121,14 +121,6 @@ func admittedObject(p *placed, a admission.Admitted) Admitted {
 	return out
 }
 
-// namesSecret reports whether a key on the JSON pointer ptr is, or holds,
-// a value decrypted for the rendering res: the pointer may not be shown.
-// Each key is asked alone, as a value is (a short value is found only
-// whole).
-func namesSecret(res *render.Result, ptr string) bool {
-	return slices.ContainsFunc(jsonptr.Split(ptr), res.FromSecrets)
-}
-
 // objectIndex is p's index in its rendering's objects.
 func objectIndex(p *placed) int {
 	for i := range p.res.Objects {

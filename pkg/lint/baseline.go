@@ -77,7 +77,7 @@ func (r *Result) ApplyBaseline(b *Baseline) {
 	}
 	kept := r.Findings[:0]
 	for _, f := range r.Findings {
-		if known[f.Fingerprint()] && f.Rule != ruleInvalidSuppression.ID {
+		if known[f.Fingerprint()] && f.Rule != invalidSuppression {
 			r.Summary.Baselined++
 			continue
 		}

@@ -1,7 +1,6 @@
 package lint
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"slices"
@@ -46,7 +45,7 @@ func byCluster(opts Options, targets []layout.Target) bool {
 // the same targets reports (TestByClusterExact).
 func lintByCluster(ctx context.Context, repo *layout.Repo, opts Options, targets []layout.Target, extra []render.Option) (*Result, error) {
 	r := render.New(repo, opts.Render, extra...)
-	objs := newObjects()
+	objs := newObjects(declared)
 	crds := make([]*render.Result, len(targets)) // each target's CRDs alone
 	// What values-unused compares: each target's digest, when judged.
 	digests, judged := make([][sha256.Size]byte, len(targets)), make([]bool, len(targets))
@@ -108,14 +107,4 @@ func lintByCluster(ctx context.Context, repo *layout.Repo, opts Options, targets
 	res := m.finish(repo, sh.sup)
 	res.err = err
 	return res, res.err
-}
-
-// crdsOf is a rendering's CRDs alone, their YAML copied (not the whole
-// stream's memory).
-func crdsOf(res *render.Result) *render.Result {
-	out := res.Only(func(o *manifest.Object) bool { return manifest.IsCRD(o.APIVersion, o.Kind) })
-	for i := range out.Objects {
-		out.Objects[i].YAML = bytes.Clone(out.Objects[i].YAML)
-	}
-	return out
 }

@@ -108,15 +108,6 @@ func (v *clusterView) guard() *render.Guard {
 	return v.secrets
 }
 
-// clusterViews returns the view of every cluster with a rendered target,
-// sorted by cluster name, computed once per run.
-func (in *input) clusterViews() []*clusterView {
-	if in.views == nil {
-		in.views = newClusterViews(in.repo.Repo, in.repo.CRDs, in.results)
-	}
-	return in.views
-}
-
 // newClusterViews makes the views of the clusters results render.
 func newClusterViews(repo *layout.Repo, crds *manifest.CRDs, results []*render.Result) []*clusterView {
 	var views []*clusterView
@@ -220,11 +211,6 @@ func (at *positions) location(p placed, msg string) finding.Location {
 // objectFinding is a finding about rendered object p.
 func (at *positions) objectFinding(p placed, msg string) Finding {
 	return Finding{File: p.o.Source.String(), Line: at.objectPosition(p.o), Object: p.o.ID(), Targets: []string{p.res.Target.Name()}, Message: msg}
-}
-
-// isKind reports whether an object is kind in group (any version).
-func isKind(o *manifest.Object, group, kind string) bool {
-	return o.Kind == kind && o.Group() == group
 }
 
 // Access to parsed content.

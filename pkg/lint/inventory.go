@@ -15,33 +15,6 @@ import (
 // renders every candidate once and hands the shards a CRDInventory
 // (Options.CRDInventory), which cuts each shard's work to its own targets.
 
-// CRDInventoryVersion is the version of CRDInventory's JSON.
-const CRDInventoryVersion = 1
-
-// CRDInventory is every CRD the repository's targets render, with the
-// target and template of each: what a shard would render of the other
-// shards' targets for its inventory. The documents come from the rendering
-// with placeholders for secret values (render.Result.RedactedObjects), so
-// no decrypted value is ever in it; a CRD whose content depends on a
-// secret value is held as rendered with placeholders.
-type CRDInventory struct {
-	Version int            `json:"version"`
-	Layout  string         `json:"layout"`
-	CRDs    []InventoryCRD `json:"crds"`
-}
-
-// InventoryCRD is one rendered CRD: its target, its template and the
-// document.
-type InventoryCRD struct {
-	Target     string `json:"target"`
-	File       string `json:"file,omitempty"`
-	Member     string `json:"member,omitempty"`
-	Template   string `json:"template,omitempty"`
-	APIVersion string `json:"apiVersion"`
-	Name       string `json:"name"`
-	YAML       string `json:"yaml"`
-}
-
 // Inventory renders every target opts selects that may render a CRD (the
 // same candidates a shard renders of the others) and returns their CRDs,
 // for the shards of a run over repo.
@@ -81,11 +54,6 @@ func Inventory(ctx context.Context, repo *layout.Repo, opts Options, extra ...re
 		return nil, err
 	}
 	return inv, errors.Join(failed...)
-}
-
-// ParseCRDInventory reads a CRDInventory's JSON.
-func ParseCRDInventory(data []byte) (*CRDInventory, error) {
-	return decodeVersioned(data, "CRD inventory", CRDInventoryVersion, func(inv *CRDInventory) int { return inv.Version })
 }
 
 // sources are the inventory's CRDs of the targets outside shard, as the

@@ -1,9 +1,6 @@
 package lint
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -92,19 +89,6 @@ func ParseShardReport(data []byte) (*ShardReport, error) {
 		return nil, err
 	}
 	return r, nil
-}
-
-// decodeVersioned reads the JSON of a file one run of repotool hands
-// another (a shard report, a CRD inventory), refusing another version.
-func decodeVersioned[T any](data []byte, what string, want int, version func(*T) int) (*T, error) {
-	var v T
-	if err := json.Unmarshal(data, &v); err != nil {
-		return nil, fmt.Errorf("not a %s: %w", what, err)
-	}
-	if got := version(&v); got != want {
-		return nil, fmt.Errorf("%s version %d, want %d: make it with the repotool that reads it", what, got, want)
-	}
-	return &v, nil
 }
 
 // Merge makes one run's result of the reports of every shard of a sharded
@@ -226,7 +210,7 @@ func (m *fold) finish(repo *layout.Repo, sup *suppressor) *Result {
 		if sup == nil {
 			r := &repoFacts{Repo: repo, files: repoFiles(repo)}
 			r.readScanned()
-			sup = r.loadSuppressions(func(Finding) {}) // their own findings are in the first shard's report
+			sup = r.loadSuppressions() // their problems are in the first shard's report
 		}
 		runRule(repo, ruleValuesUnused, func(emit func(Finding)) { m.scan.report(repo, emit) }, func(f Finding) {
 			if sup.suppressed(f) {
@@ -295,21 +279,4 @@ func (s *shardSet) complete() error {
 		return fmt.Errorf("shard %s is missing: merge the reports of every shard", strings.Join(missing, ", "))
 	}
 	return nil
-}
-
-// layoutDigest identifies a repository's layout: its configuration file,
-// and every target with its chart and values files, in order.
-func layoutDigest(repo *layout.Repo) string {
-	h := sha256.New()
-	if repo.ConfigFile != "" {
-		data, _ := repoFiles(repo).Get(repo.ConfigFile).Data()
-		h.Write(data)
-	}
-	for _, t := range repo.Targets {
-		fmt.Fprintf(h, "\x00%s %s", t.Name(), t.ChartDir)
-		for _, v := range t.Values {
-			fmt.Fprintf(h, " %s", v.Path)
-		}
-	}
-	return hex.EncodeToString(h.Sum(nil))
 }

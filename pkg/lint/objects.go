@@ -20,31 +20,6 @@ import (
 // and for the others, the facts rules declare (Rule.facts). A rule that
 // reads another kind's content is slower, never wrong.
 
-// fact is what a rule keeps of each rendered object whose parsed content
-// a run lets go: of is taken from the object as it arrives, and read back
-// with objects.fact. A fact is a list of words, so that any store can
-// hold it (pkg/held); nil is "nothing", the common case.
-type fact struct {
-	of func(o *manifest.Object) []string
-	at int // its index in declared
-}
-
-// declared are the facts of every rule of the registry, in its order.
-var declared = func() []*fact {
-	var out []*fact
-	for _, r := range registry {
-		for _, f := range r.facts {
-			f.at = len(out)
-			out = append(out, f)
-		}
-	}
-	return out
-}()
-
-// noFacts are the facts of an object with none: one value for most
-// objects, never changed.
-var noFacts = make(held.Facts, len(declared))
-
 // readWhole reports whether the rules read o's content whole, so that a
 // run keeps it parsed: Secrets, Namespaces and ServiceAccounts, Ingresses,
 // and the External Secrets, cert-manager and SecretMirror objects that
@@ -67,10 +42,18 @@ func readWhole(o *manifest.Object) bool {
 // it let go. A nil *objects keeps none: every fact is taken from the
 // object when asked (Check, whose caller keeps its renderings whole).
 type objects struct {
+	facts []*fact // the facts the rules declare, each at its index
+	// none are the facts of an object with none: one value for most
+	// objects, never changed.
+	none held.Facts
 	kept map[*manifest.Object]held.Facts
 }
 
-func newObjects() *objects { return &objects{kept: map[*manifest.Object]held.Facts{}} }
+// newObjects keeps facts (every rule's: declared) of the objects a run
+// lets go.
+func newObjects(facts []*fact) *objects {
+	return &objects{facts: facts, none: make(held.Facts, len(facts)), kept: map[*manifest.Object]held.Facts{}}
+}
 
 // fact is f of o: kept, or taken now from o.
 func (v *objects) fact(o *manifest.Object, f *fact) []string {
@@ -90,24 +73,24 @@ func (v *objects) letGo(res *render.Result) {
 		if readWhole(o) || o.Content == nil {
 			continue
 		}
-		v.kept[o] = factsOf(o)
+		v.kept[o] = v.factsOf(o)
 		o.Content = nil
 	}
 }
 
-// factsOf are o's facts, noFacts when it has none.
-func factsOf(o *manifest.Object) held.Facts {
+// factsOf are o's facts, v.none when it has none.
+func (v *objects) factsOf(o *manifest.Object) held.Facts {
 	var fs held.Facts
-	for _, f := range declared {
+	for _, f := range v.facts {
 		if words := f.of(o); words != nil {
 			if fs == nil {
-				fs = make(held.Facts, len(declared))
+				fs = make(held.Facts, len(v.facts))
 			}
 			fs[f.at] = words
 		}
 	}
 	if fs == nil {
-		return noFacts
+		return v.none
 	}
 	return fs
 }
@@ -131,7 +114,7 @@ func (v *objects) give(res *render.Result, facts []held.Facts) {
 		}
 		fs := facts[i]
 		if !slices.ContainsFunc(fs, func(words []string) bool { return words != nil }) {
-			fs = noFacts // most objects: one value for them all, not one each
+			fs = v.none // most objects: one value for them all, not one each
 		}
 		v.kept[&res.Objects[i]] = fs
 	}
@@ -170,4 +153,33 @@ func textOf(o *manifest.Object) []byte {
 		return nil
 	}
 	return text
+}
+
+// withNamespace gives content the namespace it lands in when it names
+// none (a chart's objects usually do not).
+func withNamespace(content map[string]any, ns string) map[string]any {
+	meta, _ := content["metadata"].(map[string]any)
+	if ns == "" || meta == nil || meta["namespace"] != nil {
+		return content
+	}
+	c := make(map[string]any, len(content))
+	for k, v := range content {
+		c[k] = v
+	}
+	m := make(map[string]any, len(meta)+1)
+	for k, v := range meta {
+		m[k] = v
+	}
+	m["namespace"] = ns
+	c["metadata"] = m
+	return c
+}
+
+// fact is what a rule keeps of each rendered object whose parsed content
+// a run lets go: of is taken from the object as it arrives, and read back
+// with objects.fact. A fact is a list of words, so that any store can
+// hold it (pkg/held); nil is "nothing", the common case.
+type fact struct {
+	of func(o *manifest.Object) []string
+	at int // its index in declared
 }

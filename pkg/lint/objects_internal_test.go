@@ -66,13 +66,13 @@ metadata:
 	if err != nil {
 		t.Fatal(err)
 	}
+	v := newObjects(declared)
 	before := make([]map[string]any, len(objs))
 	whole := make([]held.Facts, len(objs))
 	for i := range objs {
-		before[i], whole[i] = objs[i].Content, factsOf(&objs[i])
+		before[i], whole[i] = objs[i].Content, v.factsOf(&objs[i])
 	}
 	res := &render.Result{Objects: objs}
-	v := newObjects()
 	v.letGo(res)
 	deploy, job, secret, es, leaked, plain := &res.Objects[0], &res.Objects[1], &res.Objects[2], &res.Objects[3], &res.Objects[4], &res.Objects[5]
 	if deploy.Content != nil || job.Content != nil || leaked.Content != nil {
@@ -90,7 +90,7 @@ metadata:
 	if v.fact(leaked, factSOPSValue) == nil || v.fact(plain, factSOPSValue) != nil {
 		t.Error("the SOPS value is not where it is")
 	}
-	if &v.kept[plain][0] != &noFacts[0] {
+	if &v.kept[plain][0] != &v.none[0] {
 		t.Error("an object with no fact holds facts of its own")
 	}
 	for i := range res.Objects {

@@ -8,10 +8,10 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/repotool/repotool/internal/jsonptr"
-
 	yaml "go.yaml.in/yaml/v3"
 
+	"github.com/repotool/repotool/internal/jsonptr"
+	"github.com/repotool/repotool/internal/yamlpos"
 	"github.com/repotool/repotool/pkg/decrypt"
 	"github.com/repotool/repotool/pkg/layout"
 	"github.com/repotool/repotool/pkg/manifest"
@@ -331,4 +331,17 @@ func (at *positions) objectPosition(o *manifest.Object) int {
 		return n.Line
 	}
 	return at.objectLine(o, "kind: "+o.Kind)
+}
+
+// isPlainManifest reports whether a chart file is used without templating.
+func isPlainManifest(p string) bool {
+	return strings.Contains("/"+p, "/crds/")
+}
+
+func str(n *yaml.Node, keys ...string) string {
+	v, _ := yamlpos.Lookup(n, keys...)
+	if v == nil || v.Kind != yaml.ScalarNode {
+		return ""
+	}
+	return v.Value
 }

@@ -1,10 +1,8 @@
 package lint
 
 import (
-	"slices"
-	"strings"
-
 	"github.com/repotool/repotool/pkg/finding"
+	"github.com/repotool/repotool/pkg/layout"
 )
 
 // Rule is one check: its documentation (finding.Rule: ID, summary,
@@ -19,58 +17,40 @@ type Rule struct {
 	// facts are what the rule keeps of each rendered object whose parsed
 	// content a run lets go, read back with objects.fact (objects.go).
 	facts []*fact
+	// always: repotool.yaml cannot turn the rule off, nor change its
+	// severity (invalid-suppression: a malformed suppression is always
+	// reported).
+	always bool
 }
 
-// registry holds every rule, sorted by ID (a test keeps it so).
-var registry = []*Rule{
-	ruleAdmissionDrift,
-	ruleAdmissionPolicy,
-	ruleArgoCDExcluded,
-	ruleCustomCheck,
-	ruleDeprecatedField,
-	ruleDuplicateObject,
-	ruleInvalidSuppression,
-	ruleLayout,
-	rulePlaintextSecret,
-	ruleProjectPermission,
-	ruleRender,
-	ruleSchema,
-	ruleSecretConflict,
-	ruleSecretReference,
-	ruleSecretStoreReference,
-	ruleShortnameCollision,
-	ruleSOPSKeyNotAllowed,
-	ruleStrayAPIVersion,
-	ruleUnstableRender,
-	ruleValuesListReplaced,
-	ruleValuesTypeMismatch,
-	ruleValuesUnused,
-}
-
-// Rules returns every rule, sorted by ID.
-func Rules() []Rule {
-	out := make([]Rule, len(registry))
-	for i, r := range registry {
-		out[i] = *r
+// ruleOn reports whether repo's configuration leaves rule r on.
+func ruleOn(repo *layout.Repo, r *Rule) bool {
+	override := repo.Config.Lint.Rules[r.ID].Severity
+	if r.always {
+		return true
 	}
-	return out
+	return override != "off" && (override != "" || !r.Off)
 }
 
-// Docs returns the documentation of every rule, sorted by ID: what
-// formatters (SARIF's rule list) and docs/rules.md show.
-func Docs() []finding.Rule {
-	out := make([]finding.Rule, len(registry))
-	for i, r := range registry {
-		out[i] = r.Rule
+// runRule runs one rule (check calls the rule's check with a function
+// taking each finding) at the severity repotool.yaml gives it, unless it
+// is off there, and hands out each finding.
+func runRule(repo *layout.Repo, r *Rule, check func(emit func(Finding)), out func(Finding)) {
+	if !ruleOn(repo, r) {
+		return
 	}
-	return out
-}
-
-// RuleByID returns the rule with id.
-func RuleByID(id string) (Rule, bool) {
-	i, ok := slices.BinarySearchFunc(registry, id, func(r *Rule, id string) int { return strings.Compare(r.ID, id) })
-	if !ok {
-		return Rule{}, false
+	override := repo.Config.Lint.Rules[r.ID].Severity
+	if r.always {
+		override = ""
 	}
-	return *registry[i], true
+	check(func(f Finding) {
+		f.Rule = r.ID
+		if f.Severity == "" {
+			f.Severity = r.Severity
+		}
+		if override != "" {
+			f.Severity = Severity(override)
+		}
+		out(f)
+	})
 }

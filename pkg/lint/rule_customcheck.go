@@ -127,26 +127,6 @@ func runCheck(ctx context.Context, c config.Check, compiled *admission.Check, v 
 	}
 }
 
-// withNamespace gives content the namespace it lands in when it names
-// none (a chart's objects usually do not).
-func withNamespace(content map[string]any, ns string) map[string]any {
-	meta, _ := content["metadata"].(map[string]any)
-	if ns == "" || meta == nil || meta["namespace"] != nil {
-		return content
-	}
-	c := make(map[string]any, len(content))
-	for k, v := range content {
-		c[k] = v
-	}
-	m := make(map[string]any, len(meta)+1)
-	for k, v := range meta {
-		m[k] = v
-	}
-	m["namespace"] = ns
-	c["metadata"] = m
-	return c
-}
-
 // checkError is what a finding may show of the error evaluating check c
 // for p in the cluster v: never its text when the evaluation read secret
 // data (p carries secret values, or the check may read objects in a

@@ -2,6 +2,7 @@ package lint
 
 import (
 	"errors"
+	"fmt"
 	"maps"
 	"slices"
 
@@ -120,7 +121,7 @@ func checkRender(results []*render.Result, diags []layout.Diagnostic, report fun
 
 var ruleInvalidSuppression = &Rule{
 	Rule: finding.Rule{
-		ID:          "invalid-suppression",
+		ID:          invalidSuppression,
 		Summary:     "A suppression comment or lint.ignore entry is malformed, has no reason, or names a rule that does not exist.",
 		Remediation: "Write `# repotool:ignore <rule-id> <reason>` (or `repotool:ignore-file`) with an existing rule ID and a reason; the reason is required.",
 		Severity:    SeverityError,
@@ -134,10 +135,45 @@ var ruleInvalidSuppression = &Rule{
 `},
 	},
 	check: func(in *input, report func(Finding)) {
-		for _, f := range in.suppressionFindings {
-			report(f)
-		}
+		checkSuppressions(in.repo.Repo, in.sup, in.isRule, report)
 	},
+	always: true,
+}
+
+// checkSuppressions reports the malformed suppression comments, and the
+// suppressions, lint.rules and lint.ignore entries that name no rule
+// (isRule).
+func checkSuppressions(repo *layout.Repo, sup *suppressor, isRule func(string) bool, report func(Finding)) {
+	for _, f := range sup.problems {
+		report(f)
+	}
+	for _, p := range slices.Sorted(maps.Keys(sup.byFile)) {
+		for _, sp := range sup.byFile[p] {
+			for _, id := range sp.Rules {
+				if !isRule(id) {
+					report(Finding{File: p, Line: sp.Line,
+						Message: fmt.Sprintf("the suppression names %q, which is not a rule; see docs/rules.md for the rule IDs", id)})
+				}
+			}
+		}
+	}
+	for _, id := range slices.Sorted(maps.Keys(repo.Config.Lint.Rules)) {
+		line := repo.Config.Lint.Rules[id].Line
+		switch {
+		case !isRule(id):
+			report(Finding{File: repo.ConfigFile, Line: line,
+				Message: fmt.Sprintf("lint.rules names %q, which is not a rule; see docs/rules.md for the rule IDs", id)})
+		case id == invalidSuppression:
+			report(Finding{File: repo.ConfigFile, Line: line,
+				Message: "lint.rules cannot configure invalid-suppression: a malformed suppression must always be reported"})
+		}
+	}
+	for i, ig := range sup.cfg {
+		if !isRule(ig.Rule) {
+			report(Finding{File: repo.ConfigFile, Line: ig.Line,
+				Message: fmt.Sprintf("lint.ignore[%d] names %q, which is not a rule; see docs/rules.md for the rule IDs", i, ig.Rule)})
+		}
+	}
 }
 
 // layoutNotEncrypted reports whether the layout found file to be a secret

@@ -6,13 +6,6 @@ import (
 
 // What makes a Secret in a cluster, as the cross-object rules see it.
 
-const (
-	groupESO          = "external-secrets.io"
-	groupCertManager  = "cert-manager.io"
-	groupSecretMirror = "mirrors.kts.studio"
-	reflectorPrefix   = "reflector.v1.k8s.emberstack.com/"
-)
-
 // secretWriter is an object that makes (and owns) a Secret.
 type secretWriter struct {
 	ns, name string

@@ -3,6 +3,9 @@ package lint
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
 	"slices"
 	"strings"
 
@@ -112,11 +115,71 @@ func partFilter(targets []layout.Target, first, inFolders bool) func(f *Finding)
 	}
 }
 
-// repoFiles is repo's file index (a Repo not made by layout.Load has
-// none).
-func repoFiles(repo *layout.Repo) *layout.Files {
-	if repo.Files != nil {
-		return repo.Files
+// crdsOf is a rendering's CRDs alone, their YAML copied (not the whole
+// stream's memory).
+func crdsOf(res *render.Result) *render.Result {
+	out := res.Only(func(o *manifest.Object) bool { return manifest.IsCRD(o.APIVersion, o.Kind) })
+	for i := range out.Objects {
+		out.Objects[i].YAML = bytes.Clone(out.Objects[i].YAML)
 	}
-	return layout.NewFiles(repo.FS)
+	return out
+}
+
+// ScopeError is an Options.Cluster or Namespace that selects nothing.
+type ScopeError struct{ msg string }
+
+func (e *ScopeError) Error() string { return e.msg }
+
+// scope returns the targets Options.Cluster, Namespace and Targets select.
+func scope(repo *layout.Repo, opts Options) ([]layout.Target, error) {
+	names := map[string]bool{}
+	for _, n := range opts.Targets {
+		names[n] = true
+	}
+	named := func(t layout.Target) bool { return opts.Targets == nil || names[t.Name()] }
+	if opts.Cluster == "" {
+		if opts.Namespace != "" {
+			return nil, &ScopeError{"a namespace scope needs its cluster"}
+		}
+		if opts.Targets == nil && repo.Targets != nil {
+			return slices.Clip(repo.Targets), nil // every target: the layout's list, not a copy of it
+		}
+		out := []layout.Target{}
+		for _, t := range repo.Targets {
+			if named(t) {
+				out = append(out, t)
+			}
+		}
+		return out, nil
+	}
+	var out []layout.Target
+	for _, t := range repo.TargetsOf(opts.Cluster) {
+		if (opts.Namespace == "" || t.Namespace == opts.Namespace) && named(t) {
+			out = append(out, t)
+		}
+	}
+	if len(out) == 0 && opts.Targets != nil {
+		return out, nil // the change affects none of them
+	}
+	if len(out) == 0 {
+		return nil, &ScopeError{fmt.Sprintf("no target %s: run `repotool layout` to list the targets", strings.TrimSuffix(opts.Cluster+"/"+opts.Namespace, "/"))}
+	}
+	return out, nil
+}
+
+// layoutDigest identifies a repository's layout: its configuration file,
+// and every target with its chart and values files, in order.
+func layoutDigest(repo *layout.Repo) string {
+	h := sha256.New()
+	if repo.ConfigFile != "" {
+		data, _ := repoFiles(repo).Get(repo.ConfigFile).Data()
+		h.Write(data)
+	}
+	for _, t := range repo.Targets {
+		fmt.Fprintf(h, "\x00%s %s", t.Name(), t.ChartDir)
+		for _, v := range t.Values {
+			fmt.Fprintf(h, " %s", v.Path)
+		}
+	}
+	return hex.EncodeToString(h.Sum(nil))
 }

@@ -3,41 +3,11 @@ package lint
 import (
 	"cmp"
 	"slices"
-	"sync"
 
+	"github.com/repotool/repotool/pkg/admission"
 	"github.com/repotool/repotool/pkg/layout"
 	"github.com/repotool/repotool/pkg/render"
-	"github.com/repotool/repotool/pkg/schema"
 )
-
-// shared is what every part of a run reads alike of the repository: its
-// files' facts and its suppressions, read once (lintByCluster checks a
-// cluster at a time with one), and the schema validator, made once when
-// every part has the same CRDs, where objects and values are found, and
-// the admission policies compiled and the objects admitted (the parts run
-// one after the other: admissionRun is not safe for concurrent use).
-type shared struct {
-	repo        *repoFacts
-	sup         *suppressor
-	supFindings []Finding
-	validator   *sharedValidator
-	at          *positions
-	admission   *admissionRun
-}
-
-// sharedValidator is the schema validator of the parts of one run, made
-// by the first part that validates.
-type sharedValidator struct {
-	once sync.Once
-	v    *schema.Validator
-	err  error
-}
-
-// get returns the validator, made with newValidator the first time.
-func (s *sharedValidator) get(newValidator func() (*schema.Validator, error)) (*schema.Validator, error) {
-	s.once.Do(func() { s.v, s.err = newValidator() })
-	return s.v, s.err
-}
 
 // positions are the positions found, shared by the parts of a run, made
 // the first time a part asks.
@@ -74,6 +44,62 @@ func readRepo(repo *layout.Repo) *shared {
 	r.scanRaw()
 	r.loadSops()
 	sh := &shared{repo: r, validator: &sharedValidator{}, admission: newAdmissionRun()}
-	sh.sup = r.loadSuppressions(func(f Finding) { sh.supFindings = append(sh.supFindings, f) })
+	sh.sup = r.loadSuppressions()
 	return sh
+}
+
+// repoFiles is repo's file index (a Repo not made by layout.Load has
+// none).
+func repoFiles(repo *layout.Repo) *layout.Files {
+	if repo.Files != nil {
+		return repo.Files
+	}
+	return layout.NewFiles(repo.FS)
+}
+
+// loadSuppressions reads suppression comments from every YAML and template
+// file of the repository (those readScanned found the token in), with the
+// problems of malformed ones (invalid-suppression reports them, and the
+// rules they name that do not exist).
+func (r *repoFacts) loadSuppressions() *suppressor {
+	s := &suppressor{byFile: map[string][]Suppression{}, cfg: r.Repo.Config.Lint.Ignore}
+	for _, p := range r.suppressing { // the files that hold the token
+		data, _ := r.file(p).Data()
+		sups, probs := ParseSuppressions(data)
+		for _, pr := range probs {
+			s.problems = append(s.problems, Finding{File: p, Line: pr.Line, Message: pr.Message})
+		}
+		s.byFile[p] = sups
+	}
+	return s
+}
+
+// buildInput assembles the rules' input for a run with opts; facts and ev
+// are Lint's (nil from Check).
+func buildInput(repo *layout.Repo, results []*render.Result, opts Options, objs *objects, ev *evidence) *input {
+	var sh *shared
+	if ev != nil {
+		sh = ev.shared
+	}
+	if sh == nil {
+		sh = readRepo(repo)
+	}
+	at := sh.positions(repo, opts)
+	r := new(repoFacts)
+	*r = *sh.repo // the CRDs are this run's
+	r.others = opts.Shard.N > 1 && !opts.Shard.First()
+	crdFrom := results
+	if ev != nil && len(ev.crdSources) > 0 {
+		// A part's (a shard's, a cluster's): the other parts' CRDs, in
+		// the repository's target order with its own, so that where two
+		// targets render a CRD of one name, the one that wins is the one
+		// a whole run takes, in every part.
+		crdFrom = inTargetOrder(repo, slices.Concat(results, ev.crdSources))
+	}
+	r.collectCRDs(crdFrom, at)
+	in := &input{repo: r, results: results, objects: objs, at: at, asked: asked{renderOpts: opts.Render, schemaDir: opts.SchemaDir, sharded: opts.Shard.N > 1,
+		evidence: ev, keys: opts.Keys, celBudget: cmp.Or(opts.CELBudget, admission.RunBudget), validator: sh.validator},
+		versions: versions{repo: repo, override: opts.Render.KubeVersion}}
+	in.sup, in.admissionRun = sh.sup, sh.admission
+	return in
 }

@@ -3,15 +3,17 @@ package lint
 import (
 	"bytes"
 	"fmt"
-	"maps"
 	"path"
 	"regexp"
-	"slices"
 	"strings"
 
 	"github.com/repotool/repotool/pkg/config"
 	"github.com/repotool/repotool/pkg/manifest"
 )
+
+// invalidSuppression is the ID of the rule that reports malformed
+// suppressions, which no suppression covers.
+const invalidSuppression = "invalid-suppression"
 
 // SuppressionToken starts a suppression comment:
 //
@@ -107,7 +109,7 @@ func trimCommentEnd(s string) string {
 }
 
 func (s Suppression) covers(f Finding) bool {
-	if f.Rule == ruleInvalidSuppression.ID {
+	if f.Rule == invalidSuppression {
 		return false
 	}
 	for _, r := range s.Rules {
@@ -122,56 +124,17 @@ func (s Suppression) covers(f Finding) bool {
 type suppressor struct {
 	byFile map[string][]Suppression
 	cfg    []config.LintIgnore
+	// problems are the malformed suppression comments, as findings
+	// (invalid-suppression's).
+	problems []Finding
 }
 
 // suppressionExts are the endings of the files suppression comments may
 // stand in: YAML and template files.
 var suppressionExts = []string{".yaml", ".yml", ".tpl", ".txt"}
 
-// loadSuppressions reads suppression comments from every YAML and template
-// file of the repository (those readScanned found the token in);
-// malformed ones and ones naming unknown rules are reported as
-// invalid-suppression findings.
-func (r *repoFacts) loadSuppressions(report func(Finding)) *suppressor {
-	s := &suppressor{byFile: map[string][]Suppression{}, cfg: r.Repo.Config.Lint.Ignore}
-	for _, p := range r.suppressing { // the files that hold the token
-		data, _ := r.file(p).Data()
-		sups, probs := ParseSuppressions(data)
-		for _, pr := range probs {
-			report(Finding{Rule: ruleInvalidSuppression.ID, Severity: ruleInvalidSuppression.Severity, File: p, Line: pr.Line, Message: pr.Message})
-		}
-		for _, sp := range sups {
-			for _, id := range sp.Rules {
-				if _, ok := RuleByID(id); !ok {
-					report(Finding{Rule: ruleInvalidSuppression.ID, Severity: ruleInvalidSuppression.Severity, File: p, Line: sp.Line,
-						Message: fmt.Sprintf("the suppression names %q, which is not a rule; see docs/rules.md for the rule IDs", id)})
-				}
-			}
-		}
-		s.byFile[p] = sups
-	}
-	for _, id := range slices.Sorted(maps.Keys(r.Repo.Config.Lint.Rules)) {
-		line := r.Repo.Config.Lint.Rules[id].Line
-		switch _, ok := RuleByID(id); {
-		case !ok:
-			report(Finding{Rule: ruleInvalidSuppression.ID, Severity: ruleInvalidSuppression.Severity, File: r.Repo.ConfigFile, Line: line,
-				Message: fmt.Sprintf("lint.rules names %q, which is not a rule; see docs/rules.md for the rule IDs", id)})
-		case id == ruleInvalidSuppression.ID:
-			report(Finding{Rule: ruleInvalidSuppression.ID, Severity: ruleInvalidSuppression.Severity, File: r.Repo.ConfigFile, Line: line,
-				Message: "lint.rules cannot configure invalid-suppression: a malformed suppression must always be reported"})
-		}
-	}
-	for i, ig := range s.cfg {
-		if _, ok := RuleByID(ig.Rule); !ok {
-			report(Finding{Rule: ruleInvalidSuppression.ID, Severity: ruleInvalidSuppression.Severity, File: r.Repo.ConfigFile, Line: ig.Line,
-				Message: fmt.Sprintf("lint.ignore[%d] names %q, which is not a rule; see docs/rules.md for the rule IDs", i, ig.Rule)})
-		}
-	}
-	return s
-}
-
 func (s *suppressor) suppressed(f Finding) bool {
-	if f.Rule == ruleInvalidSuppression.ID {
+	if f.Rule == invalidSuppression {
 		return false
 	}
 	for _, file := range []string{f.File, manifest.ParseSource(f.Template).File} {

@@ -4,6 +4,7 @@ import (
 	"cmp"
 
 	"github.com/Masterminds/semver/v3"
+
 	"github.com/repotool/repotool/pkg/config"
 	"github.com/repotool/repotool/pkg/layout"
 )

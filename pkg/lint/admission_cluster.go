@@ -3,9 +3,10 @@ package lint
 import (
 	"slices"
 
-	"github.com/repotool/repotool/pkg/config"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/repotool/repotool/pkg/config"
 )
 
 // What the API server looks up while admitting a cluster's objects, as the

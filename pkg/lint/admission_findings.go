@@ -5,10 +5,9 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/repotool/repotool/internal/jsonptr"
-
 	admissionv1 "k8s.io/api/admissionregistration/v1"
 
+	"github.com/repotool/repotool/internal/jsonptr"
 	"github.com/repotool/repotool/pkg/admission"
 	"github.com/repotool/repotool/pkg/render"
 )

@@ -6,12 +6,11 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/repotool/repotool/internal/jsonptr"
-
 	yaml "go.yaml.in/yaml/v3"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	kubescheme "k8s.io/client-go/kubernetes/scheme"
 
+	"github.com/repotool/repotool/internal/jsonptr"
 	"github.com/repotool/repotool/internal/yamlpos"
 	"github.com/repotool/repotool/pkg/config"
 	"github.com/repotool/repotool/pkg/finding"

@@ -3,6 +3,7 @@ package lint
 import (
 	"context"
 	"crypto/sha256"
+	"fmt"
 	"runtime"
 	"sync/atomic"
 
@@ -10,14 +11,6 @@ import (
 
 	"github.com/repotool/repotool/pkg/admission"
 )
-
-// admittedFacts are what admission made of an object that no policy
-// denies, warns about or audits: the mutating policies' changes, and the
-// admitted object when a caller of Admit asks for it.
-type admittedFacts struct {
-	mutations []admission.Mutation
-	object    map[string]any
-}
 
 // admittedScope is what of a cluster an object's admission depends on
 // besides the object: its policies, bindings and params (env, see
@@ -55,11 +48,6 @@ func (sc admittedScope) inCluster(mutations []admission.Mutation) []admission.Mu
 	}
 	return out
 }
-
-// secretParam stands for the param of a remembered mutation that read
-// secret data (mutationReadsSecrets): the param itself, another
-// cluster's, is not kept.
-type secretParam struct{}
 
 // remembered is mutations as an object's admission is remembered for
 // other clusters: without their params, but for the mark of one that read
@@ -254,4 +242,19 @@ func (ac *admissionCheck) admittedAgain(v *clusterView, p *placed, sc admittedSc
 	if c := ac.run.content(p, textOf(p.o)); c != nil {
 		ac.drift(v, p, c, mutations, drift)
 	}
+}
+
+// budgetFinding is the error of a cluster whose admission policies spent
+// the run's CEL budget, at the policy that was running.
+func (ac *admissionCheck) budgetFinding(cluster string, p *placed, d admission.Decision) Finding {
+	kind, field := "ValidatingAdmissionPolicy", "/spec/validations"
+	if d.Mutating {
+		kind, field = admission.KindMutatingPolicy, "/spec/mutations"
+	}
+	f := ac.admissionFinding(d.PolicyRef.(*admissionRef), field)
+	f.Severity = SeverityError
+	f.Message = fmt.Sprintf("the cluster's admission policies %s (%d cost units) while %s %s ran on %s in cluster %s: the cluster's "+
+		"remaining objects were not checked; make the policies cheaper (fewer or smaller params, no nested iteration over large lists)",
+		admission.ErrBudget, ac.budget, kind, d.Policy, p.o.ID(), cluster)
+	return f
 }

@@ -1,0 +1,106 @@
+package lint
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/repotool/repotool/pkg/finding"
+	"github.com/repotool/repotool/pkg/layout"
+	"github.com/repotool/repotool/pkg/render"
+)
+
+// registry holds every rule, sorted by ID (a test keeps it so).
+var registry = []*Rule{
+	ruleAdmissionDrift,
+	ruleAdmissionPolicy,
+	ruleArgoCDExcluded,
+	ruleCustomCheck,
+	ruleDeprecatedField,
+	ruleDuplicateObject,
+	ruleInvalidSuppression,
+	ruleLayout,
+	rulePlaintextSecret,
+	ruleProjectPermission,
+	ruleRender,
+	ruleSchema,
+	ruleSecretConflict,
+	ruleSecretReference,
+	ruleSecretStoreReference,
+	ruleShortnameCollision,
+	ruleSOPSKeyNotAllowed,
+	ruleStrayAPIVersion,
+	ruleUnstableRender,
+	ruleValuesListReplaced,
+	ruleValuesTypeMismatch,
+	ruleValuesUnused,
+}
+
+// Rules returns every rule, sorted by ID.
+func Rules() []Rule {
+	out := make([]Rule, len(registry))
+	for i, r := range registry {
+		out[i] = *r
+	}
+	return out
+}
+
+// Docs returns the documentation of every rule, sorted by ID: what
+// formatters (SARIF's rule list) and docs/rules.md show.
+func Docs() []finding.Rule {
+	out := make([]finding.Rule, len(registry))
+	for i, r := range registry {
+		out[i] = r.Rule
+	}
+	return out
+}
+
+// RuleByID returns the rule with id.
+func RuleByID(id string) (Rule, bool) {
+	i, ok := slices.BinarySearchFunc(registry, id, func(r *Rule, id string) int { return strings.Compare(r.ID, id) })
+	if !ok {
+		return Rule{}, false
+	}
+	return *registry[i], true
+}
+
+// declared are the facts of every rule of the registry, in its order.
+var declared = func() []*fact {
+	var out []*fact
+	for _, r := range registry {
+		for _, f := range r.facts {
+			f.at = len(out)
+			out = append(out, f)
+		}
+	}
+	return out
+}()
+
+// check is Check, for renderings compact let go of content in.
+func check(repo *layout.Repo, results []*render.Result, opts Options, objs *objects, ev *evidence) *Result {
+	res := &Result{}
+	res.unused, res.err = runChecks(repo, results, opts, objs, ev, func(f Finding, suppressed bool) {
+		if suppressed {
+			res.suppressed = append(res.suppressed, f)
+			res.Summary.Suppressed++
+			return
+		}
+		res.Findings = append(res.Findings, f)
+	})
+	countRendered(&res.Summary, results)
+	res.Finish()
+	return res
+}
+
+// runChecks runs every rule over results, handing each finding to out as
+// it is found, with whether a suppression leaves it out. It returns
+// values-unused's scan in a sharded run (Result.unused) and a failure of
+// repotool itself (Result.Err).
+func runChecks(repo *layout.Repo, results []*render.Result, opts Options, objs *objects, ev *evidence,
+	out func(f Finding, suppressed bool)) (*unusedScan, error) {
+	in := buildInput(repo, results, opts, objs, ev)
+	in.isRule = func(id string) bool { _, ok := RuleByID(id); return ok }
+	for _, r := range registry {
+		runRule(repo, r, func(emit func(Finding)) { r.check(in, emit) }, func(f Finding) { out(f, in.sup.suppressed(f)) })
+	}
+	return in.unused, in.toolErr
+}
