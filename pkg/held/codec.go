@@ -112,3 +112,8 @@ func (d *decoder) shared() string {
 	d.names[s] = s
 	return s
 }
+
+// Facts are what a holder keeps of one object whose parsed content it let
+// go: lists of words, one per fact it declares, in its own order. nil: the
+// holder kept the object's content, and keeps no facts of it.
+type Facts [][]string

@@ -11,11 +11,6 @@ import (
 	"github.com/repotool/repotool/pkg/render"
 )
 
-// Facts are what a holder keeps of one object whose parsed content it let
-// go: lists of words, one per fact it declares, in its own order. nil: the
-// holder kept the object's content, and keeps no facts of it.
-type Facts [][]string
-
 // Store holds renderings in memory until they are taken back. Close it
 // when done: its pool is off Go's heap.
 type Store struct {

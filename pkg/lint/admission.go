@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 
 	yaml "go.yaml.in/yaml/v3"
 	sigsyaml "sigs.k8s.io/yaml"
@@ -113,11 +114,11 @@ func clusterEnv(policies, bindings, params []admission.Input) []byte {
 // are decoded again rather than held.
 const maxSharedContents = 20000
 
-// content returns a rendered object as the API server would evaluate it
+// sharedContent returns a rendered object as the API server would evaluate it
 // (admission.NormalizeJSON), in the namespace it lands in, from its text
 // (textOf); nil when that cannot be read as JSON (it parsed when
 // rendered: not reached).
-func (a *admissionRun) content(p *placed, text []byte) map[string]any {
+func (a *admissionRun) sharedContent(p *placed, text []byte) map[string]any {
 	key := sha256.Sum256(append(append(slices.Clone(text), 0), p.ns...))
 	if c, ok := a.contents[key]; ok {
 		return c
@@ -151,7 +152,7 @@ func (a *admissionRun) params(policies []admission.Input, rest []*placed) []admi
 	var params []admission.Input
 	for _, p := range rest {
 		if paramKinds[p.o.APIVersion+"/"+p.o.Kind] {
-			if c := a.content(p, textOf(p.o)); c != nil {
+			if c := a.sharedContent(p, textOf(p.o)); c != nil {
 				params = append(params, admission.Input{Content: c, Ref: &admissionRef{p: p, content: c}, Normalized: true})
 			}
 		}
@@ -179,3 +180,35 @@ type admittedFacts struct {
 // secret data (mutationReadsSecrets): the param itself, another
 // cluster's, is not kept.
 type secretParam struct{}
+
+// Admitted is what a cluster's MutatingAdmissionPolicies make of one
+// rendered object: the object the API server would store, or its denial.
+// The admission rules find it; render --as-admitted and diff --as-admitted
+// show it.
+type Admitted struct {
+	// Target is the rendering's target ("cluster/namespace") and Object
+	// the object's index in its Objects.
+	Target string
+	Object int
+	// Content is the object as rendered with the policies' changes to its
+	// fields (Changes) made: the other fields stay as the chart wrote them,
+	// without the API server's defaults. Nil when the object is denied.
+	Content map[string]any
+	// Changes are the policies that changed it, in the order they ran.
+	Changes []AdmissionChange
+	// Denied says why a mutating policy denies the object (its failure
+	// under failurePolicy Fail), never quoting a value.
+	Denied string
+}
+
+// AdmissionChange is what one mutating policy, through one binding, did to
+// an object: the fields (JSON pointers) it set, changed or removed.
+type AdmissionChange struct {
+	Policy, Binding string
+	Fields          []string
+}
+
+// String is the change as a line: the policy, its binding and the fields.
+func (c AdmissionChange) String() string {
+	return fmt.Sprintf("MutatingAdmissionPolicy %s (binding %s): %s", c.Policy, c.Binding, strings.Join(c.Fields, ", "))
+}

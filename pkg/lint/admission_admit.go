@@ -137,7 +137,7 @@ func (ac *admissionCheck) admissionItems(set *admission.Set, sc admittedScope, r
 		text := textOf(p.o)
 		it := admissionItem{p: p, key: admittedKey(p, text, sc.env, sc.namespaces[p.ns])}
 		if !ac.remembered(it.key) {
-			if it.c = ac.run.content(p, text); it.c == nil {
+			if it.c = ac.run.sharedContent(p, text); it.c == nil {
 				continue
 			}
 		}
@@ -225,7 +225,7 @@ func (ac *admissionCheck) admittedOnce(v *clusterView, set *admission.Set, it ad
 		report(ac.violation(set, v.name, ref, d))
 	}
 	if admitted.Object != nil {
-		ac.drift(v, p, c, admitted.Mutations, drift)
+		ac.reportDrift(v, p, c, admitted.Mutations, drift)
 	}
 }
 
@@ -239,8 +239,8 @@ func (ac *admissionCheck) admittedAgain(v *clusterView, p *placed, sc admittedSc
 	if ac.admitted != nil {
 		ac.admitted(p, admission.Admitted{Object: facts.object, Mutations: mutations})
 	}
-	if c := ac.run.content(p, textOf(p.o)); c != nil {
-		ac.drift(v, p, c, mutations, drift)
+	if c := ac.run.sharedContent(p, textOf(p.o)); c != nil {
+		ac.reportDrift(v, p, c, mutations, drift)
 	}
 }
 

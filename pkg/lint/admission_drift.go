@@ -12,10 +12,10 @@ import (
 	"github.com/repotool/repotool/pkg/config"
 )
 
-// drift reports the fields of p that the cluster's mutating policies
+// reportDrift reports the fields of p that the cluster's mutating policies
 // change and Argo CD would show as drift; rendered is p as the API server
 // decodes it, before admission.
-func (ac *admissionCheck) drift(v *clusterView, p *placed, rendered map[string]any, mutations []admission.Mutation, report func(Finding)) {
+func (ac *admissionCheck) reportDrift(v *clusterView, p *placed, rendered map[string]any, mutations []admission.Mutation, report func(Finding)) {
 	cfg := &ac.repo.Repo.Config
 	if len(mutations) == 0 || cfg.ArgoCD.ServerSideDiff || v.plan == nil {
 		return

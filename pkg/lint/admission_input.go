@@ -47,7 +47,7 @@ func (ac *admissionCheck) admissionFiles(cluster string, report func(Finding)) [
 				report(Finding{File: p, Message: fmt.Sprintf("the admission policies of cluster %s cannot be read: %v", cluster, err)})
 				continue
 			}
-			docs, err := ac.repo.file(p).Docs()
+			docs, err := ac.repo.repoFile(p).Docs()
 			if err != nil {
 				line, msg := yamlpos.ErrorLine(err)
 				report(Finding{File: p, Line: line, Message: fmt.Sprintf("the admission policies of cluster %s cannot be parsed: %s; correct the YAML", cluster, msg)})

@@ -9,10 +9,11 @@ import (
 	"github.com/repotool/repotool/pkg/admission"
 )
 
-// admitted runs the admission check once per run.
-func (in *input) admitted() *admissionOutcome {
+// admissions runs the admission check once per run.
+func (in *input) admissions() *admissionOutcome {
 	if in.admission == nil {
-		ac := &admissionCheck{ctx: in.ctx(), repo: in.repo, results: in.results, at: in.at, budget: in.celBudget, run: cmp.Or(in.admissionRun, newAdmissionRun())}
+		ac := &admissionCheck{ctx: in.runContext(), repo: in.repo, results: in.results, at: in.at, budget: in.celBudget,
+			run: cmp.Or(in.admissionRun, newAdmissionRun())}
 		out := &admissionOutcome{}
 		for _, v := range in.clusterViews() {
 			ac.checkCluster(v, func(f Finding) { out.policy = append(out.policy, f) }, func(f Finding) { out.drift = append(out.drift, f) })

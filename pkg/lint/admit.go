@@ -15,38 +15,6 @@ import (
 	"github.com/repotool/repotool/pkg/render"
 )
 
-// Admitted is what a cluster's MutatingAdmissionPolicies make of one
-// rendered object: the object the API server would store, or its denial.
-// The admission rules find it; render --as-admitted and diff --as-admitted
-// show it.
-type Admitted struct {
-	// Target is the rendering's target ("cluster/namespace") and Object
-	// the object's index in its Objects.
-	Target string
-	Object int
-	// Content is the object as rendered with the policies' changes to its
-	// fields (Changes) made: the other fields stay as the chart wrote them,
-	// without the API server's defaults. Nil when the object is denied.
-	Content map[string]any
-	// Changes are the policies that changed it, in the order they ran.
-	Changes []AdmissionChange
-	// Denied says why a mutating policy denies the object (its failure
-	// under failurePolicy Fail), never quoting a value.
-	Denied string
-}
-
-// AdmissionChange is what one mutating policy, through one binding, did to
-// an object: the fields (JSON pointers) it set, changed or removed.
-type AdmissionChange struct {
-	Policy, Binding string
-	Fields          []string
-}
-
-// String is the change as a line: the policy, its binding and the fields.
-func (c AdmissionChange) String() string {
-	return fmt.Sprintf("MutatingAdmissionPolicy %s (binding %s): %s", c.Policy, c.Binding, strings.Join(c.Fields, ", "))
-}
-
 // Admit puts the objects of results to the admission policies of their
 // clusters, as the admission rules do, and returns those a mutating policy
 // changes or denies, in target and object order. The policies of a cluster

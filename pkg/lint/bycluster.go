@@ -45,7 +45,7 @@ func byCluster(opts Options, targets []layout.Target) bool {
 // the same targets reports (TestByClusterExact).
 func lintByCluster(ctx context.Context, repo *layout.Repo, opts Options, targets []layout.Target, extra []render.Option) (*Result, error) {
 	r := render.New(repo, opts.Render, extra...)
-	objs := newObjects(declared)
+	objs := newObjects(ruleFacts)
 	crds := make([]*render.Result, len(targets)) // each target's CRDs alone
 	// What values-unused compares: each target's digest, when judged.
 	digests, judged := make([][sha256.Size]byte, len(targets)), make([]bool, len(targets))
@@ -78,7 +78,7 @@ func lintByCluster(ctx context.Context, repo *layout.Repo, opts Options, targets
 			for k, res := range c.Results {
 				objs.give(res, c.Facts[k])
 			}
-			err := m.check(repo, o, c.Targets, c.Results, objs, &evidence{ctx: ctx, renderer: r, crdSources: others, shared: sh, laterUnused: true})
+			err := m.checkAndFold(repo, o, c.Targets, c.Results, objs, &evidence{ctx: ctx, renderer: r, crdSources: others, shared: sh, laterUnused: true})
 			for _, res := range c.Results {
 				objs.forget(res)
 			}
@@ -96,7 +96,7 @@ func lintByCluster(ctx context.Context, repo *layout.Repo, opts Options, targets
 				list = append(list, unusedSubject{target: targets[i], digest: digests[i]})
 			}
 		}
-		docs := valuesDocs{files: sh.repo.files, helm4: helm4(repo, opts)}
+		docs := valuesDocs{files: sh.repo.files, helm4: readsAsHelm4(repo, opts)}
 		if judged := judgeValuesUnused(list, &evidence{ctx: ctx, renderer: r}, docs); judged != nil {
 			m.scan, m.judged = judged, true
 		}

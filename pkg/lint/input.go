@@ -76,9 +76,9 @@ func (in *input) clusterViews() []*clusterView {
 	return in.views
 }
 
-// ctx is the run's context, for rules that evaluate at length (the
+// runContext is the run's context, for rules that evaluate at length (the
 // admission policies, the user's checks): they stop when it ends.
-func (a *asked) ctx() context.Context {
+func (a *asked) runContext() context.Context {
 	if a.evidence != nil && a.evidence.ctx != nil {
 		return a.evidence.ctx
 	}

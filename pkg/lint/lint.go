@@ -57,7 +57,7 @@ func Lint(ctx context.Context, repo *layout.Repo, opts Options, extra ...render.
 // of the part (keepTargets); an empty Result when ctx ends.
 func lintPart(ctx context.Context, repo *layout.Repo, opts Options, targets []layout.Target, ev *evidence) *Result {
 	results := make([]*render.Result, len(targets))
-	objs := newObjects(declared)
+	objs := newObjects(ruleFacts)
 	ev.renderer.RenderEach(ctx, targets, func(i int, res *render.Result) {
 		objs.letGo(res)
 		results[i] = res
@@ -71,7 +71,7 @@ func lintPart(ctx context.Context, repo *layout.Repo, opts Options, targets []la
 // checkPart runs every rule over the renderings of targets and keeps the
 // findings of the part.
 func checkPart(repo *layout.Repo, opts Options, targets []layout.Target, results []*render.Result, objs *objects, ev *evidence) *Result {
-	res := check(repo, results, opts, objs, ev)
+	res := checkAll(repo, results, opts, objs, ev)
 	if opts.Cluster != "" || opts.Shard.N > 1 || opts.Targets != nil {
 		res.keepTargets(targets, opts.Shard.First(), opts.Cluster != "")
 	}
@@ -84,5 +84,5 @@ func checkPart(repo *layout.Repo, opts Options, targets []layout.Target, results
 // have it: every call made, unless they were made with
 // render.Options.VerifyUnstable.
 func Check(repo *layout.Repo, results []*render.Result, opts Options) *Result {
-	return check(repo, results, opts, nil, &evidence{ctx: context.Background(), renderer: render.New(repo, opts.Render, RenderOptions()...)})
+	return checkAll(repo, results, opts, nil, &evidence{ctx: context.Background(), renderer: render.New(repo, opts.Render, RenderOptions()...)})
 }

@@ -60,13 +60,13 @@ func (r *Result) ShardReport(shard layout.Shard) *ShardReport {
 	for _, f := range r.Findings {
 		out.Findings = append(out.Findings, ShardFinding{f, f.Key})
 	}
-	out.Unused = append(out.Unused, r.unused.list()...)
+	out.Unused = append(out.Unused, r.unused.undeclaredKeys()...)
 	return out
 }
 
-// list is what a part's values-unused scan found, as a ShardReport
+// undeclaredKeys is what a part's values-unused scan found, as a ShardReport
 // keeps them; none for nil.
-func (u *unusedScan) list() []UnusedKey {
+func (u *unusedScan) undeclaredKeys() []UnusedKey {
 	if u == nil {
 		return nil
 	}
@@ -103,7 +103,7 @@ func Merge(repo *layout.Repo, reports []*ShardReport) (*Result, error) {
 			return nil, err
 		}
 	}
-	return mg.Result()
+	return mg.Merged()
 }
 
 // A Merger merges the reports of a sharded run's shards as Merge does,
@@ -124,21 +124,21 @@ func NewMerger(repo *layout.Repo) *Merger {
 // Add adds a shard's report, refusing one of another run (another shard
 // count, another layout) or a shard given before.
 func (mg *Merger) Add(sr *ShardReport) error {
-	if err := mg.shards.add(sr.Shard); err != nil {
+	if err := mg.shards.addShard(sr.Shard); err != nil {
 		return err
 	}
 	if sr.Layout != mg.layout {
 		return fmt.Errorf("shard %s linted another layout than the repository's here (another commit, or another repotool.yaml): "+
 			"merge the reports of one run, in a checkout of the commit it linted", sr.Shard)
 	}
-	mg.fold.add(sr)
+	mg.fold.addReport(sr)
 	return nil
 }
 
-// Result is one run's result of the reports added, refused unless every
+// Merged is one run's result of the reports added, refused unless every
 // shard was. It is to be asked once, after the last Add.
-func (mg *Merger) Result() (*Result, error) {
-	if err := mg.shards.complete(); err != nil {
+func (mg *Merger) Merged() (*Result, error) {
+	if err := mg.shards.checkComplete(); err != nil {
 		return nil, err
 	}
 	return mg.fold.finish(mg.repo, nil), nil
@@ -154,8 +154,8 @@ type fold struct {
 	judged bool
 }
 
-// add folds a part's report in.
-func (m *fold) add(sr *ShardReport) {
+// addReport folds a part's report in.
+func (m *fold) addReport(sr *ShardReport) {
 	for _, f := range sr.Findings {
 		f.Finding.Key = f.Key
 		m.found.Add(f.Finding)
@@ -167,15 +167,15 @@ func (m *fold) add(sr *ShardReport) {
 	m.sum.Placeholders = append(m.sum.Placeholders, s.Placeholders...)
 	m.judged = m.judged || sr.ValuesUnused
 	for _, u := range sr.Unused {
-		m.scan.add(u)
+		m.scan.addKey(u)
 	}
 }
 
-// check checks the part of targets (their renderings, results) and folds
-// its findings in as they are found, as checkPart and then add would fold
+// checkAndFold checks the part of targets (their renderings, results) and folds
+// its findings in as they are found, as a check and then addReport would fold
 // them: a part's findings are never held together, nor its report. It
 // returns the checks' own failure (Result.Err).
-func (m *fold) check(repo *layout.Repo, opts Options, targets []layout.Target, results []*render.Result, objs *objects, ev *evidence) error {
+func (m *fold) checkAndFold(repo *layout.Repo, opts Options, targets []layout.Target, results []*render.Result, objs *objects, ev *evidence) error {
 	keep := func(*Finding) bool { return true }
 	if opts.Cluster != "" || opts.Shard.N > 1 || opts.Targets != nil { // as checkPart narrows
 		keep = partFilter(targets, opts.Shard.First(), opts.Cluster != "")
@@ -192,8 +192,8 @@ func (m *fold) check(repo *layout.Repo, opts Options, targets []layout.Target, r
 	countRendered(&m.sum, results)
 	if unused != nil {
 		m.judged = true
-		for _, u := range unused.list() {
-			m.scan.add(u)
+		for _, u := range unused.undeclaredKeys() {
+			m.scan.addKey(u)
 		}
 	}
 	return err
@@ -212,7 +212,7 @@ func (m *fold) finish(repo *layout.Repo, sup *suppressor) *Result {
 			r.readScanned()
 			sup = r.loadSuppressions() // their problems are in the first shard's report
 		}
-		runRule(repo, ruleValuesUnused, func(emit func(Finding)) { m.scan.report(repo, emit) }, func(f Finding) {
+		runRule(repo, ruleValuesUnused, func(emit func(Finding)) { m.scan.reportUnused(repo, emit) }, func(f Finding) {
 			if sup.suppressed(f) {
 				res.Summary.Suppressed++
 				return
@@ -225,8 +225,8 @@ func (m *fold) finish(repo *layout.Repo, sup *suppressor) *Result {
 	return res
 }
 
-// add merges a shard's judgment of a key into the scan.
-func (s *unusedScan) add(u UnusedKey) {
+// addKey merges a shard's judgment of a key into the scan.
+func (s *unusedScan) addKey(u UnusedKey) {
 	id := u.File + "\x00" + values.Key(u.Path)
 	k := s.keys[id]
 	if k == nil {
@@ -244,9 +244,9 @@ type shardSet struct {
 	seen map[int]bool
 }
 
-// add adds shard ("i/n"), refusing one of another count than those before
+// addShard adds shard ("i/n"), refusing one of another count than those before
 // or given before.
-func (s *shardSet) add(shard string) error {
+func (s *shardSet) addShard(shard string) error {
 	sh, err := layout.ParseShard(shard)
 	if err != nil {
 		return err
@@ -264,8 +264,8 @@ func (s *shardSet) add(shard string) error {
 	return nil
 }
 
-// complete refuses a set that is not every shard of one run.
-func (s *shardSet) complete() error {
+// checkComplete refuses a set that is not every shard of one run.
+func (s *shardSet) checkComplete() error {
 	if s.n == 0 {
 		return fmt.Errorf("no shard reports to merge")
 	}

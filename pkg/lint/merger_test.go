@@ -54,7 +54,7 @@ func TestMergerRefuses(t *testing.T) {
 			}
 			var got *lint.Result
 			if err == nil {
-				got, err = mg.Result()
+				got, err = mg.Merged()
 			}
 			switch {
 			case tt.err == "" && err != nil:

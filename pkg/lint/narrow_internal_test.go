@@ -16,7 +16,7 @@ import (
 // registry, and the memos of what several rules read (the cluster views,
 // the admission outcome) may take it.
 func TestRulesReadNarrowFacts(t *testing.T) {
-	allowed := map[string]bool{"buildInput": true, "check": true, "clusterViews": true, "admitted": true}
+	allowed := map[string]bool{"buildInput": true, "clusterViews": true, "admissions": true}
 	files, err := filepath.Glob("*.go")
 	if err != nil {
 		t.Fatal(err)

@@ -66,7 +66,7 @@ metadata:
 	if err != nil {
 		t.Fatal(err)
 	}
-	v := newObjects(declared)
+	v := newObjects(ruleFacts)
 	before := make([]map[string]any, len(objs))
 	whole := make([]held.Facts, len(objs))
 	for i := range objs {
@@ -98,7 +98,7 @@ metadata:
 		if got := contentOf(o); !reflect.DeepEqual(got, before[i]) {
 			t.Errorf("contentOf(%s) = %v, want %v", o.ID(), got, before[i])
 		}
-		for _, f := range declared {
+		for _, f := range ruleFacts {
 			if got, want := v.fact(o, f), whole[i][f.at]; !reflect.DeepEqual(got, want) {
 				t.Errorf("%s: fact %d is %v let go, %v whole", o.ID(), f.at, got, want)
 			}
@@ -117,10 +117,10 @@ func TestFactsDeclared(t *testing.T) {
 			seen[f] = r.ID
 		}
 	}
-	if len(seen) != len(declared) || len(declared) == 0 {
-		t.Errorf("%d facts declared, %d collected", len(seen), len(declared))
+	if len(seen) != len(ruleFacts) || len(ruleFacts) == 0 {
+		t.Errorf("%d facts declared, %d collected", len(seen), len(ruleFacts))
 	}
-	for i, f := range declared {
+	for i, f := range ruleFacts {
 		if f.at != i {
 			t.Errorf("fact %d knows itself as %d", i, f.at)
 		}

@@ -70,3 +70,8 @@ func DefaultOptions() Options { return Options{Render: render.DefaultOptions()} 
 func RenderOptions() []render.Option {
 	return []render.Option{render.AllowLayoutErrors(layout.CodeSecretNotEncrypted), render.PlaceholdersOnDecryptFailure()}
 }
+
+// ScopeError is an Options.Cluster or Namespace that selects nothing.
+type ScopeError struct{ msg string }
+
+func (e *ScopeError) Error() string { return e.msg }

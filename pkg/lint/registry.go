@@ -44,9 +44,9 @@ func Rules() []Rule {
 	return out
 }
 
-// Docs returns the documentation of every rule, sorted by ID: what
+// RuleDocs returns the documentation of every rule, sorted by ID: what
 // formatters (SARIF's rule list) and docs/rules.md show.
-func Docs() []finding.Rule {
+func RuleDocs() []finding.Rule {
 	out := make([]finding.Rule, len(registry))
 	for i, r := range registry {
 		out[i] = r.Rule
@@ -63,8 +63,8 @@ func RuleByID(id string) (Rule, bool) {
 	return *registry[i], true
 }
 
-// declared are the facts of every rule of the registry, in its order.
-var declared = func() []*fact {
+// ruleFacts are the facts of every rule of the registry, in its order.
+var ruleFacts = func() []*fact {
 	var out []*fact
 	for _, r := range registry {
 		for _, f := range r.facts {
@@ -75,8 +75,8 @@ var declared = func() []*fact {
 	return out
 }()
 
-// check is Check, for renderings compact let go of content in.
-func check(repo *layout.Repo, results []*render.Result, opts Options, objs *objects, ev *evidence) *Result {
+// checkAll is Check, for renderings whose content a run let go of (objs).
+func checkAll(repo *layout.Repo, results []*render.Result, opts Options, objs *objects, ev *evidence) *Result {
 	res := &Result{}
 	res.unused, res.err = runChecks(repo, results, opts, objs, ev, func(f Finding, suppressed bool) {
 		if suppressed {
@@ -103,4 +103,36 @@ func runChecks(repo *layout.Repo, results []*render.Result, opts Options, objs *
 		runRule(repo, r, func(emit func(Finding)) { r.check(in, emit) }, func(f Finding) { out(f, in.sup.suppressed(f)) })
 	}
 	return in.unused, in.toolErr
+}
+
+// ruleOn reports whether repo's configuration leaves rule r on.
+func ruleOn(repo *layout.Repo, r *Rule) bool {
+	override := repo.Config.Lint.Rules[r.ID].Severity
+	if r.always {
+		return true
+	}
+	return override != "off" && (override != "" || !r.Off)
+}
+
+// runRule runs one rule (check calls the rule's check with a function
+// taking each finding) at the severity repotool.yaml gives it, unless it
+// is off there, and hands out each finding.
+func runRule(repo *layout.Repo, r *Rule, check func(emit func(Finding)), out func(Finding)) {
+	if !ruleOn(repo, r) {
+		return
+	}
+	override := repo.Config.Lint.Rules[r.ID].Severity
+	if r.always {
+		override = ""
+	}
+	check(func(f Finding) {
+		f.Rule = r.ID
+		if f.Severity == "" {
+			f.Severity = r.Severity
+		}
+		if override != "" {
+			f.Severity = Severity(override)
+		}
+		out(f)
+	})
 }

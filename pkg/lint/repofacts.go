@@ -67,9 +67,9 @@ type rawObject struct {
 	Encrypted bool
 }
 
-// file returns a repository file from the run's shared file index (read
+// repoFile returns a repository file from the run's shared file index (read
 // and parsed at most once, by whichever stage asks first).
-func (r *repoFacts) file(p string) *layout.File { return r.files.Get(p) }
+func (r *repoFacts) repoFile(p string) *layout.File { return r.files.Get(p) }
 
 // scan calls fn with each of the repository's files ending in one of
 // exts, in lexical order, but those the scans could not read (unread).
@@ -117,7 +117,7 @@ func (r *repoFacts) readScanned() {
 		}
 	}
 	r.scan(scannedExts, func(p string) {
-		data, err := r.file(p).Data()
+		data, err := r.repoFile(p).Data()
 		switch {
 		case err != nil:
 			r.unread[p] = err
@@ -150,7 +150,7 @@ func (r *repoFacts) scanRaw() {
 		if skip[p] || r.inChartTemplates(p) {
 			return
 		}
-		f := r.file(p)
+		f := r.repoFile(p)
 		docs, _ := f.Docs()
 		encrypted := f.Encrypted()
 		for _, doc := range docs {
@@ -168,7 +168,7 @@ func (r *repoFacts) scanRaw() {
 }
 
 func (r *repoFacts) loadSops() {
-	docs, err := r.file(sopsfile.ConfigFile).Docs()
+	docs, err := r.repoFile(sopsfile.ConfigFile).Docs()
 	if errors.Is(err, fs.ErrNotExist) {
 		return
 	}

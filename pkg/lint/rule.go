@@ -2,7 +2,6 @@ package lint
 
 import (
 	"github.com/repotool/repotool/pkg/finding"
-	"github.com/repotool/repotool/pkg/layout"
 )
 
 // Rule is one check: its documentation (finding.Rule: ID, summary,
@@ -21,36 +20,4 @@ type Rule struct {
 	// severity (invalid-suppression: a malformed suppression is always
 	// reported).
 	always bool
-}
-
-// ruleOn reports whether repo's configuration leaves rule r on.
-func ruleOn(repo *layout.Repo, r *Rule) bool {
-	override := repo.Config.Lint.Rules[r.ID].Severity
-	if r.always {
-		return true
-	}
-	return override != "off" && (override != "" || !r.Off)
-}
-
-// runRule runs one rule (check calls the rule's check with a function
-// taking each finding) at the severity repotool.yaml gives it, unless it
-// is off there, and hands out each finding.
-func runRule(repo *layout.Repo, r *Rule, check func(emit func(Finding)), out func(Finding)) {
-	if !ruleOn(repo, r) {
-		return
-	}
-	override := repo.Config.Lint.Rules[r.ID].Severity
-	if r.always {
-		override = ""
-	}
-	check(func(f Finding) {
-		f.Rule = r.ID
-		if f.Severity == "" {
-			f.Severity = r.Severity
-		}
-		if override != "" {
-			f.Severity = Severity(override)
-		}
-		out(f)
-	})
 }

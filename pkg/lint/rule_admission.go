@@ -42,7 +42,7 @@ var ruleAdmissionPolicy = &Rule{
 `},
 	},
 	check: func(in *input, report func(Finding)) {
-		for _, f := range in.admitted().policy {
+		for _, f := range in.admissions().policy {
 			report(f)
 		}
 	},

@@ -37,7 +37,7 @@ namespaces:
 `},
 	},
 	check: func(in *input, report func(Finding)) {
-		for _, f := range in.admitted().drift {
+		for _, f := range in.admissions().drift {
 			report(f)
 		}
 	},

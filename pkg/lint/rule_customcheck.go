@@ -62,7 +62,7 @@ var ruleCustomCheck = &Rule{
 `},
 	},
 	check: func(in *input, report func(Finding)) {
-		checkCustom(in.ctx(), in.repo.Repo.Config.Lint.Checks, in.celBudget, in.clusterViews(), in.at, report)
+		checkCustom(in.runContext(), in.repo.Repo.Config.Lint.Checks, in.celBudget, in.clusterViews(), in.at, report)
 	},
 }
 

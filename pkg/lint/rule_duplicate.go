@@ -38,7 +38,7 @@ func checkDuplicateObjects(views []*clusterView, at *positions, report func(Find
 	for _, v := range views {
 		first := newFirstSeen(len(v.objs))
 		for i, p := range v.objs {
-			j := first.of(v.objs, i)
+			j := first.indexOf(v.objs, i)
 			if j == i {
 				continue
 			}
@@ -76,9 +76,9 @@ func keyOf(p placed) manifest.Key {
 	return manifest.Key{Group: p.o.Group(), Kind: p.o.Kind, Namespace: p.ns, Name: p.o.Name}
 }
 
-// of is the index of the first of objs[:i+1] with the key of objs[i],
+// indexOf is the index of the first of objs[:i+1] with the key of objs[i],
 // objects asked for in order.
-func (s *firstSeen) of(objs []placed, i int) int {
+func (s *firstSeen) indexOf(objs []placed, i int) int {
 	k := keyOf(objs[i])
 	h := s.hash(k)
 	j, ok := s.by[h]

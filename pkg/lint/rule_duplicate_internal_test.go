@@ -35,7 +35,7 @@ func TestFirstSeen(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			var got []int
 			for i := range objs {
-				got = append(got, tc.s.of(objs, i))
+				got = append(got, tc.s.indexOf(objs, i))
 			}
 			if !slices.Equal(got, want) {
 				t.Fatalf("first of each: %v, want %v", got, want)

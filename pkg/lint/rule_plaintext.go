@@ -130,7 +130,7 @@ func checkEncryptedFiles(r *repoFacts, layoutSecrets map[string]bool, report fun
 		}
 		rule := r.Sops.For(p)
 		mustEncrypt := secretFiles[p] || (rule != nil && rule.PathRegex != "")
-		f := r.file(p)
+		f := r.repoFile(p)
 		md := f.Sops() // the file's facts, learnt once
 		if md == nil && !mustEncrypt {
 			return // neither encrypted nor bound to be: nothing to check (and no parse again for its error)

@@ -42,7 +42,7 @@ func checkSOPSKeys(r *repoFacts, keys sopsfile.KeyPolicy, report func(Finding)) 
 		return
 	}
 	r.scan(manifestExts, func(p string) {
-		md := r.file(p).Sops()
+		md := r.repoFile(p).Sops()
 		if md == nil {
 			return
 		}

@@ -72,9 +72,9 @@ func checkValuesListReplaced(results []*render.Result, docs valuesDocs, report f
 						"%s sets the list %s (%s), which replaces the whole list %s sets (%s): Helm does not merge lists",
 						vf.Path,
 						path,
-						items(at.items),
+						countItems(at.items),
 						prev.file,
-						items(prev.items),
+						countItems(prev.items),
 					)}
 				f.Related = []finding.Location{{File: prev.file, Line: prev.line, Message: "the common list replaced for this cluster"}}
 				report(f)
@@ -114,8 +114,8 @@ func valuesLists(docs valuesDocs, vf layout.ValueFile, found func(path string, a
 	walk(doc, nil)
 }
 
-// items is "1 item" or "N items".
-func items(n int) string {
+// countItems is "1 item" or "N items".
+func countItems(n int) string {
 	if n == 1 {
 		return "1 item"
 	}

@@ -33,6 +33,6 @@ var ruleValuesUnused = &Rule{
 			in.unused = s // decided when the shards are merged: a file's targets may be in other shards
 			return
 		}
-		s.report(in.repo.Repo, report)
+		s.reportUnused(in.repo.Repo, report)
 	},
 }

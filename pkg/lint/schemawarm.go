@@ -39,7 +39,7 @@ func warmSchemas(ctx context.Context, repo *layout.Repo, opts Options, sh *share
 		}
 	}
 	// As buildInput does for every part: each part's CRDs are these.
-	r.collectCRDs(inTargetOrder(repo, withCRDs), sh.positions(repo, opts))
+	r.collectCRDs(inTargetOrder(repo, withCRDs), sh.positionsFor(repo, opts))
 	a := asked{renderOpts: opts.Render, schemaDir: opts.SchemaDir}
 	v, err := sh.validator.get(func() (*schema.Validator, error) { return newSchemaValidator(r.Repo, r.CRDs, a) })
 	if err != nil {

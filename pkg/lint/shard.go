@@ -125,11 +125,6 @@ func crdsOf(res *render.Result) *render.Result {
 	return out
 }
 
-// ScopeError is an Options.Cluster or Namespace that selects nothing.
-type ScopeError struct{ msg string }
-
-func (e *ScopeError) Error() string { return e.msg }
-
 // scope returns the targets Options.Cluster, Namespace and Targets select.
 func scope(repo *layout.Repo, opts Options) ([]layout.Target, error) {
 	names := map[string]bool{}

@@ -9,19 +9,19 @@ import (
 	"github.com/repotool/repotool/pkg/render"
 )
 
-// positions are the positions found, shared by the parts of a run, made
+// positionsFor are the positions found, shared by the parts of a run, made
 // the first time a part asks.
-func (sh *shared) positions(repo *layout.Repo, opts Options) *positions {
+func (sh *shared) positionsFor(repo *layout.Repo, opts Options) *positions {
 	if sh.at == nil {
-		sh.at = &positions{valuesDocs: valuesDocs{files: sh.repo.files, helm4: helm4(repo, opts)}}
+		sh.at = &positions{valuesDocs: valuesDocs{files: sh.repo.files, helm4: readsAsHelm4(repo, opts)}}
 	}
 	return sh.at
 }
 
-// helm4 reports whether the run's renderings are Helm 4's (the renderer's
+// readsAsHelm4 reports whether the run's renderings are Helm 4's (the renderer's
 // Helm: opts', else the repository's), whose reading of values files
 // positions follow.
-func helm4(repo *layout.Repo, opts Options) bool {
+func readsAsHelm4(repo *layout.Repo, opts Options) bool {
 	return opts.Render.HelmFor(repo) == render.HelmV4
 }
 
@@ -64,7 +64,7 @@ func repoFiles(repo *layout.Repo) *layout.Files {
 func (r *repoFacts) loadSuppressions() *suppressor {
 	s := &suppressor{byFile: map[string][]Suppression{}, cfg: r.Repo.Config.Lint.Ignore}
 	for _, p := range r.suppressing { // the files that hold the token
-		data, _ := r.file(p).Data()
+		data, _ := r.repoFile(p).Data()
 		sups, probs := ParseSuppressions(data)
 		for _, pr := range probs {
 			s.problems = append(s.problems, Finding{File: p, Line: pr.Line, Message: pr.Message})
@@ -84,7 +84,7 @@ func buildInput(repo *layout.Repo, results []*render.Result, opts Options, objs 
 	if sh == nil {
 		sh = readRepo(repo)
 	}
-	at := sh.positions(repo, opts)
+	at := sh.positionsFor(repo, opts)
 	r := new(repoFacts)
 	*r = *sh.repo // the CRDs are this run's
 	r.others = opts.Shard.N > 1 && !opts.Shard.First()

@@ -161,11 +161,11 @@ func (s *unusedScan) inQuestion(docs valuesDocs, ev *evidence, t *layout.Target,
 	return open, paths
 }
 
-// report reports the keys no target reads. A file some target uses that
+// reportUnused reports the keys no target reads. A file some target uses that
 // this run did not judge (lint --changed-since renders only the affected
 // targets; a target that did not render) may be read there: its keys are
 // not reported.
-func (s *unusedScan) report(repo *layout.Repo, report func(Finding)) {
+func (s *unusedScan) reportUnused(repo *layout.Repo, report func(Finding)) {
 	if s == nil {
 		return
 	}

@@ -9,7 +9,7 @@ import (
 )
 
 // Format a report of findings, from lint or any other producer, in one of
-// the lint formats. Rules carries the rules' documentation (lint.Docs() for
+// the lint formats. Rules carries the rules' documentation (lint.RuleDocs() for
 // lint's findings); here, one rule of the program's own.
 func ExampleNewLintFormatter() {
 	report := &finding.Report{Findings: []finding.Finding{{

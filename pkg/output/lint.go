@@ -13,7 +13,7 @@ import (
 
 // LintOptions carry what some lint formats need besides the result.
 type LintOptions struct {
-	// Rules documents the rules (lint.Docs()): SARIF lists them, and the
+	// Rules documents the rules (lint.RuleDocs()): SARIF lists them, and the
 	// text format gives the remediation of each rule it reports. Without
 	// them, SARIF lists the IDs of the reported rules only.
 	Rules []finding.Rule

@@ -56,7 +56,7 @@ func TestLintFormats(t *testing.T) {
 				t.Fatal(err)
 			}
 			var out, summary bytes.Buffer
-			if err := f.Write(&out, sharedLintResult(), output.LintOptions{Rules: lint.Docs(), ToolVersion: "v0.0.0-test", StepSummary: &summary}); err != nil {
+			if err := f.Write(&out, sharedLintResult(), output.LintOptions{Rules: lint.RuleDocs(), ToolVersion: "v0.0.0-test", StepSummary: &summary}); err != nil {
 				t.Fatal(err)
 			}
 			golden.Check(t, filepath.Join("testdata", "lint."+name+".golden"), out.Bytes())
@@ -77,7 +77,7 @@ func TestSARIFValid(t *testing.T) {
 	for _, res := range []*finding.Report{sharedLintResult(), {Findings: []finding.Finding{}}} {
 		f, _ := output.NewLintFormatter("sarif")
 		var out bytes.Buffer
-		if err := f.Write(&out, res, output.LintOptions{Rules: lint.Docs()}); err != nil {
+		if err := f.Write(&out, res, output.LintOptions{Rules: lint.RuleDocs()}); err != nil {
 			t.Fatal(err)
 		}
 		result, err := gojsonschema.Validate(gojsonschema.NewStringLoader(sarifSchema(t)), gojsonschema.NewBytesLoader(out.Bytes()))
@@ -145,7 +145,7 @@ func TestSARIFValid(t *testing.T) {
 func TestGitHubAnnotationLimits(t *testing.T) {
 	f, _ := output.NewLintFormatter("github")
 	var out bytes.Buffer
-	if err := f.Write(&out, sharedLintResult(), output.LintOptions{Rules: lint.Docs()}); err != nil {
+	if err := f.Write(&out, sharedLintResult(), output.LintOptions{Rules: lint.RuleDocs()}); err != nil {
 		t.Fatal(err)
 	}
 	if n := strings.Count(out.String(), "\n::error "); n+boolInt(strings.HasPrefix(out.String(), "::error ")) > output.GitHubAnnotationLimit {
@@ -205,7 +205,7 @@ func TestGitHubAnnotationBudget(t *testing.T) {
 	res.Summary = lint.Summary{Errors: 18, Warnings: 1, Targets: 1, Rendered: 1}
 	f, _ := output.NewLintFormatter("github")
 	var out bytes.Buffer
-	if err := f.Write(&out, res, output.LintOptions{Rules: lint.Docs()}); err != nil {
+	if err := f.Write(&out, res, output.LintOptions{Rules: lint.RuleDocs()}); err != nil {
 		t.Fatal(err)
 	}
 	golden.Check(t, filepath.Join("testdata", "lint.github-budget.golden"), out.Bytes())
@@ -228,7 +228,7 @@ func TestStepSummaryLimit(t *testing.T) {
 	res.Summary = lint.Summary{Errors: 4001, Targets: 1, Rendered: 1}
 	f, _ := output.NewLintFormatter("github")
 	var out, summary bytes.Buffer
-	if err := f.Write(&out, res, output.LintOptions{Rules: lint.Docs(), StepSummary: &summary}); err != nil {
+	if err := f.Write(&out, res, output.LintOptions{Rules: lint.RuleDocs(), StepSummary: &summary}); err != nil {
 		t.Fatal(err)
 	}
 	s := summary.String()
@@ -257,7 +257,7 @@ func TestSARIFLimits(t *testing.T) {
 	res.Findings = append(res.Findings, finding.Finding{Rule: "plaintext-secret", Severity: finding.SeverityError, File: "z/secret.yaml", Line: 1, Message: "Secret s: committed in plain text"})
 	f, _ := output.NewLintFormatter("sarif")
 	var out bytes.Buffer
-	if err := f.Write(&out, res, output.LintOptions{Rules: lint.Docs()}); err != nil {
+	if err := f.Write(&out, res, output.LintOptions{Rules: lint.RuleDocs()}); err != nil {
 		t.Fatal(err)
 	}
 	if out.Len() > output.SARIFMaxBytes {

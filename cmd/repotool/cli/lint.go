@@ -228,7 +228,7 @@ type lintOutput struct {
 // the job summary.
 func writeLint(cmd *cobra.Command, env Env, res *lint.Result, f output.LintFormatter, o lintOutput) error {
 	format, sarifFile := o.format, o.sarifFile
-	fo := output.LintOptions{Rules: lint.Docs(), ToolVersion: env.version(), PathPrefix: gitPrefix(o.repo)}
+	fo := output.LintOptions{Rules: lint.RuleDocs(), ToolVersion: env.version(), PathPrefix: gitPrefix(o.repo)}
 	fo.Color = o.color
 	var summary bytes.Buffer
 	if p := env.Getenv("GITHUB_STEP_SUMMARY"); p != "" && format == "github" {

@@ -69,7 +69,7 @@ func mergeShards(cmd *cobra.Command, root string, files []string) (*lint.Result,
 			return nil, usageErr(fmt.Errorf("--merge: %w", err))
 		}
 	}
-	res, err := mg.Result()
+	res, err := mg.Merged()
 	if err != nil {
 		return nil, usageErr(fmt.Errorf("--merge: %w", err))
 	}
