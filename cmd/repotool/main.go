@@ -1,5 +1,11 @@
 // Command repotool renders, generates and lints Kubernetes GitOps manifest
 // monorepos. See cmd/repotool/cli for the commands and pkg/ for the libraries.
+//
+// Inside: `main`: signal context (from `internal/interrupt`; a second signal
+// ends the process), `cli.Run`, exit code. Nothing else. Its tests run the
+// binary for signals (early and late, every long command, started with
+// `SIGINT` ignored), timeouts, and templates that run each other without end
+// (`bomb_test.go`).
 package main
 
 import (

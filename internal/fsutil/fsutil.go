@@ -2,6 +2,20 @@
 // shared by the packages: symlink resolution inside an fs.FS that refuses to
 // leave the repository, atomic file writes, and environment lookup in an
 // injected environ slice.
+//
+// Inside: `ReadFile` (with `ReadOSFile` and `Open` for streams), the one way
+// any package reads a file: it refuses a named pipe, a device or a socket
+// before opening it and a file over the reader's limit before reading it
+// (`read.go`; the root's `TestOneReader` fails on any other `os.ReadFile`,
+// `os.Open` or `fs.ReadFile` outside tests), symlink resolution inside an
+// `fs.FS` that refuses to leave the repository, and `Walk`, which follows
+// links inside it with cycle detection and a bound (shared by layout and the
+// chart reader). `Carried` is a work tree as Git carries it, the file system
+// `layout.LoadDir` gives every reader: nothing in Git's directory (`.git` at
+// any depth, or where Git keeps it inside the root) is listed, opened or
+// followed, and a file Git ignores is listed but never read (`Withheld` tells
+// a reader why; the chart reader leaves such a file out, the layout names it
+// `git-ignored`, a link to either fails its target).
 package fsutil
 
 import (

@@ -8,6 +8,19 @@
 // values with it, and the layout checks them with it, so that a values
 // file that would fail to render is a layout error. It never decrypts:
 // callers hand it plain content.
+//
+// Inside: how each Helm reads a values file's bytes (Helm 3: the first YAML
+// document through sigs.k8s.io/yaml; Helm 4: every document, split as its
+// loader splits them, merged in order) and helm's `--values` merge; `Node`
+// makes the same choice on a file's parsed YAML nodes, keeping each key's line
+// (`layout.File.ValuesNode`), for the values traces, the conflicts' locations
+// and lint's values rules: the one place that decides which documents count,
+// so that lint and render read the same ones under both Helms
+// (`TestValuesDocumentsBothHelms`). `pkg/render` reads values with it and
+// `pkg/layout` checks them with it, so a values file that would fail to render
+// is a layout error (`TestValuesFailuresAreLayoutErrors`, `FuzzValuesLoad` in
+// pkg/render). Light: sigs.k8s.io/yaml, go.yaml.in/yaml/v3 and apimachinery's
+// YAML splitter only.
 package helmvalues
 
 import (

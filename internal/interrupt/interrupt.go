@@ -13,6 +13,11 @@
 // signal handling, so it is initialised among the first packages (see
 // TestCaughtEarly) and asks for the signals in its init; main turns what
 // arrived, then or later, into a context.
+//
+// Inside: catches `SIGINT`/`SIGTERM` in its `init`, which runs before the
+// heavy dependencies' (standard library only), so that a signal sent while the
+// process starts is not lost; `Context` turns it into the run's context.
+// Imported by `main` only.
 package interrupt
 
 import (

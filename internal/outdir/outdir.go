@@ -6,6 +6,23 @@
 // what was done. Which files a writer owns, and so may call stale, is the
 // writer's rule (a header, a companion file, a name pattern): outdir
 // removes nothing else.
+//
+// Inside: the one writer of the output folders the commands own: generate's
+// Argo CD objects (`argocd.Sync`), hydrate's manifests
+// (`hydrate.Result.Sync`), `render --out-dir` (`render.Renderer.WriteDir`) and
+// `diff --out-dir`'s markdown parts (`output.WriteParts`). `Write` rewrites a
+// file atomically only when its content changes, `Remove` removes a file and
+// the folders that leaves empty (never the folder itself), `Apply` reads the
+// folder to plan and `Commit` carries out a plan (a `Report`) whose writer has
+// already read the folder, so that nothing is read twice, asking for each
+// file's content as it writes it (`Lookup` for files in hand)
+// (`hydrate.SyncReport` and `argocd.SyncReport` are that report). Which files
+// a writer owns, and may call stale, stays the writer's rule (Argo CD objects
+// by their header, hydrate's folders by their hydrator.metadata, parts by
+// their name). Nothing below the folder is written, read or removed through a
+// symbolic link (`ErrLink`, checked for a whole plan before anything is
+// written): a hydrated folder kept in the repository is content a change can
+// edit.
 package outdir
 
 import (

@@ -1,6 +1,9 @@
 // Package yamlpos finds source positions in YAML documents: the line of a
 // key path in a parsed node tree, and the line a go.yaml.in/yaml/v3 error
 // refers to. It exists so that every diagnostic can say file:line.
+//
+// Inside: source positions in YAML: line of a key path, line of a yaml/v3
+// error (correcting its 0-based parser lines), redaction of quoted content.
 package yamlpos
 
 import (

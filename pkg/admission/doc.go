@@ -41,4 +41,45 @@
 // The package never prints: the apiserver code it calls logs only at
 // verbosity levels klog does not enable by default, and on paths it does
 // not take.
+//
+// Inside: ValidatingAdmissionPolicy offline. `New` decodes a cluster's
+// policies and bindings strictly with the API server's defaults (`decode.go`),
+// compiles each policy once per Kubernetes version through a `Compiler` shared
+// by the clusters of a run (`compile.go`: for evaluation exactly as the
+// admission plugin compiles, and a second compilation in the new-expressions
+// environment of the cluster's version, whose errors are `Problem`s at the
+// expression), and binds them; `Set.Evaluate` puts one object to them as a
+// CREATE by Argo CD's application controller (`evaluate.go`):
+// k8s.io/apiserver's matcher (`generic.NewPolicyMatcher`; namespaces from an
+// in-memory lister, `cluster.go`), the params a paramRef selects among the
+// cluster's objects, the plugin's validator, failurePolicy, and the binding's
+// validation actions; a built-in kind is decoded into its Go type first, as
+// CEL sees it in the API server. `Set.Fields` names the fields a failed
+// validation reads, narrowed to the list elements that fail alone
+// (`fields.go`), for lint to trace to a values line. `CompileCheck` compiles
+// lint.checks in the same environment (`check.go`). CEL from the repository
+// runs within a budget for the run (`budget.go`: `Budget`, carried by the
+// context, spent by each check's evaluations and by the policies' conditions,
+// which are wrapped to get what is left of it; a spent budget stops the
+// evaluation, `ErrBudget` and `Decision.BudgetExceeded`). `TestParity` holds
+// the decisions to the admission plugin's own (`validating.NewPlugin` over
+// fake clients and informers, `oracle_test.go`) on the cases of
+// `testdata/parity.yaml`. MutatingAdmissionPolicies (`mutate.go`,
+// `mutate_decode.go`, `mutate_set.go`) are decoded and compiled as the
+// mutating plugin compiles them, with k8s.io/apiserver's `mutating/patch`
+// patchers (JSON Patch; apply configurations merged with server-side apply's
+// semantics over client-go's schema of the built-in kinds, or a schema deduced
+// from a custom resource: `typeconverter.go`), and run on a cluster by its
+// version and feature gate; `Set.Admit` (`admit.go`) applies them as the
+// plugin does (invocations by policy, binding and param; match conditions;
+// mutations in order, each result decoded strictly and defaulted;
+// failurePolicy; the second pass of reinvocationPolicy IfNeeded; policies in
+// name order, where the API server's is not defined), records which fields
+// each policy changed (`Mutation`, from `jsonptr.EachChange`), and then puts
+// the admitted object to the validating policies. `TestMutatingParity` holds
+// the admitted objects and denials to the mutating plugin itself
+// (`mutating.NewPlugin` behind the admission chain's reinvocation handler, its
+// apply schemas the API server's own OpenAPI documents:
+// `mutate_oracle_test.go`) on `testdata/mutating-parity.yaml`, which follows
+// the Kubernetes documentation's examples.
 package admission

@@ -29,4 +29,30 @@
 //
 // ParsePluginEnv reads the environment Argo CD gives the Config Management
 // Plugin; PluginEnv says which target and tier the plugin renders.
+//
+// Inside: Argo CD generation: typed argoproj.io/v1alpha1 structs for the
+// fields repotool emits (no argo-cd import), the three responsibility tiers
+// (`Tiers`: which tier owns an object, `Split` of a rendering's objects for
+// the plugin, the Namespace it writes for an application namespace with
+// repotool.yaml's labels: `NamespaceLabels`, which lint's admission-policy
+// rule reads through the `Plan`), AppProjects (`projects.go`), Applications
+// and the root app (`applications.go`) per cluster (`generate.go`; refused
+// while the layout has errors), the `manifest-generate-paths` annotation of
+// every Application (from `layout.Repo.Inputs`), `TarExclusions` (what the
+// repo-server need not send the plugin), `Excluded` (the kinds Argo CD's
+// resource exclusions leave out: its built-in ones, argocd-cm's 3.0 defaults
+// or repotool.yaml's copy), the per-cluster `Plan` (the projects `generate`
+// would make, and which Application and project deploy each rendered object),
+// the AppProject model (`AppProject.Permits`: may this project deploy this
+// kind into this namespace and cluster, and if not, which rule refuses it;
+// answers checked against Argo CD's own `IsResourcePermitted` over a table of
+// cases in `internal/argocdcheck`), `Sync` (writing the output folder: check
+// everything, then write changed files and prune stale generated ones), the
+// Config Management Plugin and its install objects, and the environment Argo
+// CD gives the plugin (`PluginEnv`, `pluginenv.go`: which target, which tier,
+// the repository root, and `Admit`: the plugin renders only a target of the
+// sidecar's cluster, `REPOTOOL_CLUSTER`, in the Application's destination
+// namespace and of the tier asked for, before anything is decrypted;
+// `PluginInstall` writes `REPOTOOL_CLUSTER` and the key allowances into the
+// sidecar's environment).
 package argocd

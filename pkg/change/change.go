@@ -2,6 +2,13 @@
 // targets a change affects and the objects that differ, as pkg/diff makes
 // it and pkg/output prints it. It is a leaf: it links neither Helm nor
 // SOPS.
+//
+// Inside: the model of a comparison (`Result`, `Target`, `Change`), a leaf
+// that pkg/output formats (`text`, coloured or not; `json`; `markdown`, split
+// by `MarkdownParts` into parts of at most 65,536 characters between objects,
+// cutting an object diff longer than a part with a notice). The Action posts
+// the parts with `scripts/diff-comment.sh`, idempotently, by the marker each
+// part starts with.
 package change
 
 import (

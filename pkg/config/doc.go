@@ -12,4 +12,16 @@
 // render.go, argocd.go (git and argocd; the sync options in
 // syncoptions.go); parse.go holds Parse and the order sections are checked
 // in. It links neither Helm nor SOPS.
+//
+// Inside: `repotool.yaml`: the `Config` types every stage reads (layout,
+// render, lint, argocd), strict parsing (`Parse`, `parse.go`) with file:line
+// errors (`*config.Error`), defaults, one file per section of the file with
+// its types, accessors and validation (`clusters.go`, `namespaces.go`,
+// `layout.go`, `lint.go`, `admission.go` (clusters' admissionPolicies,
+// namespaces' labels, lint.checks), `render.go`, `hydrate.go`, `secrets.go`
+// (key allowances, honoured from a trusted revision only), `argocd.go`,
+// `syncoptions.go`), and the typed tiers: a namespace's `Tier` (application or
+// cluster) and Argo CD's `ArgoTier` (cluster, namespaces, application).
+// `checkScalars` holds each setting's node to its field's type where yaml is
+// lenient (a number for a string, `yes` for a boolean), at its line.
 package config

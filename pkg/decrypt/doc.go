@@ -11,4 +11,18 @@
 // the default age key file, GnuPG, cloud credentials), or, for age, from
 // identities given in memory (Options.AgeIdentities), so that a program
 // need not put a private key in its environment.
+//
+// Inside: SOPS decryption in memory, and `EncryptSecret` (a Secret's data and
+// stringData encrypted for a `.sops.yaml` rule found by `CreationRule`, for
+// hydrate), the one package that links SOPS and its KMS clients: `SOPS` (age
+// identities from where the sops CLI finds them, read once, or given in memory
+// through `NewSOPS`; `DigestKey` derives a key for keyed digests from a file's
+// data key, never returning the data key), `*decrypt.Error` in plain words,
+// never quoting content or keys. Every key SOPS needs goes through one key
+// service (`policy.go`): age in process (`agekeys.go`), every other kind (key
+// services, PGP, age plugins) only when the operator's `sopsfile.KeyPolicy`
+// allows it, within `KeyTimeout`; a refused key is never contacted, and a
+// `.sops.yaml` rule is admitted by the same policy (see docs/security.md). An
+// allowed Vault is used with a client that sends nothing to another scheme or
+// host (`vault.go`: Vault's own client follows one redirect with the token).
 package decrypt

@@ -10,6 +10,33 @@
 // placeholder, the same at both revisions); a secret value that changed is
 // found by comparing the real renderings in memory, and reported by the
 // path of the field that changed, never by its value or any hash of it.
+//
+// Inside: `repotool diff`: the affected targets (`scope.Affected`) and the
+// generated Argo CD objects (`generated.go`) compared for only the clusters a
+// change is inside when it is inside clusters' folders, rendered at both
+// revisions a batch at a time (each batch's renderings let go before the next:
+// `batchSize`), or those of one part of the clusters (`Options.Shard`,
+// `RunShard`; `Merge` makes one run's result of every part's `ShardReport`:
+// `shard.go`), objects compared by `manifest.Key` on the redacted renderings
+// (`render.Result.RedactedObjects`: no stream printed and parsed again),
+// changed secret values found by comparing the real ones in memory and
+// reported by field only. `ignore.go` hides, and counts in
+// `change.Result.Hidden`, a changed object whose every changed field is
+// ignored: the defaults (webhook caBundles, checksum/ annotations alone),
+// head's `diff.ignore` and the jsonPointers of the generated Applications'
+// `ignoreDifferences`, and the fields a second rendering of an unstable target
+// (`render.Result.Unstable`) regenerates. `change.Result.Deletions` is what
+// `--fail-on-delete` refuses. With `Options.AsAdmitted` (`admitted.go`: `diff
+// --as-admitted`, the `Admitter` the CLI makes of `lint.Admit`, so diff links
+// no policy evaluation), every target of the affected targets' clusters is
+// compared in batches of whole clusters, each revision's renderings, real and
+// redacted, put to its mutating policies, and each change names what they did
+// (`change.Change.Admission`). `CompareTargets` compares two targets of one
+// repository the same way (`repotool compare`), and `CompareHelm` (`helms.go`)
+// each target rendered as Helm 3 and as Helm 4, naming known causes (`compare
+// --helm v3,v4`). `scope.Touched` is what `lint --changed-since` and `lint
+// --staged` scope to (`lint.Options.Targets`: only those targets are rendered;
+// findings about no target are kept), and `hydrate --changed-since` renders.
 package diff
 
 import (

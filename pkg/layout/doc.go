@@ -25,4 +25,52 @@
 // (folders, names, values files) in checks.go and their codes in
 // diagnostic.go; the run's file index (Files) in files.go; Inputs, the
 // paths that decide a target's rendering, in inputs.go; Shard in shard.go.
+//
+// Inside: the repository model (`model.go`): clusters, namespaces, targets
+// (kept, with their `Errors`, when they cannot be loaded), values files in
+// merge order, the loaded `config.Config`, layout diagnostics (the checks in
+// `checks.go`, their codes in `diagnostic.go`; the walk of the folders in
+// `load.go`, a target and its values in `targets.go`; a shared chart, values
+// lists, cluster-wide values and the warnings for files no target reads in
+// `sources.go`; targets found by `layout.targets`'s path template in
+// `template.go`, which builds the same model, so that nothing downstream reads
+// folder names: `Repo.Folders`, `Repo.ClusterOf` and `Target.Folders` answer
+// what commands asked of `clustersDir` before), symlink containment, and the
+// run's file index (`Repo.Files`): files read and parsed (YAML nodes with
+// positions) when a stage asks, what is kept of them bounded (`held.go`:
+// `MaxHeldData` bytes read, `MaxHeldParsed` bytes parsed, least recently used
+// out first; a file let go is read again when asked; the values files the load
+// checked last are let go when it ends, the charts' files kept), what the
+// first parse learnt (SOPS metadata, the parse error: `File.Sops`, `File.Err`)
+// kept for the run, behind one pointer nil for most files, each distinct SOPS
+// metadata held once for all the files encrypted alike (`sopsmeta.go`); render
+// reads values files from it and lint every file it checks. `Files.Forget`
+// (`forget.go`) lets go of the entries of the files that hold nothing and
+// learnt nothing a read would not learn again but their SOPS metadata (`Load`,
+// once it has checked the values files; lint, as its scans go and after each
+// cluster's checks): an encrypted file read and parsed clean stays as its
+// metadata in a table by path; a file read and parsed clean stays as one mark
+// (`marks.go`: a bit over the repository's listing, `Files.Paths`, a
+// front-coded set of paths (`pathset.go`) once it is made; a path it does not
+// hold in sorted runs of such sets, each at most half the one before, merged
+// in one pass without making strings: `pathRuns`; a search allocates nothing),
+// so that asking for its facts again reads nothing; one known to hold no SOPS
+// metadata otherwise (its parse failed before any, or its bytes cannot spell
+// the key: `Sops` does not parse a file that holds neither "sops", a backslash
+// nor a NUL byte, `FuzzSpellsNoSops`), as a mark in a second set, so that
+// `Sops` answers without reading it (`Err` parses it again for its error).
+// `Options.Only` loads one target and what it needs: its namespace and cluster
+// folders, nothing of the others (`render -c -n` and the Argo CD plugin).
+// `Repo.Inputs` is the one answer to "which repository paths decide what this
+// target renders" (the repository-wide files, its folder, its chart and the
+// charts it depends on through `file://`, where their links and its values
+// links lead): `diff` decides affected targets from it (`InputHolds`: a path,
+// a folder, or a glob for cluster-wide values, as Argo CD matches them) and
+// `generate` writes it into each Application's `manifest-generate-paths`.
+// `FileDependency` is the one `file://` rule and `ChartFileDependencies` the
+// one reading of a Chart.yaml's `file://` dependencies (through the file
+// index), which the inputs, the renderer's chart loading and its cycle check
+// all call (`TestFileDependencyCallersAgree` feeds all three the same tricky
+// trees): if they disagreed, manifest-generate-paths and the rendering would
+// disagree, a silent stale deploy.
 package layout

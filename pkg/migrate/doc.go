@@ -15,4 +15,13 @@
 // translates it into an ExternalSecret, template.go its lodash templates,
 // and store.go makes the SecretStore it reads from; output.go holds what a
 // Result gives back: Write, WriteReport and Diff.
+//
+// Inside: `repotool migrate kes-to-eso`: finds KES ExternalSecrets in YAML
+// files (`plan.go`; chart templates' value-only actions replaced by tokens,
+// restored on output), translates each (`kes.go` reads it; `convert.go`: the
+// ESO object; `store.go`: the store, named by a hash of its settings;
+// `template.go`: lodash to ESO's v2 template), and edits files document by
+// document, keeping every other line (`rewrite.go`); `Plan` → `Result` (files,
+// converted, refused, to do) → `Diff`, `Write`, `WriteReport` (`output.go`).
+// Links neither Helm nor SOPS.
 package migrate

@@ -7,6 +7,28 @@
 // --changed-since and --staged, hydrate and compare ask it; only pkg/gitrev
 // below it speaks to Git (go-git). Its errors name revisions and paths,
 // never a command's flags: the CLI says which flag gave them.
+//
+// Inside: revision scope, the one home of what commands read of a repository's
+// revisions: `Repo.At` (the repository at a commit, its layout loaded),
+// `LoadSides` (`sides.go`: the two sides of a comparison, the base revision
+// and the head revision, Git's index or the working tree, with the paths that
+// differ, the two layouts holding what they have in common once
+// (`layout.Repo.Share`: their targets' equal strings and values lists), the
+// first-commit case, and what Git ignores left out of the working tree's
+// changes: what `diff`, `lint --changed-since` and `lint --staged` compare;
+// the sides load one after the other, through the Git repository the caller
+// opened for `Ignored` when it gives one, so that Git's index is read once;
+// against the working tree, the paths that differ are found first and Git's
+// index let go (`gitrev.Repo.ReleaseIndex`) before either side's layout
+// loads), `Branches` (the cluster branches hydrate wrote, read once each with
+// their heads: the previous output of a hydration to branches, whose Secrets'
+// ciphertext is kept and whose heads a commit must find unmoved), `Affected`
+// and `Touched` (the targets a change affects through `layout.Repo.Inputs`,
+// the paths Argo CD's refresh uses too, and those left to render;
+// `TestRefreshSets` writes the sets `internal/argocdcheck` checks against Argo
+// CD's code). diff, lint, hydrate and compare ask it; it speaks to Git through
+// `pkg/gitrev`, and `TestGitHasOneDoor` keeps go-git in gitrev and the CLI off
+// both. Its errors name revisions, not flags.
 package scope
 
 import (

@@ -7,6 +7,22 @@
 // keys are in clear (SOPS encrypts only values), so its leaves are traced
 // like the others and marked secret. The package only models; it does not
 // print, render or decrypt.
+//
+// Inside: where a target's values come from: `TraceLayers` follows the values
+// documents Helm merges (chart and subchart defaults, then the values files)
+// key by key, with each key's winning file and line, what it overrode, lists
+// replaced whole and keys deleted by null; works on the YAML (a secret file's
+// keys are in clear), never on decrypted content. `Effective` pairs the values
+// a chart receives with that trace; `Compare` lists the keys whose values
+// differ between targets (secret ones by presence only). `Undeclared` lists
+// the keys a values file sets that the charts' defaults do not declare
+// (`render.Renderer.ChartDefaults`, once per chart); with
+// `render.Renderer.TemplatesMention` (a key some template names is taken as
+// read) and `render.Renderer.Without` (a rendering without given keys) they
+// are the evidence `values-unused` decides by. Light: no Helm, no SOPS.
+// `render.Renderer.EffectiveValues` builds it. The trace finds what a leaf
+// replaces by the paths below each path (`tracer`), not by every entry: a
+// values file of 600,000 keys.
 package values
 
 import (

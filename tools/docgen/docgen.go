@@ -3,6 +3,11 @@
 // files current; refresh them with
 //
 //	go test ./tools/docgen -update
+//
+// Inside: documentation generated from code (`docs/rules.md` from the rule
+// registry; `docs/images/pr-comment.svg`, the README's picture of the
+// pull-request comment, drawn from the markdown diff the CLI test prints),
+// with tests that fail when they are stale.
 package docgen
 
 import (

@@ -10,6 +10,10 @@
 // With -real, the namespaces use real community charts (cert-manager,
 // external-secrets, ingress-nginx) from the Go modules internal/corpus pins
 // (run `go mod download` there first; see its SOURCES.md).
+//
+// Inside: (built with `-tags tools` only) writes a synthetic monorepo from
+// `internal/testing/synth` for the benchmark scripts: `go run -tags tools
+// ./tools/gensynth -clusters 10 -namespaces 20 -out /tmp/synth`.
 package main
 
 import (

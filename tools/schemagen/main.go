@@ -13,6 +13,11 @@
 // generate directive in pkg/schema/embedded.go and run it again. It is a
 // development tool, built only with the tools tag, so that installing
 // repotool (go install ./..., as pre-commit does) installs the CLI alone.
+//
+// Inside: (built with `-tags tools` only, like `gensynth`, so that `go install
+// ./...`, which pre-commit runs, installs the CLI alone) the `go generate`
+// step of `pkg/schema`: downloads `k8s.io/kubernetes` per minor through the
+// module proxy and writes the converted schemas.
 package main
 
 import (

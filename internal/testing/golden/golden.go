@@ -2,6 +2,9 @@
 // rewrites them when tests run with -update:
 //
 //	go test ./... -update
+//
+// Inside: golden-file comparison with the `-update` flag. Imported by tests
+// only.
 package golden
 
 import (

@@ -2,6 +2,10 @@
 // for benchmarks and scale tests. It reuses the charts, values and
 // sops-encrypted secrets of testdata/monorepo, so a synthetic target renders
 // exactly like a real one.
+//
+// Inside: synthetic N clusters × M namespaces monorepos built from
+// `testdata/monorepo`, for benchmarks and scale tests; imported by tests and
+// by `tools/gensynth`.
 package synth
 
 import (

@@ -3,6 +3,15 @@
 // itself, once per checkout state, into a temporary folder that the test
 // binaries of all packages share (sharedDir). Tests that need them are
 // skipped with -short.
+//
+// Inside: builds the reference CLIs (helm, sops, actionlint, kubeconform) from
+// the versions pinned in `go.mod`'s `tool` block, and repotool itself, for
+// parity and integration tests, once per state of the checkout into a
+// temporary folder all packages' test binaries share (a file lock per binary);
+// `Require` for Debian-installed commands (`testtool.go`); the environments
+// that keep the machine's HOME and SOPS keys out of a test (`env.go`), fixture
+// files, link trees and Git commits (`files.go`), and the community charts of
+// `internal/corpus` (`community.go`). Imported by tests only.
 package testtool
 
 import (
