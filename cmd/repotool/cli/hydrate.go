@@ -4,10 +4,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
-	"io/fs"
-	"maps"
 	"os"
-	"slices"
 	"strings"
 	"time"
 
@@ -105,62 +102,44 @@ func runHydrate(cmd *cobra.Command, env Env, f *hydrateFlags, root string, v *gl
 	if err != nil {
 		return usageErr(fmt.Errorf("hydrate renders a commit, read from Git: %w", err))
 	}
-	if f.check && f.out != "" && !cmd.Flags().Changed("dry") {
-		switch dry, err := hydrate.DrySHA(f.out); {
-		case err == nil:
-			f.dry = dry
-		case !errors.Is(err, fs.ErrNotExist):
-			return usageErr(fmt.Errorf("--check hydrates the dry commit %w; fix the file, or give the commit with --dry", err))
-		}
-	}
-	dry, err := git.At(cmd.Context(), f.dry, layoutOptions(&f.opts))
-	if err != nil {
-		return usageErr(fmt.Errorf("--dry %s: %w", f.dry, err))
-	}
-	sha, repo := dry.SHA, dry.Layout
-	if err := checkDestination(f, git, root, repo); err != nil {
-		return err
-	}
-	targets, err := changedTargets(cmd, git, f, sha, repo)
-	if err != nil {
-		return err
-	}
 	supplyFrom(env, &f.opts)
 	f.opts.Redacted = true // the renderings with placeholders SecretFields reads, made in parallel
 	f.opts.VerifyUnstable = f.strict
-	r := render.New(repo, f.opts, append(v.decrypter(false), v.renderOptions(cmd.ErrOrStderr(), "hydrating")...)...)
-	prev, branches := previous(f, git)
-	rec, err := recorded(f, repo, prev)
-	if err != nil {
-		return err
+	a := hydrate.Action{Git: git, Root: root, ChangedSince: f.since, Out: f.out, Branch: f.branch, Check: f.check, Layout: layoutOptions(&f.opts),
+		Renderer: func(repo *layout.Repo) *render.Renderer {
+			return render.New(repo, f.opts, append(v.decrypter(false), v.renderOptions(cmd.ErrOrStderr(), "hydrating")...)...)
+		},
+		Options: hydrate.Options{RepoURL: f.repoURL, Secrets: hydrate.SecretsMode(f.secrets), Strict: f.strict, Decrypter: v.decrypterOrDefault(),
+			AllowExpiredCertificate: f.allowExpired}}
+	if cmd.Flags().Changed("dry") || !f.check || f.out == "" {
+		a.Dry = f.dry
 	}
-	if rec.Cluster != "" { // a checkout of one cluster's branch: hydrate that cluster
-		targets, prev = clusterTargets(repo, rec.Cluster), hydrate.Checkout(prev, rec.Cluster)
-	}
-	res, err := hydrate.Hydrate(cmd.Context(), r, repo, hydrate.Options{RepoURL: f.repoURL, DrySHA: sha, Secrets: hydrate.SecretsMode(f.secrets),
-		Recorded: rec.Secrets, Dir: cmp.Or(git.Dir(), "."), Previous: prev, Targets: targets, Strict: f.strict, Decrypter: v.decrypterOrDefault(),
-		AllowExpiredCertificate: f.allowExpired})
+	run, err := a.Run(cmd.Context())
 	if cerr := cmd.Context().Err(); cerr != nil {
 		return cerr // interrupted: Run says so, once; nothing was written
 	}
-	if err != nil {
-		return usageErr(err)
+	var ie *hydrate.InputError
+	if errors.As(err, &ie) {
+		return usageErr(ie.Err)
 	}
-	defer res.Close()
-	if len(res.Errors) > 0 {
-		return &exitError{Code: ExitFindings, Err: failedTargets(res.Errors, len(repo.Targets), f.out)}
-	}
-	if f.check {
-		return checkHydrated(cmd, res, f, rec.Cluster, branches, sha, v)
-	}
-	if f.branch != "" {
-		return commitBranches(cmd, env, git, res, branches, sha, v)
-	}
-	rep, err := res.Sync(f.out)
 	if err != nil {
 		return err
 	}
-	reportSync(cmd, v, len(repo.Targets), res, rep, sha, f.out)
+	defer run.Close()
+	if len(run.Errors) > 0 {
+		return &exitError{Code: ExitFindings, Err: failedTargets(run.Errors, len(run.Repo.Targets), f.out)}
+	}
+	switch {
+	case f.check:
+		return checkHydrated(cmd, run.Result, f, run.Cluster, run.Branches, run.SHA, v)
+	case f.branch != "":
+		return commitBranches(cmd, env, git, run.Result, run.Branches, run.SHA, v)
+	}
+	rep, err := run.Sync(f.out)
+	if err != nil {
+		return err
+	}
+	reportSync(cmd, v, len(run.Repo.Targets), run.Result, rep, run.SHA, f.out)
 	return nil
 }
 
@@ -176,34 +155,6 @@ func reportSync(cmd *cobra.Command, v *globals, targets int, res *hydrate.Result
 	for _, p := range rep.Removed {
 		fmt.Fprintf(cmd.OutOrStdout(), "removed %s\n", p)
 	}
-}
-
-// previous is the output as it stands, for the Secrets' ciphertext: the
-// --out folder, or the cluster branches, which are also what the commit
-// checks has not moved.
-func previous(f *hydrateFlags, git *scope.Repo) (fs.FS, *scope.Branches) {
-	if f.branch != "" {
-		b := git.Branches(f.branch)
-		return b, b
-	}
-	return os.DirFS(f.out), nil
-}
-
-// checkDestination refuses a --branch prefix that makes invalid branch
-// names, and an --out that is Git's directory or a folder the layout owns
-// (--check writes nothing: any folder may be checked).
-func checkDestination(f *hydrateFlags, git *scope.Repo, root string, repo *layout.Repo) error {
-	var err error
-	switch {
-	case f.branch != "":
-		err = hydrate.CheckPrefix(repo, f.branch)
-	case !f.check:
-		err = hydrate.CheckOut(f.out, git.Root(), root, repo.Folders()...)
-	}
-	if err != nil {
-		return usageErr(err)
-	}
-	return nil
 }
 
 // commitBranches commits res to the cluster branches and says what it did.
@@ -228,74 +179,6 @@ func commitBranches(cmd *cobra.Command, env Env, git *scope.Repo, res *hydrate.R
 	v.info(cmd.ErrOrStderr(), "hydrated %s into %d branches %s*; push them with git push origin 'refs/heads/%s*' 'refs/notes/hydrator.metadata'\n",
 		sha[:min(12, len(sha))], len(commits), prefix, prefix)
 	return nil
-}
-
-// changedTargets are the targets the change from --changed-since to the
-// dry commit sha affects, nil (every target) without the flag or when the
-// base has no layout to compare with.
-func changedTargets(cmd *cobra.Command, git *scope.Repo, f *hydrateFlags, sha string, head *layout.Repo) ([]string, error) {
-	if f.since == "" {
-		return nil, nil
-	}
-	if f.check {
-		return nil, usageErr(errors.New("--check hydrates every target: do not combine it with --changed-since"))
-	}
-	base, err := git.At(cmd.Context(), f.since, layoutOptions(&f.opts))
-	switch {
-	case base == nil:
-		return nil, usageErr(fmt.Errorf("--changed-since %s: %w", f.since, err))
-	case err != nil:
-		return nil, nil // nothing to compare with: hydrate everything
-	}
-	changed, err := git.Changed(f.since, sha)
-	if err != nil {
-		return nil, usageErr(err)
-	}
-	targets := hydrate.EncryptedBy(head, hydrate.SecretsMode(f.secrets), changed)
-	for _, t := range scope.Touched(base.Layout, head, changed) {
-		if !slices.Contains(targets, t) {
-			targets = append(targets, t)
-		}
-	}
-	return targets, nil
-}
-
-// recorded is what the output says it was hydrated with, for --check
-// (nothing otherwise): each cluster's secrets mode and, for a checkout of
-// one cluster's branch, that cluster.
-func recorded(f *hydrateFlags, repo *layout.Repo, prev fs.FS) (*hydrate.Recording, error) {
-	if !f.check {
-		return &hydrate.Recording{}, nil
-	}
-	if f.out != "" {
-		rec, err := hydrate.Record(prev)
-		if err != nil {
-			return nil, usageErr(fmt.Errorf("--check %s: %w", f.out, err))
-		}
-		return rec, nil
-	}
-	all := &hydrate.Recording{Secrets: map[string]hydrate.SecretsMode{}}
-	for _, c := range repo.Clusters {
-		sub, err := fs.Sub(prev, c.Name)
-		if err != nil {
-			return nil, err
-		}
-		rec, err := hydrate.Record(sub)
-		if err != nil {
-			return nil, usageErr(fmt.Errorf("--check: the branch %s%s %w", f.branch, c.Name, err))
-		}
-		maps.Copy(all.Secrets, rec.Secrets)
-	}
-	return all, nil
-}
-
-// clusterTargets are the names of cluster's targets.
-func clusterTargets(repo *layout.Repo, cluster string) []string {
-	out := []string{}
-	for _, t := range repo.TargetsOf(cluster) {
-		out = append(out, t.Name())
-	}
-	return out
 }
 
 // checkHydrated reports how the output (--out, a checkout of cluster's
