@@ -2,13 +2,10 @@ package cli
 
 import (
 	"bufio"
-	"bytes"
 	"context"
-	"fmt"
 	"slices"
 
 	"github.com/spf13/cobra"
-	sigsyaml "sigs.k8s.io/yaml"
 
 	"github.com/repotool/repotool/pkg/diff"
 	"github.com/repotool/repotool/pkg/layout"
@@ -37,19 +34,12 @@ func printAdmitted(cmd *cobra.Command, repo *layout.Repo, r *render.Renderer, se
 	if err != nil {
 		return err
 	}
-	byTarget := map[string]map[int]lint.Admitted{}
-	for _, a := range admitted {
-		if byTarget[a.Target] == nil {
-			byTarget[a.Target] = map[int]lint.Admitted{}
-		}
-		byTarget[a.Target][a.Object] = a
-	}
 	w := bufio.NewWriterSize(cmd.OutOrStdout(), 1<<16)
 	for _, res := range results {
 		if !slices.ContainsFunc(sel.targets, func(s layout.Target) bool { return s.Name() == res.Target.Name() }) {
 			continue
 		}
-		data, err := admittedManifest(res, byTarget[res.Target.Name()])
+		data, err := lint.AdmittedManifest(res, admitted)
 		if err != nil {
 			return err
 		}
@@ -58,42 +48,6 @@ func printAdmitted(cmd *cobra.Command, repo *layout.Repo, r *render.Renderer, se
 		}
 	}
 	return w.Flush()
-}
-
-// admittedManifest is a rendering's manifest with each admitted object's
-// document replaced by the admitted object, after comments that say what
-// changed it (or denies it).
-func admittedManifest(res *render.Result, admitted map[int]lint.Admitted) ([]byte, error) {
-	var out bytes.Buffer
-	rest := res.Manifest
-	for i := range res.Objects {
-		o := &res.Objects[i]
-		a, ok := admitted[i]
-		if !ok {
-			continue
-		}
-		at := bytes.Index(rest, o.YAML)
-		if at < 0 {
-			return nil, fmt.Errorf("%s: object %s is not in the rendering's manifest", res.Target.Name(), o.ID())
-		}
-		out.Write(rest[:at])
-		rest = rest[at+len(o.YAML):]
-		if a.Denied != "" {
-			fmt.Fprintf(&out, "# Not admitted: %s\n", a.Denied)
-			out.Write(o.YAML)
-			continue
-		}
-		for _, c := range a.Changes {
-			fmt.Fprintf(&out, "# Admitted: %s\n", c)
-		}
-		data, err := sigsyaml.Marshal(a.Content)
-		if err != nil {
-			return nil, err
-		}
-		out.Write(data)
-	}
-	out.Write(rest)
-	return out.Bytes(), nil
 }
 
 // admitter is lint.Admit for diff --as-admitted, with renderings made with
