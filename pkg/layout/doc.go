@@ -50,10 +50,9 @@
 // once it has checked the values files; lint, as its scans go and after each
 // cluster's checks): an encrypted file read and parsed clean stays as its
 // metadata in a table by path; a file read and parsed clean stays as one mark
-// (`marks.go`: a bit over the repository's listing, `Files.Paths`, a
-// front-coded set of paths (`pathset.go`) once it is made; a path it does not
-// hold in sorted runs of such sets, each at most half the one before, merged
-// in one pass without making strings: `pathRuns`; a search allocates nothing),
+// (`internal/pathset`: a bit over the repository's listing, `Files.Paths`,
+// a front-coded set of paths, once it is made; a path it does not hold in
+// sorted runs of such sets; a search allocates nothing),
 // so that asking for its facts again reads nothing; one known to hold no SOPS
 // metadata otherwise (its parse failed before any, or its bytes cannot spell
 // the key: `Sops` does not parse a file that holds neither "sops", a backslash

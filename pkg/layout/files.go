@@ -16,6 +16,7 @@ import (
 
 	"github.com/repotool/repotool/internal/fsutil"
 	"github.com/repotool/repotool/internal/helmvalues"
+	"github.com/repotool/repotool/internal/pathset"
 	"github.com/repotool/repotool/internal/yamlpos"
 	"github.com/repotool/repotool/pkg/sopsfile"
 )
@@ -34,14 +35,14 @@ type Files struct {
 	mu       sync.RWMutex
 	entries  map[string]*File // by path
 	listOnce sync.Once
-	listing  pathSet     // Paths
+	listing  pathset.Set // Paths
 	isListed atomic.Bool // listing is made
 	// forgot are the files whose entries Forget let go, each read and
 	// parsed whole, and found neither SOPS-encrypted nor wrong; sopsless
 	// the others it let go known to hold no SOPS metadata: their parse
 	// failed before any (templates, most), or their bytes cannot spell
 	// it (File.Sops). Sops need not read them again (Err and Docs do).
-	forgot, sopsless marks
+	forgot, sopsless pathset.Marks
 	// sealed are the SOPS metadata of the files Forget let go that hold
 	// it, each read and parsed whole and found right otherwise.
 	sealed map[string]*sopsfile.Metadata
@@ -132,12 +133,12 @@ func (f *Files) Get(p string) *File {
 	}
 	x = &File{Path: p, files: f}
 	switch {
-	case f.forgot.has(f.listed(), p): // what its first read and parse learnt: nothing
+	case f.forgot.Has(f.listed(), p): // what its first read and parse learnt: nothing
 		x.read, x.parsed = true, true
 	case f.sealed[p] != nil: // its SOPS metadata, and nothing else
 		x.read, x.parsed = true, true
 		x.learnt.Store(&learnt{sops: f.sealed[p]})
-	case f.sopsless.has(f.listed(), p):
+	case f.sopsless.Has(f.listed(), p):
 		x.noSops.Store(true)
 	}
 	f.entries[p] = x
@@ -165,14 +166,14 @@ func (f *Files) Paths() iter.Seq[string] {
 			return nil
 		})
 		sort.Strings(paths)
-		f.listing = packPaths(paths)
+		f.listing = pathset.Pack(paths)
 		f.isListed.Store(true)
 	})
-	return f.listing.all()
+	return f.listing.All()
 }
 
 // listed is the repository's listing, or nil before Paths made it.
-func (f *Files) listed() *pathSet {
+func (f *Files) listed() *pathset.Set {
 	if !f.isListed.Load() {
 		return nil
 	}

@@ -12,7 +12,7 @@ import (
 // could not learn again by reading them, but their SOPS metadata: no read
 // error, no parse error past that metadata. What a file read and parsed
 // learnt when it learnt nothing (most files) stays as one mark, a bit
-// over the repository's listing once Paths made it (marks), where an
+// over the repository's listing once Paths made it (pathset.Marks), where an
 // entry takes some 150 bytes; a file read and parsed clean that holds
 // SOPS metadata, as that metadata (shared by the files encrypted alike)
 // in a table by path (sealed): a stage that asks again for such a file
@@ -59,10 +59,10 @@ func (f *Files) Forget() {
 	}
 	if len(clean) > 0 {
 		sort.Strings(clean)
-		f.forgot.add(f.listed(), clean)
+		f.forgot.Add(f.listed(), clean)
 	}
 	if len(failed) > 0 {
 		sort.Strings(failed)
-		f.sopsless.add(f.listed(), failed)
+		f.sopsless.Add(f.listed(), failed)
 	}
 }

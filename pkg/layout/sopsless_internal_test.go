@@ -73,7 +73,7 @@ func TestSopsWithoutParse(t *testing.T) {
 	// Forgotten, a file told without a parse stays told.
 	files.letGo(func(*File) bool { return true })
 	files.Forget()
-	if !files.sopsless.has(nil, "plain.yaml") || !files.sopsless.has(nil, "template.yaml") || files.sopsless.has(nil, "sops.yaml") {
+	if !files.sopsless.Has(nil, "plain.yaml") || !files.sopsless.Has(nil, "template.yaml") || files.sopsless.Has(nil, "sops.yaml") {
 		t.Fatal("the files known to hold no SOPS metadata were not kept as such")
 	}
 	if x := files.Get("plain.yaml"); !x.noSops.Load() || x.Sops() != nil || x.Err() != nil {

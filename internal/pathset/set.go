@@ -1,4 +1,9 @@
-package layout
+// Package pathset holds large sets of repository paths small: Set, a
+// sorted set front-coded in one byte slice, searched without allocating;
+// Marks, a set of paths held as bits over a listing Set, the others in
+// sorted runs. layout's file index keeps the repository's listing and
+// what it forgot in them.
+package pathset
 
 import (
 	"bytes"
@@ -9,28 +14,31 @@ import (
 	"sort"
 )
 
-// pathSet is a sorted set of repository paths, front-coded: each path is
+// Set is a sorted set of repository paths, front-coded: each path is
 // held as the length of what it shares with the one before and the rest
 // of it, every restartEvery-th path whole, where a search starts. The
 // paths of a repository share most of their length with the one before
 // (namespaces/<ns>/templates/...): the 137,000 paths of the 20,000-target
 // repository of scripts/bench-scale.sh, 7.1 MB of names (some 11 MB as a
-// []string), take 2.7 MB. A Files keeps the repository's listing
-// (Paths) in one, and the files it forgot (Forget) that the listing does
-// not hold in runs of them (marks).
-type pathSet struct {
+// []string), take 2.7 MB. layout's Files keeps the repository's
+// listing (Paths) in one, and the files it forgot (Forget) that the
+// listing does not hold in runs of them (Marks).
+type Set struct {
 	data   []byte // each path: shared (uvarint), len(rest) (uvarint), rest
 	starts []int  // where every restartEvery-th path starts in data
 	n      int
 }
 
+// Len is how many paths s holds.
+func (s *Set) Len() int { return s.n }
+
 // restartEvery is how many paths follow one held whole: a search reads at
 // most that many.
 const restartEvery = 16
 
-// packer packs paths given in order, without repeats, into a pathSet.
+// packer packs paths given in order, without repeats, into a Set.
 type packer struct {
-	s    pathSet
+	s    Set
 	prev []byte // the path added last
 }
 
@@ -50,13 +58,13 @@ func (b *packer) add(p []byte) {
 	b.s.n++
 }
 
-func (b *packer) done() pathSet {
+func (b *packer) done() Set {
 	b.s.data, b.s.starts = slices.Clip(b.s.data), slices.Clip(b.s.starts)
 	return b.s
 }
 
-// packPaths is the set of ps, which must be sorted and without repeats.
-func packPaths(ps []string) pathSet {
+// Pack is the set of ps, which must be sorted and without repeats.
+func Pack(ps []string) Set {
 	var b packer
 	var scratch []byte
 	for _, p := range ps {
@@ -68,7 +76,7 @@ func packPaths(ps []string) pathSet {
 
 // entry decodes the path at data[off:]: how much of the one before it
 // shares, the rest of it, and where the next starts.
-func (s *pathSet) entry(off int) (shared int, rest []byte, next int) {
+func (s *Set) entry(off int) (shared int, rest []byte, next int) {
 	sh, n := binary.Uvarint(s.data[off:])
 	off += n
 	size, n := binary.Uvarint(s.data[off:])
@@ -78,7 +86,7 @@ func (s *pathSet) entry(off int) (shared int, rest []byte, next int) {
 
 // next decodes the path at data[off:] onto buf (holding the one before),
 // returning it and where the next starts.
-func (s *pathSet) next(buf []byte, off int) ([]byte, int) {
+func (s *Set) next(buf []byte, off int) ([]byte, int) {
 	shared, rest, next := s.entry(off)
 	return append(buf[:shared], rest...), next
 }
@@ -97,15 +105,15 @@ func compareTo(b []byte, s string) int {
 	return cmp.Compare(len(b), len(s))
 }
 
-// has reports whether s holds p. It allocates nothing for a path of up
+// Has reports whether s holds p. It allocates nothing for a path of up
 // to 256 bytes.
-func (s *pathSet) has(p string) bool {
-	_, ok := s.index(p)
+func (s *Set) Has(p string) bool {
+	_, ok := s.Index(p)
 	return ok
 }
 
-// index is p's place in s's order, if s holds it.
-func (s *pathSet) index(p string) (int, bool) {
+// Index is p's place in s's order, if s holds it.
+func (s *Set) Index(p string) (int, bool) {
 	// The last restart whose path is at most p, then the paths after it.
 	k := sort.Search(len(s.starts), func(k int) bool { return compareTo(s.whole(k), p) > 0 }) - 1
 	if k < 0 {
@@ -125,13 +133,13 @@ func (s *pathSet) index(p string) (int, bool) {
 
 // whole is the k-th restart's path, which is held whole (it shares
 // nothing).
-func (s *pathSet) whole(k int) []byte {
+func (s *Set) whole(k int) []byte {
 	_, rest, _ := s.entry(s.starts[k])
 	return rest
 }
 
-// all yields s's paths in order (each a new string).
-func (s *pathSet) all() iter.Seq[string] {
+// All yields s's paths in order (each a new string).
+func (s *Set) All() iter.Seq[string] {
 	return func(yield func(string) bool) {
 		var buf []byte
 		off := 0
@@ -144,9 +152,9 @@ func (s *pathSet) all() iter.Seq[string] {
 	}
 }
 
-// cursor reads a pathSet's paths in order, each valid until the next.
+// cursor reads a Set's paths in order, each valid until the next.
 type cursor struct {
-	s      *pathSet
+	s      *Set
 	i, off int
 	buf    []byte
 }
@@ -163,8 +171,8 @@ func (c *cursor) advance() {
 
 // merge is a and b as one set, read and packed in one pass: no path is
 // made a string, and the new set's bytes are sized at once.
-func merge(a, b *pathSet) pathSet {
-	out := packer{s: pathSet{data: make([]byte, 0, len(a.data)+len(b.data)), starts: make([]int, 0, (a.n+b.n)/restartEvery+1)}}
+func merge(a, b *Set) Set {
+	out := packer{s: Set{data: make([]byte, 0, len(a.data)+len(b.data)), starts: make([]int, 0, (a.n+b.n)/restartEvery+1)}}
 	ca, cb := cursor{s: a}, cursor{s: b}
 	ca.advance()
 	cb.advance()
@@ -188,7 +196,7 @@ func merge(a, b *pathSet) pathSet {
 	}
 }
 
-// pathRuns is a set of paths that grows by batches (what Files.Forget
+// runSet is a set of paths that grows by batches (what Files.Forget
 // lets go, every 16,384 files of a scan): sorted runs, each packed and at
 // most half the size of the one before it, the last two merged whenever a
 // batch breaks that. A batch costs its own size and, over a run's life,
@@ -196,12 +204,12 @@ func merge(a, b *pathSet) pathSet {
 // batch into one set re-packed the whole set each time (some 140,000
 // paths, the strings and the list of them too, sixteen times in each of
 // lint's scans at 20,000 targets).
-type pathRuns struct{ runs []pathSet }
+type runSet struct{ runs []Set }
 
 // has reports whether one of the runs holds p.
-func (r *pathRuns) has(p string) bool {
+func (r *runSet) has(p string) bool {
 	for i := range r.runs {
-		if r.runs[i].has(p) {
+		if r.runs[i].Has(p) {
 			return true
 		}
 	}
@@ -209,13 +217,23 @@ func (r *pathRuns) has(p string) bool {
 }
 
 // add adds ps, sorted and without repeats.
-func (r *pathRuns) add(ps []string) {
+func (r *runSet) add(ps []string) {
 	if len(ps) == 0 {
 		return
 	}
-	r.runs = append(r.runs, packPaths(ps))
+	r.runs = append(r.runs, Pack(ps))
 	for n := len(r.runs); n > 1 && 2*r.runs[n-1].n > r.runs[n-2].n; n = len(r.runs) {
 		r.runs[n-2] = merge(&r.runs[n-2], &r.runs[n-1])
 		r.runs = r.runs[:n-1]
 	}
+}
+
+// paths are every run's paths, sorted, each once.
+func (r *runSet) paths() []string {
+	var out []string
+	for i := range r.runs {
+		out = append(out, slices.Collect(r.runs[i].All())...)
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
 }
