@@ -46,11 +46,17 @@ func warmSchemas(ctx context.Context, repo *layout.Repo, opts Options, sh *share
 		return
 	}
 	texts := s.Texts(hs)
+	versions := map[string]string{} // each Kubernetes version parsed once, not once a text
+	for _, t := range texts {
+		if _, ok := versions[t.KubeVersion]; !ok {
+			versions[t.KubeVersion] = parseKubeVersion(t.KubeVersion).Original()
+		}
+	}
 	eachParallel(ctx, opts.Render.Concurrency, len(texts), func(i int) {
 		text, err := s.Read(texts[i])
 		if err != nil {
 			return // the cluster's checks read it again, and fail
 		}
-		v.Validate(parseKubeVersion(texts[i].KubeVersion).Original(), text)
+		v.Validate(versions[texts[i].KubeVersion], text)
 	})
 }
