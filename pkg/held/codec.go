@@ -14,8 +14,9 @@ import (
 // a 1,000-target cluster's restore allocated. The encoding is private to
 // the process (the pool lives in memory): internal/varenc's counts, lines,
 // columns and strings; per object its names and place, then its facts: a
-// byte, 0 for none (its content was kept), else 1, their number, and each
-// as a count of words and the words.
+// byte, 0 for none (its content was kept), else 1, their number (0 when
+// every one is empty, as for most objects), and each as a count of words
+// and the words.
 
 // encode appends objs (their texts, parsed content and nodes left out:
 // Put has let them go) and facts, one per object, to dst.
@@ -33,6 +34,10 @@ func encode(dst []byte, objs []manifest.Object, facts []Facts) []byte {
 			continue
 		}
 		dst = append(dst, 1)
+		if facts[i].Empty() {
+			dst = binary.AppendUvarint(dst, 0)
+			continue
+		}
 		dst = binary.AppendUvarint(dst, uint64(len(facts[i])))
 		for _, words := range facts[i] {
 			dst = binary.AppendUvarint(dst, uint64(len(words)))
@@ -79,7 +84,12 @@ func decode(b []byte, names Names) ([]manifest.Object, []Facts, error) {
 			d.Err = errStored
 			continue
 		}
-		facts[i] = make(Facts, d.Count())
+		k := d.Count()
+		if k == 0 {
+			facts[i] = Facts{} // most objects: no allocation of their own
+			continue
+		}
+		facts[i] = make(Facts, k)
 		for j := range facts[i] {
 			if w := d.Count(); w > 0 {
 				facts[i][j] = make([]string, w)
@@ -115,5 +125,18 @@ func (d *decoder) shared() string {
 
 // Facts are what a holder keeps of one object whose parsed content it let
 // go: lists of words, one per fact it declares, in its own order. nil: the
-// holder kept the object's content, and keeps no facts of it.
+// holder kept the object's content, and keeps no facts of it. Facts that
+// are all empty may come back from a Store with none of their lists (a
+// restored object with no facts takes no memory of its own for them).
 type Facts [][]string
+
+// Empty reports whether fs hold no words: nil, no lists, or every list
+// empty.
+func (fs Facts) Empty() bool {
+	for _, words := range fs {
+		if len(words) > 0 {
+			return false
+		}
+	}
+	return true
+}

@@ -27,6 +27,11 @@ type Plan struct {
 	// Parse reports whether a restored object gets its content parsed
 	// again; the others' texts are read from the pool when asked.
 	Parse func(o *manifest.Object) bool
+	// Restored is called with each rendering as it is restored, with its
+	// objects' facts as Plan.Facts gave them (all-empty facts may come
+	// back with no lists), before its cluster is checked: what the
+	// holder keeps of the facts it copies here.
+	Restored func(res *render.Result, facts []Facts)
 	// Stored is called once every target is stored, before the first
 	// cluster is restored: the run then holds nothing else of them.
 	Stored func(s *Store, hs []*Rendering)
@@ -41,13 +46,11 @@ type Cluster struct {
 	// Index is the cluster's place among the targets' clusters (from 1),
 	// Of their number: the shard of the repository it is.
 	Index, Of int
-	// Targets are its targets, Indexes their places in Plan.Targets,
-	// Results their renderings and Facts each rendering's objects' facts,
-	// as Plan.Facts gave them.
+	// Targets are its targets, Indexes their places in Plan.Targets and
+	// Results their renderings.
 	Targets []layout.Target
 	Indexes []int
 	Results []*render.Result
-	Facts   [][]Facts
 }
 
 // Run renders p.Targets once each and stores them, then restores them a
@@ -91,8 +94,8 @@ func Run(ctx context.Context, p Plan) error {
 			if err != nil {
 				return err
 			}
-			cl.Targets, cl.Indexes = append(cl.Targets, t), append(cl.Indexes, i)
-			cl.Results, cl.Facts = append(cl.Results, res), append(cl.Facts, facts)
+			p.Restored(res, facts)
+			cl.Targets, cl.Indexes, cl.Results = append(cl.Targets, t), append(cl.Indexes, i), append(cl.Results, res)
 		}
 		failed = append(failed, p.Cluster(cl))
 		if err := ctx.Err(); err != nil {

@@ -135,7 +135,7 @@ func TestStoreLostText(t *testing.T) {
 }
 
 // TestCodec: a stored rendering's objects and facts decode as they were
-// encoded; objects decoded together share the names they hold alike;
+// encoded (facts with no words as no lists, still not nil); objects decoded together share the names they hold alike;
 // every shortened or damaged encoding fails, without a panic.
 func TestCodec(t *testing.T) {
 	mk := func(name string, line int) manifest.Object {
@@ -150,8 +150,9 @@ func TestCodec(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !reflect.DeepEqual(a, objs) || !reflect.DeepEqual(af, facts) {
-		t.Fatalf("decoded %+v %q\nwant %+v %q", a, af, objs, facts)
+	wantFacts := []Facts{facts[0], {}, nil}
+	if !reflect.DeepEqual(a, objs) || !reflect.DeepEqual(af, wantFacts) || af[1] == nil {
+		t.Fatalf("decoded %+v %#v\nwant %+v %#v", a, af, objs, wantFacts)
 	}
 	b, _, err := decode(blob, names)
 	if err != nil {
@@ -191,4 +192,23 @@ func FuzzDecode(f *testing.F) {
 			t.Fatalf("%x decodes as %+v %q, and that encoded decodes as %+v %q, %v", b, objs, facts, again, againFacts, err)
 		}
 	})
+}
+
+// TestFactsEmpty: facts are empty when they hold no word, however many
+// lists they have.
+func TestFactsEmpty(t *testing.T) {
+	for _, c := range []struct {
+		fs   Facts
+		want bool
+	}{
+		{nil, true},
+		{Facts{}, true},
+		{Facts{nil, {}}, true},
+		{Facts{nil, {"db"}}, false},
+		{Facts{{""}}, false}, // one word, empty
+	} {
+		if got := c.fs.Empty(); got != c.want {
+			t.Errorf("%#v.Empty() = %v, want %v", c.fs, got, c.want)
+		}
+	}
 }

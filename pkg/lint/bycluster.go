@@ -49,7 +49,11 @@ func lintByCluster(ctx context.Context, repo *layout.Repo, opts Options, targets
 	crds := make([]*render.Result, len(targets)) // each target's CRDs alone
 	// What values-unused compares: each target's digest, when judged.
 	digests, judged := make([][sha256.Size]byte, len(targets)), make([]bool, len(targets))
-	sh := readRepo(repo)              // its schema validator serves every cluster: all have the same CRDs
+	// The repository's own files are read once every target is stored: the
+	// renderings do not need them, and held through the rendering they
+	// raised its peak (docs/performance.md). Its schema validator serves
+	// every cluster: all have the same CRDs.
+	var sh *shared
 	m := &fold{scan: newUnusedScan()} // each part folded in once checked
 	err := held.Run(ctx, held.Plan{
 		Renderer: r,
@@ -61,9 +65,11 @@ func lintByCluster(ctx context.Context, repo *layout.Repo, opts Options, targets
 			}
 			digests[i], judged[i] = digestOf(res)
 		},
-		Facts: objs.take,
-		Parse: readWhole,
+		Facts:    objs.take,
+		Parse:    readWhole,
+		Restored: objs.give,
 		Stored: func(s *held.Store, hs []*held.Rendering) {
+			sh = readRepo(repo)
 			warmSchemas(ctx, repo, opts, sh, s, hs, crds)
 		},
 		Cluster: func(c *held.Cluster) error {
@@ -75,9 +81,6 @@ func lintByCluster(ctx context.Context, repo *layout.Repo, opts Options, targets
 					others = append(others, res)
 				}
 			}
-			for k, res := range c.Results {
-				objs.give(res, c.Facts[k])
-			}
 			err := m.checkAndFold(repo, o, c.Targets, c.Results, objs, &evidence{ctx: ctx, renderer: r, crdSources: others, shared: sh, laterUnused: true})
 			for _, res := range c.Results {
 				objs.forget(res)
@@ -88,6 +91,9 @@ func lintByCluster(ctx context.Context, repo *layout.Repo, opts Options, targets
 	})
 	if cerr := ctx.Err(); cerr != nil {
 		return nil, cerr
+	}
+	if sh == nil { // a rendering could not be stored: no cluster was checked
+		return nil, err
 	}
 	if ruleOn(repo, ruleValuesUnused) {
 		var list []unusedSubject

@@ -1,8 +1,6 @@
 package lint
 
 import (
-	"slices"
-
 	"sigs.k8s.io/yaml"
 
 	"github.com/repotool/repotool/pkg/held"
@@ -46,13 +44,16 @@ type objects struct {
 	// none are the facts of an object with none: one value for most
 	// objects, never changed.
 	none held.Facts
+	// kept are the facts of the objects let go that have some; bare
+	// holds the others (most objects), each a key alone.
 	kept map[*manifest.Object]held.Facts
+	bare map[*manifest.Object]struct{}
 }
 
 // newObjects keeps facts (every rule's: declared) of the objects a run
 // lets go.
 func newObjects(facts []*fact) *objects {
-	return &objects{facts: facts, none: make(held.Facts, len(facts)), kept: map[*manifest.Object]held.Facts{}}
+	return &objects{facts: facts, none: make(held.Facts, len(facts)), kept: map[*manifest.Object]held.Facts{}, bare: map[*manifest.Object]struct{}{}}
 }
 
 // fact is f of o: kept, or taken now from o.
@@ -60,6 +61,9 @@ func (v *objects) fact(o *manifest.Object, f *fact) []string {
 	if v != nil {
 		if k, ok := v.kept[o]; ok {
 			return k[f.at]
+		}
+		if _, ok := v.bare[o]; ok {
+			return nil
 		}
 	}
 	return f.of(o)
@@ -73,12 +77,21 @@ func (v *objects) letGo(res *render.Result) {
 		if readWhole(o) || o.Content == nil {
 			continue
 		}
-		v.kept[o] = v.factsOf(o)
+		v.keep(o, v.factsOf(o))
 		o.Content = nil
 	}
 }
 
-// factsOf are o's facts, v.none when it has none.
+// keep keeps fs, o's facts.
+func (v *objects) keep(o *manifest.Object, fs held.Facts) {
+	if fs.Empty() {
+		v.bare[o] = struct{}{}
+		return
+	}
+	v.kept[o] = fs
+}
+
+// factsOf are o's facts, nil when it has none.
 func (v *objects) factsOf(o *manifest.Object) held.Facts {
 	var fs held.Facts
 	for _, f := range v.facts {
@@ -89,15 +102,16 @@ func (v *objects) factsOf(o *manifest.Object) held.Facts {
 			fs[f.at] = words
 		}
 	}
-	if fs == nil {
-		return v.none
-	}
 	return fs
 }
 
 // take hands o's facts to a store, which keeps them while o is let go:
 // nil when the rules read o whole.
 func (v *objects) take(o *manifest.Object) held.Facts {
+	if _, ok := v.bare[o]; ok {
+		delete(v.bare, o)
+		return v.none
+	}
 	fs, ok := v.kept[o]
 	if !ok {
 		return nil
@@ -109,14 +123,9 @@ func (v *objects) take(o *manifest.Object) held.Facts {
 // give keeps what a store gives back: the facts of res's objects.
 func (v *objects) give(res *render.Result, facts []held.Facts) {
 	for i := range res.Objects {
-		if i >= len(facts) || facts[i] == nil {
-			continue
+		if i < len(facts) && facts[i] != nil {
+			v.keep(&res.Objects[i], facts[i])
 		}
-		fs := facts[i]
-		if !slices.ContainsFunc(fs, func(words []string) bool { return words != nil }) {
-			fs = v.none // most objects: one value for them all, not one each
-		}
-		v.kept[&res.Objects[i]] = fs
 	}
 }
 
@@ -124,6 +133,7 @@ func (v *objects) give(res *render.Result, facts []held.Facts) {
 func (v *objects) forget(res *render.Result) {
 	for i := range res.Objects {
 		delete(v.kept, &res.Objects[i])
+		delete(v.bare, &res.Objects[i])
 	}
 }
 

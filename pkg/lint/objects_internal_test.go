@@ -13,7 +13,9 @@ import (
 // with the facts the rules declare kept (a Deployment's Secret references,
 // a Job's words, a ConfigMap's SOPS value); contentOf parses it again, as
 // it was; a rule reads the same fact whether the run kept it or not; and
-// an object with no fact shares one value with the others.
+// an object with no fact is kept with none of its own; and what a store
+// is handed (take) comes back the same (give), an object with no fact as
+// the store gives it, with no lists.
 func TestLetGo(t *testing.T) {
 	stream := []byte(`---
 apiVersion: apps/v1
@@ -68,9 +70,12 @@ metadata:
 	}
 	v := newObjects(ruleFacts)
 	before := make([]map[string]any, len(objs))
-	whole := make([]held.Facts, len(objs))
+	whole := make([][][]string, len(objs))
 	for i := range objs {
-		before[i], whole[i] = objs[i].Content, v.factsOf(&objs[i])
+		before[i] = objs[i].Content
+		for _, f := range ruleFacts {
+			whole[i] = append(whole[i], f.of(&objs[i]))
+		}
 	}
 	res := &render.Result{Objects: objs}
 	v.letGo(res)
@@ -90,18 +95,36 @@ metadata:
 	if v.fact(leaked, factSOPSValue) == nil || v.fact(plain, factSOPSValue) != nil {
 		t.Error("the SOPS value is not where it is")
 	}
-	if &v.kept[plain][0] != &v.none[0] {
+	if _, ok := v.bare[plain]; !ok || v.kept[plain] != nil {
 		t.Error("an object with no fact holds facts of its own")
 	}
+	check := func(when string) {
+		t.Helper()
+		for i := range res.Objects {
+			o := &res.Objects[i]
+			for _, f := range ruleFacts {
+				if got, want := v.fact(o, f), whole[i][f.at]; !reflect.DeepEqual(got, want) {
+					t.Errorf("%s: %s: fact %d is %v let go, %v whole", when, o.ID(), f.at, got, want)
+				}
+			}
+		}
+	}
+	check("let go")
+	handed := make([]held.Facts, len(res.Objects))
+	for i := range res.Objects {
+		if handed[i] = v.take(&res.Objects[i]); handed[i] != nil && handed[i].Empty() {
+			handed[i] = held.Facts{}
+		}
+	}
+	if handed[2] != nil || handed[5] == nil || len(v.kept)+len(v.bare) != 0 {
+		t.Errorf("handed to a store: %q; still kept: %d, %d", handed, len(v.kept), len(v.bare))
+	}
+	v.give(res, handed)
+	check("given back")
 	for i := range res.Objects {
 		o := &res.Objects[i]
 		if got := contentOf(o); !reflect.DeepEqual(got, before[i]) {
 			t.Errorf("contentOf(%s) = %v, want %v", o.ID(), got, before[i])
-		}
-		for _, f := range ruleFacts {
-			if got, want := v.fact(o, f), whole[i][f.at]; !reflect.DeepEqual(got, want) {
-				t.Errorf("%s: fact %d is %v let go, %v whole", o.ID(), f.at, got, want)
-			}
 		}
 	}
 }
