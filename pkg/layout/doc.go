@@ -20,21 +20,24 @@
 // not render charts, decrypt secrets (see package render) or lint manifests
 // (see package lint).
 //
-// The model (Repo, Cluster, Namespace, Target) is in model.go; Load and the
-// walk of the folders in load.go; the checks that make its Diagnostics
-// (folders, names, values files) in checks.go and their codes in
-// diagnostic.go; the run's file index (Files) in files.go; Inputs, the
-// paths that decide a target's rendering, in inputs.go; Shard in shard.go.
+// The model (Repo, Cluster, Namespace, Target) is in model.go; Load in
+// load.go, and the one walk of the folders that finds the targets (the
+// default layout's and layout.targets' path template alike) in walk.go;
+// the checks that make its Diagnostics (folders, names, values files) in
+// checks.go and their codes in diagnostic.go; the run's file index (Files)
+// in files.go; Inputs, the paths that decide a target's rendering, in
+// inputs.go; Shard in shard.go.
 //
 // Inside: the repository model (`model.go`): clusters, namespaces, targets
 // (kept, with their `Errors`, when they cannot be loaded), values files in
 // merge order, the loaded `config.Config`, layout diagnostics (the checks in
-// `checks.go`, their codes in `diagnostic.go`; the walk of the folders in
+// `checks.go`, their codes in `diagnostic.go`; a namespace's folder in
 // `load.go`, a target and its values in `targets.go`; a shared chart, values
 // lists, cluster-wide values and the warnings for files no target reads in
-// `sources.go`; targets found by `layout.targets`'s path template in
-// `template.go`, which builds the same model, so that nothing downstream reads
-// folder names: `Repo.Folders`, `Repo.ClusterOf` and `Target.Folders` answer
+// `sources.go`; the walk in `walk.go`: the default layout is the path
+// template `<clustersDir>/{cluster}/{namespace}`, found as `layout.targets`'s
+// are, and every template builds the same model, so that nothing downstream
+// reads folder names: `Repo.Folders`, `Repo.ClusterOf` and `Target.Folders` answer
 // what commands asked of `clustersDir` before), symlink containment, and the
 // run's file index (`Repo.Files`): files read and parsed (YAML nodes with
 // positions) when a stage asks, what is kept of them bounded (`held.go`:

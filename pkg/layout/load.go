@@ -157,36 +157,15 @@ func (l *loader) loadConfig(opts Options) error {
 
 func (l *loader) load() error {
 	lc := l.repo.Config.Layout
-	if lc.Templated() {
-		return l.loadTemplated(lc.TargetTemplate())
-	}
-	nsEntries, nsErr := l.readDir(lc.NamespacesDir)
-	clEntries, clErr := l.readDir(lc.ClustersDir)
-	if errors.Is(nsErr, fs.ErrNotExist) && errors.Is(clErr, fs.ErrNotExist) {
-		return fmt.Errorf("%w: it has neither a %s/ nor a %s/ folder (is this the repository root? folder names can be changed in %s)",
-			ErrNotRepository, lc.NamespacesDir, lc.ClustersDir, config.FileName)
-	}
-	for _, err := range []error{nsErr, clErr} {
-		if err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return err
+	if !lc.Templated() { // the walk reads either folder, and fails when one cannot be read
+		_, nsErr := resolve(l.fsys, lc.NamespacesDir)
+		_, clErr := resolve(l.fsys, lc.ClustersDir)
+		if errors.Is(nsErr, fs.ErrNotExist) && errors.Is(clErr, fs.ErrNotExist) {
+			return fmt.Errorf("%w: it has neither a %s/ nor a %s/ folder (is this the repository root? folder names can be changed in %s)",
+				ErrNotRepository, lc.NamespacesDir, lc.ClustersDir, config.FileName)
 		}
 	}
-	if err := l.loadNamespaces(nsEntries); err != nil {
-		return err
-	}
-	for _, e := range clEntries {
-		if l.only != nil && e.name != l.only.Cluster {
-			continue
-		}
-		l.checkFolder(e, "cluster")
-		if e.dir {
-			if err := l.loadCluster(e); err != nil {
-				return err
-			}
-		}
-	}
-	l.finish()
-	return nil
+	return l.loadTargets(lc.TargetTemplate(), lc.Templated())
 }
 
 // loadNamespaces loads the folders under namespaces/, then the namespaces
@@ -276,44 +255,6 @@ func (l *loader) loadChart(f entry) *Chart {
 		return nil
 	}
 	return &Chart{Dir: path.Dir(f.path), Name: meta.Name, Version: meta.Version}
-}
-
-func (l *loader) loadCluster(e entry) error {
-	cl := l.newCluster(e.name, e.path)
-	l.checkName(e, "cluster")
-	l.checkFolderLink(e, "cluster")
-	entries, err := l.readDir(e.path)
-	if err != nil {
-		return err
-	}
-	for _, f := range entries {
-		l.clusterWide(&cl, f)
-	}
-	sortValues(cl.Values)
-	for _, nsDir := range entries {
-		if err := l.ctx.Err(); err != nil {
-			return err
-		}
-		if l.only != nil && nsDir.name != l.only.Namespace {
-			continue
-		}
-		l.checkFolder(nsDir, "namespace")
-		l.checkFolderLink(nsDir, "namespace")
-		if !nsDir.dir {
-			continue
-		}
-		t, ok, err := l.loadTarget(&cl, nsDir)
-		if err != nil {
-			return err
-		}
-		if ok {
-			cl.Namespaces = append(cl.Namespaces, t.Namespace)
-			l.repo.Targets = append(l.repo.Targets, t)
-		}
-	}
-	l.declaredTargets(&cl)
-	l.repo.Clusters = append(l.repo.Clusters, cl)
-	return nil
 }
 
 // newCluster is cluster name, in folder dir ("" when it has none), with

@@ -13,12 +13,12 @@ import (
 	"github.com/repotool/repotool/pkg/config"
 )
 
-// A layout whose targets are not <clustersDir>/<cluster>/<namespace> names
-// their folders with a template (layout.targets, config.TargetTemplate):
-// projects/{team}/{namespace}/{cluster}/{env}. The walk below finds every
-// folder the template matches; the parts name the target, and the rest of
-// the model (namespaces, clusters, values, inputs) is built as for the
-// default layout, so that nothing downstream reads folder names.
+// A layout's targets are the folders a path template matches
+// (config.TargetTemplate): the default <clustersDir>/{cluster}/{namespace},
+// or layout.targets' (projects/{team}/{namespace}/{cluster}/{env}). One
+// walk below finds them for every layout; the parts name the target, and
+// the rest of the model (namespaces, clusters, values, inputs) is built
+// alike, so that nothing downstream reads folder names.
 
 // helmFolders are the folders of a chart that Helm gives a meaning to:
 // below a Chart.yaml, they are never a part of the template.
@@ -33,13 +33,17 @@ type match struct {
 func (m match) cluster() string   { return m.parts[config.PartCluster] }
 func (m match) namespace() string { return m.parts[config.PartNamespace] }
 
-// loadTemplated loads a repository whose targets the template finds.
-func (l *loader) loadTemplated(tpl config.TargetTemplate) error {
-	var matches []match
-	if err := l.walk(tpl, 0, entry{path: ".", real: ".", dir: true}, map[string]string{}, &matches); err != nil {
+// loadTargets loads the targets the template finds, and their clusters
+// and namespaces: the default layout's (<clustersDir>/{cluster}/{namespace})
+// and layout.targets' alike, by one walk. templated: the template is
+// layout.targets', which tells where the repository begins.
+func (l *loader) loadTargets(tpl config.TargetTemplate, templated bool) error {
+	w := &walker{tpl: tpl, templated: templated}
+	if err := l.walk(w, 0, entry{path: ".", real: ".", dir: true}, map[string]string{}); err != nil {
 		return err
 	}
-	if first := tpl.Segments[0]; tpl.Part(0) == "" && len(matches) == 0 {
+	matches := w.matches
+	if first := tpl.Segments[0]; templated && tpl.Part(0) == "" && len(matches) == 0 {
 		if _, err := resolve(l.fsys, first); errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("%w: it has no %s/ folder, where layout.targets (%s) begins (is this the repository root?)",
 				ErrNotRepository, first, strings.Join(tpl.Segments, "/"))
@@ -65,8 +69,16 @@ func (l *loader) loadTemplated(tpl config.TargetTemplate) error {
 	for _, m := range matches {
 		byCluster[m.cluster()] = append(byCluster[m.cluster()], m)
 	}
-	for _, name := range slices.Sorted(maps.Keys(byCluster)) {
-		if err := l.templatedCluster(tpl, name, byCluster[name]); err != nil {
+	folders := map[string][]entry{} // each cluster's folders, when the template names clusters first
+	for _, c := range w.clusters {
+		if l.only == nil || c.name == l.only.Cluster {
+			folders[c.name] = append(folders[c.name], c)
+		}
+	}
+	names := slices.Concat(slices.Collect(maps.Keys(byCluster)), slices.Collect(maps.Keys(folders)))
+	slices.Sort(names)
+	for _, name := range slices.Compact(names) {
+		if err := l.templatedCluster(tpl, name, folders[name], byCluster[name]); err != nil {
 			return err
 		}
 	}
@@ -74,31 +86,37 @@ func (l *loader) loadTemplated(tpl config.TargetTemplate) error {
 	return nil
 }
 
+// walker is what a walk finds: the folders the template matches, with
+// their parts, and, when it names clusters before namespaces, every
+// cluster's folder (one with no namespace folder is a cluster still).
+// templated: the template is layout.targets'.
+type walker struct {
+	tpl       config.TargetTemplate
+	templated bool
+	matches   []match
+	clusters  []entry
+}
+
 // walk finds the folders below e that the template's segments from i on
-// match, and adds them to out with their parts. Hidden folders are not
-// parts (.git).
-func (l *loader) walk(tpl config.TargetTemplate, i int, e entry, parts map[string]string, out *[]match) error {
+// match, and adds them to w with their parts. Hidden folders are not
+// parts (.git); below the root, one where a cluster's or a namespace's
+// folder is expected is reported as a name no cluster or namespace has.
+func (l *loader) walk(w *walker, i int, e entry, parts map[string]string) error {
 	if err := l.ctx.Err(); err != nil {
 		return err
 	}
+	tpl := w.tpl
 	if i == len(tpl.Segments) {
-		*out = append(*out, match{parts: maps.Clone(parts), e: e})
+		w.matches = append(w.matches, match{parts: maps.Clone(parts), e: e})
 		return nil
 	}
 	name := tpl.Part(i)
 	if name == "" {
-		p := path.Join(e.path, tpl.Segments[i])
-		real, err := resolve(l.fsys, p)
-		if err != nil {
-			if !errors.Is(err, fs.ErrNotExist) {
-				l.linkDiag(p, err)
-			}
-			return nil
+		next, ok, err := l.literal(e, tpl.Segments[i])
+		if !ok || err != nil {
+			return err
 		}
-		if st, err := fs.Stat(l.fsys, real); err != nil || !st.IsDir() {
-			return nil
-		}
-		return l.walk(tpl, i+1, entry{name: tpl.Segments[i], path: p, real: real, dir: true}, parts, out)
+		return l.walk(w, i+1, next, parts)
 	}
 	entries, err := l.readDir(e.path)
 	if err != nil {
@@ -113,36 +131,79 @@ func (l *loader) walk(tpl config.TargetTemplate, i int, e entry, parts map[strin
 	}
 	own := prev == config.PartCluster && !tpl.NamespaceFirst() || prev == config.PartNamespace && tpl.NamespaceFirst()
 	chart := slices.ContainsFunc(entries, func(c entry) bool { return c.name == "Chart.yaml" && !c.dir })
-	found := len(*out)
+	found := len(w.matches)
 	var stray []Diagnostic
 	defer func() {
-		if len(*out) > found { // only folders on the way to a target are the layout's
+		if len(w.matches) > found { // only folders on the way to a target are the layout's
 			l.pending = append(l.pending, stray...)
 		}
 	}()
 	for _, c := range entries {
-		if strings.HasPrefix(c.name, ".") || chart && helmFolders[c.name] {
-			continue // Git's folder; a chart's own folders are no part
+		if chart && helmFolders[c.name] {
+			continue // a chart's own folders are no part
+		}
+		if strings.HasPrefix(c.name, ".") {
+			if c.dir && i > 0 && (name == config.PartCluster || name == config.PartNamespace) {
+				l.checkName(c, name) // no cluster's or namespace's: said, not passed by unseen
+			}
+			continue // Git's folder
+		}
+		if l.only != nil && (name == config.PartCluster && c.name != l.only.Cluster || name == config.PartNamespace && c.name != l.only.Namespace) {
+			continue // Options.Only: another target's
 		}
 		if i > 0 && !c.dir && !own && isYAML(c.name) { // the root holds repotool.yaml and the like
-			stray = append(stray, Diagnostic{Severity: SeverityWarning, Code: CodeFileUnrecognized, File: c.path,
-				Message: fmt.Sprintf("YAML file in a folder layout.targets (%s) passes through is not read: it is no target's, cluster's or namespace's folder",
-					strings.Join(tpl.Segments, "/")),
-				Hint: "move it into a target's folder, or list it in the values lists of the targets it is for"})
+			stray = append(stray, w.stray(e, c))
 		}
 		if name == config.PartCluster || name == config.PartNamespace {
 			l.checkFolder(c, name)
+			l.checkFolderLink(c, name)
 		}
 		if !c.dir {
 			continue
 		}
+		if name == config.PartCluster && !tpl.NamespaceFirst() {
+			w.clusters = append(w.clusters, c)
+		}
 		parts[name] = c.name
-		if err := l.walk(tpl, i+1, c, parts, out); err != nil {
+		if err := l.walk(w, i+1, c, parts); err != nil {
 			return err
 		}
 	}
 	delete(parts, name)
 	return nil
+}
+
+// literal is the folder seg below e, a literal segment of the template:
+// not ok when there is none (a link out of the repository is reported).
+func (l *loader) literal(e entry, seg string) (entry, bool, error) {
+	p := path.Join(e.path, seg)
+	real, err := resolve(l.fsys, p)
+	if err != nil {
+		if !errors.Is(err, fs.ErrNotExist) {
+			l.linkDiag(p, err)
+		}
+		return entry{}, false, nil
+	}
+	st, err := fs.Stat(l.fsys, real)
+	switch {
+	case errors.Is(err, fs.ErrNotExist) || err == nil && !st.IsDir():
+		return entry{}, false, nil
+	case err != nil:
+		return entry{}, false, err // there, and cannot be read: fail, not pass by
+	}
+	return entry{name: seg, path: p, real: real, dir: true}, true, nil
+}
+
+// stray is the warning for YAML file c in folder e, which the walk passes
+// through on the way to targets' folders: no target reads it.
+func (w *walker) stray(e, c entry) Diagnostic {
+	msg := fmt.Sprintf("YAML file in a folder layout.targets (%s) passes through is not read: it is no target's, cluster's or namespace's folder",
+		strings.Join(w.tpl.Segments, "/"))
+	if !w.templated {
+		msg = fmt.Sprintf("YAML file directly in %s/ is not read: it is no cluster's folder", e.path)
+	}
+	return Diagnostic{Severity: SeverityWarning, Code: CodeFileUnrecognized, File: c.path, Message: msg,
+		Hint: "move it into a target's folder, or list it in the values lists of the targets it is for"}
 }
 
 // templatedNamespaces loads the namespaces of a template that names them
@@ -184,19 +245,28 @@ func (l *loader) templatedNamespaces(tpl config.TargetTemplate, matches []match)
 // templatedCluster loads a cluster and the targets the template finds for
 // it. The cluster has a folder when the template names it before the
 // namespace and every target is below the same one: its cluster-wide
-// values are there. Two folders for one target are a target-conflict
-// error of the target.
-func (l *loader) templatedCluster(tpl config.TargetTemplate, name string, matches []match) error {
-	dir := ""
-	if !tpl.NamespaceFirst() {
-		n := tpl.Index(config.PartCluster) + 1
-		dir = tpl.Prefix(n, matches[0].parts)
-		if slices.ContainsFunc(matches, func(m match) bool { return tpl.Prefix(n, m.parts) != dir }) {
-			dir = ""
+// values are there; folders are the cluster's folders the walk passed
+// (none when it names namespaces first), and with no target one folder is
+// the cluster's. Two folders for one target are a target-conflict error
+// of the target.
+func (l *loader) templatedCluster(tpl config.TargetTemplate, name string, folders []entry, matches []match) error {
+	dir, at := "", ""
+	switch n := tpl.Index(config.PartCluster) + 1; {
+	case len(matches) > 0:
+		at = matches[0].e.path
+		if !tpl.NamespaceFirst() {
+			dir = tpl.Prefix(n, matches[0].parts)
+			if slices.ContainsFunc(matches, func(m match) bool { return tpl.Prefix(n, m.parts) != dir }) {
+				dir = ""
+			}
 		}
+	case len(folders) == 1:
+		dir = folders[0].path
+	default: // no target, and a folder in each of several places: not one cluster's
+		at = folders[0].path
 	}
 	cl := l.newCluster(name, dir)
-	l.checkName(entry{name: name, path: cmp.Or(dir, matches[0].e.path)}, "cluster")
+	l.checkName(entry{name: name, path: cmp.Or(dir, at)}, "cluster")
 	if dir != "" {
 		entries, err := l.readDir(dir)
 		if err != nil {
