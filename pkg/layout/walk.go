@@ -24,14 +24,17 @@ import (
 // below a Chart.yaml, they are never a part of the template.
 var helmFolders = map[string]bool{"templates": true, "charts": true, "crds": true}
 
-// match is a folder the template matches, with its parts.
+// match is a folder the template matches (e): its cluster and namespace,
+// and the folders on its way that their parts matched (the template up to
+// {cluster}, up to {namespace}). No other part names anything.
 type match struct {
-	parts map[string]string
-	e     entry
+	clusterName, namespaceName string
+	clusterDir, namespaceDir   string
+	e                          entry
 }
 
-func (m match) cluster() string   { return m.parts[config.PartCluster] }
-func (m match) namespace() string { return m.parts[config.PartNamespace] }
+func (m match) cluster() string   { return m.clusterName }
+func (m match) namespace() string { return m.namespaceName }
 
 // loadTargets loads the targets the template finds, and their clusters
 // and namespaces: the default layout's (<clustersDir>/{cluster}/{namespace})
@@ -39,7 +42,7 @@ func (m match) namespace() string { return m.parts[config.PartNamespace] }
 // layout.targets', which tells where the repository begins.
 func (l *loader) loadTargets(tpl config.TargetTemplate, templated bool) error {
 	w := &walker{tpl: tpl, templated: templated}
-	if err := l.walk(w, 0, entry{path: ".", real: ".", dir: true}, map[string]string{}); err != nil {
+	if err := l.walk(w, 0, entry{path: ".", real: ".", dir: true}, match{}); err != nil {
 		return err
 	}
 	matches := w.matches
@@ -65,25 +68,43 @@ func (l *loader) loadTargets(tpl config.TargetTemplate, templated bool) error {
 			return err
 		}
 	}
-	byCluster := map[string][]match{}
-	for _, m := range matches {
-		byCluster[m.cluster()] = append(byCluster[m.cluster()], m)
-	}
+	// Each cluster's matches, in one slice sorted by cluster (not copied:
+	// a repository of 20,000 targets has as many).
+	slices.SortStableFunc(matches, func(a, b match) int { return strings.Compare(a.cluster(), b.cluster()) })
 	folders := map[string][]entry{} // each cluster's folders, when the template names clusters first
+	names := make([]string, 0, len(w.clusters))
 	for _, c := range w.clusters {
 		if l.only == nil || c.name == l.only.Cluster {
 			folders[c.name] = append(folders[c.name], c)
+			names = append(names, c.name)
 		}
 	}
-	names := slices.Concat(slices.Collect(maps.Keys(byCluster)), slices.Collect(maps.Keys(folders)))
+	for i := 0; i < len(matches); {
+		names = append(names, matches[i].cluster())
+		i += len(clusterRun(matches[i:]))
+	}
 	slices.Sort(names)
 	for _, name := range slices.Compact(names) {
-		if err := l.templatedCluster(tpl, name, folders[name], byCluster[name]); err != nil {
+		var run []match // none: a cluster's folder with no target's in it
+		if i, ok := slices.BinarySearchFunc(matches, name, func(m match, c string) int { return strings.Compare(m.cluster(), c) }); ok {
+			run = clusterRun(matches[i:])
+		}
+		if err := l.templatedCluster(tpl, name, folders[name], run); err != nil {
 			return err
 		}
 	}
 	l.finish()
 	return nil
+}
+
+// clusterRun is the matches at the start of ms that are of its first
+// match's cluster.
+func clusterRun(ms []match) []match {
+	n := 0
+	for n < len(ms) && ms[n].cluster() == ms[0].cluster() {
+		n++
+	}
+	return ms[:n:n]
 }
 
 // walker is what a walk finds: the folders the template matches, with
@@ -98,16 +119,17 @@ type walker struct {
 }
 
 // walk finds the folders below e that the template's segments from i on
-// match, and adds them to w with their parts. Hidden folders are not
+// match, and adds them to w, each as m with the parts below e. Hidden folders are not
 // parts (.git); below the root, one where a cluster's or a namespace's
 // folder is expected is reported as a name no cluster or namespace has.
-func (l *loader) walk(w *walker, i int, e entry, parts map[string]string) error {
+func (l *loader) walk(w *walker, i int, e entry, m match) error {
 	if err := l.ctx.Err(); err != nil {
 		return err
 	}
 	tpl := w.tpl
 	if i == len(tpl.Segments) {
-		w.matches = append(w.matches, match{parts: maps.Clone(parts), e: e})
+		m.e = e
+		w.matches = append(w.matches, m)
 		return nil
 	}
 	name := tpl.Part(i)
@@ -116,7 +138,7 @@ func (l *loader) walk(w *walker, i int, e entry, parts map[string]string) error 
 		if !ok || err != nil {
 			return err
 		}
-		return l.walk(w, i+1, next, parts)
+		return l.walk(w, i+1, next, m)
 	}
 	entries, err := l.readDir(e.path)
 	if err != nil {
@@ -164,12 +186,16 @@ func (l *loader) walk(w *walker, i int, e entry, parts map[string]string) error 
 		if name == config.PartCluster && !tpl.NamespaceFirst() {
 			w.clusters = append(w.clusters, c)
 		}
-		parts[name] = c.name
-		if err := l.walk(w, i+1, c, parts); err != nil {
+		switch name {
+		case config.PartCluster:
+			m.clusterName, m.clusterDir = c.name, c.path
+		case config.PartNamespace:
+			m.namespaceName, m.namespaceDir = c.name, c.path
+		}
+		if err := l.walk(w, i+1, c, m); err != nil {
 			return err
 		}
 	}
-	delete(parts, name)
 	return nil
 }
 
@@ -211,10 +237,9 @@ func (w *walker) stray(e, c entry) Diagnostic {
 // its chart and common values. One namespace in two folders (two teams'
 // "shop") is a target-conflict error at both.
 func (l *loader) templatedNamespaces(tpl config.TargetTemplate, matches []match) error {
-	n := tpl.Index(config.PartNamespace) + 1
 	folders := map[string]entry{}
 	for _, m := range matches {
-		dir := tpl.Prefix(n, m.parts)
+		dir := m.namespaceDir
 		prev, seen := folders[m.namespace()]
 		switch {
 		case !seen:
@@ -251,12 +276,12 @@ func (l *loader) templatedNamespaces(tpl config.TargetTemplate, matches []match)
 // of the target.
 func (l *loader) templatedCluster(tpl config.TargetTemplate, name string, folders []entry, matches []match) error {
 	dir, at := "", ""
-	switch n := tpl.Index(config.PartCluster) + 1; {
+	switch {
 	case len(matches) > 0:
 		at = matches[0].e.path
 		if !tpl.NamespaceFirst() {
-			dir = tpl.Prefix(n, matches[0].parts)
-			if slices.ContainsFunc(matches, func(m match) bool { return tpl.Prefix(n, m.parts) != dir }) {
+			dir = matches[0].clusterDir
+			if slices.ContainsFunc(matches, func(m match) bool { return m.clusterDir != dir }) {
 				dir = ""
 			}
 		}
