@@ -31,12 +31,18 @@ func originsOf(ctx context.Context, baseR, headR *render.Renderer, base, head *r
 	if base == nil || head == nil || base.Err != nil || head.Err != nil {
 		return nil
 	}
-	eb, err := baseR.EffectiveValues(ctx, &base.Target)
-	if err != nil {
-		return nil
-	}
+	// Both revisions at once: tracing a target's values is most of what
+	// provenance costs, and the comparison waits for it.
+	var eb *values.Effective
+	var errBase error
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		eb, errBase = baseR.EffectiveValues(ctx, &base.Target)
+	}()
 	eh, err := headR.EffectiveValues(ctx, &head.Target)
-	if err != nil {
+	<-done
+	if err != nil || errBase != nil {
 		return nil
 	}
 	o := &origins{diffs: values.Compare([]*values.Effective{eb, eh})}

@@ -63,7 +63,9 @@
 //     (`Renderer.valuesFile`, with the size limit), secret ones decrypted in
 //     memory (each once per run, never on disk), merged; conflicts located on
 //     the index's parse; the analyses `EffectiveValues`, `ChartDefaults`,
-//     `TemplatesMention` and `Without`.
+//     `TemplatesMention` and `Without` (`EffectiveValues` parses each
+//     chart's values.yaml once for the targets of that chart that ask in
+//     turn, the last 64 kept: `valuesdocs.go`).
 //
 //  3. Engine (`helmtemplate.go`): Helm's client-only install steps (release,
 //     capabilities, values checked against values.schema.json, each schema

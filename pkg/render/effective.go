@@ -49,10 +49,10 @@ func (r *Renderer) EffectiveValues(ctx context.Context, t *layout.Target) (*valu
 		return nil, err
 	}
 	var layers []values.Layer
-	if doc := chartValuesDoc(c, r.helm4()); doc != nil {
+	if doc := r.valuesDocs.of(c, r.helm4()); doc != nil {
 		layers = append(layers, values.Layer{File: path.Join(t.ChartDir, chartutil.ValuesfileName), Doc: doc})
 	}
-	layers = append(layers, subchartLayers(c, entry.Chart, entry, nil, r.helm4())...)
+	layers = append(layers, r.subchartLayers(c, entry.Chart, entry, nil)...)
 	defaults := len(layers)
 	for _, vf := range t.Values {
 		data, err := r.valuesFile(vf.Path)
@@ -242,12 +242,12 @@ func valuesNode(data []byte, helm4 bool) (*yaml.Node, error) {
 // its name, depth first; prefix is c's path below the top chart, and orig
 // is c as loaded (nil when unknown), whose chart.ChartFullPath names the
 // subcharts entry.Origins knows, before aliases renamed them.
-func subchartLayers(c, orig *chart.Chart, entry *charts.Loaded, prefix []string, helm4 bool) []values.Layer {
+func (r *Renderer) subchartLayers(c, orig *chart.Chart, entry *charts.Loaded, prefix []string) []values.Layer {
 	var out []values.Layer
 	for _, sub := range c.Dependencies() {
 		p := append(prefix[:len(prefix):len(prefix)], sub.Name())
 		origSub := loadedAs(orig, sub.Name())
-		if doc := chartValuesDoc(sub, helm4); doc != nil {
+		if doc := r.valuesDocs.of(sub, r.helm4()); doc != nil {
 			origin := strings.Join(p, "/")
 			if origSub != nil {
 				origin = cmp.Or(entry.Origins[origSub.ChartFullPath()], origin)
@@ -258,7 +258,7 @@ func subchartLayers(c, orig *chart.Chart, entry *charts.Loaded, prefix []string,
 			}
 			out = append(out, values.Layer{File: file, Doc: doc, Prefix: p})
 		}
-		out = append(out, subchartLayers(sub, origSub, entry, p, helm4)...)
+		out = append(out, r.subchartLayers(sub, origSub, entry, p)...)
 	}
 	return out
 }

@@ -44,6 +44,8 @@ type Renderer struct {
 	// templateText is every template of a chart and its subcharts, joined
 	// (TemplatesMention), by folder.
 	templateText once.Map[string]
+	// valuesDocs are the charts' values.yaml EffectiveValues parsed last.
+	valuesDocs valuesDocs
 	// engine runs the templates, each chart's parsed once.
 	engine engine.Engine
 	// plain holds the decrypted secret values files, by path and content
