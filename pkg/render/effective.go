@@ -203,13 +203,22 @@ func allSubchartLayers(c *chart.Chart, prefix []string, helm4 bool) []values.Lay
 // has none, or it does not parse: the chart did load, so Helm read it),
 // its documents merged with helm4 (valuesNode).
 func chartValuesDoc(c *chart.Chart, helm4 bool) *yaml.Node {
+	f := valuesFileOf(c)
+	if f == nil {
+		return nil
+	}
+	doc, err := valuesNode(f.Data, helm4)
+	if err != nil {
+		return nil
+	}
+	return doc
+}
+
+// valuesFileOf is c's values.yaml as loaded; nil when it has none.
+func valuesFileOf(c *chart.Chart) *chart.File {
 	for _, f := range c.Raw {
 		if f.Name == chartutil.ValuesfileName {
-			doc, err := valuesNode(f.Data, helm4)
-			if err != nil {
-				return nil
-			}
-			return doc
+			return f
 		}
 	}
 	return nil

@@ -5,7 +5,6 @@ import (
 
 	yaml "go.yaml.in/yaml/v3"
 	"helm.sh/helm/v3/pkg/chart"
-	"helm.sh/helm/v3/pkg/chartutil"
 )
 
 // valuesDocsKept is how many charts' and subcharts' values.yaml a
@@ -27,13 +26,7 @@ type valuesDocs struct {
 
 // of is c's values.yaml as chartValuesDoc parses it, kept.
 func (m *valuesDocs) of(c *chart.Chart, helm4 bool) *yaml.Node {
-	var f *chart.File
-	for _, raw := range c.Raw {
-		if raw.Name == chartutil.ValuesfileName {
-			f = raw
-			break
-		}
-	}
+	f := valuesFileOf(c)
 	if f == nil {
 		return nil
 	}
