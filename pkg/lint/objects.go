@@ -41,8 +41,8 @@ func readWhole(o *manifest.Object) bool {
 // object when asked (Check, whose caller keeps its renderings whole).
 type objects struct {
 	facts []*fact // the facts the rules declare, each at its index
-	// none are the facts of an object with none: one value for most
-	// objects, never changed.
+	// none are the facts handed to a store for an object with none (nil
+	// would say the rules read it whole): one value, never changed.
 	none held.Facts
 	// kept are the facts of the objects let go that have some; bare
 	// holds the others (most objects), each a key alone.
@@ -188,7 +188,7 @@ func withNamespace(content map[string]any, ns string) map[string]any {
 // fact is what a rule keeps of each rendered object whose parsed content
 // a run lets go: of is taken from the object as it arrives, and read back
 // with objects.fact. A fact is a list of words, so that any store can
-// hold it (pkg/held); nil is "nothing", the common case.
+// hold it (pkg/held); nil (or empty) is "nothing", the common case.
 type fact struct {
 	of func(o *manifest.Object) []string
 	at int // its index in declared
