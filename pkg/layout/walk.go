@@ -56,7 +56,7 @@ func (l *loader) loadTargets(tpl config.TargetTemplate, templated bool) error {
 		return l.only != nil && (m.cluster() != l.only.Cluster || m.namespace() != l.only.Namespace)
 	})
 	if tpl.NamespaceFirst() {
-		if err := l.templatedNamespaces(tpl, matches); err != nil {
+		if err := l.loadNamespaceFolders(matches); err != nil {
 			return err
 		}
 	} else {
@@ -89,7 +89,7 @@ func (l *loader) loadTargets(tpl config.TargetTemplate, templated bool) error {
 		if i, ok := slices.BinarySearchFunc(matches, name, func(m match, c string) int { return strings.Compare(m.cluster(), c) }); ok {
 			run = clusterRun(matches[i:])
 		}
-		if err := l.templatedCluster(tpl, name, folders[name], run); err != nil {
+		if err := l.loadCluster(tpl, name, folders[name], run); err != nil {
 			return err
 		}
 	}
@@ -232,11 +232,11 @@ func (w *walker) stray(e, c entry) Diagnostic {
 		Hint: "move it into a target's folder, or list it in the values lists of the targets it is for"}
 }
 
-// templatedNamespaces loads the namespaces of a template that names them
+// loadNamespaceFolders loads the namespaces of a template that names them
 // before their clusters: a namespace's folder, up to {namespace}, holds
 // its chart and common values. One namespace in two folders (two teams'
 // "shop") is a target-conflict error at both.
-func (l *loader) templatedNamespaces(tpl config.TargetTemplate, matches []match) error {
+func (l *loader) loadNamespaceFolders(matches []match) error {
 	folders := map[string]entry{}
 	for _, m := range matches {
 		dir := m.namespaceDir
@@ -267,14 +267,14 @@ func (l *loader) templatedNamespaces(tpl config.TargetTemplate, matches []match)
 	return nil
 }
 
-// templatedCluster loads a cluster and the targets the template finds for
+// loadCluster loads a cluster and the targets the template finds for
 // it. The cluster has a folder when the template names it before the
 // namespace and every target is below the same one: its cluster-wide
 // values are there; folders are the cluster's folders the walk passed
 // (none when it names namespaces first), and with no target one folder is
 // the cluster's. Two folders for one target are a target-conflict error
 // of the target.
-func (l *loader) templatedCluster(tpl config.TargetTemplate, name string, folders []entry, matches []match) error {
+func (l *loader) loadCluster(tpl config.TargetTemplate, name string, folders []entry, matches []match) error {
 	dir, at := "", ""
 	switch {
 	case len(matches) > 0:
