@@ -41,6 +41,7 @@ func Lint(ctx context.Context, repo *layout.Repo, opts Options, extra ...render.
 		}
 	case opts.Shard.N > 1:
 		crdSources = otherShardsCRDs(ctx, r, repoFiles(repo), targets, part)
+		r.ReleaseDocuments() // the other shards' documents: the part's are its own
 	}
 	res := lintPart(ctx, repo, opts, part, &evidence{ctx: ctx, renderer: r, crdSources: crdSources})
 	if err := ctx.Err(); err != nil {
