@@ -3,6 +3,7 @@ package lint
 import (
 	"context"
 	"crypto/sha256"
+	"errors"
 	"slices"
 
 	"github.com/repotool/repotool/pkg/held"
@@ -93,6 +94,9 @@ func lintByCluster(ctx context.Context, repo *layout.Repo, opts Options, targets
 		return nil, cerr
 	}
 	if sh == nil { // a rendering could not be stored: no cluster was checked
+		if err == nil {
+			err = errors.New("lint: the renderings were not stored, and no cluster was checked") // not reached
+		}
 		return nil, err
 	}
 	if ruleOn(repo, ruleValuesUnused) {
