@@ -41,7 +41,7 @@ func (m match) namespace() string { return m.namespaceName }
 // and layout.targets' alike, by one walk. templated: the template is
 // layout.targets', which tells where the repository begins.
 func (l *loader) loadTargets(tpl config.TargetTemplate, templated bool) error {
-	w := &walker{tpl: tpl, templated: templated}
+	w := &walker{tpl: tpl, templated: templated, clusterFiles: map[string][]entry{}}
 	if err := l.walk(w, 0, entry{path: ".", real: ".", dir: true}, match{}); err != nil {
 		return err
 	}
@@ -52,9 +52,6 @@ func (l *loader) loadTargets(tpl config.TargetTemplate, templated bool) error {
 				ErrNotRepository, first, strings.Join(tpl.Segments, "/"))
 		}
 	}
-	matches = slices.DeleteFunc(matches, func(m match) bool {
-		return l.only != nil && (m.cluster() != l.only.Cluster || m.namespace() != l.only.Namespace)
-	})
 	if tpl.NamespaceFirst() {
 		if err := l.loadNamespaceFolders(matches); err != nil {
 			return err
@@ -74,10 +71,8 @@ func (l *loader) loadTargets(tpl config.TargetTemplate, templated bool) error {
 	folders := map[string][]entry{} // each cluster's folders, when the template names clusters first
 	names := make([]string, 0, len(w.clusters))
 	for _, c := range w.clusters {
-		if l.only == nil || c.name == l.only.Cluster {
-			folders[c.name] = append(folders[c.name], c)
-			names = append(names, c.name)
-		}
+		folders[c.name] = append(folders[c.name], c)
+		names = append(names, c.name)
 	}
 	for i := 0; i < len(matches); {
 		names = append(names, matches[i].cluster())
@@ -89,7 +84,7 @@ func (l *loader) loadTargets(tpl config.TargetTemplate, templated bool) error {
 		if i, ok := slices.BinarySearchFunc(matches, name, func(m match, c string) int { return strings.Compare(m.cluster(), c) }); ok {
 			run = clusterRun(matches[i:])
 		}
-		if err := l.loadCluster(tpl, name, folders[name], run); err != nil {
+		if err := l.loadCluster(w, name, folders[name], run); err != nil {
 			return err
 		}
 	}
@@ -109,13 +104,15 @@ func clusterRun(ms []match) []match {
 
 // walker is what a walk finds: the folders the template matches, with
 // their parts, and, when it names clusters before namespaces, every
-// cluster's folder (one with no namespace folder is a cluster still).
-// templated: the template is layout.targets'.
+// cluster's folder (one with no namespace folder is a cluster still) and
+// the files the walk listed in it (by folder: its cluster-wide values
+// files are among them). templated: the template is layout.targets'.
 type walker struct {
-	tpl       config.TargetTemplate
-	templated bool
-	matches   []match
-	clusters  []entry
+	tpl          config.TargetTemplate
+	templated    bool
+	matches      []match
+	clusters     []entry
+	clusterFiles map[string][]entry
 }
 
 // walk finds the folders below e that the template's segments from i on
@@ -152,6 +149,15 @@ func (l *loader) walk(w *walker, i int, e entry, m match) error {
 		prev = tpl.Part(i - 1)
 	}
 	own := prev == config.PartCluster && !tpl.NamespaceFirst() || prev == config.PartNamespace && tpl.NamespaceFirst()
+	if own && prev == config.PartCluster { // listed once, for the walk and for the cluster's files
+		var files []entry // its files alone: a cluster's folder holds a folder per namespace
+		for _, c := range entries {
+			if !c.dir {
+				files = append(files, c)
+			}
+		}
+		w.clusterFiles[e.path] = files
+	}
 	chart := slices.ContainsFunc(entries, func(c entry) bool { return c.name == "Chart.yaml" && !c.dir })
 	found := len(w.matches)
 	var stray []Diagnostic
@@ -274,7 +280,8 @@ func (l *loader) loadNamespaceFolders(matches []match) error {
 // (none when it names namespaces first), and with no target one folder is
 // the cluster's. Two folders for one target are a target-conflict error
 // of the target.
-func (l *loader) loadCluster(tpl config.TargetTemplate, name string, folders []entry, matches []match) error {
+func (l *loader) loadCluster(w *walker, name string, folders []entry, matches []match) error {
+	tpl := w.tpl
 	dir, at := "", ""
 	switch {
 	case len(matches) > 0:
@@ -293,11 +300,15 @@ func (l *loader) loadCluster(tpl config.TargetTemplate, name string, folders []e
 	cl := l.newCluster(name, dir)
 	l.checkName(entry{name: name, path: cmp.Or(dir, at)}, "cluster")
 	if dir != "" {
-		entries, err := l.readDir(dir)
-		if err != nil {
-			return err
+		files, listed := w.clusterFiles[dir]
+		if !listed { // the template names a folder after {cluster}: the walk did not list it
+			entries, err := l.readDir(dir)
+			if err != nil {
+				return err
+			}
+			files = entries
 		}
-		for _, f := range entries {
+		for _, f := range files {
 			l.clusterWide(&cl, f)
 		}
 		sortValues(cl.Values)
