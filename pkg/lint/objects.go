@@ -41,9 +41,6 @@ func readWhole(o *manifest.Object) bool {
 // object when asked (Check, whose caller keeps its renderings whole).
 type objects struct {
 	facts []*fact // the facts the rules declare, each at its index
-	// none are the facts handed to a store for an object with none (nil
-	// would say the rules read it whole): one value, never changed.
-	none held.Facts
 	// kept are the facts of the objects let go that have some; bare
 	// holds the others (most objects), each a key alone.
 	kept map[*manifest.Object]held.Facts
@@ -53,7 +50,7 @@ type objects struct {
 // newObjects keeps facts (every rule's: declared) of the objects a run
 // lets go.
 func newObjects(facts []*fact) *objects {
-	return &objects{facts: facts, none: make(held.Facts, len(facts)), kept: map[*manifest.Object]held.Facts{}, bare: map[*manifest.Object]struct{}{}}
+	return &objects{facts: facts, kept: map[*manifest.Object]held.Facts{}, bare: map[*manifest.Object]struct{}{}}
 }
 
 // fact is f of o: kept, or taken now from o.
@@ -106,11 +103,11 @@ func (v *objects) factsOf(o *manifest.Object) held.Facts {
 }
 
 // take hands o's facts to a store, which keeps them while o is let go:
-// nil when the rules read o whole.
+// none (not nil) when it has none, nil when the rules read o whole.
 func (v *objects) take(o *manifest.Object) held.Facts {
 	if _, ok := v.bare[o]; ok {
 		delete(v.bare, o)
-		return v.none
+		return held.Facts{}
 	}
 	fs, ok := v.kept[o]
 	if !ok {

@@ -112,9 +112,7 @@ metadata:
 	check("let go")
 	handed := make([]held.Facts, len(res.Objects))
 	for i := range res.Objects {
-		if handed[i] = v.take(&res.Objects[i]); handed[i] != nil && handed[i].Empty() {
-			handed[i] = held.Facts{}
-		}
+		handed[i] = v.take(&res.Objects[i])
 	}
 	if handed[2] != nil || handed[5] == nil || len(v.kept)+len(v.bare) != 0 {
 		t.Errorf("handed to a store: %q; still kept: %d, %d", handed, len(v.kept), len(v.bare))
