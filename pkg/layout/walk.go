@@ -150,13 +150,7 @@ func (l *loader) walk(w *walker, i int, e entry, m match) error {
 	}
 	own := prev == config.PartCluster && !tpl.NamespaceFirst() || prev == config.PartNamespace && tpl.NamespaceFirst()
 	if own && prev == config.PartCluster { // listed once, for the walk and for the cluster's files
-		var files []entry // its files alone: a cluster's folder holds a folder per namespace
-		for _, c := range entries {
-			if !c.dir {
-				files = append(files, c)
-			}
-		}
-		w.clusterFiles[e.path] = files
+		w.keepClusterFiles(e, entries)
 	}
 	chart := slices.ContainsFunc(entries, func(c entry) bool { return c.name == "Chart.yaml" && !c.dir })
 	found := len(w.matches)
@@ -203,6 +197,18 @@ func (l *loader) walk(w *walker, i int, e entry, m match) error {
 		}
 	}
 	return nil
+}
+
+// keepClusterFiles keeps the files of cluster folder e, listed as entries,
+// for loadCluster: its files alone (it holds a folder per namespace).
+func (w *walker) keepClusterFiles(e entry, entries []entry) {
+	var files []entry
+	for _, c := range entries {
+		if !c.dir {
+			files = append(files, c)
+		}
+	}
+	w.clusterFiles[e.path] = files
 }
 
 // literal is the folder seg below e, a literal segment of the template:
