@@ -39,6 +39,9 @@ type Config struct {
 	Diff DiffConfig `yaml:"diff" json:"diff,omitzero"`
 	// Secrets configures decryption (the keys a trusted revision allows).
 	Secrets SecretsConfig `yaml:"secrets" json:"secrets,omitzero"`
+	// Applications says where the repository's own Argo CD Applications
+	// are, each a target (docs/applications.md).
+	Applications ApplicationsConfig `yaml:"applications" json:"applications,omitzero"`
 }
 
 // MigrateConfig configures repotool migrate.

@@ -43,6 +43,11 @@ func TestParseErrors(t *testing.T) {
 		{"provided without a name", "defaults:\n  provided: [\"Secret\"]\n", 2, `defaults.provided: "Secret" must be "Kind name" or "Kind namespace/name"`},
 		{"provided with a bad glob", "clusters:\n  dev:\n    provided: [\"Secret shop/[a\"]\n", 3, "the name is not a valid glob"},
 		{"bad tier", "namespaces:\n  argocd:\n    tier: platform\n", 3, `"platform" is not a tier`},
+		{"applications outside", "applications:\n  paths: [\"../argocd/*.yaml\"]\n", 2, "is not a glob of files inside the repository"},
+		{"applications bad glob", "applications:\n  paths: [\"argocd/[a.yaml\"]\n", 2, "is not a glob of files inside the repository"},
+		{"applications cluster twice", "applications:\n  paths: [\"{cluster}/{cluster}/*.yaml\"]\n", 2, "{cluster} must be a whole folder name, once"},
+		{"applications cluster in a name", "applications:\n  paths: [\"argocd/x-{cluster}/*.yaml\"]\n", 2, "{cluster} must be a whole folder name, once"},
+		{"applications cluster after **", "applications:\n  paths: [\"argocd/**/{cluster}/*.yaml\"]\n", 2, "{cluster} cannot follow **"},
 		{"bad cluster name", "clusters:\n  Dev_Cluster: {}\n", 2, "not a valid name"},
 		{"bad pattern", "layout:\n  clusterValues: [\"[a-\"]\n", 2, "not a file-name pattern"},
 		{"pattern with slash", "layout:\n  commonValues: [\"a/*.yaml\"]\n", 2, "not a file-name pattern"},
@@ -248,6 +253,32 @@ func TestIgnoreDifferences(t *testing.T) {
 		var ce *config.Error
 		if !errors.As(err, &ce) || ce.Line != 2 || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: %v, want %q at line 2", entry, err, want)
+		}
+	}
+}
+
+// TestMatchApplications: a file is one of applications.paths' globs as
+// Argo CD's doublestar globs match it, with the cluster its {cluster}
+// folder names; a hidden folder names no cluster.
+func TestMatchApplications(t *testing.T) {
+	for _, c := range []struct {
+		glob, path, cluster string
+		ok                  bool
+	}{
+		{"argocd/**/*.yaml", "argocd/a/b/app.yaml", "", true},
+		{"argocd/**/*.yaml", "argocd/app.yaml", "", true},
+		{"argocd/**/*.yaml", "other/app.yaml", "", false},
+		{"argocd/{cluster}/*.yaml", "argocd/prod/app.yaml", "prod", true},
+		{"argocd/{cluster}/*.yaml", "argocd/prod/sub/app.yaml", "", false},
+		{"argocd/{cluster}/**/*.yaml", "argocd/prod/sub/app.yaml", "prod", true},
+		{"argocd/{cluster}/*.yaml", "argocd/.prod/app.yaml", ".prod", false},
+		{"{cluster}/apps.yaml", "dev/apps.yaml", "dev", true},
+		{"*/{cluster}/apps.yaml", "x/dev/apps.yaml", "dev", true},
+		{"*/{cluster}/apps.yaml", "dev/apps.yaml", "", false},
+	} {
+		cluster, ok := config.MatchApplications(c.glob, c.path)
+		if ok != c.ok || ok && cluster != c.cluster {
+			t.Errorf("MatchApplications(%q, %q) = %q, %v; want %q, %v", c.glob, c.path, cluster, ok, c.cluster, c.ok)
 		}
 	}
 }

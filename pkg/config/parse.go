@@ -133,6 +133,7 @@ func validateConfig(file string, root *yaml.Node, cfg *Config) error {
 		validateArgoCD,
 		validateDeprecations,
 		validateLayout,
+		validateApplications,
 	} {
 		if err := validate(file, root, cfg); err != nil {
 			return err
