@@ -59,7 +59,14 @@ func (l *loader) ownValueFile(f entry) ValueFile {
 
 // checkValueFile checks the values file f, once.
 func (l *loader) checkValueFile(f entry, scope Scope) ValueFile {
-	vf := ValueFile{Path: f.path, Scope: scope, Secret: l.isSecret(f.name)}
+	return l.checkValueFileAs(f, scope, l.isSecret(f.name))
+}
+
+// checkValueFileAs is checkValueFile, secret or not as the caller says (an
+// Application's values file is secret by its name, or by helm-secrets'
+// secrets:// or being SOPS-encrypted).
+func (l *loader) checkValueFileAs(f entry, scope Scope, secret bool) ValueFile {
+	vf := ValueFile{Path: f.path, Scope: scope, Secret: secret}
 	if st, err := fs.Stat(l.fsys, f.real); err == nil && l.maxValues > 0 && st.Size() > l.maxValues {
 		l.diag(SeverityError, CodeTooLarge, f.path, 0,
 			fmt.Sprintf("the values file has %d bytes, more than the limit of %d", st.Size(), l.maxValues),
@@ -314,9 +321,11 @@ func (l *loader) finish() {
 	if r.ConfigFile != "" && l.only == nil {
 		for _, name := range slices.Sorted(maps.Keys(r.Config.Clusters)) {
 			if _, ok := r.Cluster(name); !ok {
-				l.diag(SeverityWarning, CodeConfigUnused, r.ConfigFile, yamlpos.Line(l.cfgNode, 0, "clusters", name),
-					fmt.Sprintf("cluster %q is configured but %s/%s/ does not exist", name, r.Config.Layout.ClustersDir, name),
-					"remove the entry or fix the name")
+				msg := fmt.Sprintf("cluster %q is configured but %s/%s/ does not exist", name, r.Config.Layout.ClustersDir, name)
+				if r.Config.Applications.Enabled() {
+					msg += ", and no Application deploys to it"
+				}
+				l.diag(SeverityWarning, CodeConfigUnused, r.ConfigFile, yamlpos.Line(l.cfgNode, 0, "clusters", name), msg, "remove the entry or fix the name")
 			}
 		}
 		for _, name := range slices.Sorted(maps.Keys(r.Config.Namespaces)) {
@@ -340,7 +349,7 @@ func (l *loader) finish() {
 		if c := strings.Compare(a.Cluster, b.Cluster); c != 0 {
 			return c
 		}
-		return strings.Compare(a.Namespace, b.Namespace)
+		return strings.Compare(a.Short(), b.Short())
 	})
 	sortDiagnostics(r.Diagnostics)
 	for i := range r.Targets {

@@ -27,25 +27,28 @@ type Code string
 
 // The layout problems Load reports.
 const (
-	CodeChartMissing       Code = "chart-missing"        // clusters/<c>/<ns>/ exists but namespaces/<ns>/ has no chart
-	CodeChartInvalid       Code = "chart-invalid"        // Chart.yaml is not valid YAML or has no name
-	CodeNamespaceUnused    Code = "namespace-unused"     // a namespace chart that no cluster deploys
-	CodeSecretNotEncrypted Code = "secret-not-encrypted" // a secret values file that is not SOPS-encrypted
-	CodeValuesInvalid      Code = "values-invalid"       // a values file that is not a YAML mapping
-	CodeSymlinkEscape      Code = "symlink-escape"       // a path that leaves the repository through a symlink
-	CodeSymlinkBroken      Code = "symlink-broken"       // a symlink whose target is missing, or links that loop
-	CodeFolderLink         Code = "folder-link"          // a cluster or namespace folder that links into the clusters' folder
-	CodeNotAFolder         Code = "not-a-folder"         // a file where a cluster or namespace folder is expected
-	CodeNotAFile           Code = "not-a-file"           // a folder named like a values file
-	CodeNameInvalid        Code = "name-invalid"         // a cluster or namespace folder whose name is not a DNS label
-	CodeTooLarge           Code = "too-large"            // a values file or chart folder over repotool's limits
-	CodeUnreadable         Code = "unreadable"           // a file or folder that cannot be read
-	CodeFileUnrecognized   Code = "file-unrecognized"    // a YAML file in a cluster folder that matches no values pattern
-	CodeConfigUnused       Code = "config-unused"        // repotool.yaml configures a cluster or namespace that has no folder
-	CodeValuesDocuments    Code = "values-documents"     // a values file of several YAML documents, which Helm 3 and Helm 4 read differently
-	CodeGitIgnored         Code = "git-ignored"          // a values file Git ignores in the work tree: Argo CD never sees it
-	CodeValuesList         Code = "values-list"          // a target's values list in repotool.yaml cannot be followed (a file missing, patterns that overlap)
-	CodeTargetConflict     Code = "target-conflict"      // layout.targets finds two folders for one target, or for one namespace
+	CodeChartMissing           Code = "chart-missing"           // clusters/<c>/<ns>/ exists but namespaces/<ns>/ has no chart
+	CodeChartInvalid           Code = "chart-invalid"           // Chart.yaml is not valid YAML or has no name
+	CodeNamespaceUnused        Code = "namespace-unused"        // a namespace chart that no cluster deploys
+	CodeSecretNotEncrypted     Code = "secret-not-encrypted"    // a secret values file that is not SOPS-encrypted
+	CodeValuesInvalid          Code = "values-invalid"          // a values file that is not a YAML mapping
+	CodeSymlinkEscape          Code = "symlink-escape"          // a path that leaves the repository through a symlink
+	CodeSymlinkBroken          Code = "symlink-broken"          // a symlink whose target is missing, or links that loop
+	CodeFolderLink             Code = "folder-link"             // a cluster or namespace folder that links into the clusters' folder
+	CodeNotAFolder             Code = "not-a-folder"            // a file where a cluster or namespace folder is expected
+	CodeNotAFile               Code = "not-a-file"              // a folder named like a values file
+	CodeNameInvalid            Code = "name-invalid"            // a cluster or namespace folder whose name is not a DNS label
+	CodeTooLarge               Code = "too-large"               // a values file or chart folder over repotool's limits
+	CodeUnreadable             Code = "unreadable"              // a file or folder that cannot be read
+	CodeFileUnrecognized       Code = "file-unrecognized"       // a YAML file in a cluster folder that matches no values pattern
+	CodeConfigUnused           Code = "config-unused"           // repotool.yaml configures a cluster or namespace that has no folder
+	CodeValuesDocuments        Code = "values-documents"        // a values file of several YAML documents, read differently by Helm 3 and 4
+	CodeGitIgnored             Code = "git-ignored"             // a values file Git ignores in the work tree: Argo CD never sees it
+	CodeValuesList             Code = "values-list"             // a target's values list in repotool.yaml cannot be followed (a missing file, overlaps)
+	CodeTargetConflict         Code = "target-conflict"         // layout.targets finds two folders for one target, or for one namespace
+	CodeApplicationInvalid     Code = "application-invalid"     // an Application of applications.paths that cannot be read or followed
+	CodeApplicationUnsupported Code = "application-unsupported" // an Application (or ApplicationSet) whose source repotool does not render yet
+	CodeDestinationUnknown     Code = "destination-unknown"     // an Application whose destination is no cluster's, or several clusters'
 )
 
 // Diagnostic is one problem found in the repository layout.

@@ -26,7 +26,10 @@
 // the checks that make its Diagnostics (folders, names, values files) in
 // checks.go and their codes in diagnostic.go; the run's file index (Files)
 // in files.go; Inputs, the paths that decide a target's rendering, in
-// inputs.go; Shard in shard.go.
+// inputs.go; Shard in shard.go. The repository's own Argo CD
+// Applications (applications.paths) are targets too, each of the cluster
+// its destination names (Target.App): found and mapped to clusters in
+// apps.go, read in appdoc.go, made a target in apptarget.go.
 //
 // Inside: the repository model (`model.go`): clusters, namespaces, targets
 // (kept, with their `Errors`, when they cannot be loaded), values files in

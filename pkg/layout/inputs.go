@@ -58,6 +58,7 @@ func (r *Repo) SecretsInputs(cluster string, mode config.SecretsMode) []string {
 // listed inside another):
 //
 //   - the repository-wide files (RepoFiles);
+//   - for an Application's target, the file the Application is in;
 //   - the target's folder (a new values file changes the merge, and a
 //     stray file or folder in it is a layout error that fails the target),
 //     and its namespace's folder when its chart is elsewhere;
@@ -88,7 +89,9 @@ func (r *Repo) Inputs(t *Target) []string {
 	if t.NamespaceDir != "" {
 		add(t.NamespaceDir)
 	}
-	if list, listed, _ := r.Config.TargetValues(t.Cluster, t.Namespace); listed {
+	if t.App != nil {
+		add(t.App.File) // its source, values and parameters
+	} else if list, listed, _ := r.Config.TargetValues(t.Cluster, t.Namespace); listed {
 		for _, f := range list.Expand(t.Cluster, t.Namespace) {
 			add(f.Path) // a listed file that is missing fails the target: adding it is a change
 		}

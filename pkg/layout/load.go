@@ -160,7 +160,7 @@ func (l *loader) load() error {
 	if !lc.Templated() { // the walk reads either folder, and fails when one cannot be read
 		_, nsErr := resolve(l.fsys, lc.NamespacesDir)
 		_, clErr := resolve(l.fsys, lc.ClustersDir)
-		if errors.Is(nsErr, fs.ErrNotExist) && errors.Is(clErr, fs.ErrNotExist) {
+		if errors.Is(nsErr, fs.ErrNotExist) && errors.Is(clErr, fs.ErrNotExist) && !l.repo.Config.Applications.Enabled() {
 			return fmt.Errorf("%w: it has neither a %s/ nor a %s/ folder (is this the repository root? folder names can be changed in %s)",
 				ErrNotRepository, lc.NamespacesDir, lc.ClustersDir, config.FileName)
 		}

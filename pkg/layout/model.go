@@ -98,6 +98,10 @@ type Cluster struct {
 	Destination config.Destination `json:"destination"`
 	// Namespaces deployed to this cluster (targets), sorted.
 	Namespaces []string `json:"namespaces"`
+	// FromApps is true for a cluster that only Applications
+	// (applications.paths) name: it has no folder, and generate writes
+	// nothing for it.
+	FromApps bool `json:"fromApps,omitempty"`
 	// Values are the values files directly in the cluster folder, which
 	// every target of the cluster reads (after the common ones), plain
 	// ones first, each class in lexical order.
@@ -130,14 +134,35 @@ type Target struct {
 	// class in lexical order. Or, when repotool.yaml lists them, in its
 	// order.
 	Values []ValueFile `json:"values"`
+	// App is the Argo CD Application the target comes from
+	// (applications.paths); nil for a target of the folders.
+	App *App `json:"app,omitempty"`
 	// Errors are the layout's error diagnostics about the target's own
 	// files (cluster and namespace folders, values files): every command
 	// fails such a target, never leaves it out.
 	Errors []Diagnostic `json:"errors,omitempty"`
 }
 
-// Name returns "cluster/namespace".
-func (t *Target) Name() string { return t.Cluster + "/" + t.Namespace }
+// Name returns "cluster/short" (Short).
+func (t *Target) Name() string { return t.Cluster + "/" + t.Short() }
+
+// ReleaseName is the Helm release name t renders as: its Application's
+// (helm.releaseName, else its name), or its namespace.
+func (t *Target) ReleaseName() string {
+	if t.App != nil {
+		return t.App.ReleaseName
+	}
+	return t.Namespace
+}
+
+// Short is the target's name in its cluster: its Application's name, or
+// its namespace. Targets of a cluster have different short names.
+func (t *Target) Short() string {
+	if t.App != nil {
+		return t.App.Name
+	}
+	return t.Namespace
+}
 
 // Folders are the target's folders: its own (none when Declared), its
 // chart's, and its namespace's when that is not its chart's.
@@ -199,13 +224,14 @@ func (r *Repo) TargetsOf(cluster string) []Target {
 	return r.Targets[lo:hi:hi]
 }
 
-// Target returns the target for cluster and namespace.
+// Target returns the target of cluster whose short name (Target.Short) is
+// namespace: its namespace, or its Application's name.
 func (r *Repo) Target(cluster, namespace string) (*Target, bool) {
 	i, ok := slices.BinarySearchFunc(r.Targets, [2]string{cluster, namespace}, func(t Target, k [2]string) int {
 		if c := strings.Compare(t.Cluster, k[0]); c != 0 {
 			return c
 		}
-		return strings.Compare(t.Namespace, k[1])
+		return strings.Compare(t.Short(), k[1])
 	})
 	if !ok {
 		return nil, false

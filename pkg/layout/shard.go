@@ -40,7 +40,7 @@ func (s Shard) Holds(t Target) bool {
 		return true
 	}
 	h := fnv.New32a()
-	h.Write([]byte(t.Namespace))
+	h.Write([]byte(t.Short()))
 	return int(h.Sum32()%uint32(s.N))+1 == s.I
 }
 

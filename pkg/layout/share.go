@@ -13,7 +13,7 @@ func (r *Repo) Share(other *Repo) {
 	}
 	for i := range r.Targets {
 		t := &r.Targets[i]
-		if o, ok := other.Target(t.Cluster, t.Namespace); ok {
+		if o, ok := other.Target(t.Cluster, t.Short()); ok {
 			t.share(o)
 		}
 	}

@@ -214,6 +214,9 @@ func (l *loader) unread() {
 // --strict) fails the target even though the file is not among its values.
 func (l *loader) wouldRead(t *Target, p string) bool {
 	cfg := &l.repo.Config
+	if t.App != nil {
+		return false // its values are its Application's files, which it lists
+	}
 	if list, ok, _ := cfg.TargetValues(t.Cluster, t.Namespace); ok {
 		return slices.ContainsFunc(list.Expand(t.Cluster, t.Namespace), func(f config.PathAt) bool { return f.Path == p })
 	}

@@ -88,6 +88,9 @@ func (l *loader) loadTargets(tpl config.TargetTemplate, templated bool) error {
 			return err
 		}
 	}
+	if err := l.loadApps(); err != nil {
+		return err
+	}
 	l.finish()
 	return nil
 }

@@ -1,0 +1,294 @@
+package layout
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"path"
+	"slices"
+	"strings"
+
+	yaml "go.yaml.in/yaml/v3"
+
+	"github.com/repotool/repotool/internal/yamlpos"
+)
+
+// appDoc is what repotool reads of an Application: what decides its
+// target and what it renders. Fields that change rendering and that
+// repotool does not follow yet are named by unsupported, never passed by.
+type appDoc struct {
+	APIVersion string `yaml:"apiVersion"`
+	Kind       string `yaml:"kind"`
+	meta       struct {
+		Name   string            `yaml:"name"`
+		Labels map[string]string `yaml:"labels"`
+	}
+	Spec struct {
+		Destination appDestination `yaml:"destination"`
+		Source      *appSource     `yaml:"source"`
+		Project     string         `yaml:"project"`
+	} `yaml:"spec"`
+
+	file             string
+	line, destLine   int
+	node, sourceNode *yaml.Node
+}
+
+type appDestination struct {
+	Server    string `yaml:"server"`
+	Name      string `yaml:"name"`
+	Namespace string `yaml:"namespace"`
+}
+
+type appSource struct {
+	RepoURL        string   `yaml:"repoURL"`
+	Path           string   `yaml:"path"`
+	TargetRevision string   `yaml:"targetRevision"`
+	Helm           *appHelm `yaml:"helm"`
+}
+
+type appHelm struct {
+	ValueFiles              []string      `yaml:"valueFiles"`
+	IgnoreMissingValueFiles bool          `yaml:"ignoreMissingValueFiles"`
+	Values                  string        `yaml:"values"`
+	ValuesObject            yaml.Node     `yaml:"valuesObject"` // a value, not a pointer: yaml.v3 leaves a *Node empty
+	Parameters              []appHelmPara `yaml:"parameters"`
+	ReleaseName             string        `yaml:"releaseName"`
+	Namespace               string        `yaml:"namespace"`
+	KubeVersion             string        `yaml:"kubeVersion"`
+	APIVersions             []string      `yaml:"apiVersions"`
+	SkipCrds                bool          `yaml:"skipCrds"`
+	SkipSchemaValidation    bool          `yaml:"skipSchemaValidation"`
+	Version                 string        `yaml:"version"`
+	PassCredentials         bool          `yaml:"passCredentials"`
+
+	valuesNode *yaml.Node // values' own, for its line
+}
+
+type appHelmPara struct {
+	Name        string `yaml:"name"`
+	Value       string `yaml:"value"`
+	ForceString bool   `yaml:"forceString"`
+}
+
+// managedBy is the label of the objects repotool generate writes.
+const managedBy = "app.kubernetes.io/managed-by"
+
+// The fields repotool reads, and those it knows change nothing it
+// renders (Argo CD's sync, health and display settings); any other field
+// of the spec, a source or its helm is named as not followed.
+var (
+	appSpecFields   = []string{"destination", "source", "project", "syncPolicy", "ignoreDifferences", "info", "revisionHistoryLimit"}
+	appSourceFields = []string{"repoURL", "path", "targetRevision", "helm"}
+	appHelmFields   = []string{
+		"valueFiles", "ignoreMissingValueFiles", "values", "valuesObject", "parameters", "releaseName", "namespace",
+		"kubeVersion", "apiVersions", "skipCrds", "skipSchemaValidation", "version", "passCredentials",
+	}
+)
+
+// readApps reads the Applications of the file p; a document that is an
+// ApplicationSet, or an Application repotool cannot read, is an error at
+// its line. Other kinds (an AppProject beside them) are not targets.
+func (l *loader) readApps(p string) []appDoc {
+	docs, err := l.repo.Files.Get(p).Docs()
+	if err != nil {
+		line, msg := yamlpos.ErrorLine(err)
+		l.diag(SeverityError, CodeApplicationInvalid, p, line, "cannot read the file, which applications.paths says holds Applications: "+msg,
+			ReadHint(err, "fix the YAML syntax"))
+		return nil
+	}
+	var out []appDoc
+	for _, n := range docs {
+		if n.Kind != yaml.MappingNode {
+			continue // an empty document
+		}
+		var a appDoc
+		if err := n.Decode(&a); err != nil || !strings.HasPrefix(a.APIVersion, "argoproj.io/") {
+			continue // not Argo CD's: another kind of file the glob finds
+		}
+		a.file, a.line, a.node = p, n.Line, n
+		switch a.Kind {
+		case "Application":
+		case "ApplicationSet":
+			l.diag(SeverityError, CodeApplicationUnsupported, p, n.Line,
+				"an ApplicationSet: repotool does not expand ApplicationSets yet, so the Applications it makes would go unchecked",
+				"check its Applications as Applications, or leave this file out of applications.paths")
+			continue
+		default:
+			continue
+		}
+		if msg, line := a.decode(); msg != "" {
+			l.diag(SeverityError, CodeApplicationInvalid, p, line, msg, "write it as Argo CD's Application reference describes")
+			continue
+		}
+		if a.meta.Labels[managedBy] == "repotool" {
+			continue // repotool generate's: the folders' targets are its
+		}
+		out = append(out, a)
+	}
+	return out
+}
+
+// decode reads the Application's name and spec from its node, with the
+// line of a problem.
+func (a *appDoc) decode() (string, int) {
+	if md, _ := yamlpos.Lookup(a.node, "metadata"); md != nil {
+		if err := md.Decode(&a.meta); err != nil {
+			return "metadata: " + err.Error(), md.Line
+		}
+	}
+	if a.meta.Name == "" || !isDNSSubdomain(a.meta.Name) {
+		return fmt.Sprintf("Application has no valid metadata.name (%q)", a.meta.Name), a.line
+	}
+	spec, _ := yamlpos.Lookup(a.node, "spec")
+	if spec == nil || spec.Kind != yaml.MappingNode {
+		return fmt.Sprintf("Application %q has no spec", a.meta.Name), a.line
+	}
+	if err := a.node.Decode(a); err != nil {
+		line, msg := yamlpos.ErrorLine(err)
+		return fmt.Sprintf("Application %q: %s", a.meta.Name, msg), line
+	}
+	a.destLine = yamlpos.Line(spec, a.line, "destination")
+	a.sourceNode, _ = yamlpos.Lookup(spec, "source")
+	if h := a.Spec.Source; h != nil && h.Helm != nil {
+		h.Helm.valuesNode, _ = yamlpos.Lookup(a.sourceNode, "helm", "values")
+	}
+	return "", 0
+}
+
+// unsupported names the first field of the Application that changes what
+// it renders and that repotool does not follow, with its line; "" when
+// there is none.
+func (a *appDoc) unsupported() (string, int) {
+	spec, _ := yamlpos.Lookup(a.node, "spec")
+	if k, line := unknownKey(spec, appSpecFields); k != "" {
+		if k == "sources" {
+			return "a multi-source Application (spec.sources): repotool does not render several sources yet", line
+		}
+		return fmt.Sprintf("spec.%s: repotool does not follow this field yet", k), line
+	}
+	if a.Spec.Source == nil {
+		return "", 0 // appTarget says it is invalid
+	}
+	if k, line := unknownKey(a.sourceNode, appSourceFields); k != "" {
+		return fmt.Sprintf("spec.source.%s: %s", k, sourceKindNote(k)), line
+	}
+	if h, _ := yamlpos.Lookup(a.sourceNode, "helm"); h != nil {
+		if k, line := unknownKey(h, appHelmFields); k != "" {
+			return fmt.Sprintf("spec.source.helm.%s: repotool does not follow this field yet", k), line
+		}
+	}
+	return "", 0
+}
+
+// sourceKindNote is why a source field is not followed.
+func sourceKindNote(k string) string {
+	switch k {
+	case "chart":
+		return "a chart from a chart repository or registry: repotool renders charts in this repository only, for now"
+	case "directory":
+		return "a folder of plain manifests: repotool does not render directory sources yet"
+	case "kustomize":
+		return "a kustomization: repotool does not render kustomize sources yet"
+	case "plugin":
+		return "a config management plugin runs a program, which repotool never does for repository content"
+	case "ref":
+		return "a source referred to by others ($ref): repotool does not render several sources yet"
+	}
+	return "repotool does not follow this field yet"
+}
+
+// unknownKey is the first key of the mapping n (in the file's order) not
+// in known, with its line.
+func unknownKey(n *yaml.Node, known []string) (string, int) {
+	if n == nil || n.Kind != yaml.MappingNode {
+		return "", 0
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if k := n.Content[i]; !slices.Contains(known, k.Value) {
+			return k.Value, k.Line
+		}
+	}
+	return "", 0
+}
+
+// values are the Application's inline values as YAML: valuesObject, else
+// values (Argo CD's ValuesYAML).
+func (h *appHelm) values() ([]byte, error) {
+	if h.hasValuesObject() {
+		var b bytes.Buffer
+		enc := yaml.NewEncoder(&b)
+		enc.SetIndent(2)
+		if err := enc.Encode(&h.ValuesObject); err != nil {
+			return nil, err
+		}
+		return b.Bytes(), enc.Close()
+	}
+	return []byte(h.Values), nil
+}
+
+// digest is a hash of the Application's document as YAML, comments and
+// layout aside: equal for two revisions that say the same.
+func (a *appDoc) digest() string {
+	var b bytes.Buffer
+	enc := yaml.NewEncoder(&b)
+	if err := enc.Encode(stripComments(a.node)); err != nil {
+		return "" // never equal: the target counts as changed
+	}
+	sum := sha256.Sum256(b.Bytes())
+	return hex.EncodeToString(sum[:])
+}
+
+// stripComments is a copy of n without comments.
+func stripComments(n *yaml.Node) *yaml.Node {
+	c := *n
+	c.HeadComment, c.LineComment, c.FootComment = "", "", ""
+	c.Content = make([]*yaml.Node, len(n.Content))
+	for i, k := range n.Content {
+		c.Content[i] = stripComments(k)
+	}
+	return &c
+}
+
+// hasValuesObject reports whether valuesObject is set (and not null).
+func (h *appHelm) hasValuesObject() bool {
+	return h.ValuesObject.Kind != 0 && h.ValuesObject.Tag != "!!null"
+}
+
+// valuesLine is the line of the Application's file where values' first
+// line is.
+func (h *appHelm) valuesLine() int {
+	if h.hasValuesObject() {
+		return h.ValuesObject.Line
+	}
+	if n := h.valuesNode; n != nil && n.Style&(yaml.LiteralStyle|yaml.FoldedStyle) != 0 {
+		return n.Line + 1
+	} else if n != nil {
+		return n.Line
+	}
+	return 0
+}
+
+// isDNSSubdomain reports whether s is a Kubernetes object name.
+func isDNSSubdomain(s string) bool {
+	if len(s) > 253 {
+		return false
+	}
+	for part := range strings.SplitSeq(s, ".") {
+		if !isDNSLabel(part) {
+			return false
+		}
+	}
+	return true
+}
+
+// chartDir is the source's folder in the repository, cleaned; "" when it
+// leaves the repository.
+func chartDir(p string) string {
+	c := path.Clean("/" + strings.TrimSpace(p))[1:]
+	if strings.HasPrefix(path.Clean(p), "..") {
+		return ""
+	}
+	return c
+}
