@@ -65,6 +65,13 @@ func (r *Renderer) EffectiveValues(ctx context.Context, t *layout.Target) (*valu
 		}
 		layers = append(layers, values.Layer{File: vf.Path, Doc: doc, Secret: vf.Secret})
 	}
+	if t.App != nil {
+		app, err := r.appLayers(t.App)
+		if err != nil {
+			return nil, err
+		}
+		layers = append(layers, app...)
+	}
 	vs, _ := top["Values"].(chartutil.Values)
 	return &values.Effective{Values: map[string]any(vs), Trace: values.TraceLayers(layers), Defaults: values.TraceLayers(layers[:defaults])}, nil
 }

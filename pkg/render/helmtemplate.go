@@ -69,7 +69,7 @@ func (r *Renderer) template(ctx context.Context, t *layout.Target, entry *charts
 	if err != nil {
 		return rendered{}, err
 	}
-	if hasSchema(c) {
+	if hasSchema(c) && (t.App == nil || !t.App.SkipSchemaValidation) {
 		if err := r.validateAgainstSchema(c, top["Values"].(chartutil.Values), entry.Origins); err != nil {
 			var se *SchemaError
 			if errors.As(err, &se) {
@@ -107,7 +107,7 @@ func (r *Renderer) template(ctx context.Context, t *layout.Target, entry *charts
 	if err != nil {
 		return rendered{}, err
 	}
-	stream, objs, err := assemble(c, docs, hooks, !r.opts.SkipCRDs)
+	stream, objs, err := assemble(c, docs, hooks, !r.opts.SkipCRDs && (t.App == nil || !t.App.SkipCRDs))
 	return rendered{stream: stream, objs: objs, calls: calls}, err
 }
 
@@ -120,7 +120,7 @@ func (r *Renderer) renderValuesOf(
 	vals map[string]any,
 	kv *chartutil.KubeVersion,
 ) (chartutil.Values, *chartutil.Capabilities, error) {
-	name := cmp.Or(r.opts.ReleaseName, t.Namespace)
+	name := cmp.Or(r.opts.ReleaseName, t.ReleaseName())
 	if err := chartutil.ValidateReleaseName(name); err != nil {
 		return nil, nil, fmt.Errorf("release name %q: %w", name, err)
 	}

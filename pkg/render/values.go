@@ -55,6 +55,12 @@ func (r *Renderer) values(ctx context.Context, t *layout.Target, dec Decrypter) 
 		}
 		base = helmvalues.Merge(base, current)
 	}
+	if t.App != nil {
+		var err error
+		if base, err = r.appValues(t.App, base); err != nil {
+			return nil, nil, nil, err
+		}
+	}
 	red.seal()
 	return base, red, fallbacks, nil
 }

@@ -40,7 +40,7 @@ func (r *Renderer) WriteDir(ctx context.Context, dir string, targets []layout.Ta
 		if werr != nil || ctx.Err() != nil {
 			return
 		}
-		rel := rd.Target.Cluster + "/" + rd.Target.Namespace + ".yaml"
+		rel := rd.Target.Name() + ".yaml"
 		file := filepath.Join(dir, filepath.FromSlash(rel))
 		if rd.Err != nil {
 			failed[i] = rd.Err
