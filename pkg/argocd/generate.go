@@ -141,8 +141,8 @@ func Generate(repo *layout.Repo, opts Options) ([]File, error) {
 	g := &generator{repo: repo, cfg: cfg, set: SettingsOf(cfg), tiers: NewTiers(repo, crds), extraIgnores: opts.IgnoreDifferences}
 	var files []File
 	for _, cl := range repo.Clusters {
-		if len(opts.Clusters) > 0 && !slices.Contains(opts.Clusters, cl.Name) {
-			continue
+		if len(opts.Clusters) > 0 && !slices.Contains(opts.Clusters, cl.Name) || cl.FromApps {
+			continue // FromApps: its Applications are the repository's own
 		}
 		fs, err := g.cluster(&cl)
 		if err != nil {

@@ -170,6 +170,9 @@ func (e PluginEnv) Admit(repo *layout.Repo, t *layout.Target, tier string) error
 			"--cluster C writes it)")
 	case t.Cluster != e.Sidecar:
 		return refuse(fmt.Sprintf("this sidecar serves cluster %s (%s), and the target is cluster %s's", e.Sidecar, SidecarClusterEnv, t.Cluster))
+	case t.App != nil:
+		return refuse(fmt.Sprintf("the target is Application %q's, of %s:%d, which renders its own source, not through the plugin", t.App.Name, t.App.File,
+			t.App.Line))
 	case e.AppNamespace == "":
 		return refuse("the Application has no destination namespace (ARGOCD_APP_NAMESPACE), and a target renders only for its own namespace")
 	case t.Namespace != e.AppNamespace:

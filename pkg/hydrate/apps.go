@@ -35,8 +35,8 @@ func perApplication(repo *layout.Repo) bool {
 // (Secrets encrypted): split by tier when perApplication, as the
 // repotool plugin splits it for each Application (render --argocd).
 func folders(repo *layout.Repo, rr *render.Result, data []byte) ([]folder, error) {
-	dir := path.Join(rr.Target.Cluster, rr.Target.Namespace)
-	if !perApplication(repo) || rr.Target.Tier == config.TierCluster {
+	dir := path.Join(rr.Target.Cluster, rr.Target.Short())
+	if !perApplication(repo) || rr.Target.Tier == config.TierCluster || rr.Target.App != nil {
 		return []folder{{dir: dir, data: data}}, nil
 	}
 	objs, err := manifest.Read(data)
@@ -108,8 +108,8 @@ func secretsDir(repo *layout.Repo, rr *render.Result) string {
 
 // targetDirs are the folders of target t's output.
 func targetDirs(repo *layout.Repo, t layout.Target) []string {
-	dir := path.Join(t.Cluster, t.Namespace)
-	if !perApplication(repo) || t.Tier == config.TierCluster {
+	dir := path.Join(t.Cluster, t.Short())
+	if !perApplication(repo) || t.Tier == config.TierCluster || t.App != nil { // an Application's target is its one folder
 		return []string{dir}
 	}
 	return []string{dir, dir + argocd.SecuritySuffix}

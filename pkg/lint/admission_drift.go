@@ -17,8 +17,8 @@ import (
 // decodes it, before admission.
 func (ac *admissionCheck) reportDrift(v *clusterView, p *placed, rendered map[string]any, mutations []admission.Mutation, report func(Finding)) {
 	cfg := &ac.repo.Repo.Config
-	if len(mutations) == 0 || cfg.ArgoCD.ServerSideDiff || v.plan == nil {
-		return
+	if len(mutations) == 0 || cfg.ArgoCD.ServerSideDiff || v.plan == nil || p.res.Target.App != nil {
+		return // an Application's own ignoreDifferences are not read yet: no guess
 	}
 	builtin := builtinKind(schema.FromAPIVersionAndKind(p.o.APIVersion, p.o.Kind))
 	ignores := cfg.IgnoreDifferencesFor(p.res.Target.Namespace)

@@ -49,6 +49,9 @@ func checkProjectPermissions(views []*clusterView, configFile string, results []
 			continue
 		}
 		for _, p := range v.objs {
+			if p.res.Target.App != nil {
+				continue // its own Application's project, which repotool does not generate
+			}
 			pl, err := v.plan.Check(&p.res.Target, p.o)
 			var refusal *argocd.Refusal
 			if !errors.As(err, &refusal) {

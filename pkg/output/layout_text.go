@@ -2,6 +2,7 @@ package output
 
 import (
 	"bufio"
+	"cmp"
 	"fmt"
 	"io"
 	"text/tabwriter"
@@ -29,7 +30,12 @@ func writeLayoutText(w io.Writer, repo *layout.Repo) error {
 	ew := &errWriter{w: w}
 	ew.printf("%d clusters, %d namespaces, %d targets\n", len(repo.Clusters), len(repo.Namespaces), len(repo.Targets))
 	for _, t := range repo.Targets {
-		ew.printf("\n%s (%s tier, Kubernetes %s, chart %s)\n", t.Name(), t.Tier, t.KubeVersion, t.ChartDir)
+		if t.App != nil {
+			ew.printf("\n%s (Application at %s:%d, namespace %s, %s tier, Kubernetes %s, chart %s)\n", t.Name(), t.App.File, t.App.Line, t.Namespace, t.Tier,
+				t.KubeVersion, cmp.Or(t.ChartDir, "none"))
+		} else {
+			ew.printf("\n%s (%s tier, Kubernetes %s, chart %s)\n", t.Name(), t.Tier, t.KubeVersion, t.ChartDir)
+		}
 		if n := len(t.Errors); n > 0 {
 			ew.printf("  FAILS: %s below; every command fails this target until they are fixed\n", count(n, "layout error"))
 		}

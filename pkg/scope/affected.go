@@ -28,11 +28,19 @@ func Affected(base, head *layout.Repo, changed []string) []change.Target {
 		return t
 	}
 	for _, side := range []*layout.Repo{base, head} {
+		other := head
+		if side == head {
+			other = base
+		}
 		for i := range side.Targets {
 			t := &side.Targets[i]
 			inputs := side.Inputs(t)
+			same := sameApp(t, other)
 			var files []string
 			for _, p := range changed {
+				if same && p == t.App.File {
+					continue // another Application of its file changed, not its own
+				}
 				if slices.ContainsFunc(inputs, func(in string) bool { return layout.InputHolds(in, p) }) {
 					files = append(files, p)
 				}
@@ -69,6 +77,16 @@ func Affected(base, head *layout.Repo, changed []string) []change.Target {
 	}
 	slices.SortFunc(out, func(a, b change.Target) int { return strings.Compare(a.Name, b.Name) })
 	return out
+}
+
+// sameApp reports whether t is an Application's target that the other
+// revision has too, from the same file, saying the same.
+func sameApp(t *layout.Target, other *layout.Repo) bool {
+	if t.App == nil {
+		return false
+	}
+	o, ok := other.Target(t.Cluster, t.Short())
+	return ok && o.App != nil && o.App.File == t.App.File && o.App.Digest != "" && o.App.Digest == t.App.Digest
 }
 
 // Touched are the names of the targets of head that the changed paths
