@@ -7,7 +7,8 @@
 //	go run -tags tools ./tools/gensynth -clusters 10 -namespaces 20 -out /tmp/synth
 //	go run -tags tools ./tools/gensynth -real -clusters 20 -namespaces 10 -out /tmp/real
 //
-// With -real, the namespaces use real community charts (cert-manager,
+// With -apps, every target is an Argo CD Application instead of a folder
+// (synth.AsApplications). With -real, the namespaces use real community charts (cert-manager,
 // external-secrets, ingress-nginx) from the Go modules internal/corpus pins
 // (run `go mod download` there first; see its SOURCES.md).
 //
@@ -34,6 +35,7 @@ func main() {
 	flag.IntVar(&opts.Clusters, "clusters", 10, "number of clusters")
 	flag.IntVar(&opts.Namespaces, "namespaces", 20, "number of namespaces, each deployed to every cluster")
 	real := flag.Bool("real", false, "use real community charts from internal/corpus's modules")
+	apps := flag.Bool("apps", false, "make every target an Argo CD Application (argocd/<cluster>/<namespace>.yaml) instead of a folder")
 	flag.Parse()
 	if *out == "" {
 		fmt.Fprintln(os.Stderr, "gensynth: -out is required")
@@ -49,6 +51,9 @@ func main() {
 		n, err = generateReal(*out, opts)
 	} else {
 		n, err = synth.Generate(*out, opts)
+	}
+	if err == nil && *apps {
+		n, err = synth.AsApplications(*out)
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "gensynth:", err)
