@@ -72,8 +72,8 @@ func TestApplicationManifests(t *testing.T) {
 			compared++
 		}
 	}
-	if compared != 4 {
-		t.Errorf("compared %d Applications, want 4", compared)
+	if compared != 5 {
+		t.Errorf("compared %d Applications, want 5", compared)
 	}
 }
 
@@ -82,19 +82,37 @@ func TestApplicationManifests(t *testing.T) {
 func repoServerObjects(t *testing.T, repo string, app *v1alpha1.Application, cluster string) []string {
 	t.Helper()
 	src := app.Spec.Source
+	paths := utilio.NewRandomizedTempPaths(t.TempDir())
+	refs := map[string]*v1alpha1.RefTarget{}
+	if app.Spec.HasMultipleSources() {
+		// As the repo-server is asked for the source that renders, with
+		// the ref sources checked out (here: this repository) beside it.
+		for i := range app.Spec.Sources {
+			s := &app.Spec.Sources[i]
+			if s.Ref != "" {
+				refs["$"+s.Ref] = &v1alpha1.RefTarget{Repo: v1alpha1.Repository{Repo: s.RepoURL}, TargetRevision: s.TargetRevision}
+				paths.Add(git.NormalizeGitURL(s.RepoURL), repo)
+			}
+			if s.Path != "" {
+				src = s
+			}
+		}
+	}
 	q := &apiclient.ManifestRequest{
-		Repo:              &v1alpha1.Repository{Repo: src.RepoURL},
-		ApplicationSource: src,
-		AppName:           app.Name,
-		Namespace:         app.Spec.Destination.Namespace,
-		ProjectName:       app.Spec.Project,
-		KubeVersion:       "1.35.0", // repotool.yaml's defaults.kubeVersion
+		Repo:               &v1alpha1.Repository{Repo: src.RepoURL},
+		ApplicationSource:  src,
+		AppName:            app.Name,
+		Namespace:          app.Spec.Destination.Namespace,
+		ProjectName:        app.Spec.Project,
+		KubeVersion:        "1.35.0", // repotool.yaml's defaults.kubeVersion
+		HasMultipleSources: app.Spec.HasMultipleSources(),
+		RefSources:         refs,
 	}
 	if cluster == "prod" {
 		q.ApiVersions = []string{"monitoring.coreos.com/v1"} // clusters.prod.apiVersions
 	}
 	res, err := repository.GenerateManifests(context.Background(), filepath.Join(repo, src.Path), repo, "main", q, true,
-		git.NoopCredsStore{}, resource.MustParse("0"), utilio.NewRandomizedTempPaths(t.TempDir()))
+		git.NoopCredsStore{}, resource.MustParse("0"), paths)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -27,12 +27,20 @@ type appDoc struct {
 	Spec struct {
 		Destination appDestination `yaml:"destination"`
 		Source      *appSource     `yaml:"source"`
+		Sources     []appSource    `yaml:"sources"`
 		Project     string         `yaml:"project"`
 	} `yaml:"spec"`
 
 	file             string
 	line, destLine   int
 	node, sourceNode *yaml.Node
+	// Of spec.sources: the one that renders is Spec.Source (at
+	// sourceNode), refs the others' repositories by their ref names;
+	// several that render are sourcesErr (at sourcesLine).
+	multi       bool
+	refs        map[string]string
+	sourcesErr  string
+	sourcesLine int
 }
 
 type appDestination struct {
@@ -42,6 +50,7 @@ type appDestination struct {
 }
 
 type appSource struct {
+	Ref            string   `yaml:"ref"`
 	RepoURL        string   `yaml:"repoURL"`
 	Path           string   `yaml:"path"`
 	TargetRevision string   `yaml:"targetRevision"`
@@ -79,8 +88,8 @@ const managedBy = "app.kubernetes.io/managed-by"
 // renders (Argo CD's sync, health and display settings); any other field
 // of the spec, a source or its helm is named as not followed.
 var (
-	appSpecFields   = []string{"destination", "source", "project", "syncPolicy", "ignoreDifferences", "info", "revisionHistoryLimit"}
-	appSourceFields = []string{"repoURL", "path", "targetRevision", "helm"}
+	appSpecFields   = []string{"destination", "source", "sources", "project", "syncPolicy", "ignoreDifferences", "info", "revisionHistoryLimit"}
+	appSourceFields = []string{"repoURL", "path", "targetRevision", "helm", "ref", "name"}
 	appHelmFields   = []string{
 		"valueFiles", "ignoreMissingValueFiles", "values", "valuesObject", "parameters", "releaseName", "namespace",
 		"kubeVersion", "apiVersions", "skipCrds", "skipSchemaValidation", "version", "passCredentials",
@@ -104,7 +113,8 @@ func (l *loader) readApps(p string) []appDoc {
 			continue // an empty document
 		}
 		var a appDoc
-		if err := n.Decode(&a); err != nil || !strings.HasPrefix(a.APIVersion, "argoproj.io/") {
+		a.APIVersion, a.Kind = scalarAt(n, "apiVersion"), scalarAt(n, "kind")
+		if !strings.HasPrefix(a.APIVersion, "argoproj.io/") {
 			continue // not Argo CD's: another kind of file the glob finds
 		}
 		a.file, a.line, a.node = p, n.Line, n
@@ -130,6 +140,15 @@ func (l *loader) readApps(p string) []appDoc {
 	return out
 }
 
+// scalarAt is the scalar value of key in the mapping n, "" when it has
+// none (or another kind of value).
+func scalarAt(n *yaml.Node, key string) string {
+	if v, _ := yamlpos.Lookup(n, key); v != nil && v.Kind == yaml.ScalarNode {
+		return v.Value
+	}
+	return ""
+}
+
 // decode reads the Application's name and spec from its node, with the
 // line of a problem.
 func (a *appDoc) decode() (string, int) {
@@ -151,10 +170,34 @@ func (a *appDoc) decode() (string, int) {
 	}
 	a.destLine = yamlpos.Line(spec, a.line, "destination")
 	a.sourceNode, _ = yamlpos.Lookup(spec, "source")
+	if ns, _ := yamlpos.Lookup(spec, "sources"); ns != nil && len(a.Spec.Sources) > 0 {
+		a.pickSource(ns)
+	}
 	if h := a.Spec.Source; h != nil && h.Helm != nil {
 		h.Helm.valuesNode, _ = yamlpos.Lookup(a.sourceNode, "helm", "values")
 	}
 	return "", 0
+}
+
+// pickSource reads spec.sources (the node ns), as Argo CD reads them in
+// place of spec.source: the sources that only give a ref are refs, and the
+// one other renders. Several that render are not followed yet.
+func (a *appDoc) pickSource(ns *yaml.Node) {
+	a.multi, a.refs, a.Spec.Source, a.sourceNode = true, map[string]string{}, nil, nil
+	for i := range a.Spec.Sources {
+		src, node := &a.Spec.Sources[i], ns.Content[i]
+		if src.Ref != "" {
+			a.refs[src.Ref] = src.RepoURL
+		}
+		if src.Ref != "" && src.Path == "" && yamlpos.Line(node, 0, "chart") == 0 {
+			continue // only a ref: it renders nothing
+		}
+		if a.Spec.Source != nil {
+			a.sourcesErr, a.sourcesLine = "spec.sources: several sources render, whose objects Argo CD joins: repotool renders one source a target, for now", node.Line
+			continue
+		}
+		a.Spec.Source, a.sourceNode = src, node
+	}
 }
 
 // unsupported names the first field of the Application that changes what
@@ -163,20 +206,24 @@ func (a *appDoc) decode() (string, int) {
 func (a *appDoc) unsupported() (string, int) {
 	spec, _ := yamlpos.Lookup(a.node, "spec")
 	if k, line := unknownKey(spec, appSpecFields); k != "" {
-		if k == "sources" {
-			return "a multi-source Application (spec.sources): repotool does not render several sources yet", line
-		}
 		return fmt.Sprintf("spec.%s: repotool does not follow this field yet", k), line
 	}
-	if a.Spec.Source == nil {
-		return "", 0 // appTarget says it is invalid
+	where, nodes := "spec.source", []*yaml.Node{a.sourceNode}
+	if a.multi {
+		if a.sourcesErr != "" {
+			return a.sourcesErr, a.sourcesLine
+		}
+		ns, _ := yamlpos.Lookup(spec, "sources")
+		where, nodes = "spec.sources[]", ns.Content
 	}
-	if k, line := unknownKey(a.sourceNode, appSourceFields); k != "" {
-		return fmt.Sprintf("spec.source.%s: %s", k, sourceKindNote(k)), line
-	}
-	if h, _ := yamlpos.Lookup(a.sourceNode, "helm"); h != nil {
-		if k, line := unknownKey(h, appHelmFields); k != "" {
-			return fmt.Sprintf("spec.source.helm.%s: repotool does not follow this field yet", k), line
+	for _, n := range nodes {
+		if k, line := unknownKey(n, appSourceFields); k != "" {
+			return fmt.Sprintf("%s.%s: %s", where, k, sourceKindNote(k)), line
+		}
+		if h, _ := yamlpos.Lookup(n, "helm"); h != nil {
+			if k, line := unknownKey(h, appHelmFields); k != "" {
+				return fmt.Sprintf("%s.helm.%s: repotool does not follow this field yet", where, k), line
+			}
 		}
 	}
 	return "", 0
@@ -193,8 +240,6 @@ func sourceKindNote(k string) string {
 		return "a kustomization: repotool does not render kustomize sources yet"
 	case "plugin":
 		return "a config management plugin runs a program, which repotool never does for repository content"
-	case "ref":
-		return "a source referred to by others ($ref): repotool does not render several sources yet"
 	}
 	return "repotool does not follow this field yet"
 }

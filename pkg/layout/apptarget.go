@@ -45,7 +45,8 @@ func (l *loader) appTarget(a appDoc, cluster string) (t Target) {
 		return t
 	}
 	if a.Spec.Source == nil {
-		fail(CodeApplicationInvalid, a.line, "the Application has no spec.source", "give it the source it deploys")
+		fail(CodeApplicationInvalid, a.line, "the Application has no source that renders (spec.source, or a spec.sources entry with a path)",
+			"give it the source it deploys")
 		return t
 	}
 	src := a.Spec.Source
@@ -105,7 +106,7 @@ func (l *loader) appHelm(t *Target, a appDoc, h *appHelm, env func(string) (stri
 		app.Parameters = append(app.Parameters, Parameter{Name: p.Name, Value: v, ForceString: p.ForceString, Line: line})
 	}
 	for _, raw := range h.ValueFiles {
-		vf, msg := l.appValueFile(t.ChartDir, raw, h.IgnoreMissingValueFiles, env)
+		vf, msg := l.appValueFile(t.ChartDir, raw, h.IgnoreMissingValueFiles, a.refs, env)
 		switch {
 		case msg != "":
 			return fmt.Sprintf("helm.valueFiles %q: %s", raw, msg), helmLine("valueFiles")
@@ -120,9 +121,19 @@ func (l *loader) appHelm(t *Target, a appDoc, h *appHelm, env func(string) (stri
 // Argo CD resolves it (a path from "/" from the repository's root); a
 // zero ValueFile for a missing file with ignoreMissing. A message when it
 // cannot be followed.
-func (l *loader) appValueFile(dir, raw string, ignoreMissing bool, env func(string) (string, bool)) (ValueFile, string) {
-	if strings.HasPrefix(raw, "$") && !strings.HasPrefix(raw, "$ARGOCD_") {
-		return ValueFile{}, "a file of another source ($ref): repotool does not render several sources yet"
+func (l *loader) appValueFile(dir, raw string, ignoreMissing bool, refs map[string]string, env func(string) (string, bool)) (ValueFile, string) {
+	ref, rest, _ := strings.Cut(raw, "/")
+	repoURL, isRef := refs[strings.TrimPrefix(ref, "$")]
+	switch {
+	case isRef && strings.HasPrefix(ref, "$"):
+		// A file of the source whose ref it names, from that source's
+		// root: this repository's, the only one repotool reads.
+		if msg := l.ownRepo(repoURL); msg != "" {
+			return ValueFile{}, fmt.Sprintf("source %s: %s", ref, msg)
+		}
+		raw = "/" + rest
+	case strings.HasPrefix(raw, "$") && !strings.HasPrefix(raw, "$ARGOCD_") && !strings.HasPrefix(raw, "$$"):
+		return ValueFile{}, fmt.Sprintf("it names source %s, but no source of the Application has ref %s", ref, strings.TrimPrefix(ref, "$"))
 	}
 	p, ok := env(raw)
 	if !ok {

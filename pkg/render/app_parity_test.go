@@ -42,6 +42,10 @@ var appCalls = map[string][]string{
 		"probes", "charts/monitoring", "--namespace", "monitoring", "--kube-version", "v1.35.0", "--api-versions", "monitoring.coreos.com/v1",
 		"--values", "@inline:probes:\n  - name: $ARGOCD_APP_NAME\n    url: http://monitoring.svc/\n",
 	},
+	"staging/guestbook-preview": {
+		"preview", "charts/guestbook", "--namespace", "web-staging", "--kube-version", "v1.35.0",
+		"--values", "envs/staging/guestbook.yaml", "--values", "envs/staging/preview.yaml", "--include-crds",
+	},
 	"staging/guestbook": {
 		"guestbook", "charts/guestbook", "--namespace", "web-staging", "--kube-version", "v1.35.0",
 		"--set", "config.app=guestbook in web-staging", "--values", "envs/staging/guestbook.yaml", "--include-crds",

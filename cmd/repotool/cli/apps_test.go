@@ -56,6 +56,7 @@ func TestApplicationsRepository(t *testing.T) {
 		{"render-prod-monitoring", []string{"render", dir, "-c", "prod", "-n", "monitoring"}, cli.ExitOK},
 		{"render-prod-monitoring-probes-only", []string{"render", dir, "-c", "prod", "-n", "monitoring-probes-only"}, cli.ExitOK},
 		{"render-staging-guestbook", []string{"render", dir, "-c", "staging", "-n", "guestbook"}, cli.ExitOK},
+		{"render-staging-guestbook-preview", []string{"render", dir, "-c", "staging", "-n", "guestbook-preview"}, cli.ExitOK},
 		{"diff", []string{"diff", dir, "--base", "HEAD"}, cli.ExitOK},
 		{"diff-json", []string{"diff", dir, "--base", "HEAD", "-o", "json"}, cli.ExitOK},
 		{"generate", []string{"generate", dir, "--stdout"}, cli.ExitOK},
