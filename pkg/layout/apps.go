@@ -84,8 +84,11 @@ func (l *loader) loadApps() error {
 			return err
 		}
 		for _, a := range l.readApps(f.path) {
+			if l.only != nil && (l.only.Namespace != a.meta.Name || f.cluster != "" && f.cluster != l.only.Cluster) {
+				continue // one target's load: not this one, whose problems a full load tells
+			}
 			cluster, ok := l.appCluster(a, f.cluster)
-			if !ok || l.only != nil && (l.only.Cluster != cluster || l.only.Namespace != a.meta.Name) {
+			if !ok || l.only != nil && l.only.Cluster != cluster {
 				continue
 			}
 			key := cluster + "/" + a.meta.Name
@@ -135,7 +138,14 @@ func (l *loader) appFiles(globs []string) ([]appFile, error) {
 			case d.IsDir() || !isYAML(d.Name()) && path.Ext(p) != ".json":
 				return nil
 			}
-			if cluster, ok := config.MatchApplications(g, p); ok {
+			cluster, ok := config.MatchApplications(g, p)
+			switch {
+			case !ok:
+			case l.ignored != nil && l.ignored(p):
+				// Argo CD renders from Git, which does not carry it.
+				l.diag(l.ignoredIs, CodeGitIgnored, p, 0, "Git ignores this file of Applications: Argo CD never sees it, so its Applications are no targets",
+					"commit it (git add -f "+p+") if it is meant to deploy")
+			default:
 				out = append(out, appFile{p, cluster})
 			}
 			return nil

@@ -239,3 +239,34 @@ func FuzzApplications(f *testing.F) {
 		}
 	})
 }
+
+// TestApplicationsIgnoredAndOnly: a file of Applications Git ignores is no
+// target's (a git-ignored warning says so, as for a values file), and a
+// load of one target reads only its Application, not another's problem.
+func TestApplicationsIgnoredAndOnly(t *testing.T) {
+	prod := "server: https://prod.example.com"
+	files := appsRepo(app("web", prod, "")+"---\n"+app("broken", "server: https://nowhere", ""), nil)
+	repo, err := layout.Load(context.Background(), mapFS(files), layout.Options{Ignored: func(p string) bool { return p == "argocd/apps.yaml" }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(repo.Targets) != 0 || repo.Err() != nil || !slicesContainsCode(repo.Diagnostics, layout.CodeGitIgnored) {
+		t.Errorf("an ignored file of Applications: targets %v, diagnostics %v", repo.Targets, repo.Diagnostics)
+	}
+	repo, err = layout.Load(context.Background(), mapFS(files), layout.Options{Only: &layout.TargetRef{Cluster: "prod", Namespace: "web"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(repo.Targets) != 1 || repo.Targets[0].Name() != "prod/web" || repo.Err() != nil {
+		t.Errorf("one target's load: targets %v, diagnostics %v", repo.Targets, repo.Diagnostics)
+	}
+}
+
+func slicesContainsCode(ds []layout.Diagnostic, c layout.Code) bool {
+	for _, d := range ds {
+		if d.Code == c {
+			return true
+		}
+	}
+	return false
+}
