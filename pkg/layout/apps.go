@@ -167,11 +167,15 @@ func (l *loader) appCluster(a appDoc, folder string) (string, bool) {
 	if d.Name != "" {
 		dest = "name " + d.Name
 	}
-	var names []string
+	names := l.clusterNames()
 	if folder != "" {
+		if !slices.Contains(names, folder) {
+			l.diag(SeverityError, CodeDestinationUnknown, a.file, a.line,
+				fmt.Sprintf("Application %q is in the folder of cluster %q, which neither %s nor a cluster folder names", a.meta.Name, folder, config.FileName),
+				fmt.Sprintf("add clusters.%s to %s (with its Kubernetes version), or move the file to its cluster's folder", folder, config.FileName))
+			return "", false
+		}
 		names = []string{folder}
-	} else {
-		names = l.clusterNames()
 	}
 	var found []string
 	for _, c := range names {

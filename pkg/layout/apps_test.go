@@ -270,3 +270,17 @@ func slicesContainsCode(ds []layout.Diagnostic, c layout.Code) bool {
 	}
 	return false
 }
+
+// TestApplicationUnknownClusterFolder: a {cluster} folder of no cluster
+// repotool knows (a typo) makes no cluster: an error, not a guess.
+func TestApplicationUnknownClusterFolder(t *testing.T) {
+	files := map[string]string{
+		"repotool.yaml":         "git:\n  repoURL: https://github.com/org/gitops.git\nclusters:\n  prod: {}\napplications:\n  paths: [\"argocd/{cluster}/*.yaml\"]\n",
+		"charts/web/Chart.yaml": chart,
+		"argocd/prdo/web.yaml":  app("web", "server: https://kubernetes.default.svc", ""),
+	}
+	repo := load(t, files)
+	if err := repo.Err(); len(repo.Targets) != 0 || len(repo.Clusters) != 0 || err == nil || !strings.Contains(err.Error(), `cluster "prdo"`) {
+		t.Errorf("targets %v, clusters %v, error %v", repo.Targets, repo.Clusters, err)
+	}
+}
