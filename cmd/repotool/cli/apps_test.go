@@ -48,6 +48,7 @@ func TestApplicationsRepository(t *testing.T) {
 		{"layout", []string{"layout", dir}, cli.ExitOK},
 		{"layout-json", []string{"layout", dir, "-o", "json"}, cli.ExitOK},
 		{"lint-json", []string{"lint", dir, "-o", "json"}, cli.ExitOK},
+		{"lint-sarif", []string{"lint", dir, "-o", "sarif"}, cli.ExitOK},
 		{"values", []string{"values", dir, "-c", "prod", "-n", "guestbook", "--origin"}, cli.ExitOK},
 		// What internal/argocdcheck compares with the repo-server's own
 		// rendering of the same Applications (all but the one with a SOPS
@@ -59,6 +60,7 @@ func TestApplicationsRepository(t *testing.T) {
 		{"render-staging-guestbook-preview", []string{"render", dir, "-c", "staging", "-n", "guestbook-preview"}, cli.ExitOK},
 		{"diff", []string{"diff", dir, "--base", "HEAD"}, cli.ExitOK},
 		{"diff-json", []string{"diff", dir, "--base", "HEAD", "-o", "json"}, cli.ExitOK},
+		{"diff-markdown", []string{"diff", dir, "--base", "HEAD", "-o", "markdown"}, cli.ExitOK},
 		{"generate", []string{"generate", dir, "--stdout"}, cli.ExitOK},
 	} {
 		t.Run(run.name, func(t *testing.T) {
