@@ -63,7 +63,7 @@ func pathMetadata(opts Options, t layout.Target, tier config.ArgoTier, mode Secr
 // run), which is also how hydrate --check learns the mode the folder was
 // written with (Recorded).
 func commands(opts Options, t layout.Target, tier config.ArgoTier, mode SecretsMode) []string {
-	c := "repotool render " + opts.Dir + " --cluster " + t.Cluster + " --namespace " + t.Namespace
+	c := "repotool render " + opts.Dir + " --cluster " + t.Cluster + " --namespace " + t.Short()
 	if tier != "" {
 		c += " --tier " + string(tier)
 	}

@@ -77,6 +77,36 @@ func TestApplicationsRepository(t *testing.T) {
 			golden.Check(t, filepath.Join("testdata", "golden", "apps-"+run.name+".txt"), []byte(got))
 		})
 	}
+	// hydrate writes each Application's target to <cluster>/<name>/, its
+	// Secret SOPS-encrypted: no file holds the value.
+	out := filepath.Join(t.TempDir(), "hydrated")
+	if got, code := runCLI(t, "hydrate", dir, "--out", out, "--secrets", "sops"); code != cli.ExitOK {
+		t.Fatalf("hydrate: exit %d\n%s", code, got)
+	}
+	var written []string
+	err = filepath.WalkDir(out, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(out, p)
+		written = append(written, filepath.ToSlash(rel))
+		data, err := os.ReadFile(p)
+		for _, c := range appsCanaries {
+			if strings.Contains(string(data), c) {
+				t.Errorf("hydrate wrote the secret value (%s) into %s", c, rel)
+			}
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden.Check(t, filepath.Join("testdata", "golden", "apps-hydrate-files.txt"), []byte(strings.Join(written, "\n")+"\n"))
+	// Its companions say how to render it again: by the Application's name.
+	meta, err := os.ReadFile(filepath.Join(out, "prod", "guestbook-canary", "hydrator.metadata"))
+	if err != nil || !strings.Contains(string(meta), "--cluster prod --namespace guestbook-canary") {
+		t.Errorf("hydrator.metadata (%v):\n%s", err, meta)
+	}
 	// The plain stream, what Argo CD deploys, holds it: it was decrypted.
 	got, code := runCLI(t, "render", dir, "-c", "prod", "-n", "guestbook")
 	if code != cli.ExitOK || !strings.Contains(got, appsCanaries[1]) {
