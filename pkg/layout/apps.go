@@ -39,6 +39,9 @@ type App struct {
 	// Parameters are helm.parameters, applied after every values file
 	// as --set and --set-string are, in order.
 	Parameters []Parameter `json:"-"`
+	// ValueGlobs are the globs of its valueFiles, resolved: a file added
+	// that one matches is a change to it (Repo.Inputs).
+	ValueGlobs []string `json:"valueGlobs,omitempty"`
 	// Digest identifies what the Application says (its document, without
 	// comments or layout): an edit to its file that leaves it equal
 	// changes nothing it renders (scope.Affected).

@@ -3,6 +3,7 @@ package layout_test
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -130,7 +131,7 @@ func TestApplicationProblems(t *testing.T) {
 			"from the network"},
 		{"values file leaves", app("web", prod, "valueFiles: [../../../x.yaml]"), nil, "", layout.CodeApplicationInvalid, 14, true, "leaves the repository"},
 		{"values file of a ref", app("web", prod, "valueFiles: [$values/x.yaml]"), nil, "", layout.CodeApplicationInvalid, 14, true, "no source of the Application has ref values"},
-		{"values glob", app("web", prod, "valueFiles: [\"*.yaml\"]"), nil, "", layout.CodeApplicationInvalid, 14, true, "glob"},
+		{"values glob of nothing", app("web", prod, "valueFiles: [\"envs/*.yaml\"]"), nil, "", layout.CodeApplicationInvalid, 14, true, "matches no file"},
 		{"revision in a parameter", app("web", prod, "parameters: [{name: rev, value: $ARGOCD_APP_REVISION}]"), nil, "", layout.CodeApplicationInvalid, 14, true,
 			"revision"},
 		{"helm v2", app("web", prod, "version: v2"), nil, "", layout.CodeApplicationInvalid, 14, true, "Helm v3"},
@@ -282,5 +283,33 @@ func TestApplicationUnknownClusterFolder(t *testing.T) {
 	repo := load(t, files)
 	if err := repo.Err(); len(repo.Targets) != 0 || len(repo.Clusters) != 0 || err == nil || !strings.Contains(err.Error(), `cluster "prdo"`) {
 		t.Errorf("targets %v, clusters %v, error %v", repo.Targets, repo.Clusters, err)
+	}
+}
+
+// TestApplicationValuesGlob: a glob of valueFiles is expanded in lexical
+// order, leaving out the files listed by name, which keep their own place
+// (Argo CD 3.6); one that matches nothing is left out with
+// ignoreMissingValueFiles.
+func TestApplicationValuesGlob(t *testing.T) {
+	repo := load(t, appsRepo(app("web", "server: https://prod.example.com",
+		"valueFiles: [\"values/*.yaml\", values/a.yaml, \"none/*.yaml\", \"/envs/*.yaml\", \"/deep/**/*.yaml\"]\nignoreMissingValueFiles: true"),
+		map[string]string{"charts/web/values/a.yaml": "a: 1\n", "charts/web/values/b.yaml": "b: 1\n", "charts/web/values/c.yaml": "c: 1\n",
+			"envs/one.yaml": "d: 1\n"}))
+	if len(repo.Targets) != 1 || repo.Err() != nil {
+		t.Fatalf("targets %v, diagnostics %v", repo.Targets, repo.Diagnostics)
+	}
+	var got []string
+	for _, v := range repo.Targets[0].Values {
+		got = append(got, v.Path)
+	}
+	if diff := cmp.Diff([]string{"charts/web/values/b.yaml", "charts/web/values/c.yaml", "charts/web/values/a.yaml", "envs/one.yaml"}, got); diff != "" {
+		t.Errorf("values (-want +got):\n%s", diff)
+	}
+	// A file added that a glob matches changes the target.
+	in := repo.Inputs(&repo.Targets[0])
+	for _, added := range []string{"envs/two.yaml", "deep/a/b/x.yaml"} {
+		if !slices.ContainsFunc(in, func(i string) bool { return layout.InputHolds(i, added) }) {
+			t.Errorf("inputs %v do not hold %s", in, added)
+		}
 	}
 }

@@ -2,13 +2,10 @@ package layout
 
 import (
 	"cmp"
-	"errors"
 	"fmt"
 	"io/fs"
-	"net/url"
 	"os"
 	"path"
-	"slices"
 	"strings"
 
 	yaml "go.yaml.in/yaml/v3"
@@ -105,73 +102,12 @@ func (l *loader) appHelm(t *Target, a appDoc, h *appHelm, env func(string) (stri
 		}
 		app.Parameters = append(app.Parameters, Parameter{Name: p.Name, Value: v, ForceString: p.ForceString, Line: line})
 	}
-	for _, raw := range h.ValueFiles {
-		vf, msg := l.appValueFile(t.ChartDir, raw, h.IgnoreMissingValueFiles, a.refs, env)
-		switch {
-		case msg != "":
-			return fmt.Sprintf("helm.valueFiles %q: %s", raw, msg), helmLine("valueFiles")
-		case vf.Path != "" && !slices.ContainsFunc(t.Values, func(v ValueFile) bool { return v.Path == vf.Path }):
-			t.Values = append(t.Values, vf) // Argo CD passes a file once, at its first place
-		}
+	files, globs, raw, msg := l.appValueFiles(t.ChartDir, h, a.refs, env)
+	if msg != "" {
+		return fmt.Sprintf("helm.valueFiles %q: %s", raw, msg), helmLine("valueFiles")
 	}
+	t.Values, app.ValueGlobs = files, globs
 	return "", 0
-}
-
-// appValueFile is the values file raw names, from the chart folder dir as
-// Argo CD resolves it (a path from "/" from the repository's root); a
-// zero ValueFile for a missing file with ignoreMissing. A message when it
-// cannot be followed.
-func (l *loader) appValueFile(dir, raw string, ignoreMissing bool, refs map[string]string, env func(string) (string, bool)) (ValueFile, string) {
-	ref, rest, _ := strings.Cut(raw, "/")
-	repoURL, isRef := refs[strings.TrimPrefix(ref, "$")]
-	switch {
-	case isRef && strings.HasPrefix(ref, "$"):
-		// A file of the source whose ref it names, from that source's
-		// root: this repository's, the only one repotool reads.
-		if msg := l.ownRepo(repoURL); msg != "" {
-			return ValueFile{}, fmt.Sprintf("source %s: %s", ref, msg)
-		}
-		raw = "/" + rest
-	case strings.HasPrefix(raw, "$") && !strings.HasPrefix(raw, "$ARGOCD_") && !strings.HasPrefix(raw, "$$"):
-		return ValueFile{}, fmt.Sprintf("it names source %s, but no source of the Application has ref %s", ref, strings.TrimPrefix(ref, "$"))
-	}
-	p, ok := env(raw)
-	if !ok {
-		return ValueFile{}, "it names the revision, which repotool does not fill in yet"
-	}
-	secret := false
-	if rest, found := strings.CutPrefix(p, "secrets://"); found { // helm-secrets' SOPS files
-		p, secret = rest, true
-	}
-	if u, err := url.Parse(p); err == nil && u.Scheme != "" {
-		return ValueFile{}, "a values file from the network: repository content never chooses where repotool connects; keep the file in the repository"
-	}
-	if strings.ContainsAny(p, "*?[") {
-		return ValueFile{}, "a glob of values files: repotool does not expand them yet; list the files"
-	}
-	if strings.HasPrefix(p, "/") {
-		p = path.Clean(p)[1:]
-	} else {
-		p = path.Join(dir, p)
-	}
-	if p == "" || p == ".." || strings.HasPrefix(p, "../") {
-		return ValueFile{}, "it leaves the repository"
-	}
-	real, err := resolve(l.fsys, p)
-	switch {
-	case ignoreMissing && errors.Is(err, fs.ErrNotExist):
-		return ValueFile{}, ""
-	case err != nil:
-		return ValueFile{}, "cannot be read: " + err.Error()
-	}
-	name := path.Base(p)
-	file := l.repo.Files.Get(p)
-	secret = secret || l.isSecret(name) || file.Encrypted()
-	if _, ok := l.checked[p]; ok {
-		return ValueFile{Path: p, Scope: ScopeCluster, Secret: secret}, ""
-	}
-	l.checked[p] = struct{}{}
-	return l.checkValueFileAs(entry{name: name, path: p, real: real}, ScopeCluster, secret), ""
 }
 
 // sourceKind is why the source folder dir is not a chart repotool renders:

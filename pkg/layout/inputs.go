@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/bmatcuk/doublestar/v4"
 	yaml "go.yaml.in/yaml/v3"
 
 	"github.com/repotool/repotool/internal/fsutil"
@@ -58,7 +59,8 @@ func (r *Repo) SecretsInputs(cluster string, mode config.SecretsMode) []string {
 // listed inside another):
 //
 //   - the repository-wide files (RepoFiles);
-//   - for an Application's target, the file the Application is in;
+//   - for an Application's target, the file the Application is in, and
+//     the globs of its valueFiles;
 //   - the target's folder (a new values file changes the merge, and a
 //     stray file or folder in it is a layout error that fails the target),
 //     and its namespace's folder when its chart is elsewhere;
@@ -91,6 +93,14 @@ func (r *Repo) Inputs(t *Target) []string {
 	}
 	if t.App != nil {
 		add(t.App.File) // its source, values and parameters
+		for _, g := range t.App.ValueGlobs {
+			// A file added that the glob matches: path.Match reads one
+			// folder a "*"; below a "**", the folder it starts from.
+			if strings.Contains(g, "**") {
+				g, _ = doublestar.SplitPattern(g)
+			}
+			out = append(out, g)
+		}
 	} else if list, listed, _ := r.Config.TargetValues(t.Cluster, t.Namespace); listed {
 		for _, f := range list.Expand(t.Cluster, t.Namespace) {
 			add(f.Path) // a listed file that is missing fails the target: adding it is a change

@@ -32,7 +32,8 @@ var appCalls = map[string][]string{
 	},
 	"prod/guestbook-canary": {
 		"guestbook-canary", "charts/guestbook", "--namespace", "web", "--kube-version", "v1.35.0", "--api-versions", "monitoring.coreos.com/v1",
-		"--values", "envs/prod/guestbook.yaml", "--values", "@inline:replicaCount: 1\nimage:\n  tag: \"1.29-rc.1\"\nconfig:\n  canary: true\n", "--include-crds",
+		"--values", "envs/prod/guestbook.yaml", "--values", "envs/prod/canary-a.yaml", "--values", "envs/prod/canary-b.yaml",
+		"--values", "@inline:replicaCount: 1\nimage:\n  tag: \"1.29-rc.1\"\nconfig:\n  canary: true\n", "--include-crds",
 	},
 	"prod/monitoring": {
 		"monitoring", "charts/monitoring", "--namespace", "monitoring", "--kube-version", "v1.35.0", "--api-versions", "monitoring.coreos.com/v1",
