@@ -2,6 +2,7 @@ package layout
 
 import (
 	"bytes"
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -328,12 +329,11 @@ func isDNSSubdomain(s string) bool {
 	return true
 }
 
-// chartDir is the source's folder in the repository, cleaned; "" when it
-// leaves the repository.
+// chartDir is the source's folder in the repository, cleaned ("." for its
+// root); "" when it leaves the repository.
 func chartDir(p string) string {
-	c := path.Clean("/" + strings.TrimSpace(p))[1:]
-	if strings.HasPrefix(path.Clean(p), "..") {
+	if c := path.Clean(strings.TrimSpace(p)); c == ".." || strings.HasPrefix(c, "../") {
 		return ""
 	}
-	return c
+	return cmp.Or(path.Clean("/" + strings.TrimSpace(p))[1:], ".")
 }
