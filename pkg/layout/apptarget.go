@@ -8,8 +8,6 @@ import (
 	"path"
 	"strings"
 
-	yaml "go.yaml.in/yaml/v3"
-
 	"github.com/repotool/repotool/internal/yamlpos"
 	"github.com/repotool/repotool/pkg/config"
 )
@@ -48,17 +46,17 @@ func (l *loader) appTarget(a appDoc, cluster string) (t Target) {
 	}
 	src := a.Spec.Source
 	if msg := l.ownRepo(src.RepoURL); msg != "" {
-		fail(CodeApplicationUnsupported, lineOf(a.sourceNode, a.line, "repoURL"), msg,
+		fail(CodeApplicationUnsupported, yamlpos.Line(a.sourceNode, a.line, "repoURL"), msg,
 			fmt.Sprintf("set git.repoURL in %s to this repository's URL as Argo CD clones it", config.FileName))
 		return t
 	}
 	if t.ChartDir = chartDir(src.Path); t.ChartDir == "" {
-		fail(CodeApplicationInvalid, lineOf(a.sourceNode, a.line, "path"), fmt.Sprintf("spec.source.path %q leaves the repository", src.Path),
+		fail(CodeApplicationInvalid, yamlpos.Line(a.sourceNode, a.line, "path"), fmt.Sprintf("spec.source.path %q leaves the repository", src.Path),
 			"give a folder inside the repository")
 		return t
 	}
 	if msg := l.sourceKind(t.ChartDir, a.meta.Name); msg != "" {
-		fail(CodeApplicationUnsupported, lineOf(a.sourceNode, a.line, "path"), msg, "check it another way for now, or leave its file out of applications.paths")
+		fail(CodeApplicationUnsupported, yamlpos.Line(a.sourceNode, a.line, "path"), msg, "check it another way for now, or leave its file out of applications.paths")
 		return t
 	}
 	if h := src.Helm; h != nil {
@@ -73,7 +71,7 @@ func (l *loader) appTarget(a appDoc, cluster string) (t Target) {
 // appHelm fills in what the Application's helm settings add to t; a
 // message and its line when one cannot be followed.
 func (l *loader) appHelm(t *Target, a appDoc, h *appHelm, env func(string) (string, bool)) (string, int) {
-	helmLine := func(key string) int { return lineOf(a.sourceNode, a.line, "helm", key) }
+	helmLine := func(key string) int { return yamlpos.Line(a.sourceNode, a.line, "helm", key) }
 	if h.Version != "" && h.Version != "v3" {
 		return fmt.Sprintf("helm.version %q: Argo CD 3 renders with Helm v3", h.Version), helmLine("version")
 	}
@@ -183,12 +181,4 @@ func appEnv(a appDoc, namespace string) func(string) (string, bool) {
 		})
 		return out, ok
 	}
-}
-
-// lineOf is the line of keys below n, else fallback.
-func lineOf(n *yaml.Node, fallback int, keys ...string) int {
-	if n == nil {
-		return fallback
-	}
-	return yamlpos.Line(n, fallback, keys...)
 }
