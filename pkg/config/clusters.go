@@ -44,6 +44,10 @@ type ClusterConfig struct {
 	// Destination is where the cluster's Argo CD deploys (normally the
 	// cluster it runs in).
 	Destination Destination `yaml:"destination" json:"destination"`
+	// Labels are the labels of the cluster's Secret in the Argo CD that
+	// reads the repository's ApplicationSets: what a clusters generator's
+	// selector matches and passes on as metadata.labels.
+	Labels map[string]string `yaml:"labels" json:"labels,omitempty"`
 	// AdmissionPolicies are files and folders (relative to the repository
 	// root) of ValidatingAdmissionPolicies and bindings the cluster has
 	// besides those the repository deploys to it, with the params they

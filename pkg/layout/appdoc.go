@@ -42,6 +42,9 @@ type appDoc struct {
 	refs        map[string]string
 	sourcesErr  string
 	sourcesLine int
+	// An ApplicationSet in file made it, whose generators read setInputs.
+	fromSet   bool
+	setInputs []string
 }
 
 type appDestination struct {
@@ -97,10 +100,11 @@ var (
 	}
 )
 
-// readApps reads the Applications of the file p; a document that is an
-// ApplicationSet, or an Application repotool cannot read, is an error at
-// its line. Other kinds (an AppProject beside them) are not targets.
-func (l *loader) readApps(p string) []appDoc {
+// readApps reads the Applications of the file f, and those its
+// ApplicationSets make; an Application repotool cannot read, or an
+// ApplicationSet it cannot expand, is an error at its line. Other kinds (an AppProject beside them) are not targets.
+func (l *loader) readApps(f appFile) []appDoc {
+	p := f.path
 	docs, err := l.repo.Files.Get(p).Docs()
 	if err != nil {
 		line, msg := yamlpos.ErrorLine(err)
@@ -122,9 +126,7 @@ func (l *loader) readApps(p string) []appDoc {
 		switch a.Kind {
 		case "Application":
 		case "ApplicationSet":
-			l.diag(SeverityError, CodeApplicationUnsupported, p, n.Line,
-				"an ApplicationSet: repotool does not expand ApplicationSets yet, so the Applications it makes would go unchecked",
-				"check its Applications as Applications, or leave this file out of applications.paths")
+			out = append(out, l.expandSet(p, n, f.cluster)...)
 			continue
 		default:
 			continue
@@ -277,13 +279,27 @@ func (h *appHelm) values() ([]byte, error) {
 // digest is a hash of the Application's document as YAML, comments and
 // layout aside: equal for two revisions that say the same.
 func (a *appDoc) digest() string {
-	var b bytes.Buffer
-	enc := yaml.NewEncoder(&b)
-	if err := enc.Encode(stripComments(a.node)); err != nil {
+	data := a.encode()
+	if data == nil {
 		return "" // never equal: the target counts as changed
 	}
-	sum := sha256.Sum256(b.Bytes())
+	sum := sha256.Sum256(data)
 	return hex.EncodeToString(sum[:])
+}
+
+// encode is the Application's document as YAML, without comments; nil
+// when it cannot be written.
+func (a *appDoc) encode() []byte {
+	var b bytes.Buffer
+	enc := yaml.NewEncoder(&b)
+	enc.SetIndent(2)
+	if err := enc.Encode(stripComments(a.node)); err != nil {
+		return nil
+	}
+	if err := enc.Close(); err != nil {
+		return nil
+	}
+	return b.Bytes()
 }
 
 // stripComments is a copy of n without comments.

@@ -49,6 +49,13 @@ type App struct {
 	// SkipCRDs and SkipSchemaValidation are helm's.
 	SkipCRDs             bool `json:"skipCrds,omitempty"`
 	SkipSchemaValidation bool `json:"skipSchemaValidation,omitempty"`
+	// FromSet is set when an ApplicationSet in File makes it, at Line its
+	// template's; SetInputs are the files its generators read and the
+	// folders they list (Repo.Inputs).
+	FromSet   bool     `json:"fromApplicationSet,omitempty"`
+	SetInputs []string `json:"setInputs,omitempty"`
+	// Doc is the Application's document, as the ApplicationSet makes it.
+	Doc []byte `json:"-"`
 }
 
 // Parameter is one of an Application's helm.parameters.
@@ -86,7 +93,7 @@ func (l *loader) loadApps() error {
 		if err := l.ctx.Err(); err != nil {
 			return err
 		}
-		for _, a := range l.readApps(f.path) {
+		for _, a := range l.readApps(f) {
 			if l.only != nil && (l.only.Namespace != a.meta.Name || f.cluster != "" && f.cluster != l.only.Cluster) {
 				continue // one target's load: not this one, whose problems a full load tells
 			}

@@ -101,8 +101,11 @@ func TestApplicationProblems(t *testing.T) {
 	}{
 		{"unknown destination", app("web", "server: https://elsewhere", ""), nil, "", layout.CodeDestinationUnknown, 7, false, "no cluster"},
 		{"unknown name", app("web", "name: staging", ""), nil, "", layout.CodeDestinationUnknown, 7, false, "name staging"},
-		{"ApplicationSet", "apiVersion: argoproj.io/v1alpha1\nkind: ApplicationSet\nmetadata:\n  name: set\n", nil, "", layout.CodeApplicationUnsupported, 1,
-			false, "ApplicationSet"},
+		{"ApplicationSet without spec", "apiVersion: argoproj.io/v1alpha1\nkind: ApplicationSet\nmetadata:\n  name: set\n", nil, "", layout.CodeApplicationInvalid, 1,
+			false, "ApplicationSet has no spec"},
+		{"ApplicationSet of pull requests", "apiVersion: argoproj.io/v1alpha1\nkind: ApplicationSet\nmetadata:\n  name: set\nspec:\n  generators:\n" +
+			"    - pullRequest:\n        github: {owner: org, repo: gitops}\n  template: {metadata: {name: x}}\n", nil, "", layout.CodeApplicationUnsupported, 7,
+			false, "pullRequest generator lists the open pull requests"},
 		{"sources not a list", strings.Replace(app("web", prod, ""), "  source:\n", "  sources:\n", 1), nil, "", layout.CodeApplicationInvalid, 11, false,
 			"cannot unmarshal"},
 		{"sources that both render", strings.Replace(app("web", prod, ""), "  source:\n    repoURL: https://github.com/org/gitops\n    path: charts/web\n",

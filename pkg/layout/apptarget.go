@@ -22,8 +22,11 @@ func (l *loader) appTarget(a appDoc, cluster string) (t Target) {
 		Namespace:   a.Spec.Destination.Namespace,
 		KubeVersion: cl.KubeVersion,
 		APIVersions: cl.APIVersions,
-		App:         &App{Name: a.meta.Name, File: a.file, Line: a.line, ReleaseName: a.meta.Name, Digest: a.digest()},
+		App:         &App{Name: a.meta.Name, File: a.file, Line: a.line, ReleaseName: a.meta.Name, Digest: a.digest(), FromSet: a.fromSet, SetInputs: a.setInputs},
 		Values:      []ValueFile{},
+	}
+	if a.fromSet {
+		t.App.Doc = a.encode()
 	}
 	fail := func(code Code, line int, msg, hint string) {
 		d := Diagnostic{Severity: SeverityError, Code: code, File: a.file, Line: line, Message: fmt.Sprintf("Application %q: %s", a.meta.Name, msg), Hint: hint}

@@ -60,7 +60,8 @@ func (r *Repo) SecretsInputs(cluster string, mode config.SecretsMode) []string {
 //
 //   - the repository-wide files (RepoFiles);
 //   - for an Application's target, the file the Application is in, and
-//     the globs of its valueFiles;
+//     the globs of its valueFiles; for one an ApplicationSet makes, the
+//     files its generators read and the folders they list;
 //   - the target's folder (a new values file changes the merge, and a
 //     stray file or folder in it is a layout error that fails the target),
 //     and its namespace's folder when its chart is elsewhere;
@@ -93,6 +94,9 @@ func (r *Repo) Inputs(t *Target) []string {
 	}
 	if t.App != nil {
 		add(t.App.File) // its source, values and parameters
+		for _, p := range t.App.SetInputs {
+			add(p) // what its ApplicationSet's generators read
+		}
 		for _, g := range t.App.ValueGlobs {
 			// A file added that the glob matches: path.Match reads one
 			// folder a "*"; below a "**", the folder it starts from.

@@ -31,7 +31,11 @@ func writeLayoutText(w io.Writer, repo *layout.Repo) error {
 	ew.printf("%d clusters, %d namespaces, %d targets\n", len(repo.Clusters), len(repo.Namespaces), len(repo.Targets))
 	for _, t := range repo.Targets {
 		if t.App != nil {
-			ew.printf("\n%s (Application at %s:%d, namespace %s, %s tier, Kubernetes %s, chart %s)\n", t.Name(), t.App.File, t.App.Line, t.Namespace, t.Tier,
+			from := "Application"
+			if t.App.FromSet {
+				from = "Application from the ApplicationSet"
+			}
+			ew.printf("\n%s (%s at %s:%d, namespace %s, %s tier, Kubernetes %s, chart %s)\n", t.Name(), from, t.App.File, t.App.Line, t.Namespace, t.Tier,
 				t.KubeVersion, cmp.Or(t.ChartDir, "none"))
 		} else {
 			ew.printf("\n%s (%s tier, Kubernetes %s, chart %s)\n", t.Name(), t.Tier, t.KubeVersion, t.ChartDir)

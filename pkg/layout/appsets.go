@@ -1,0 +1,117 @@
+package layout
+
+import (
+	"cmp"
+	"errors"
+	"iter"
+	"path"
+	"strings"
+
+	yaml "go.yaml.in/yaml/v3"
+
+	"github.com/repotool/repotool/pkg/appset"
+)
+
+// expandSet reads the Applications the ApplicationSet n (in the file p,
+// read by the Argo CD of the {cluster} folder's cluster, or by a central
+// one) makes, as Argo CD's controller would (package appset). What it
+// cannot expand is an error at its line, and none of its Applications is
+// a target.
+func (l *loader) expandSet(p string, n *yaml.Node, folder string) []appDoc {
+	env := appset.Env{
+		Paths: l.gitPaths,
+		Read: func(f string) ([]byte, error) {
+			return l.repo.Files.Get(f).Data()
+		},
+		OwnRepo:  l.ownRepo,
+		Clusters: l.setClusters(folder),
+	}
+	res, err := appset.Expand(l.ctx, n, env)
+	var e *appset.Error
+	switch {
+	case errors.As(err, &e):
+		code := CodeApplicationInvalid
+		if e.Unsupported {
+			code = CodeApplicationUnsupported
+		}
+		l.diag(SeverityError, code, p, e.Line, "ApplicationSet: "+e.Msg, setHint(e.Unsupported))
+		return nil
+	case err != nil:
+		l.diag(SeverityError, CodeApplicationInvalid, p, n.Line, "ApplicationSet: "+err.Error(), setHint(false))
+		return nil
+	}
+	inputs := append([]string(nil), res.Read...)
+	for _, g := range res.Globs {
+		inputs = append(inputs, globBase(g))
+	}
+	var out []appDoc
+	for _, app := range res.Apps {
+		a := appDoc{APIVersion: "argoproj.io/v1alpha1", Kind: "Application", file: p, line: app.Line, node: app, fromSet: true, setInputs: inputs}
+		if msg, line := a.decode(); msg != "" {
+			l.diag(SeverityError, CodeApplicationInvalid, p, line, "an Application the ApplicationSet makes: "+msg,
+				"fix the ApplicationSet's template so that it makes Applications as Argo CD's reference describes them")
+			continue
+		}
+		out = append(out, a)
+	}
+	return out
+}
+
+func setHint(unsupported bool) string {
+	if unsupported {
+		return "check its Applications another way for now, or leave this file out of applications.paths"
+	}
+	return "fix the ApplicationSet as Argo CD's ApplicationSet reference describes it"
+}
+
+// gitPaths are the repository's files that Git carries: those the git
+// generator lists.
+func (l *loader) gitPaths() iter.Seq[string] {
+	return func(yield func(string) bool) {
+		for p := range l.repo.Files.Paths() {
+			if l.ignored != nil && l.ignored(p) {
+				continue
+			}
+			if !yield(p) {
+				return
+			}
+		}
+	}
+}
+
+// setClusters are the clusters the Argo CD that reads an ApplicationSet
+// has a Secret for: with one Argo CD a cluster (the {cluster} folder's),
+// its own cluster when clusters.<c>.labels gives its Secret labels; with
+// a central one, every cluster whose destination is not the in-cluster
+// server, or that has labels. The clusters generator adds the cluster
+// Argo CD runs in, as Argo CD does, when no Secret describes it.
+func (l *loader) setClusters(folder string) []appset.Cluster {
+	names := l.clusterNames()
+	if folder != "" {
+		names = []string{folder}
+	}
+	var out []appset.Cluster
+	for _, c := range names {
+		cc := l.repo.Config.Clusters[c]
+		server, name := cmp.Or(cc.Destination.Server, InClusterServer), cc.Destination.Name
+		local := strings.TrimSuffix(server, "/") == InClusterServer
+		if local && name == "" {
+			name = inClusterName
+		}
+		if local && len(cc.Labels) == 0 && name == inClusterName {
+			continue // the in-cluster one, which the generator adds
+		}
+		out = append(out, appset.Cluster{Name: name, Server: server, Labels: cc.Labels, Secret: true})
+	}
+	return out
+}
+
+// globBase is the folder above a git generator's pattern's first
+// wildcard: a file added below it may change what the generator makes.
+func globBase(g string) string {
+	i := strings.IndexAny(g, `*?[\`)
+	if i < 0 {
+		return strings.TrimSuffix(g, "/")
+	}
+	return cmp.Or(path.Dir(g[:i]+"x"), ".")
+}
