@@ -41,13 +41,19 @@ type Cluster struct {
 
 // Result is what an ApplicationSet makes.
 type Result struct {
-	// Apps are the Applications' documents, each at the line of the
-	// template it comes from, in the order the generators make them.
-	Apps []*yaml.Node
-	// Read are the files its generators read, and Globs the patterns with
-	// which they list the repository's files and folders: a change to
-	// one may change the Applications.
-	Read, Globs []string
+	// Apps are the Applications, in the order the generators make them.
+	Apps []App
+}
+
+// App is an Application an ApplicationSet makes.
+type App struct {
+	// Doc is its document, each node at the line of the template (or
+	// templatePatch) it comes from.
+	Doc *yaml.Node
+	// Inputs are the files its parameters come from and the folders
+	// whose new files could change them (a merge's), sorted: with the
+	// ApplicationSet's file, all a change to which may change it.
+	Inputs []string
 }
 
 // Error is what is wrong with an ApplicationSet, at its line.
@@ -81,7 +87,8 @@ type set struct {
 	patch     string
 	patchLine int
 	res       Result
-	line      int // the document's
+	globs     []string // the patterns the git generators list with
+	line      int      // the document's
 }
 
 // Expand makes the Applications of the ApplicationSet document n, as Argo
@@ -110,10 +117,6 @@ func Expand(ctx context.Context, n *yaml.Node, env Env) (Result, error) {
 			}
 		}
 	}
-	slices.Sort(s.res.Read)
-	s.res.Read = slices.Compact(s.res.Read)
-	slices.Sort(s.res.Globs)
-	s.res.Globs = slices.Compact(s.res.Globs)
 	return s.res, nil
 }
 
@@ -152,7 +155,8 @@ func (s *set) readSpec(spec *yaml.Node) error {
 
 // makeApp renders the template with one parameter set into an
 // Application.
-func (s *set) makeApp(params map[string]any) error {
+func (s *set) makeApp(ps pset) error {
+	params := ps.p
 	if len(s.res.Apps) >= MaxApplications {
 		return &Error{Line: s.line, Msg: fmt.Sprintf("the ApplicationSet makes more than %d Applications", MaxApplications)}
 	}
@@ -185,7 +189,9 @@ func (s *set) makeApp(params map[string]any) error {
 			return err
 		}
 	}
-	s.res.Apps = append(s.res.Apps, app)
+	inputs := slices.Clone(ps.from)
+	slices.Sort(inputs)
+	s.res.Apps = append(s.res.Apps, App{Doc: app, Inputs: slices.Compact(inputs)})
 	return nil
 }
 

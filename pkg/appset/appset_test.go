@@ -74,7 +74,7 @@ func expand(t *testing.T, spec string, files map[string]string, at ...string) ([
 				Project     string
 			}
 		}
-		if err := app.Decode(&a); err != nil {
+		if err := app.Doc.Decode(&a); err != nil {
 			t.Fatal(err)
 		}
 		s := a.Metadata.Name
@@ -254,5 +254,45 @@ func TestPathspec(t *testing.T) {
 		if got := pathspecMatch(tt.pattern, tt.path); got != tt.want {
 			t.Errorf("pathspecMatch(%q, %q) = %v, want %v", tt.pattern, tt.path, got, tt.want)
 		}
+	}
+}
+
+// TestInputs: an Application's inputs are the files its own parameters
+// come from, and for a merge the folders whose new files could merge in.
+func TestInputs(t *testing.T) {
+	files := map[string]string{"apps/a/c.yaml": "k: a\n", "apps/b/c.yaml": "k: b\n", "extra/a.yaml": "k: a\nx: 1\n"}
+	tests := []struct {
+		name, spec string
+		want       []string
+	}{
+		{"git files in a matrix", "  generators:\n    - matrix:\n        generators:\n          - git: {repoURL: https://git.example/repo.git, files: [{path: apps/*/c.yaml}]}\n" +
+			"          - list: {elements: [{e: x}]}\n  template: {metadata: {name: '{{k}}'}}\n", []string{"a [apps/a/c.yaml]", "b [apps/b/c.yaml]"}},
+		{"a merge", "  generators:\n    - merge:\n        mergeKeys: [k]\n        generators:\n          - git: {repoURL: https://git.example/repo.git, files: [{path: apps/*/c.yaml}]}\n" +
+			"          - git: {repoURL: https://git.example/repo.git, files: [{path: extra/*.yaml}]}\n  template: {metadata: {name: '{{k}}'}}\n",
+			[]string{"a [apps apps/a/c.yaml extra extra/a.yaml]", "b [apps apps/b/c.yaml extra]"}},
+		{"a list", "  generators: [{list: {elements: [{k: l}]}}]\n  template: {metadata: {name: '{{k}}'}}\n", []string{"l []"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var doc yaml.Node
+			if err := yaml.Unmarshal([]byte("kind: ApplicationSet\nspec:\n"+tt.spec), &doc); err != nil {
+				t.Fatal(err)
+			}
+			res, err := Expand(context.Background(), doc.Content[0], testEnv(files))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, a := range res.Apps {
+				var m struct{ Metadata struct{ Name string } }
+				if err := a.Doc.Decode(&m); err != nil {
+					t.Fatal(err)
+				}
+				got = append(got, fmt.Sprintf("%s %v", m.Metadata.Name, a.Inputs))
+			}
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("got %q, want %q", got, tt.want)
+			}
+		})
 	}
 }

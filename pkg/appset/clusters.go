@@ -34,7 +34,7 @@ var excludedAnnotations = []string{
 // clusters is the clusters generator: a parameter set for each cluster
 // Secret its selector matches, and for the cluster Argo CD runs in when
 // it has no selector and no Secret describes it.
-func (s *set) clusters(n *yaml.Node) ([]map[string]any, error) {
+func (s *set) clusters(n *yaml.Node) ([]pset, error) {
 	var c struct {
 		Values   map[string]string `yaml:"values"`
 		FlatList bool              `yaml:"flatList"`
@@ -85,9 +85,9 @@ func (s *set) clusters(n *yaml.Node) ([]map[string]any, error) {
 		}
 	}
 	if c.FlatList {
-		return []map[string]any{{"clusters": out}}, nil
+		return []pset{{p: map[string]any{"clusters": out}}}, nil
 	}
-	return out, nil
+	return wrap(out), nil
 }
 
 // clusterParams are a cluster Secret's parameters.

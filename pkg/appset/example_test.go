@@ -55,10 +55,10 @@ spec:
 				Source      struct{ Path string }
 			}
 		}
-		if err := app.Decode(&a); err != nil {
+		if err := app.Doc.Decode(&a); err != nil {
 			panic(err)
 		}
-		fmt.Printf("%s (line %d): %s to %s\n", a.Metadata.Name, app.Line, a.Spec.Source.Path, a.Spec.Destination.Name)
+		fmt.Printf("%s (line %d): %s to %s\n", a.Metadata.Name, app.Doc.Line, a.Spec.Source.Path, a.Spec.Destination.Name)
 	}
 	// Output:
 	// guestbook-staging (line 13): envs/staging to in-cluster

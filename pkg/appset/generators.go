@@ -21,7 +21,23 @@ const maxNesting = 2
 // generate is the parameter sets of the generator g; outer, for a
 // matrix's second generator, are the first's parameters, rendered into
 // g's strings first.
-func (s *set) generate(g *yaml.Node, outer map[string]any, depth int) ([]map[string]any, error) {
+// pset is a parameter set, with the files it comes from: the inputs of
+// the Application it makes, besides the ApplicationSet's file.
+type pset struct {
+	p    map[string]any
+	from []string
+}
+
+// wrap are parameter sets that come from no file.
+func wrap(ps []map[string]any) []pset {
+	out := make([]pset, len(ps))
+	for i, p := range ps {
+		out[i] = pset{p: p}
+	}
+	return out
+}
+
+func (s *set) generate(g *yaml.Node, outer map[string]any, depth int) ([]pset, error) {
 	if err := s.ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -41,7 +57,7 @@ func (s *set) generate(g *yaml.Node, outer map[string]any, depth int) ([]map[str
 	if (kind == "matrix" || kind == "merge") && depth >= maxNesting {
 		return nil, &Error{Line: node.Line, Msg: fmt.Sprintf("a %s generator nested this deep: Argo CD reads matrix and merge generators two levels deep", kind)}
 	}
-	var params []map[string]any
+	var params []pset
 	switch kind {
 	case "list":
 		params, err = s.list(node)
@@ -65,9 +81,9 @@ func (s *set) generate(g *yaml.Node, outer map[string]any, depth int) ([]map[str
 	if err != nil {
 		return nil, err
 	}
-	var out []map[string]any
+	var out []pset
 	for _, p := range params {
-		if match(flatten(p)) {
+		if match(flatten(p.p)) {
 			out = append(out, p)
 		}
 	}
@@ -136,15 +152,15 @@ func (s *set) preResolve(v *yaml.Node, params map[string]any) (*yaml.Node, error
 }
 
 // list is the list generator's elements and elementsYaml.
-func (s *set) list(n *yaml.Node) ([]map[string]any, error) {
-	var out []map[string]any
+func (s *set) list(n *yaml.Node) ([]pset, error) {
+	var out []pset
 	if els, _ := yamlpos.Lookup(n, "elements"); els != nil && els.Kind == yaml.SequenceNode {
 		for _, e := range els.Content {
 			p, err := s.element(e)
 			if err != nil {
 				return nil, err
 			}
-			out = append(out, p)
+			out = append(out, pset{p: p})
 		}
 	}
 	if y, _ := yamlpos.Lookup(n, "elementsYaml"); y != nil && y.Value != "" {
@@ -152,7 +168,7 @@ func (s *set) list(n *yaml.Node) ([]map[string]any, error) {
 		if err := sigsyaml.Unmarshal([]byte(y.Value), &more); err != nil {
 			return nil, &Error{Line: y.Line, Msg: "elementsYaml: error unmarshling decoded ElementsYaml " + err.Error()}
 		}
-		out = append(out, more...)
+		out = append(out, wrap(more)...)
 	}
 	return out, nil
 }
@@ -197,7 +213,7 @@ func (s *set) element(e *yaml.Node) (map[string]any, error) {
 }
 
 // matrix is every pair of its two generators' parameter sets.
-func (s *set) matrix(n *yaml.Node, depth int) ([]map[string]any, error) {
+func (s *set) matrix(n *yaml.Node, depth int) ([]pset, error) {
 	gens, _ := yamlpos.Lookup(n, "generators")
 	if gens == nil || gens.Kind != yaml.SequenceNode || len(gens.Content) != 2 {
 		return nil, &Error{Line: n.Line, Msg: "a matrix generator has two generators"}
@@ -206,18 +222,18 @@ func (s *set) matrix(n *yaml.Node, depth int) ([]map[string]any, error) {
 	if err != nil {
 		return nil, err
 	}
-	var out []map[string]any
+	var out []pset
 	for _, a := range first {
-		second, err := s.generate(gens.Content[1], a, depth+1)
+		second, err := s.generate(gens.Content[1], a.p, depth+1)
 		if err != nil {
 			return nil, err
 		}
 		for _, b := range second {
-			p, err := s.pair(a, b)
+			p, err := s.pair(a.p, b.p)
 			if err != nil {
 				return nil, &Error{Line: n.Line, Msg: "matrix: " + err.Error()}
 			}
-			out = append(out, p)
+			out = append(out, pset{p, slices.Concat(a.from, b.from)})
 		}
 		if len(out) > MaxApplications {
 			return nil, &Error{Line: n.Line, Msg: fmt.Sprintf("the matrix makes more than %d parameter sets", MaxApplications)}
@@ -255,7 +271,7 @@ func (s *set) pair(a, b map[string]any) (map[string]any, error) {
 
 // merge is its first generator's parameter sets, each with those of the
 // others that have the same mergeKeys' values merged in.
-func (s *set) merge(n *yaml.Node, depth int) ([]map[string]any, error) {
+func (s *set) merge(n *yaml.Node, depth int) ([]pset, error) {
 	var m struct {
 		MergeKeys []string `yaml:"mergeKeys"`
 	}
@@ -270,8 +286,9 @@ func (s *set) merge(n *yaml.Node, depth int) ([]map[string]any, error) {
 	if len(m.MergeKeys) == 0 {
 		return nil, &Error{Line: n.Line, Msg: "a merge generator has mergeKeys"}
 	}
-	var base []map[string]any
+	var base []pset
 	var byKey map[string]int
+	globs := len(s.globs)
 	for i, g := range gens.Content {
 		sets, err := s.generate(g, nil, depth+1)
 		if err != nil {
@@ -291,24 +308,32 @@ func (s *set) merge(n *yaml.Node, depth int) ([]map[string]any, error) {
 				continue
 			}
 			if s.r.goTemplate {
-				if err := mergo.Merge(&base[b], deepCopy(sets[j]), mergo.WithOverride); err != nil {
+				if err := mergo.Merge(&base[b].p, deepCopy(sets[j].p), mergo.WithOverride); err != nil {
 					return nil, &Error{Line: g.Line, Msg: err.Error()}
 				}
 			} else {
-				maps.Copy(base[b], sets[j])
+				maps.Copy(base[b].p, sets[j].p)
 			}
+			base[b].from = append(base[b].from, sets[j].from...)
+		}
+	}
+	// A file that a generator after the first finds may merge into any
+	// of them: the folders their patterns list are inputs of each.
+	for _, g := range s.globs[globs:] {
+		for i := range base {
+			base[i].from = append(base[i].from, globBase(g))
 		}
 	}
 	return base, nil
 }
 
 // mergeKeyed indexes sets by their mergeKeys' values, which must differ.
-func mergeKeyed(keys []string, sets []map[string]any) (map[string]int, error) {
+func mergeKeyed(keys []string, sets []pset) (map[string]int, error) {
 	out := map[string]int{}
 	for i, p := range sets {
 		k := map[string]any{}
 		for _, mk := range keys {
-			k[mk] = p[mk]
+			k[mk] = p.p[mk]
 		}
 		data, err := json.Marshal(k)
 		if err != nil {

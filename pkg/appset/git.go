@@ -30,7 +30,7 @@ type gitPath struct {
 
 // git is the git generator, on the repository under check (at the
 // revision under check, which is the one its Applications render).
-func (s *set) git(n *yaml.Node) ([]map[string]any, error) {
+func (s *set) git(n *yaml.Node) ([]pset, error) {
 	var g gitGen
 	if err := n.Decode(&g); err != nil {
 		line, msg := yamlpos.ErrorLine(err)
@@ -39,11 +39,11 @@ func (s *set) git(n *yaml.Node) ([]map[string]any, error) {
 	if why := s.env.OwnRepo(g.RepoURL); why != "" {
 		return nil, &Error{Line: yamlpos.Line(n, n.Line, "repoURL"), Unsupported: true, Msg: "git generator: " + why}
 	}
-	var out []map[string]any
+	var out []pset
 	switch {
 	case len(g.Directories) > 0:
 		for _, d := range s.dirs(g.Directories) {
-			out = append(out, s.pathParams(d, g.PathParamPrefix))
+			out = append(out, pset{p: s.pathParams(d, g.PathParamPrefix)})
 		}
 	case len(g.Files) > 0:
 		var err error
@@ -54,7 +54,7 @@ func (s *set) git(n *yaml.Node) ([]map[string]any, error) {
 		return nil, &Error{Line: n.Line, Msg: "a git generator lists directories or files"}
 	}
 	for _, p := range out {
-		if err := s.appendValues(n, g.Values, p); err != nil {
+		if err := s.appendValues(n, g.Values, p.p); err != nil {
 			return nil, err
 		}
 	}
@@ -86,14 +86,14 @@ func (s *set) dirs(pats []gitPath) []string {
 		}
 	}
 	for _, pat := range pats {
-		s.res.Globs = append(s.res.Globs, pat.Path)
+		s.globs = append(s.globs, pat.Path)
 	}
 	return out
 }
 
 // files are the parameter sets of the files the patterns match (as git
 // ls-files matches a pathspec), each file's object or list of objects.
-func (s *set) files(n *yaml.Node, g gitGen) ([]map[string]any, error) {
+func (s *set) files(n *yaml.Node, g gitGen) ([]pset, error) {
 	var found []string
 	for p := range s.env.Paths() {
 		in, ex := false, false
@@ -107,22 +107,21 @@ func (s *set) files(n *yaml.Node, g gitGen) ([]map[string]any, error) {
 		}
 	}
 	for _, pat := range g.Files {
-		s.res.Globs = append(s.res.Globs, pat.Path)
+		s.globs = append(s.globs, pat.Path)
 	}
 	slices.Sort(found)
-	var out []map[string]any
+	var out []pset
 	for _, f := range found {
 		data, err := s.env.Read(f)
 		if err != nil {
 			return nil, &Error{Line: n.Line, Msg: fmt.Sprintf("git generator: cannot read %s: %v", f, err)}
 		}
-		s.res.Read = append(s.res.Read, f)
 		objs, err := fileObjects(data)
 		if err != nil {
 			return nil, &Error{Line: n.Line, Msg: fmt.Sprintf("git generator: unable to process file '%s': %v", f, err)}
 		}
 		for _, o := range objs {
-			out = append(out, s.fileParams(f, o, g.PathParamPrefix))
+			out = append(out, pset{s.fileParams(f, o, g.PathParamPrefix), []string{f}})
 		}
 	}
 	return out, nil

@@ -25,6 +25,9 @@ func (r renderer) renderNode(n *yaml.Node, params map[string]any) (*yaml.Node, e
 		if err != nil {
 			return nil, &Error{Line: n.Line, Msg: err.Error()}
 		}
+		if v != n.Value && n.Style&(yaml.SingleQuotedStyle|yaml.DoubleQuotedStyle) != 0 {
+			c.Style &^= yaml.SingleQuotedStyle | yaml.DoubleQuotedStyle // quoted for its {{ }}: the encoder quotes what needs it
+		}
 		c.Value, c.Tag = v, "!!str"
 		return &c, nil
 	case yaml.AliasNode:

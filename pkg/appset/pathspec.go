@@ -1,6 +1,8 @@
 package appset
 
 import (
+	"cmp"
+	"path"
 	"regexp"
 	"strings"
 	"sync"
@@ -102,4 +104,14 @@ func bracket(b *strings.Builder, rest string) (int, bool) {
 		first = false
 	}
 	return 0, false
+}
+
+// globBase is the folder above a git generator's pattern's first
+// wildcard: a file added below it may change what the generator makes.
+func globBase(g string) string {
+	i := strings.IndexAny(g, `*?[\`)
+	if i < 0 {
+		return strings.TrimSuffix(g, "/")
+	}
+	return cmp.Or(path.Dir(g[:i]+"x"), ".")
 }

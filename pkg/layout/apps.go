@@ -54,7 +54,8 @@ type App struct {
 	// folders they list (Repo.Inputs).
 	FromSet   bool     `json:"fromApplicationSet,omitempty"`
 	SetInputs []string `json:"setInputs,omitempty"`
-	// Doc is the Application's document, as the ApplicationSet makes it.
+	// Doc is the Application's document as YAML, without comments (as
+	// its ApplicationSet makes it, for one that does).
 	Doc []byte `json:"-"`
 }
 
@@ -111,9 +112,12 @@ func (l *loader) loadApps() error {
 			if i, dup := seen[key]; dup {
 				// Argo CD keeps one of them, the last applied: both fail.
 				first := &l.repo.Targets[i]
-				d := Diagnostic{Severity: SeverityError, Code: CodeApplicationInvalid, File: f.path, Line: a.line,
-					Message: fmt.Sprintf("Application %q deploys to cluster %q, as the one at %s:%d does", a.meta.Name, cluster, first.App.File, first.App.Line),
-					Hint:    "Argo CD keeps one Application of a name: rename one"}
+				msg := fmt.Sprintf("Application %q deploys to cluster %q, as the one at %s:%d does", a.meta.Name, cluster, first.App.File, first.App.Line)
+				if a.fromSet && first.App.FromSet && first.App.File == f.path && first.App.Line == a.line {
+					msg = fmt.Sprintf("the ApplicationSet makes two Applications %q for cluster %q", a.meta.Name, cluster)
+				}
+				d := Diagnostic{Severity: SeverityError, Code: CodeApplicationInvalid, File: f.path, Line: a.line, Message: msg,
+					Hint: "Argo CD keeps one Application of a name: rename one (an ApplicationSet's names come from its generators' parameters)"}
 				l.repo.Diagnostics = append(l.repo.Diagnostics, d)
 				first.Errors = append(first.Errors, d)
 				continue

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"errors"
 	"iter"
-	"path"
 	"strings"
 
 	yaml "go.yaml.in/yaml/v3"
@@ -40,13 +39,9 @@ func (l *loader) expandSet(p string, n *yaml.Node, folder string) []appDoc {
 		l.diag(SeverityError, CodeApplicationInvalid, p, n.Line, "ApplicationSet: "+err.Error(), setHint(false))
 		return nil
 	}
-	inputs := append([]string(nil), res.Read...)
-	for _, g := range res.Globs {
-		inputs = append(inputs, globBase(g))
-	}
 	var out []appDoc
 	for _, app := range res.Apps {
-		a := appDoc{APIVersion: "argoproj.io/v1alpha1", Kind: "Application", file: p, line: app.Line, node: app, fromSet: true, setInputs: inputs}
+		a := appDoc{APIVersion: "argoproj.io/v1alpha1", Kind: "Application", file: p, line: app.Doc.Line, node: app.Doc, fromSet: true, setInputs: app.Inputs}
 		if msg, line := a.decode(); msg != "" {
 			l.diag(SeverityError, CodeApplicationInvalid, p, line, "an Application the ApplicationSet makes: "+msg,
 				"fix the ApplicationSet's template so that it makes Applications as Argo CD's reference describes them")
@@ -104,14 +99,4 @@ func (l *loader) setClusters(folder string) []appset.Cluster {
 		out = append(out, appset.Cluster{Name: name, Server: server, Labels: cc.Labels, Secret: true})
 	}
 	return out
-}
-
-// globBase is the folder above a git generator's pattern's first
-// wildcard: a file added below it may change what the generator makes.
-func globBase(g string) string {
-	i := strings.IndexAny(g, `*?[\`)
-	if i < 0 {
-		return strings.TrimSuffix(g, "/")
-	}
-	return cmp.Or(path.Dir(g[:i]+"x"), ".")
 }

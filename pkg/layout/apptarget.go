@@ -25,9 +25,7 @@ func (l *loader) appTarget(a appDoc, cluster string) (t Target) {
 		App:         &App{Name: a.meta.Name, File: a.file, Line: a.line, ReleaseName: a.meta.Name, Digest: a.digest(), FromSet: a.fromSet, SetInputs: a.setInputs},
 		Values:      []ValueFile{},
 	}
-	if a.fromSet {
-		t.App.Doc = a.encode()
-	}
+	t.App.Doc = a.encode()
 	fail := func(code Code, line int, msg, hint string) {
 		d := Diagnostic{Severity: SeverityError, Code: code, File: a.file, Line: line, Message: fmt.Sprintf("Application %q: %s", a.meta.Name, msg), Hint: hint}
 		l.repo.Diagnostics = append(l.repo.Diagnostics, d)

@@ -14,7 +14,7 @@ type LayoutFormatter interface {
 	Write(w io.Writer, repo *layout.Repo) error
 }
 
-var layoutFormatters = []LayoutFormatter{layoutJSON{}, layoutText{}}
+var layoutFormatters = []LayoutFormatter{layoutApplications{}, layoutJSON{}, layoutText{}}
 
 // LayoutFormats returns the names of the layout formats, sorted.
 func LayoutFormats() []string {

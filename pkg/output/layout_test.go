@@ -29,6 +29,9 @@ func sharedRepo() *layout.Repo {
 		Targets: []layout.Target{
 			{Cluster: "prod", Namespace: "infra", Tier: config.TierCluster, Dir: "clusters/prod/infra", ChartDir: "namespaces/infra", KubeVersion: "v1.33.0", Values: []layout.ValueFile{}},
 			{Cluster: "prod", Namespace: "shop", Tier: config.TierApplication, Dir: "clusters/prod/shop", ChartDir: "namespaces/shop", KubeVersion: "v1.33.0", APIVersions: []string{"monitoring.coreos.com/v1"}, Values: vals},
+			{Cluster: "prod", Namespace: "web", Tier: config.TierApplication, Dir: "charts/web", ChartDir: "charts/web", KubeVersion: "v1.33.0", Values: []layout.ValueFile{},
+				App: &layout.App{Name: "web-prod", File: "argocd/web.yaml", Line: 12, ReleaseName: "web-prod", FromSet: true,
+					Doc: []byte("apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata:\n  name: web-prod\nspec:\n  source:\n    path: charts/web\n")}},
 		},
 		Diagnostics: []layout.Diagnostic{
 			{Severity: layout.SeverityError, Code: layout.CodeValuesInvalid, File: "clusters/prod/shop/prod-values-shop.yaml", Line: 3, Message: "not valid YAML: did not find expected key", Hint: "make it a YAML mapping"},
