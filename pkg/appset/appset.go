@@ -6,6 +6,7 @@ import (
 	"iter"
 	"slices"
 	"strings"
+	"text/template"
 
 	yaml "go.yaml.in/yaml/v3"
 
@@ -136,7 +137,7 @@ func (s *set) readSpec(spec *yaml.Node) error {
 		line, msg := yamlpos.ErrorLine(err)
 		return &Error{Line: line, Msg: msg}
 	}
-	s.r = renderer{ctx: s.ctx, goTemplate: o.GoTemplate, options: o.GoTemplateOptions}
+	s.r = renderer{ctx: s.ctx, goTemplate: o.GoTemplate, options: o.GoTemplateOptions, parsed: map[string]*template.Template{}}
 	if o.TemplatePatch != nil {
 		s.patch = *o.TemplatePatch
 		pn, _ := yamlpos.Lookup(spec, "templatePatch")

@@ -109,6 +109,9 @@ type renderer struct {
 	ctx        context.Context
 	goTemplate bool
 	options    []string // goTemplateOptions
+	// parsed are the Go templates parsed so far, by options and text:
+	// one ApplicationSet's, used by one goroutine.
+	parsed map[string]*template.Template
 }
 
 // maxRenderTime bounds one template string's rendering: a template's
@@ -131,20 +134,12 @@ func (r renderer) replace(s string, params map[string]any) (string, error) {
 }
 
 func (r renderer) goReplace(s string, params map[string]any, options []string) (string, error) {
-	t, err := base.Clone()
+	if !strings.Contains(s, "{{") {
+		return s, nil // no action: text/template writes the text as it is
+	}
+	parsed, err := r.parse(s, options)
 	if err != nil {
 		return "", err
-	}
-	for _, o := range options {
-		if err := checkOption(o); err != nil {
-			return "", err
-		}
-		t = t.Option(o)
-	}
-	t = t.Funcs(template.FuncMap{"tpl": tplFunc(t)})
-	parsed, err := t.Parse(s)
-	if err != nil {
-		return "", fmt.Errorf("failed to parse template %s: %w", s, err)
 	}
 	done := make(chan error, 1)
 	b := limited{max: maxOutput}
@@ -165,6 +160,37 @@ func (r renderer) goReplace(s string, params map[string]any, options []string) (
 		return "", fmt.Errorf("a template that renders for more than %s: %s", maxRenderTime, s)
 	}
 }
+
+// parse parses s with options, once for each ApplicationSet: its Applications
+// render the same template strings with other parameters.
+func (r renderer) parse(s string, options []string) (*template.Template, error) {
+	key := strings.Join(options, "\x00") + "\x01" + s
+	if t, ok := r.parsed[key]; ok {
+		return t, nil
+	}
+	t, err := base.Clone()
+	if err != nil {
+		return nil, err
+	}
+	for _, o := range options {
+		if err := checkOption(o); err != nil {
+			return nil, err
+		}
+		t = t.Option(o)
+	}
+	t = t.Funcs(template.FuncMap{"tpl": tplFunc(t)})
+	parsed, err := t.Parse(s)
+	if err != nil {
+		return nil, fmt.Errorf("failed to parse template %s: %w", s, err)
+	}
+	if r.parsed != nil && len(r.parsed) < maxParsed {
+		r.parsed[key] = parsed
+	}
+	return parsed, nil
+}
+
+// maxParsed bounds how many parsed templates an ApplicationSet keeps.
+const maxParsed = 1000
 
 // maxOutput bounds what one template string renders to.
 const maxOutput = 4 << 20

@@ -29,7 +29,8 @@
 // inputs.go; Shard in shard.go. The repository's own Argo CD
 // Applications (applications.paths) are targets too, each of the cluster
 // its destination names (Target.App): found and mapped to clusters in
-// apps.go, read in appdoc.go, made a target in apptarget.go.
+// apps.go, read in appdoc.go, made a target in apptarget.go; those an
+// ApplicationSet makes are expanded by package appset (appsets.go).
 //
 // Inside: the repository model (`model.go`): clusters, namespaces, targets
 // (kept, with their `Errors`, when they cannot be loaded), values files in

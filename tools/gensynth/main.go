@@ -36,6 +36,7 @@ func main() {
 	flag.IntVar(&opts.Namespaces, "namespaces", 20, "number of namespaces, each deployed to every cluster")
 	real := flag.Bool("real", false, "use real community charts from internal/corpus's modules")
 	apps := flag.Bool("apps", false, "make every target an Argo CD Application (argocd/<cluster>/<namespace>.yaml) instead of a folder")
+	sets := flag.Bool("appsets", false, "with -apps, make every other target's Application by an ApplicationSet per cluster")
 	flag.Parse()
 	if *out == "" {
 		fmt.Fprintln(os.Stderr, "gensynth: -out is required")
@@ -53,7 +54,7 @@ func main() {
 		n, err = synth.Generate(*out, opts)
 	}
 	if err == nil && *apps {
-		n, err = synth.AsApplications(*out)
+		n, err = synth.AsApplications(*out, *sets)
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "gensynth:", err)

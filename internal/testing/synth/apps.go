@@ -20,8 +20,12 @@ const AppsRepoURL = "https://example.com/synthetic.git"
 // does not read), and argocd/<cluster>/<namespace>.yaml is an Application
 // of the chart at apps/<namespace> with the target's values files in the
 // layout's merge order (common plain, common secret, the cluster's plain,
-// then secret; each class by name). It returns the number of Applications.
-func AsApplications(dst string) (int, error) {
+// then secret; each class by name). With sets, every other target's
+// Application is made instead by an ApplicationSet per cluster
+// (argocd/<cluster>/zz-set.yaml: a list generator, the values files put
+// in by templatePatch), which makes the same Application. It returns the
+// number of Applications.
+func AsApplications(dst string, sets bool) (int, error) {
 	for _, mv := range [][2]string{{"namespaces", "apps"}, {"clusters", "envs"}} {
 		if err := os.Rename(filepath.Join(dst, mv[0]), filepath.Join(dst, mv[1])); err != nil {
 			return 0, err
@@ -43,7 +47,8 @@ func AsApplications(dst string) (int, error) {
 		if err := os.MkdirAll(filepath.Join(dst, "argocd", c.Name()), 0o755); err != nil {
 			return 0, err
 		}
-		for _, t := range targets {
+		var elements []string
+		for i, t := range targets {
 			ns := t.Name()
 			var files []string
 			for _, dir := range []string{path.Join("apps", ns), path.Join("envs", c.Name(), ns)} {
@@ -54,6 +59,11 @@ func AsApplications(dst string) (int, error) {
 				for _, f := range fs {
 					files = append(files, "/"+dir+"/"+f)
 				}
+			}
+			if sets && i%2 == 1 {
+				elements = append(elements, fmt.Sprintf("          - {ns: %s, files: [%s]}\n", ns, strings.Join(files, ", ")))
+				n++
+				continue
 			}
 			app := fmt.Sprintf("apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata:\n  name: %s\n  namespace: argocd\nspec:\n"+
 				"  project: default\n  destination:\n    server: https://kubernetes.default.svc\n    namespace: %s\n"+
@@ -66,6 +76,9 @@ func AsApplications(dst string) (int, error) {
 			}
 			n++
 		}
+		if err := writeSet(filepath.Join(dst, "argocd", c.Name(), "zz-set.yaml"), elements); err != nil {
+			return 0, err
+		}
 	}
 	f, err := os.OpenFile(filepath.Join(dst, "repotool.yaml"), os.O_APPEND|os.O_WRONLY, 0)
 	if err != nil {
@@ -76,6 +89,22 @@ func AsApplications(dst string) (int, error) {
 		return 0, err
 	}
 	return n, f.Close()
+}
+
+// writeSet writes the ApplicationSet that makes the Applications of
+// elements; none when there are none.
+func writeSet(file string, elements []string) error {
+	if len(elements) == 0 {
+		return nil
+	}
+	set := "apiVersion: argoproj.io/v1alpha1\nkind: ApplicationSet\nmetadata:\n  name: synthetic\n  namespace: argocd\nspec:\n" +
+		"  goTemplate: true\n  generators:\n    - list:\n        elements:\n" + strings.Join(elements, "") +
+		"  template:\n    metadata:\n      name: '{{.ns}}'\n    spec:\n      project: default\n" +
+		"      destination:\n        server: https://kubernetes.default.svc\n        namespace: '{{.ns}}'\n" +
+		"      source:\n        repoURL: " + AppsRepoURL + "\n        path: 'apps/{{.ns}}'\n" +
+		"  templatePatch: |\n    spec:\n      source:\n        helm:\n          valueFiles:\n" +
+		"          {{- range .files }}\n            - {{ . }}\n          {{- end }}\n"
+	return os.WriteFile(file, []byte(set), 0o644)
 }
 
 // valuesFiles are the values files of a folder in the layout's order:
