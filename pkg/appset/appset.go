@@ -3,7 +3,6 @@ package appset
 import (
 	"context"
 	"fmt"
-	"iter"
 	"slices"
 	"strings"
 	"text/template"
@@ -18,9 +17,9 @@ import (
 // that reads the ApplicationSet (for the clusters generator). Nothing
 // else: no network, no program, no other repository.
 type Env struct {
-	// Paths yields the repository's files (slash-separated, sorted) that
-	// Git carries; Read reads one.
-	Paths func() iter.Seq[string]
+	// Paths lists the repository's files (slash-separated, sorted) that
+	// Git carries, hidden folders' too; Read reads one.
+	Paths func() ([]string, error)
 	Read  func(path string) ([]byte, error)
 	// OwnRepo says why a git generator's repoURL is not the repository
 	// under check, "" when it is.

@@ -17,7 +17,7 @@ import (
 // labelled cluster Secrets besides the cluster it runs in.
 func testEnv(files map[string]string) Env {
 	return Env{
-		Paths: func() iter.Seq[string] { return slices.Values(slices.Sorted(mapKeys(files))) },
+		Paths: func() ([]string, error) { return slices.Sorted(mapKeys(files)), nil },
 		Read: func(p string) ([]byte, error) {
 			if d, ok := files[p]; ok {
 				return []byte(d), nil
@@ -141,6 +141,10 @@ func TestExpand(t *testing.T) {
 			"        pathParamPrefix: p\n        files:\n          - path: apps/**\n          - path: apps/b/**\n            exclude: true\n" +
 			tpl("{{.name}}", "{{.nested.k}}", "{{index .p.path.segments 1}}", "{{.p.path.path}}"),
 			[]string{"dest", "ns", "path"}, []string{"a v a apps/a", "<no value> <no value> c apps/c"}},
+		{"git files in a hidden folder, as git ls-files lists them", "  generators:\n    - git:\n        repoURL: https://git.example/repo.git\n" +
+			"        files: [{path: '*/x/config.yaml'}]\n" + tpl("{{name}}", "d", "n", "{{path}}"), []string{"path"}, []string{"hidden .hidden/x"}},
+		{"git directories leave hidden ones out", "  generators:\n    - git:\n        repoURL: https://git.example/repo.git\n" +
+			"        directories: [{path: '*'}]\n" + tpl("d-{{path.basenameNormalized}}", "d", "n", "{{path}}"), []string{"path"}, []string{"d-apps apps"}},
 		{"git directories", "  generators:\n    - git:\n        repoURL: https://git.example/repo.git\n        directories:\n          - path: apps/*\n" +
 			"          - path: apps/c\n            exclude: true\n" + tpl("d-{{path.basenameNormalized}}", "{{path[0]}}", "n", "{{path}}"),
 			[]string{"dest", "path"}, []string{"d-a apps apps/a", "d-b apps apps/b"}},

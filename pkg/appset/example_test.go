@@ -3,8 +3,6 @@ package appset_test
 import (
 	"context"
 	"fmt"
-	"iter"
-	"slices"
 
 	yaml "go.yaml.in/yaml/v3"
 
@@ -38,7 +36,7 @@ spec:
 		panic(err)
 	}
 	env := appset.Env{
-		Paths:    func() iter.Seq[string] { return slices.Values([]string(nil)) },
+		Paths:    func() ([]string, error) { return nil, nil },
 		Read:     func(string) ([]byte, error) { return nil, nil },
 		OwnRepo:  func(string) string { return "" },
 		Clusters: []appset.Cluster{{Name: "prod-eu", Server: "https://prod-eu.example.com", Secret: true}},

@@ -42,7 +42,11 @@ func (s *set) git(n *yaml.Node) ([]pset, error) {
 	var out []pset
 	switch {
 	case len(g.Directories) > 0:
-		for _, d := range s.dirs(g.Directories) {
+		dirs, err := s.dirs(n, g.Directories)
+		if err != nil {
+			return nil, err
+		}
+		for _, d := range dirs {
 			out = append(out, pset{p: s.pathParams(d, g.PathParamPrefix)})
 		}
 	case len(g.Files) > 0:
@@ -61,15 +65,22 @@ func (s *set) git(n *yaml.Node) ([]pset, error) {
 	return out, nil
 }
 
-// dirs are the repository's folders (not hidden ones) that an include
-// pattern matches and no exclude pattern does (path.Match, as Argo CD's).
-func (s *set) dirs(pats []gitPath) []string {
+// dirs are the repository's folders (not hidden ones, nor those in
+// them, as the repo-server walks them) that an include pattern matches
+// and no exclude pattern does (path.Match, as Argo CD's).
+func (s *set) dirs(n *yaml.Node, pats []gitPath) ([]string, error) {
+	paths, err := s.env.Paths()
+	if err != nil {
+		return nil, &Error{Line: n.Line, Msg: "git generator: cannot list the repository's folders: " + err.Error()}
+	}
 	seen := map[string]bool{}
 	var all []string
-	for p := range s.env.Paths() {
+	for _, p := range paths {
 		for d := path.Dir(p); d != "." && !seen[d]; d = path.Dir(d) {
 			seen[d] = true
-			all = append(all, d)
+			if !hidden(d) {
+				all = append(all, d)
+			}
 		}
 	}
 	slices.Sort(all)
@@ -88,14 +99,28 @@ func (s *set) dirs(pats []gitPath) []string {
 	for _, pat := range pats {
 		s.globs = append(s.globs, pat.Path)
 	}
-	return out
+	return out, nil
+}
+
+// hidden reports whether a folder of the path d is hidden.
+func hidden(d string) bool {
+	for seg := range strings.SplitSeq(d, "/") {
+		if strings.HasPrefix(seg, ".") {
+			return true
+		}
+	}
+	return false
 }
 
 // files are the parameter sets of the files the patterns match (as git
 // ls-files matches a pathspec), each file's object or list of objects.
 func (s *set) files(n *yaml.Node, g gitGen) ([]pset, error) {
+	paths, err := s.env.Paths()
+	if err != nil {
+		return nil, &Error{Line: n.Line, Msg: "git generator: cannot list the repository's files: " + err.Error()}
+	}
 	var found []string
-	for p := range s.env.Paths() {
+	for _, p := range paths {
 		in, ex := false, false
 		for _, pat := range g.Files {
 			if pathspecMatch(pat.Path, p) {

@@ -3,7 +3,7 @@ package layout
 import (
 	"cmp"
 	"errors"
-	"iter"
+	"io/fs"
 	"strings"
 
 	yaml "go.yaml.in/yaml/v3"
@@ -59,19 +59,31 @@ func setHint(unsupported bool) string {
 	return "fix the ApplicationSet as Argo CD's ApplicationSet reference describes it"
 }
 
-// gitPaths are the repository's files that Git carries: those the git
-// generator lists.
-func (l *loader) gitPaths() iter.Seq[string] {
-	return func(yield func(string) bool) {
-		for p := range l.repo.Files.Paths() {
-			if l.ignored != nil && l.ignored(p) {
-				continue
-			}
-			if !yield(p) {
-				return
-			}
-		}
+// gitPaths are the repository's files that Git carries, as git ls-files
+// lists them for the git generator: all but .git's and the git-ignored,
+// hidden folders' and node_modules' too (which the file index leaves
+// out). One walk a load.
+func (l *loader) gitPaths() ([]string, error) {
+	if l.gitListing != nil {
+		return l.gitListing, nil
 	}
+	out := []string{}
+	err := fs.WalkDir(l.fsys, ".", func(p string, d fs.DirEntry, err error) error {
+		switch {
+		case err != nil:
+			return err
+		case d.IsDir() && d.Name() == ".git":
+			return fs.SkipDir
+		case !d.IsDir() && (l.ignored == nil || !l.ignored(p)):
+			out = append(out, p)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	l.gitListing = out
+	return out, nil
 }
 
 // setClusters are the clusters the Argo CD that reads an ApplicationSet

@@ -109,6 +109,9 @@ type loader struct {
 	only      *TargetRef // Options.Only
 	ignored   func(string) bool
 	ignoredIs Severity // the git-ignored diagnostic's
+	// gitListing is every file Git carries, for ApplicationSets' git
+	// generators (gitPaths).
+	gitListing []string
 	// shared are the charts namespaces.<ns>.chart names, by folder;
 	// checked the values files checked that several targets may list, by
 	// path (such a file is checked once); unread the warnings about files that hold
