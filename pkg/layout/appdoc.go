@@ -42,7 +42,8 @@ type appDoc struct {
 	refs        map[string]string
 	sourcesErr  string
 	sourcesLine int
-	// An ApplicationSet in file made it, whose generators read setInputs.
+	// An ApplicationSet in file made it, from parameters that come from
+	// setInputs.
 	fromSet   bool
 	setInputs []string
 }
@@ -102,7 +103,8 @@ var (
 
 // readApps reads the Applications of the file f, and those its
 // ApplicationSets make; an Application repotool cannot read, or an
-// ApplicationSet it cannot expand, is an error at its line. Other kinds (an AppProject beside them) are not targets.
+// ApplicationSet it cannot expand, is an error at its line. Other kinds
+// (an AppProject beside them) are not targets.
 func (l *loader) readApps(f appFile) []appDoc {
 	p := f.path
 	docs, err := l.repo.Files.Get(p).Docs()

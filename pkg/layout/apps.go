@@ -50,8 +50,9 @@ type App struct {
 	SkipCRDs             bool `json:"skipCrds,omitempty"`
 	SkipSchemaValidation bool `json:"skipSchemaValidation,omitempty"`
 	// FromSet is set when an ApplicationSet in File makes it, at Line its
-	// template's; SetInputs are the files its generators read and the
-	// folders they list (Repo.Inputs).
+	// template's; SetInputs are the files its parameters come from, and
+	// for a merge generator's the folders its git generators list
+	// (appset.App.Inputs, Repo.Inputs).
 	FromSet   bool     `json:"fromApplicationSet,omitempty"`
 	SetInputs []string `json:"setInputs,omitempty"`
 	// Doc is the Application's document as YAML, without comments (as

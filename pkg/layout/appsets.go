@@ -72,8 +72,9 @@ func (l *loader) gitPaths() ([]string, error) {
 		switch {
 		case err != nil:
 			return err
-		case d.IsDir() && d.Name() == ".git":
+		case d.Name() == ".git" && d.IsDir():
 			return fs.SkipDir
+		case d.Name() == ".git": // a worktree's or submodule's pointer
 		case !d.IsDir() && (l.ignored == nil || !l.ignored(p)):
 			out = append(out, p)
 		}

@@ -61,7 +61,7 @@ func (r *Repo) SecretsInputs(cluster string, mode config.SecretsMode) []string {
 //   - the repository-wide files (RepoFiles);
 //   - for an Application's target, the file the Application is in, and
 //     the globs of its valueFiles; for one an ApplicationSet makes, the
-//     files its generators read and the folders they list;
+//     files its parameters come from (and a merge's folders);
 //   - the target's folder (a new values file changes the merge, and a
 //     stray file or folder in it is a layout error that fails the target),
 //     and its namespace's folder when its chart is elsewhere;
@@ -95,7 +95,7 @@ func (r *Repo) Inputs(t *Target) []string {
 	if t.App != nil {
 		add(t.App.File) // its source, values and parameters
 		for _, p := range t.App.SetInputs {
-			add(p) // what its ApplicationSet's generators read
+			add(p) // where its ApplicationSet's parameters for it come from
 		}
 		for _, g := range t.App.ValueGlobs {
 			// A file added that the glob matches: path.Match reads one
