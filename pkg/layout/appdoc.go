@@ -68,6 +68,8 @@ type appHelm struct {
 	Values                  string        `yaml:"values"`
 	ValuesObject            yaml.Node     `yaml:"valuesObject"` // a value, not a pointer: yaml.v3 leaves a *Node empty
 	Parameters              []appHelmPara `yaml:"parameters"`
+	FileParameters          []appFilePara `yaml:"fileParameters"`
+	SkipTests               bool          `yaml:"skipTests"`
 	ReleaseName             string        `yaml:"releaseName"`
 	Namespace               string        `yaml:"namespace"`
 	KubeVersion             string        `yaml:"kubeVersion"`
@@ -78,6 +80,11 @@ type appHelm struct {
 	PassCredentials         bool          `yaml:"passCredentials"`
 
 	valuesNode *yaml.Node // values' own, for its line
+}
+
+type appFilePara struct {
+	Name string `yaml:"name"`
+	Path string `yaml:"path"`
 }
 
 type appHelmPara struct {
@@ -97,7 +104,7 @@ var (
 	appSourceFields = []string{"repoURL", "path", "targetRevision", "helm", "ref", "name"}
 	appHelmFields   = []string{
 		"valueFiles", "ignoreMissingValueFiles", "values", "valuesObject", "parameters", "releaseName", "namespace",
-		"kubeVersion", "apiVersions", "skipCrds", "skipSchemaValidation", "version", "passCredentials",
+		"kubeVersion", "apiVersions", "skipCrds", "skipSchemaValidation", "version", "passCredentials", "fileParameters", "skipTests",
 	}
 )
 

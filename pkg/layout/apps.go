@@ -37,8 +37,10 @@ type App struct {
 	// ValuesLine is the line of File where Values begin.
 	ValuesLine int `json:"-"`
 	// Parameters are helm.parameters, applied after every values file
-	// as --set and --set-string are, in order.
-	Parameters []Parameter `json:"-"`
+	// as --set and --set-string are, in order; FileParameters are
+	// helm.fileParameters, applied after them as --set-file.
+	Parameters     []Parameter     `json:"-"`
+	FileParameters []FileParameter `json:"fileParameters,omitempty"`
 	// ValueGlobs are the globs of its valueFiles, resolved: a file added
 	// that one matches is a change to it (Repo.Inputs).
 	ValueGlobs []string `json:"valueGlobs,omitempty"`
@@ -49,6 +51,8 @@ type App struct {
 	// SkipCRDs and SkipSchemaValidation are helm's.
 	SkipCRDs             bool `json:"skipCrds,omitempty"`
 	SkipSchemaValidation bool `json:"skipSchemaValidation,omitempty"`
+	// SkipTests leaves out the chart's test hooks, as --skip-tests.
+	SkipTests bool `json:"skipTests,omitempty"`
 	// FromSet is set when an ApplicationSet in File makes it, at Line its
 	// template's; SetInputs are the files its parameters come from, and
 	// for a merge generator's the folders its git generators list
@@ -58,6 +62,15 @@ type App struct {
 	// Doc is the Application's document as YAML, without comments (as
 	// its ApplicationSet makes it, for one that does).
 	Doc []byte `json:"-"`
+}
+
+// FileParameter is one of an Application's helm.fileParameters: the
+// value at Name is the content of the repository file Path.
+type FileParameter struct {
+	Name string `json:"name"`
+	Path string `json:"path"`
+	// Line is its line in the Application's file.
+	Line int `json:"-"`
 }
 
 // Parameter is one of an Application's helm.parameters.

@@ -83,7 +83,7 @@ func (l *loader) appHelm(t *Target, a appDoc, h *appHelm, env func(string) (stri
 	if len(h.APIVersions) > 0 {
 		t.APIVersions = h.APIVersions
 	}
-	app.SkipCRDs, app.SkipSchemaValidation = h.SkipCrds, h.SkipSchemaValidation
+	app.SkipCRDs, app.SkipSchemaValidation, app.SkipTests = h.SkipCrds, h.SkipSchemaValidation, h.SkipTests
 	vals, err := h.values()
 	if err != nil {
 		return "helm.valuesObject: " + err.Error(), helmLine("valuesObject")
@@ -106,6 +106,38 @@ func (l *loader) appHelm(t *Target, a appDoc, h *appHelm, env func(string) (stri
 		return fmt.Sprintf("helm.valueFiles %q: %s", raw, msg), helmLine("valueFiles")
 	}
 	t.Values, app.ValueGlobs = files, globs
+	return l.appFileParameters(t, a, h, env)
+}
+
+// appFileParameters resolves helm.fileParameters as the repo-server does
+// (each path as a valueFiles entry, but no glob and no secrets://): each
+// a file of the repository, which helm reads whole as a string.
+func (l *loader) appFileParameters(t *Target, a appDoc, h *appHelm, env func(string) (string, bool)) (string, int) {
+	nodes, _ := yamlpos.Lookup(a.sourceNode, "helm", "fileParameters")
+	for i, fp := range h.FileParameters {
+		line := yamlpos.Line(a.sourceNode, a.line, "helm", "fileParameters")
+		if nodes != nil && i < len(nodes.Content) {
+			line = nodes.Content[i].Line
+		}
+		vp, msg := l.valuePath(t.ChartDir, fp.Path, a.refs, env)
+		switch {
+		case msg != "":
+		case vp.secret:
+			msg = "helm-secrets' secrets:// is for valueFiles: helm reads a --set-file as it is"
+		case isGlob(vp.path):
+			msg = "a glob: helm reads one file"
+		case l.ignored != nil && l.ignored(vp.path):
+			msg = "Git ignores the file: Argo CD never sees it"
+		default:
+			if _, err := resolve(l.fsys, vp.path); err != nil {
+				msg = "cannot be read: " + err.Error()
+			}
+		}
+		if msg != "" {
+			return fmt.Sprintf("helm.fileParameters %s (%q): %s", fp.Name, fp.Path, msg), line
+		}
+		t.App.FileParameters = append(t.App.FileParameters, FileParameter{Name: fp.Name, Path: vp.path, Line: line})
+	}
 	return "", 0
 }
 

@@ -94,6 +94,9 @@ func (r *Repo) Inputs(t *Target) []string {
 	}
 	if t.App != nil {
 		add(t.App.File) // its source, values and parameters
+		for _, fp := range t.App.FileParameters {
+			add(fp.Path) // read whole into a value
+		}
 		for _, p := range t.App.SetInputs {
 			add(p) // where its ApplicationSet's parameters for it come from
 		}

@@ -18,7 +18,8 @@ import (
 // What an Application's helm source adds to its values files, as the
 // repo-server passes it to `helm template`: its inline values (values or
 // valuesObject) as the last --values, then its parameters as --set and
-// --set-string (docs/applications.md).
+// --set-string, then its file parameters as --set-file
+// (docs/applications.md).
 
 // appValues merges a's inline values and parameters over base, the merged
 // values files.
@@ -30,9 +31,14 @@ func (r *Renderer) appValues(a *layout.App, base map[string]any) (map[string]any
 		}
 		base = helmvalues.Merge(base, inline)
 	}
-	// helm applies every --set, then every --set-string; the repo-server
-	// passes each once (a map), in no order: by name here.
-	for _, p := range appParameters(a) {
+	// helm applies every --set, then every --set-string, then every
+	// --set-file; the repo-server passes each once (a map), in no order:
+	// by name here.
+	params, err := r.appParameters(a)
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range params {
 		if err := p.into(base); err != nil {
 			return nil, &ValuesError{File: a.File, Err: fmt.Errorf("Application %q: helm parameter: %w", a.Name, err)}
 		}
@@ -40,18 +46,44 @@ func (r *Renderer) appValues(a *layout.App, base map[string]any) (map[string]any
 	return base, nil
 }
 
-// appParameter is one --set or --set-string as the repo-server writes it.
+// appParameter is one --set, --set-string or --set-file as the
+// repo-server writes it.
 type appParameter struct {
 	kv     string // name=value, commas escaped
 	string bool   // --set-string
+	file   []byte // --set-file: the file's content
+	isFile bool
 	line   int
 }
 
 func (p appParameter) into(dest map[string]any) error {
-	if p.string {
+	switch {
+	case p.isFile:
+		return strvals.ParseIntoFile(p.kv, dest, func([]rune) (any, error) { return string(p.file), nil })
+	case p.string:
 		return strvals.ParseIntoString(p.kv, dest)
 	}
 	return strvals.ParseInto(p.kv, dest)
+}
+
+// appParameters are a's parameters (appParameters) and then its file
+// parameters, the last of a name winning, by name, each with its file
+// read.
+func (r *Renderer) appParameters(a *layout.App) ([]appParameter, error) {
+	out := appParameters(a)
+	last := map[string]layout.FileParameter{}
+	for _, fp := range a.FileParameters {
+		last[fp.Name] = fp
+	}
+	for _, name := range slices.Sorted(maps.Keys(last)) {
+		fp := last[name]
+		data, err := r.valuesFile(fp.Path)
+		if err != nil {
+			return nil, &ValuesError{File: fp.Path, Err: fmt.Errorf("Application %q: helm file parameter %s: %w", a.Name, name, err)}
+		}
+		out = append(out, appParameter{kv: name + "=" + escapeCommas(fp.Path), file: data, isFile: true, line: fp.Line})
+	}
+	return out, nil
 }
 
 // appParameters are a's parameters as helm applies them from the
@@ -106,7 +138,11 @@ func (r *Renderer) appLayers(a *layout.App) ([]values.Layer, error) {
 		shiftLines(doc, a.ValuesLine-1)
 		out = append(out, values.Layer{File: a.File, Doc: doc})
 	}
-	for _, p := range appParameters(a) {
+	ps, err := r.appParameters(a)
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range ps {
 		params := map[string]any{}
 		if err := p.into(params); err != nil {
 			return nil, &ValuesError{File: a.File, Err: fmt.Errorf("Application %q: helm parameter: %w", a.Name, err)}
@@ -119,6 +155,23 @@ func (r *Renderer) appLayers(a *layout.App) ([]values.Layer, error) {
 		out = append(out, values.Layer{File: a.File, Doc: &doc})
 	}
 	return out, nil
+}
+
+// skipTests leaves out of hooks the test hooks, as helm template
+// --skip-tests does: those whose helm.sh/hook names the test event
+// ("test", or the old "test-success").
+func skipTests(hooks []doc) []doc {
+	return slices.DeleteFunc(hooks, func(d doc) bool {
+		md, _ := d.content["metadata"].(map[string]any)
+		ann, _ := md["annotations"].(map[string]any)
+		events, _ := ann["helm.sh/hook"].(string)
+		for e := range strings.SplitSeq(events, ",") {
+			if e = strings.ToLower(strings.TrimSpace(e)); e == "test" || e == "test-success" {
+				return true
+			}
+		}
+		return false
+	})
 }
 
 // shiftLines moves every node below n by d lines.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/repotool/repotool/internal/testing/testtool"
@@ -49,7 +50,8 @@ var appCalls = map[string][]string{
 	},
 	"staging/guestbook": {
 		"guestbook", "charts/guestbook", "--namespace", "web-staging", "--kube-version", "v1.35.0",
-		"--set", "config.app=guestbook in web-staging", "--values", "envs/staging/guestbook.yaml", "--include-crds",
+		"--set", "config.app=guestbook in web-staging", "--set-file", "config.motd=envs/staging/motd.txt",
+		"--values", "envs/staging/guestbook.yaml", "--include-crds", "--skip-tests",
 	},
 }
 
@@ -93,7 +95,12 @@ func helmAppTemplate(t *testing.T, helm string, args []string) []byte {
 	var pipes []*os.File
 	for i := 2; i < len(args); i++ {
 		a := args[i]
-		if i == 0 || args[i-1] != "--values" {
+		if args[i-1] == "--set-file" {
+			name, file, _ := strings.Cut(a, "=")
+			out = append(out, name+"="+filepath.Join(appsFixture, file))
+			continue
+		}
+		if args[i-1] != "--values" {
 			out = append(out, a)
 			continue
 		}

@@ -107,6 +107,9 @@ func (r *Renderer) template(ctx context.Context, t *layout.Target, entry *charts
 	if err != nil {
 		return rendered{}, err
 	}
+	if t.App != nil && t.App.SkipTests {
+		hooks = skipTests(hooks)
+	}
 	stream, objs, err := assemble(c, docs, hooks, !r.opts.SkipCRDs && (t.App == nil || !t.App.SkipCRDs))
 	return rendered{stream: stream, objs: objs, calls: calls}, err
 }
