@@ -50,6 +50,7 @@ func TestApplicationsRepository(t *testing.T) {
 		{"lint-json", []string{"lint", dir, "-o", "json"}, cli.ExitOK},
 		{"lint-sarif", []string{"lint", dir, "-o", "sarif"}, cli.ExitOK},
 		{"values", []string{"values", dir, "-c", "prod", "-n", "guestbook", "--origin"}, cli.ExitOK},
+		{"compare-all-clusters", []string{"compare", dir, "--all-clusters"}, cli.ExitOK},
 		// What internal/argocdcheck compares with the repo-server's own
 		// rendering of the same Applications (all but the one with a SOPS
 		// file, which Argo CD alone does not decrypt).

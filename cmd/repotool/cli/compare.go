@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -204,17 +205,18 @@ func compareNamespace(
 	return c, nil
 }
 
-// sharedNamespaces are the namespaces deployed on two clusters or more,
-// sorted.
+// sharedNamespaces are the targets' names within their clusters (a
+// folder target's namespace, an Application's name) that two clusters or
+// more have, sorted.
 func sharedNamespaces(repo *layout.Repo) []string {
 	count := map[string]int{}
 	for _, t := range repo.Targets {
-		count[t.Namespace]++
+		count[t.Short()]++ // a namespace, or an Application's name
 	}
 	var out []string
-	for _, ns := range repo.Namespaces {
-		if count[ns.Name] >= 2 {
-			out = append(out, ns.Name)
+	for _, name := range slices.Sorted(maps.Keys(count)) {
+		if count[name] >= 2 {
+			out = append(out, name)
 		}
 	}
 	return out
@@ -226,7 +228,7 @@ func compareTargets(repo *layout.Repo, namespace string, clusters []string, all 
 	var out []*layout.Target
 	if all {
 		for i := range repo.Targets {
-			if repo.Targets[i].Namespace == namespace {
+			if repo.Targets[i].Short() == namespace {
 				out = append(out, &repo.Targets[i])
 			}
 		}
