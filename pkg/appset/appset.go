@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"text/template"
 
@@ -107,12 +108,16 @@ func Expand(ctx context.Context, n *yaml.Node, env Env) (Result, error) {
 		return Result{}, &Error{Line: yamlpos.Line(spec, n.Line, "generators"), Msg: "ApplicationSet has no generators"}
 	}
 	for _, g := range gens.Content {
+		tmpl, err := s.generatorTemplate(g)
+		if err != nil {
+			return Result{}, err
+		}
 		params, err := s.generate(g, nil, 0)
 		if err != nil {
 			return Result{}, err
 		}
 		for _, p := range params {
-			if err := s.makeApp(p); err != nil {
+			if err := s.makeApp(tmpl, p); err != nil {
 				return Result{}, err
 			}
 		}
@@ -155,19 +160,19 @@ func (s *set) readSpec(spec *yaml.Node) error {
 
 // makeApp renders the template with one parameter set into an
 // Application.
-func (s *set) makeApp(ps pset) error {
+func (s *set) makeApp(tmpl *yaml.Node, ps pset) error {
 	params := ps.p
 	if len(s.res.Apps) >= MaxApplications {
 		return &Error{Line: s.line, Msg: fmt.Sprintf("the ApplicationSet makes more than %d Applications", MaxApplications)}
 	}
-	app := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Line: s.template.Line, Column: s.template.Column}
+	app := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Line: tmpl.Line, Column: tmpl.Column}
 	add := func(k string, v *yaml.Node) {
 		app.Content = append(app.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: k, Line: v.Line}, v)
 	}
-	add("apiVersion", scalar("argoproj.io/v1alpha1", s.template.Line))
-	add("kind", scalar("Application", s.template.Line))
-	for i := 0; i+1 < len(s.template.Content); i += 2 {
-		k, v := s.template.Content[i], s.template.Content[i+1]
+	add("apiVersion", scalar("argoproj.io/v1alpha1", tmpl.Line))
+	add("kind", scalar("Application", tmpl.Line))
+	for i := 0; i+1 < len(tmpl.Content); i += 2 {
+		k, v := tmpl.Content[i], tmpl.Content[i+1]
 		if k.Value != "metadata" && k.Value != "spec" {
 			return &Error{Line: k.Line, Msg: fmt.Sprintf("template.%s: an ApplicationSet's template has metadata and spec", k.Value)}
 		}
@@ -237,20 +242,78 @@ func kindOf(g *yaml.Node) (string, *yaml.Node, error) {
 	if node == nil {
 		return "", nil, &Error{Line: g.Line, Msg: "a generator with no kind (" + strings.Join(generatorKinds, ", ") + ")"}
 	}
-	if t, _ := yamlpos.Lookup(node, "template"); t != nil && hasValue(t) {
-		return "", nil, &Error{Line: t.Line, Unsupported: true,
-			Msg: kind + ".template: a generator's own template, which repotool does not merge yet; put it in spec.template"}
-	}
 	return kind, node, nil
 }
 
-// hasValue reports whether n holds a value: a scalar that is not empty,
-// false, 0 or null (an exported generator's template is often all
-// zeros, which merge to nothing).
+// generatorTemplate is the template of the Applications the top-level
+// generator g makes: its own template over spec.template, as Argo CD
+// merges them (mergo.Merge: what the generator's leaves empty,
+// spec.template fills). The templates of generators inside a matrix or
+// merge are not read, as Argo CD does not read them.
+func (s *set) generatorTemplate(g *yaml.Node) (*yaml.Node, error) {
+	_, node, err := kindOf(g)
+	if err != nil {
+		return nil, err
+	}
+	t, _ := yamlpos.Lookup(node, "template")
+	if t == nil || !hasValue(t) {
+		return s.template, nil
+	}
+	if t.Kind != yaml.MappingNode {
+		return nil, &Error{Line: t.Line, Msg: "a generator's template is a mapping of metadata and spec"}
+	}
+	return overlay(t, s.template, ""), nil
+}
+
+// overlay is t over base: base where t is empty, mappings key by key,
+// anything else (a list, valuesObject, a scalar) whole.
+func overlay(t, base *yaml.Node, key string) *yaml.Node {
+	switch {
+	case t == nil || !hasValue(t):
+		if base == nil {
+			return t
+		}
+		return base
+	case base == nil || t.Kind != yaml.MappingNode || base.Kind != yaml.MappingNode || key == "valuesObject":
+		return t
+	}
+	out := *t
+	out.Content = slices.Clone(t.Content)
+	for i := 0; i+1 < len(base.Content); i += 2 {
+		k, v := base.Content[i], base.Content[i+1]
+		have, _ := yamlpos.Lookup(&out, k.Value)
+		if have == nil {
+			out.Content = append(out.Content, k, v)
+			continue
+		}
+		for j := 0; j+1 < len(out.Content); j += 2 {
+			if out.Content[j].Value == k.Value {
+				out.Content[j+1] = overlay(have, v, k.Value)
+			}
+		}
+	}
+	return &out
+}
+
+// hasValue reports whether n holds a value, as mergo tells an empty one:
+// not null, "", false or 0, nor a mapping or list of nothing else (an
+// exported generator's template is often all zeros, which merge to
+// nothing).
 func hasValue(n *yaml.Node) bool {
 	switch n.Kind {
 	case yaml.ScalarNode:
-		return !slices.Contains([]string{"", "false", "0", "null", "~"}, n.Value)
+		switch n.ShortTag() {
+		case "!!null":
+			return false
+		case "!!str":
+			return n.Value != ""
+		case "!!bool":
+			return n.Value != "false"
+		case "!!int", "!!float":
+			f, err := strconv.ParseFloat(strings.ReplaceAll(n.Value, "_", ""), 64)
+			return err != nil || f != 0
+		}
+		return true
 	case yaml.MappingNode:
 		for i := 1; i < len(n.Content); i += 2 {
 			if hasValue(n.Content[i]) {

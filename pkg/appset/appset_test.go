@@ -164,6 +164,12 @@ func TestExpand(t *testing.T) {
 			tpl("{{.app}}", "d", "n", "p") + "  templatePatch: |\n    {{- if .auto }}\n    metadata: {labels: {auto: \"yes\"}}\n    spec:\n      project: other\n" +
 			"      syncPolicy: {automated: {prune: true}}\n    {{- end }}\n", []string{"labels", "sync", "project"},
 			[]string{"x map[auto:yes] map[automated:map[prune:true]] p", "why map[] map[] p"}},
+		{"a generator's own template over spec.template; a matrix child's is not read", "  generators:\n    - list:\n        elements: [{app: x}]\n" +
+			"        template: {metadata: {name: 'own-{{app}}', labels: {a: '1'}}, spec: {destination: {namespace: '', name: ''}, project: ''}}\n" +
+			"    - matrix:\n        generators:\n          - list:\n              elements: [{app: z}]\n              template: {metadata: {name: ignored}}\n" +
+			"          - list: {elements: [{b: c}]}\n" +
+			"  template:\n    metadata: {name: '{{app}}', labels: {a: base, b: base}}\n    spec: {project: p, destination: {name: dest, namespace: ns}}\n",
+			[]string{"labels", "dest", "project"}, []string{"own-x map[a:1 b:base] dest p", "z map[a:base b:base] dest p"}},
 		{"normalize, slugify, toYaml, tpl", "  goTemplate: true\n  generators:\n    - list: {elements: [{app: 'My App_1!'}]}\n" +
 			tpl("{{normalize .app}}", "{{slugify 5 false .app}}", "{{ toYaml (dict \"a\" 1) }}", "{{ tpl \"{{.app}}\" . }}"), []string{"dest", "ns", "path"},
 			[]string{"my-app-1 my-ap a: 1 My App_1!"}},
@@ -215,7 +221,6 @@ func TestExpandErrors(t *testing.T) {
 		{"an unclosed tag", "  generators:\n    - list: {elements: [{a: x}]}\n  template:\n    metadata: {name: '{{a}} {{b'}\n", 9, false, "cannot find end tag"},
 		{"env is not there", "  goTemplate: true\n  generators:\n    - list: {elements: [{a: x}]}\n  template:\n    metadata: {name: '{{env \"HOME\"}}'}\n",
 			10, false, "function \"env\" not defined"},
-		{"a generator's own template", "  generators:\n    - list:\n        elements: []\n        template: {metadata: {name: y}}\n" + tmpl, 9, true, "own template"},
 		{"a patch directive", "  generators: [{list: {elements: [{a: x}]}}]\n" + tmpl + "  templatePatch: |\n    metadata:\n      $patch: replace\n", 12, false, "directive"},
 	}
 	for _, tt := range tests {

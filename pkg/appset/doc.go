@@ -6,7 +6,7 @@
 // under check (which the git generator lists and reads) and the clusters
 // of the Argo CD that reads it (which the clusters generator lists). It
 // expands the list, clusters, git (files and directories), matrix and
-// merge generators, with a generator's selector, in Go templates (with
+// merge generators, with a generator's selector and own template, in Go templates (with
 // sprig's functions and Argo CD's own, goTemplateOptions) or in the
 // default syntax, and applies templatePatch. A generator that needs a
 // live API (SCM provider, pull request, cluster decision resource,
