@@ -34,7 +34,7 @@ func (r *Renderer) appValues(a *layout.App, base map[string]any) (map[string]any
 	// helm applies every --set, then every --set-string, then every
 	// --set-file; the repo-server passes each once (a map), in no order:
 	// by name here.
-	params, err := r.appParameters(a)
+	params, err := r.allParameters(a)
 	if err != nil {
 		return nil, err
 	}
@@ -66,10 +66,10 @@ func (p appParameter) into(dest map[string]any) error {
 	return strvals.ParseInto(p.kv, dest)
 }
 
-// appParameters are a's parameters (appParameters) and then its file
+// allParameters are a's parameters (appParameters) and then its file
 // parameters, the last of a name winning, by name, each with its file
 // read.
-func (r *Renderer) appParameters(a *layout.App) ([]appParameter, error) {
+func (r *Renderer) allParameters(a *layout.App) ([]appParameter, error) {
 	out := appParameters(a)
 	last := map[string]layout.FileParameter{}
 	for _, fp := range a.FileParameters {
@@ -138,7 +138,7 @@ func (r *Renderer) appLayers(a *layout.App) ([]values.Layer, error) {
 		shiftLines(doc, a.ValuesLine-1)
 		out = append(out, values.Layer{File: a.File, Doc: doc})
 	}
-	ps, err := r.appParameters(a)
+	ps, err := r.allParameters(a)
 	if err != nil {
 		return nil, err
 	}
